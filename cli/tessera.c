@@ -1,0 +1,57 @@
+/*
+ * tessera: the single entry point. Dispatches to a subcommand, like git or
+ * apitrace; every subcommand lives in its own cli/cmd_*.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+struct command {
+   const char *name;
+   int (*run)(int argc, char **argv);
+   const char *summary;
+};
+
+static const struct command commands[] = {
+   {"asm", cmd_asm, "assemble AGX (G13) shader source into machine code"},
+   {"disasm", cmd_disasm, "disassemble AGX (G13) machine code"},
+   {"decode", cmd_decode, "decode a VDM/CDM control stream from a memory image"},
+};
+
+#define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void
+usage(FILE *fp)
+{
+   fprintf(fp, "usage: tessera <command> [options] [args]\n"
+               "       tessera <command> --help\n\n"
+               "commands:\n");
+   for (size_t i = 0; i < NUM_COMMANDS; i++)
+      fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+int
+main(int argc, char **argv)
+{
+   if (argc < 2) {
+      usage(stderr);
+      return 2;
+   }
+   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+       !strcmp(argv[1], "help")) {
+      usage(stdout);
+      return 0;
+   }
+   if (!strcmp(argv[1], "--version")) {
+      printf("tessera %s\n", TESSERA_VERSION);
+      return 0;
+   }
+   for (size_t i = 0; i < NUM_COMMANDS; i++) {
+      if (!strcmp(argv[1], commands[i].name))
+         return commands[i].run(argc - 1, argv + 1);
+   }
+   fprintf(stderr, "tessera: unknown command '%s'\n\n", argv[1]);
+   usage(stderr);
+   return 2;
+}
