@@ -1,0 +1,90 @@
+/* tessera asm: applegpu-syntax listing -> raw AGX machine code. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cmdstream/isa/agx_isa.h"
+
+static void
+asm_usage(FILE *fp)
+{
+   fprintf(fp, "usage: tessera asm FILE [-o OUT]\n"
+               "  Assembles an applegpu-syntax listing to raw AGX G13 machine code\n"
+               "  (to OUT, default FILE with .bin appended). Labels: 'name:' and pc+name.\n");
+}
+
+int
+cmd_asm(int argc, char **argv)
+{
+   const char *in_path = NULL, *out_path = NULL;
+   for (int i = 1; i < argc; i++) {
+      if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+         asm_usage(stdout);
+         return 0;
+      } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+         out_path = argv[++i];
+      } else if (argv[i][0] == '-' || in_path) {
+         fprintf(stderr, "tessera asm: unexpected argument '%s'\n", argv[i]);
+         asm_usage(stderr);
+         return 2;
+      } else {
+         in_path = argv[i];
+      }
+   }
+   if (!in_path) {
+      asm_usage(stderr);
+      return 2;
+   }
+   FILE *f = fopen(in_path, "rb");
+   if (!f) {
+      fprintf(stderr, "tessera asm: %s: %s\n", in_path, strerror(errno));
+      return 2;
+   }
+   size_t cap = 4096, len = 0, n;
+   char *text = malloc(cap);
+   while (text && (n = fread(text + len, 1, cap - len, f)) > 0) {
+      len += n;
+      if (len == cap) {
+         char *nt = realloc(text, cap * 2);
+         if (!nt) {
+            free(text);
+            text = NULL;
+            break;
+         }
+         text = nt;
+         cap *= 2;
+      }
+   }
+   fclose(f);
+   if (!text) {
+      fprintf(stderr, "tessera asm: out of memory\n");
+      return 2;
+   }
+   /* every instruction is at most 12 bytes and at least one text byte + newline */
+   size_t out_cap = len * 6 + 16;
+   uint8_t *out = malloc(out_cap);
+   size_t out_len;
+   char err[300];
+   if (!out || !agx_isa_assemble(text, len, out, out_cap, &out_len, err, sizeof(err))) {
+      fprintf(stderr, "tessera asm: %s:%s\n", in_path, out ? err : " out of memory");
+      free(text);
+      free(out);
+      return 2;
+   }
+   free(text);
+   char def[4096];
+   if (!out_path) {
+      snprintf(def, sizeof(def), "%s.bin", in_path);
+      out_path = def;
+   }
+   FILE *o = fopen(out_path, "wb");
+   if (!o || fwrite(out, 1, out_len, o) != out_len || fclose(o) != 0) {
+      fprintf(stderr, "tessera asm: %s: %s\n", out_path, strerror(errno));
+      free(out);
+      return 2;
+   }
+   free(out);
+   return 0;
+}

@@ -1,0 +1,275 @@
+/*
+ * tessera decode: decode a VDM or CDM control stream from a memory image.
+ *
+ * The image is one or more raw files, each mapped at a GPU address
+ * (--map ADDR:FILE); the stream starts at --vdm or --cdm ADDR. Pipelines,
+ * shaders and CF bindings are addressed relative to --usc-base, as the
+ * hardware does. Output is the decoder's text (cmdstream/agx_decode.h)
+ * followed by a one-line summary starting with '#'.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cmdstream/agx_decode.h"
+
+#define MAX_MAPS 64
+#define MAX_FILE_BYTES (1ull << 30)
+
+static const char usage_text[] =
+   "usage: tessera decode [options] --map ADDR:FILE... (--vdm ADDR | --cdm ADDR)\n"
+   "\n"
+   "Decodes an AGX control stream from a memory image made of raw files.\n"
+   "\n"
+   "  --map ADDR:FILE   map the bytes of FILE at GPU address ADDR (repeatable;\n"
+   "                    mappings must not overlap)\n"
+   "  --usc-base ADDR   base of the 32-bit USC addresses used by pipelines,\n"
+   "                    shaders and CF bindings (default 0)\n"
+   "  --vdm ADDR        decode a VDM (render) stream starting at ADDR\n"
+   "  --cdm ADDR        decode a CDM (compute) stream starting at ADDR\n"
+   "  --no-disasm       print shader addresses without disassembling them\n"
+   "  --raw             also hex-dump the bytes of every block\n"
+   "  --max-blocks N    stop after N stream blocks (default 4096)\n"
+   "  -o FILE           write the text to FILE instead of standard output\n"
+   "  -h, --help        show this help\n"
+   "\n"
+   "Numbers are decimal, 0x-prefixed hex or 0-prefixed octal.\n"
+   "Exit status: 0 the stream decoded cleanly and ended with a terminate;\n"
+   "1 it was decoded but had errors (shown as XXX lines); 2 bad usage or input.\n";
+
+static int
+fail(const char *fmt, const char *arg)
+{
+   fprintf(stderr, "tessera decode: ");
+   fprintf(stderr, fmt, arg);
+   fprintf(stderr, "\n");
+   return 2;
+}
+
+static bool
+parse_u64(const char *s, uint64_t *out)
+{
+   char *end;
+   if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+      return false;
+   errno = 0;
+   unsigned long long v = strtoull(s, &end, 0);
+   if (errno || *end)
+      return false;
+   *out = v;
+   return true;
+}
+
+static uint8_t *
+load_file(const char *path, size_t *size, const char **why)
+{
+   FILE *fp = fopen(path, "rb");
+   if (!fp) {
+      *why = strerror(errno);
+      return NULL;
+   }
+   uint8_t *buf = NULL;
+   size_t len = 0, cap = 0;
+   for (;;) {
+      if (len == cap) {
+         if (cap >= MAX_FILE_BYTES) {
+            *why = "file too large (limit 1 GiB)";
+            goto fail;
+         }
+         cap = cap ? cap * 2 : 65536;
+         uint8_t *n = realloc(buf, cap);
+         if (!n) {
+            *why = "out of memory";
+            goto fail;
+         }
+         buf = n;
+      }
+      size_t r = fread(buf + len, 1, cap - len, fp);
+      len += r;
+      if (r == 0) {
+         if (ferror(fp)) {
+            *why = "read error";
+            goto fail;
+         }
+         break;
+      }
+   }
+   fclose(fp);
+   if (len == 0) {
+      *why = "file is empty";
+      free(buf);
+      return NULL;
+   }
+   *size = len;
+   return buf;
+fail:
+   fclose(fp);
+   free(buf);
+   return NULL;
+}
+
+/* Returns the option's value for "--opt VALUE" or "--opt=VALUE". */
+static const char *
+option_value(int argc, char **argv, int *i, const char *name, bool *matched)
+{
+   size_t n = strlen(name);
+   const char *a = argv[*i];
+   *matched = false;
+   if (strncmp(a, name, n))
+      return NULL;
+   if (a[n] == '=') {
+      *matched = true;
+      return a + n + 1;
+   }
+   if (a[n] != 0)
+      return NULL;
+   *matched = true;
+   if (*i + 1 >= argc)
+      return NULL;
+   return argv[++*i];
+}
+
+int
+cmd_decode(int argc, char **argv)
+{
+   struct {
+      uint64_t va;
+      const char *path;
+   } maps[MAX_MAPS];
+   unsigned nmaps = 0;
+   uint64_t usc_base = 0, start = 0, max_blocks = 0;
+   int kind = -1;
+   const char *out_path = NULL;
+   bool no_disasm = false, raw = false;
+
+   for (int i = 1; i < argc; i++) {
+      const char *a = argv[i], *v;
+      bool m;
+      if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+         fputs(usage_text, stdout);
+         return 0;
+      } else if (!strcmp(a, "--no-disasm")) {
+         no_disasm = true;
+      } else if (!strcmp(a, "--raw")) {
+         raw = true;
+      } else if ((v = option_value(argc, argv, &i, "--map", &m)), m) {
+         if (!v)
+            return fail("%s needs ADDR:FILE", "--map");
+         const char *colon = strchr(v, ':');
+         if (!colon || colon == v || !colon[1])
+            return fail("--map expects ADDR:FILE, got '%s'", v);
+         char addr[64];
+         size_t alen = (size_t)(colon - v);
+         if (alen >= sizeof(addr))
+            return fail("bad address in --map '%s'", v);
+         memcpy(addr, v, alen);
+         addr[alen] = 0;
+         if (nmaps == MAX_MAPS)
+            return fail("too many --map options (limit %s)", "64");
+         if (!parse_u64(addr, &maps[nmaps].va))
+            return fail("bad address in --map '%s'", v);
+         maps[nmaps++].path = colon + 1;
+      } else if ((v = option_value(argc, argv, &i, "--usc-base", &m)), m) {
+         if (!parse_u64(v, &usc_base))
+            return fail("bad --usc-base value '%s'", v ? v : "");
+      } else if ((v = option_value(argc, argv, &i, "--vdm", &m)), m) {
+         if (kind >= 0)
+            return fail("give only one of --vdm and --cdm%s", "");
+         kind = AGX_DECODE_VDM;
+         if (!parse_u64(v, &start))
+            return fail("bad stream address '%s'", v ? v : "");
+      } else if ((v = option_value(argc, argv, &i, "--cdm", &m)), m) {
+         if (kind >= 0)
+            return fail("give only one of --vdm and --cdm%s", "");
+         kind = AGX_DECODE_CDM;
+         if (!parse_u64(v, &start))
+            return fail("bad stream address '%s'", v ? v : "");
+      } else if ((v = option_value(argc, argv, &i, "--max-blocks", &m)), m) {
+         if (!parse_u64(v, &max_blocks) || max_blocks == 0 ||
+             max_blocks > (1u << 24))
+            return fail("bad --max-blocks value '%s' (1..16777216)",
+                        v ? v : "");
+      } else if ((v = option_value(argc, argv, &i, "-o", &m)), m) {
+         if (!v || !*v)
+            return fail("%s needs a file name", "-o");
+         out_path = v;
+      } else {
+         fprintf(stderr, "tessera decode: unknown argument '%s'\n\n%s", a,
+                 usage_text);
+         return 2;
+      }
+   }
+   if (kind < 0)
+      return fail("%s", "no stream given: use --vdm ADDR or --cdm ADDR");
+   if (nmaps == 0)
+      return fail("%s", "no memory given: use --map ADDR:FILE");
+
+   int rc = 2;
+   uint8_t *data[MAX_MAPS] = { 0 };
+   struct agx_decode_mem mem;
+   agx_decode_mem_init(&mem);
+   FILE *out = NULL;
+
+   for (unsigned i = 0; i < nmaps; i++) {
+      size_t size;
+      const char *why = "";
+      data[i] = load_file(maps[i].path, &size, &why);
+      if (!data[i]) {
+         fprintf(stderr, "tessera decode: cannot load '%s': %s\n",
+                 maps[i].path, why);
+         goto out;
+      }
+      if (!agx_decode_mem_add(&mem, maps[i].va, data[i], size)) {
+         fprintf(stderr, "tessera decode: '%s' at 0x%" PRIx64
+                 " overlaps another mapping or wraps around\n", maps[i].path,
+                 maps[i].va);
+         goto out;
+      }
+   }
+
+   uint8_t probe[4];
+   if (agx_decode_mem_read(&mem, start, probe, sizeof(probe)) < 4) {
+      fprintf(stderr, "tessera decode: stream start 0x%" PRIx64
+              " is not mapped\n", start);
+      goto out;
+   }
+
+   out = out_path ? fopen(out_path, "w") : stdout;
+   if (!out) {
+      fprintf(stderr, "tessera decode: cannot write '%s': %s\n", out_path,
+              strerror(errno));
+      goto out;
+   }
+
+   struct agx_decode_options opts = {
+      .read = agx_decode_mem_read,
+      .read_ctx = &mem,
+      .usc_base = usc_base,
+      .max_blocks = (unsigned)max_blocks,
+      .no_disasm = no_disasm,
+      .raw = raw,
+   };
+   struct agx_decode_result res;
+   bool ok = agx_decode_stream(out, &opts, (enum agx_decode_stream_kind)kind,
+                               start, &res);
+   fprintf(out, "# %u blocks, %u errors, %u warnings%s%s\n", res.blocks,
+           res.errors, res.warnings, res.terminated ? ", terminated" : "",
+           res.truncated ? ", output truncated" : "");
+   rc = ok ? 0 : 1;
+   if (out != stdout && fclose(out)) {
+      fprintf(stderr, "tessera decode: error writing '%s'\n", out_path);
+      rc = 2;
+   } else if (out == stdout && fflush(stdout)) {
+      rc = 2;
+   }
+
+out:
+   agx_decode_mem_finish(&mem);
+   for (unsigned i = 0; i < nmaps; i++)
+      free(data[i]);
+   return rc;
+}

@@ -1,0 +1,99 @@
+/* tessera disasm: raw AGX machine code -> applegpu-syntax listing. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cmdstream/isa/agx_isa.h"
+
+static void
+disasm_usage(FILE *fp)
+{
+   fprintf(fp, "usage: tessera disasm [--base ADDR] [--bytes] [--stop] FILE\n"
+               "  Disassembles raw AGX G13 machine code in applegpu's syntax.\n"
+               "  --base ADDR  address of the first byte (shown with --bytes)\n"
+               "  --bytes      prefix each line with its address and raw bytes\n"
+               "  --stop       stop after the first 'stop' instruction\n"
+               "  Output without --bytes re-assembles with 'tessera asm'.\n");
+}
+
+int
+cmd_disasm(int argc, char **argv)
+{
+   struct agx_disasm_options opts = { 0 };
+   const char *path = NULL;
+   for (int i = 1; i < argc; i++) {
+      if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+         disasm_usage(stdout);
+         return 0;
+      } else if (!strcmp(argv[i], "--bytes")) {
+         opts.show_bytes = true;
+      } else if (!strcmp(argv[i], "--stop")) {
+         opts.stop_at_end = true;
+      } else if (!strcmp(argv[i], "--base") && i + 1 < argc) {
+         char *end;
+         errno = 0;
+         opts.pc = strtoull(argv[++i], &end, 0);
+         if (errno || *end || end == argv[i]) {
+            fprintf(stderr, "tessera disasm: bad address '%s'\n", argv[i]);
+            return 2;
+         }
+      } else if (argv[i][0] == '-' || path) {
+         fprintf(stderr, "tessera disasm: unexpected argument '%s'\n", argv[i]);
+         disasm_usage(stderr);
+         return 2;
+      } else {
+         path = argv[i];
+      }
+   }
+   if (!path) {
+      disasm_usage(stderr);
+      return 2;
+   }
+   FILE *f = fopen(path, "rb");
+   if (!f) {
+      fprintf(stderr, "tessera disasm: %s: %s\n", path, strerror(errno));
+      return 2;
+   }
+   size_t cap = 4096, len = 0;
+   uint8_t *buf = malloc(cap);
+   size_t n;
+   while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+      len += n;
+      if (len == cap) {
+         uint8_t *nb = realloc(buf, cap * 2);
+         if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+         }
+         buf = nb;
+         cap *= 2;
+      }
+   }
+   fclose(f);
+   if (!buf) {
+      fprintf(stderr, "tessera disasm: out of memory\n");
+      return 2;
+   }
+   /* A trailing partial instruction is printed as data, but it means the
+    * input was not a whole program: report it. */
+   int rc = 0;
+   size_t p = 0;
+   while (p < len) {
+      struct agx_instr in;
+      enum agx_isa_status st = agx_isa_decode(buf + p, len - p, &in);
+      if (st == AGX_ISA_TRUNCATED || len - p == 1) {
+         fprintf(stderr, "tessera disasm: %s: truncated instruction at offset 0x%zx\n", path, p);
+         rc = 2;
+         break;
+      }
+      p += st == AGX_ISA_OK ? in.length : 2;
+      if (st == AGX_ISA_OK && opts.stop_at_end && in.op == AGX_OP_STOP)
+         break;
+   }
+   agx_disasm_print(stdout, buf, len, &opts);
+   free(buf);
+   return rc;
+}
