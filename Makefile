@@ -9,6 +9,7 @@
 #   PROGS   += name        name_SRCS, name_LIBS          -> $(B)/bin/name
 #   TESTS   += name        name_SRCS, name_LIBS          -> $(B)/tests/name (cmocka)
 #   FUZZERS += name        name_SRCS, name_LIBS          -> build/fuzz/fuzz/name
+#   SHLIBS  += name        name_SRCS, name_LIBS          -> $(B)/lib/name.so (LD_PRELOAD objects)
 #   GENERATED += files     (with their own rules; every object waits for them)
 # name_LIBS lists our libraries in link order (dependents first);
 # name_LDLIBS adds system libraries.
@@ -31,7 +32,9 @@ endif
 
 WARN     := -Wall -Wextra -Werror
 CPPFLAGS := -Iinclude $(shell pkg-config --cflags libdrm) -I. -I$(GEN) -D_GNU_SOURCE -DTESSERA_VERSION=\"0.1.0\" -MMD -MP
-CFLAGS   := -std=c11 $(WARN) -g -pthread -fno-strict-aliasing
+# -fPIC everywhere: the same objects go into static libraries and into
+# LD_PRELOAD shared objects (the render-node shim, the capture layer).
+CFLAGS   := -std=c11 $(WARN) -g -pthread -fno-strict-aliasing -fPIC
 LDFLAGS  := -pthread
 LDLIBS   := -lm
 
@@ -53,6 +56,7 @@ LIBS      :=
 PROGS     :=
 TESTS     :=
 FUZZERS   :=
+SHLIBS    :=
 GENERATED :=
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -68,22 +72,28 @@ $(B)/lib/lib$(1).a: $$(call objs,$$($(1)_SRCS))
 ALL_OBJS += $$(call objs,$$($(1)_SRCS))
 endef
 
-# $(1) = name, $(2) = output dir, $(3) = extra link flags
+# $(1) = name, $(2) = output file, $(3) = extra link flags
 define bin_template
-$(2)/$(1): $$(call objs,$$($(1)_SRCS)) $$(call libfiles,$$($(1)_LIBS))
+$(2): $$(call objs,$$($(1)_SRCS)) $$(call libfiles,$$($(1)_LIBS))
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $(3) -o $$@ $$(call objs,$$($(1)_SRCS)) $$(call libfiles,$$($(1)_LIBS)) $$($(1)_LDLIBS) $$(LDLIBS)
 ALL_OBJS += $$(call objs,$$($(1)_SRCS))
 endef
 
 $(foreach l,$(LIBS),$(eval $(call lib_template,$(l))))
-$(foreach p,$(PROGS),$(eval $(call bin_template,$(p),$(B)/bin,)))
-$(foreach t,$(TESTS),$(eval $(call bin_template,$(t),$(B)/tests,)))
+$(foreach p,$(PROGS),$(eval $(call bin_template,$(p),$(B)/bin/$(p),)))
+$(foreach t,$(TESTS),$(eval $(call bin_template,$(t),$(B)/tests/$(t),)))
+$(foreach s,$(SHLIBS),$(eval $(call bin_template,$(s),$(B)/lib/$(s).so,-shared)))
 ifeq ($(VARIANT),fuzz)
-$(foreach f,$(FUZZERS),$(eval $(call bin_template,$(f),$(B)/fuzz,-fsanitize=fuzzer)))
+$(foreach f,$(FUZZERS),$(eval $(call bin_template,$(f),$(B)/fuzz/$(f),-fsanitize=fuzzer)))
 endif
 
-$(B)/obj/%.o: %.c | $(GENERATED)
+# Objects depend on the compiler command line, so changing flags rebuilds.
+FLAGS_STAMP := $(B)/.compile-flags
+COMPILE_LINE := $(CC) $(CPPFLAGS) $(CFLAGS)
+$(shell mkdir -p $(B) && (echo '$(COMPILE_LINE)' | cmp -s - $(FLAGS_STAMP) || echo '$(COMPILE_LINE)' > $(FLAGS_STAMP)))
+
+$(B)/obj/%.o: %.c $(FLAGS_STAMP) | $(GENERATED)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -92,11 +102,12 @@ $(B)/obj/%.o: %.c | $(GENERATED)
 LIB_FILES  := $(call libfiles,$(LIBS))
 PROG_FILES := $(addprefix $(B)/bin/,$(PROGS))
 TEST_FILES := $(addprefix $(B)/tests/,$(TESTS))
+SHLIB_FILES := $(foreach s,$(SHLIBS),$(B)/lib/$(s).so)
 FUZZ_FILES := $(addprefix $(B)/fuzz/,$(FUZZERS))
 
 .PHONY: all libs progs tests fuzzers check check-build demo clean deps generated
 all: libs progs tests
-libs: $(LIB_FILES)
+libs: $(LIB_FILES) $(SHLIB_FILES)
 progs: $(PROG_FILES)
 tests: $(TEST_FILES)
 fuzzers: $(FUZZ_FILES)
