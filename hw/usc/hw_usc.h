@@ -1,0 +1,227 @@
+/*
+ * hwusc: the USC (unified shader core) interpreter of the GPU model.
+ *
+ * CONTRACT
+ *
+ * Shaders: machine code in GPU memory is decoded once (agx_isa_decode) into
+ * a compact internal form (struct hw_usc_shader: one record per instruction,
+ * registers resolved to 16-bit units, branch targets resolved to record
+ * indices) and kept in a thread-safe cache keyed by (code address, length,
+ * content hash).  Compiled shaders are immutable and live as long as the
+ * cache.  Undecodable code, code that runs off the end of what could be
+ * read, branches to a non-instruction and register numbers past r127 give
+ * HW_USC_BAD_CODE with a message, never a crash.
+ *
+ * Execution: one SIMD group = 32 lanes.  Per instruction the interpreter
+ * dispatches once (switch) and then loops over the 32 lanes.  A workgroup
+ * is N SIMD groups run on the calling thread, one after the other, switching
+ * only at threadgroup_barrier (every unfinished group must reach it before
+ * any continues), so results and cycle counts depend only on the inputs,
+ * never on which host thread ran the workgroup.  Several host threads may
+ * run different workgroups of one launch at once: they share the launch
+ * descriptor and the cache (read only), each brings its own hw_mmu view,
+ * threadgroup memory and stack.  Device atomics use __atomic builtins on the
+ * host pages, so concurrent workgroups' atomics are coherent; the final
+ * memory is then deterministic for commutative updates, the values returned
+ * to lanes depend on workgroup interleaving as on real hardware.
+ *
+ * Floating point follows applegpu's documented semantics: fp32 inputs and
+ * outputs flush denormals to zero (sign kept), fp16 keeps denormals, every
+ * rounding is to nearest even (fp16 fused multiply-add rounds once), NaN
+ * results are the canonical quiet NaN (0x7fc00000 / 0x7e00), .sat clamps to
+ * [0, 1] with NaN -> +0.  See docs/usc.md for every modelling choice.
+ *
+ * Asynchronous loads: device_load reads memory when it issues.  By default
+ * the registers are written at issue too; with HW_USC_STRICT_WAIT the write
+ * is held back until the matching `wait` (or the end of the shader), so a
+ * missing wait shows up as stale register contents, as on hardware.
+ *
+ * Timing: each instruction adds issue cycles by class to its SIMD group
+ * (see hw_usc_cycles in docs/usc.md); memory ops add a latency plus bytes.
+ * The counts are a function of the executed instruction stream only.
+ */
+#ifndef HW_USC_H
+#define HW_USC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmdstream/isa/agx_isa.h"
+#include "hw/hw_mmu.h"
+
+#define HW_USC_SIMD_WIDTH     32
+#define HW_USC_NUM_GPRS       128
+#define HW_USC_NUM_UNIFORMS   256   /* 32-bit uniform registers */
+#define HW_USC_MAX_SIMDS      32    /* 1024 threads per workgroup */
+#define HW_USC_MAX_CODE_BYTES (1u << 20)
+
+enum hw_usc_status {
+   HW_USC_OK = 0,
+   HW_USC_FAULT,          /* hard MMU fault: result.fault holds it */
+   HW_USC_TRAP,           /* the shader executed `trap` */
+   HW_USC_BAD_CODE,       /* undecodable / malformed shader, bad branch */
+   HW_USC_BUDGET,         /* instruction budget exhausted (watchdog) */
+   HW_USC_STOPPED,        /* the stop flag was raised */
+   HW_USC_UNSUPPORTED,    /* stage-specific op without a hook */
+   HW_USC_OUT_OF_BOUNDS,  /* threadgroup memory / stack access out of range */
+   HW_USC_BAD_LAUNCH,     /* inconsistent launch descriptor */
+};
+
+const char *hw_usc_status_name(enum hw_usc_status s);
+
+/* Why a run ended. pc is the GPU address of the offending instruction. */
+struct hw_usc_result {
+   enum hw_usc_status status;
+   struct hw_fault fault;
+   uint64_t pc;
+   unsigned simd;             /* SIMD group that failed */
+   char message[160];
+};
+
+struct hw_usc_stats {
+   uint64_t instructions;     /* SIMD-group instructions executed */
+   uint64_t cycles;           /* sum of the SIMD groups' modelled cycles */
+   uint64_t max_simd_cycles;  /* the longest SIMD group (critical path) */
+   uint64_t alu, sfu, imul, mem, cf;  /* instruction counts by class */
+   uint64_t bytes_read, bytes_written;
+   uint64_t barriers;
+};
+
+/* ---- shaders and the cache ----------------------------------------- */
+
+struct hw_usc_shader;
+struct hw_usc_cache;
+
+/*
+ * Decodes code[0..size) (GPU address va) into a shader.  Decoding starts at
+ * code[0] and ends at the first `stop` past every forward branch target.
+ * Returns NULL with a message in err on bad code.  Free with
+ * hw_usc_shader_free() (shaders from a cache belong to the cache).
+ */
+struct hw_usc_shader *hw_usc_compile(const uint8_t *code, size_t size,
+                                     uint64_t va, char *err, size_t err_size);
+void hw_usc_shader_free(struct hw_usc_shader *s);
+unsigned hw_usc_shader_length(const struct hw_usc_shader *s);   /* records */
+size_t hw_usc_shader_bytes(const struct hw_usc_shader *s);
+/* Highest GPR (32-bit register number) the shader names, +1. */
+unsigned hw_usc_shader_gprs(const struct hw_usc_shader *s);
+
+struct hw_usc_cache *hw_usc_cache_create(void);
+void hw_usc_cache_destroy(struct hw_usc_cache *c);
+
+/*
+ * Reads the shader at `va` through `mmu` (up to HW_USC_MAX_CODE_BYTES),
+ * hashes it and returns the cached compile or compiles it.  On failure
+ * returns NULL and fills *res (FAULT or BAD_CODE).
+ */
+const struct hw_usc_shader *hw_usc_cache_get(struct hw_usc_cache *c,
+                                             struct hw_mmu *mmu, uint64_t va,
+                                             struct hw_usc_result *res);
+/* Same from host bytes (tests, tools). */
+const struct hw_usc_shader *hw_usc_cache_get_bytes(struct hw_usc_cache *c,
+                                                   uint64_t va,
+                                                   const uint8_t *code,
+                                                   size_t size,
+                                                   struct hw_usc_result *res);
+unsigned hw_usc_cache_entries(struct hw_usc_cache *c);
+
+/* ---- launching ------------------------------------------------------ */
+
+struct hw_usc_simd;
+
+/*
+ * Stage-specific instructions (iter, iterproj, ldcf, ld_tile, st_tile,
+ * zs_emit, sample_mask, wait_pix, signal_pix, texture_sample,
+ * texture_load, image_write, image_write_block, st_var, st_var_final) are
+ * handed to this hook with the fully decoded instruction.  The hook reads
+ * and writes lanes through hw_usc_simd_* below, only for lanes in
+ * exec_mask, and returns a status (HW_USC_OK to continue).  Without a hook
+ * these instructions stop the shader with HW_USC_UNSUPPORTED.
+ */
+typedef enum hw_usc_status (*hw_usc_stage_hook)(void *user,
+                                                struct hw_usc_simd *simd,
+                                                const struct agx_instr *instr,
+                                                uint32_t exec_mask);
+
+/* Special registers the built-in table does not know: fill out[32]. */
+typedef void (*hw_usc_sr_hook)(void *user, unsigned simd_index, unsigned sr,
+                               uint32_t out[HW_USC_SIMD_WIDTH]);
+
+/*
+ * Debug/test hook: called once per SIMD group when it has finished (stop),
+ * before its registers are discarded.  The unit tests read results from
+ * registers with it.
+ */
+typedef void (*hw_usc_finish_hook)(void *user, const struct hw_usc_simd *s);
+
+/* Flags */
+#define HW_USC_STRICT_WAIT (1u << 0)
+
+/* Shared by every workgroup of a dispatch; read only while running. */
+struct hw_usc_launch {
+   const struct hw_usc_shader *shader;
+   const uint32_t *uniforms;     /* HW_USC_NUM_UNIFORMS initial values; NULL = 0 */
+   unsigned gpr_count;           /* GPRs allocated per thread (1..128) */
+   uint64_t texture_table;       /* texture state heap GPU address (for hooks) */
+   uint64_t sampler_table;       /* sampler state heap GPU address (for hooks) */
+   uint32_t threads_per_threadgroup[3];
+   uint32_t grid_size[3];        /* threads in the grid (for hooks/SRs) */
+   unsigned core_index, vm_slot;
+   uint64_t instruction_budget;  /* per workgroup, 0 = unlimited */
+   const volatile int *stop_flag;/* firmware watchdog: non-zero stops */
+   uint32_t flags;               /* HW_USC_* */
+   hw_usc_stage_hook stage_hook;
+   hw_usc_sr_hook sr_hook;
+   hw_usc_finish_hook finish_hook;
+   void *hook_user;
+};
+
+/* One workgroup's private resources. */
+struct hw_usc_workgroup {
+   uint32_t threadgroup_position[3];
+   uint8_t *threadgroup_mem;     /* host memory, zero-filled by the caller */
+   size_t threadgroup_mem_size;
+   uint8_t *stack;               /* per-thread scratch for stack_load/store */
+   uint32_t stack_bytes_per_thread;
+};
+
+/*
+ * Runs every SIMD group of one workgroup to completion.  mmu is the calling
+ * thread's view (unit HW_UNIT_USC).  stats may be NULL; it is added to.
+ */
+enum hw_usc_status hw_usc_run_workgroup(const struct hw_usc_launch *launch,
+                                        const struct hw_usc_workgroup *wg,
+                                        struct hw_mmu *mmu,
+                                        struct hw_usc_stats *stats,
+                                        struct hw_usc_result *res);
+
+/*
+ * Runs a preshader (one SIMD group, lane 0 only).  uniforms[] holds the
+ * initial values and receives what uniform_store writes; the main shader's
+ * launch then points at it.
+ */
+enum hw_usc_status hw_usc_run_preshader(const struct hw_usc_launch *launch,
+                                        uint32_t uniforms[HW_USC_NUM_UNIFORMS],
+                                        struct hw_mmu *mmu,
+                                        struct hw_usc_stats *stats,
+                                        struct hw_usc_result *res);
+
+/* ---- register access for hooks and tests ---------------------------- */
+
+uint32_t hw_usc_simd_read32(const struct hw_usc_simd *s, unsigned reg, unsigned lane);
+void hw_usc_simd_write32(struct hw_usc_simd *s, unsigned reg, unsigned lane, uint32_t v);
+uint16_t hw_usc_simd_read16(const struct hw_usc_simd *s, unsigned half, unsigned lane);
+void hw_usc_simd_write16(struct hw_usc_simd *s, unsigned half, unsigned lane, uint16_t v);
+uint32_t hw_usc_simd_uniform32(const struct hw_usc_simd *s, unsigned u);
+unsigned hw_usc_simd_index(const struct hw_usc_simd *s);
+struct hw_mmu *hw_usc_simd_mmu(struct hw_usc_simd *s);
+
+/* ---- numeric helpers (exported for tests and other units) ------------ */
+
+float hw_usc_f16_to_f32(uint16_t h);
+/* round to nearest even (rtz = false) or toward zero (rtz = true) */
+uint16_t hw_usc_f64_to_f16(double d, bool rtz);
+uint16_t hw_usc_f32_to_f16(float f);
+
+#endif

@@ -1,0 +1,836 @@
+/*
+ * The USC interpreter core: one switch per instruction, then a loop over
+ * the 32 lanes.  Semantics follow applegpu's pseudocode (docs.html and the
+ * exec methods of applegpu.py); modelling choices are listed in docs/usc.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/usc/hw_usc_internal.h"
+
+int usc_find_record(const struct hw_usc_shader *s, int64_t off);
+
+/* ---- operand access ---------------------------------------------------- */
+
+static unsigned
+src_bits(const struct usc_src *src)
+{
+   switch (src->kind) {
+   case SRC_R32: case SRC_U32: return 32;
+   case SRC_R64: case SRC_U64: return 64;
+   default: return 16;   /* immediates are 16-bit values (applegpu) */
+   }
+}
+
+static inline uint64_t
+raw_lane(const struct hw_usc_simd *s, const struct usc_src *src, unsigned l)
+{
+   switch (src->kind) {
+   case SRC_IMM: case SRC_FIMM: return src->imm;
+   case SRC_R16: return usc_rd16(s, src->idx, l);
+   case SRC_R32: return s->r[src->idx & 127][l];
+   case SRC_R64:
+      return s->r[src->idx & 127][l] | (uint64_t)s->r[(src->idx + 1) & 127][l] << 32;
+   case SRC_U16: return usc_uni16(s, src->idx);
+   case SRC_U32: return s->u[src->idx & 255];
+   case SRC_U64: return s->u[src->idx & 255] | (uint64_t)s->u[(src->idx + 1) & 255] << 32;
+   default: return 0;
+   }
+}
+
+static inline int64_t
+sext(uint64_t v, unsigned bits)
+{
+   if (bits >= 64)
+      return (int64_t)v;
+   uint64_t m = 1ull << (bits - 1);
+   v &= (m << 1) - 1;
+   return (int64_t)((v ^ m) - m);
+}
+
+/* Integer source: zero-extended, or sign-extended with .sx. */
+static void
+rd_int(const struct hw_usc_simd *s, const struct usc_src *src, int64_t out[USC_W])
+{
+   unsigned bits = src_bits(src);
+   bool sx = (src->flags & SRCF_SX) && src->kind != SRC_IMM;
+   for (unsigned l = 0; l < USC_W; l++) {
+      uint64_t v = raw_lane(s, src, l);
+      out[l] = sx ? sext(v, bits) : (int64_t)v;
+   }
+}
+
+static void
+rd_raw(const struct hw_usc_simd *s, const struct usc_src *src, uint64_t out[USC_W])
+{
+   for (unsigned l = 0; l < USC_W; l++)
+      out[l] = raw_lane(s, src, l);
+}
+
+/* Float source: fp32 flushed, fp16 exact, minifloat, then abs / neg. */
+static void
+rd_float(const struct hw_usc_simd *s, const struct usc_src *src, float out[USC_W])
+{
+   for (unsigned l = 0; l < USC_W; l++) {
+      uint64_t v = raw_lane(s, src, l);
+      float f;
+      if (src->kind == SRC_FIMM)
+         f = usc_f32((uint32_t)v);
+      else if (src_bits(src) == 16)
+         f = hw_usc_f16_to_f32((uint16_t)v);
+      else
+         f = usc_f32(usc_ftz32((uint32_t)v));
+      if (src->flags & SRCF_ABS)
+         f = fabsf(f);
+      if (src->flags & SRCF_NEG)
+         f = -f;
+      out[l] = f;
+   }
+}
+
+static inline void
+wr_lane(struct hw_usc_simd *s, const struct usc_dst *d, unsigned l, uint64_t v)
+{
+   switch (d->size) {
+   case 16: usc_wr16(s, d->idx, l, (uint32_t)v); break;
+   case 32: s->r[d->idx & 127][l] = (uint32_t)v; break;
+   case 64:
+      s->r[d->idx & 127][l] = (uint32_t)v;
+      s->r[(d->idx + 1) & 127][l] = (uint32_t)(v >> 32);
+      break;
+   default: break;
+   }
+}
+
+/* Float destination of a 32-bit op (value already rounded to f32). */
+static inline void
+wr_f32res(struct hw_usc_simd *s, const struct usc_dst *d, unsigned l, float r, bool sat)
+{
+   uint32_t b = usc_store_f32((double)r, sat);
+   if (d->size == 16)
+      usc_wr16(s, d->idx, l, usc_store_f16((double)usc_f32(b), false));
+   else
+      wr_lane(s, d, l, b);
+}
+
+/* Float destination from an exact / double value (one rounding). */
+static inline void
+wr_fres(struct hw_usc_simd *s, const struct usc_dst *d, unsigned l, double r, bool sat)
+{
+   if (d->size == 16)
+      usc_wr16(s, d->idx, l, usc_store_f16(r, sat));
+   else
+      wr_lane(s, d, l, usc_store_f32(r, sat));
+}
+
+/* ---- comparisons ------------------------------------------------------- */
+
+static inline bool
+icmp(unsigned cc, int64_t a, int64_t b)
+{
+   bool r;
+   switch (cc & 3) {
+   case 0: r = a == b; break;
+   case 1: r = a < b; break;
+   default: r = a > b; break;
+   }
+   return (cc & 8) ? !r : r;
+}
+
+static inline bool
+fcmp(unsigned cc, float a, float b)
+{
+   bool r;
+   switch (cc & 7) {
+   case 0: r = a == b; break;
+   case 1: r = a < b; break;
+   case 2: r = a > b; break;
+   case 3: r = !isnan(a) && (isnan(b) || a < b); break;   /* NaN loses */
+   case 5: r = a >= b; break;
+   case 6: r = a <= b; break;
+   case 7: r = !isnan(a) && (isnan(b) || a > b); break;
+   default: r = false; break;
+   }
+   return (cc & 8) ? !r : r;
+}
+
+/* Per-lane condition of an if/else/while or cmpsel. */
+static void
+eval_cond(const struct hw_usc_simd *s, const struct usc_inst *in, bool fl,
+          bool out[USC_W])
+{
+   if (fl) {
+      float a[USC_W], b[USC_W];
+      rd_float(s, &in->s[0], a);
+      rd_float(s, &in->s[1], b);
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = fcmp(in->cc, a[l], b[l]);
+   } else {
+      int64_t a[USC_W], b[USC_W];
+      /* the condition's sign bit decides the extension (applegpu) */
+      struct usc_src sa = in->s[0], sb = in->s[1];
+      sa.flags &= (uint8_t)~SRCF_SX;
+      sb.flags &= (uint8_t)~SRCF_SX;
+      if (in->cc & 4) {
+         if (sa.kind != SRC_IMM) sa.flags |= SRCF_SX;
+         if (sb.kind != SRC_IMM) sb.flags |= SRCF_SX;
+      }
+      rd_int(s, &sa, a);
+      rd_int(s, &sb, b);
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = icmp(in->cc, a[l], b[l]);
+   }
+}
+
+/* ---- special registers ------------------------------------------------ */
+
+static void
+read_sr(const struct hw_usc_simd *s, unsigned sr, uint32_t out[USC_W])
+{
+   const struct hw_usc_launch *L = s->launch;
+   const struct hw_usc_workgroup *wg = s->wg;
+   for (unsigned l = 0; l < USC_W; l++) {
+      uint32_t v = 0;
+      switch (sr) {
+      case 0: case 1: case 2: v = wg ? wg->threadgroup_position[sr] : 0; break;
+      case 4: case 5: case 6: v = L->threads_per_threadgroup[sr - 4]; break;
+      case 8: case 9: case 10: v = L->threads_per_threadgroup[sr - 8]; break;
+      case 20: v = L->core_index; break;
+      case 21: v = L->vm_slot; break;
+      case 48: case 49: case 50: v = s->local_id[sr - 48][l]; break;
+      case 51: v = s->linear_id[l]; break;
+      case 52: v = l; break;
+      case 53: v = s->index; break;
+      case 56: v = (uint32_t)__builtin_popcount(s->exec & ((1u << l) - 1) & (0xfu << (l & ~3u))); break;
+      case 58: v = (uint32_t)__builtin_popcount(s->exec & ((1u << l) - 1)); break;
+      case 63: v = (s->exec >> l) & 1; break;
+      case 80: case 81: case 82: {
+         unsigned c = sr - 80;
+         v = (wg ? wg->threadgroup_position[c] : 0) * L->threads_per_threadgroup[c] +
+             s->local_id[c][l];
+         break;
+      }
+      default:
+         if (L->sr_hook) {
+            L->sr_hook(L->hook_user, s->index, sr, out);
+            return;
+         }
+         break;
+      }
+      out[l] = v;
+   }
+}
+
+/* ---- integer helpers ------------------------------------------------------ */
+
+typedef __int128 i128;
+typedef unsigned __int128 u128;
+
+static inline int64_t
+saturate_int(i128 v, unsigned bits, bool is_signed)
+{
+   i128 lo = is_signed ? -((i128)1 << (bits - 1)) : 0;
+   i128 hi = is_signed ? ((i128)1 << (bits - 1)) - 1 : ((i128)1 << bits) - 1;
+   return (int64_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+static void
+exec_iadd(struct hw_usc_simd *s, const struct usc_inst *in, uint32_t ex)
+{
+   int64_t a[USC_W], b[USC_W], c[USC_W];
+   bool mad = in->op == U_IMADD;
+   rd_int(s, &in->s[0], a);
+   rd_int(s, &in->s[1], b);
+   const struct usc_src *addend = mad ? &in->s[2] : &in->s[1];
+   if (mad)
+      rd_int(s, &in->s[2], c);
+   unsigned dbits = in->d.size;
+   bool sat = in->sat && in->shift == 0 && dbits <= 32 && src_bits(addend) <= 32 &&
+              (mad || src_bits(&in->s[0]) <= 32);
+   bool sgn = (in->s[0].flags & SRCF_SX) || (in->s[1].flags & SRCF_SX) ||
+              (mad && (in->s[2].flags & SRCF_SX));
+   for (unsigned l = 0; l < USC_W; l++) {
+      if (!(ex >> l & 1))
+         continue;
+      i128 add = mad ? (i128)c[l] : (i128)b[l];
+      if (in->neg)
+         add = -add;
+      add = in->shift < 5 ? add * ((i128)1 << in->shift) : 0;
+      i128 base = mad ? (i128)a[l] * (i128)b[l] : (i128)a[l];
+      i128 r = base + add;
+      uint64_t v = sat ? (uint64_t)saturate_int(r, dbits, sgn) : (uint64_t)r;
+      wr_lane(s, &in->d, l, v);
+   }
+}
+
+static inline uint32_t
+bitfield(enum usc_op op, uint32_t a, uint32_t b, unsigned sh, unsigned m)
+{
+   u128 mask = m ? (((u128)1 << m) - 1) : 0xffffffffu;
+   u128 A = a, B = b;
+   switch (op) {
+   case U_BFI: return (uint32_t)((A & ~(mask << sh)) | ((B & mask) << sh));
+   case U_BFEIL: return (uint32_t)((A & ~mask) | ((B >> sh) & mask));
+   case U_EXTR: return (uint32_t)((((B << 32) | A) >> sh) & mask);
+   case U_SHLHI: {
+      u128 sm = mask << (sh > 32 ? sh - 32 : 0);
+      return (uint32_t)((((B << sh) >> 32) & sm) | (A & ~sm));
+   }
+   default: {   /* U_SHRHI */
+      u128 sm = (mask << 32) >> (sh < 32 ? sh : 32);
+      return (uint32_t)((((B << 32) >> sh) & sm) | (A & ~sm));
+   }
+   }
+}
+
+/* ---- conversions ---------------------------------------------------------- */
+
+static uint64_t
+convert_lane(const struct usc_inst *in, uint64_t raw, unsigned sbits)
+{
+   unsigned mode = in->cc;
+   bool rtz = in->mode == 0;
+   if (mode == 0 || mode == 1 || mode == 6 || mode == 7 || mode == 10 || mode == 11) {
+      double v;
+      switch (mode) {
+      case 0: v = (double)(raw & 0xff); break;
+      case 1: v = (double)sext(raw, 8); break;
+      case 6: v = (double)(raw & 0xffff); break;
+      case 7: v = (double)sext(raw, 16); break;
+      case 10: v = (double)(uint32_t)raw; break;
+      default: v = (double)(int32_t)(uint32_t)raw; break;
+      }
+      if (in->d.size == 16)
+         return hw_usc_f64_to_f16(v, rtz);
+      float f = (float)v;
+      if (rtz && fabs((double)f) > fabs(v))
+         f = nextafterf(f, 0.0f);
+      return usc_bits(f);
+   }
+   /* float -> integer, saturating; NaN -> 0 */
+   double f = sbits == 16 ? (double)hw_usc_f16_to_f32((uint16_t)raw)
+                          : (double)usc_f32(usc_ftz32((uint32_t)raw));
+   if (isnan(f))
+      return 0;
+   f = rtz ? trunc(f) : nearbyint(f);
+   double lo, hi;
+   switch (mode) {
+   case 4: lo = 0; hi = 65535; break;
+   case 5: lo = -32768; hi = 32767; break;
+   case 8: lo = 0; hi = 4294967295.0; break;
+   default: lo = -2147483648.0; hi = 2147483647.0; break;
+   }
+   f = f < lo ? lo : f > hi ? hi : f;
+   return (uint64_t)(int64_t)f;
+}
+
+/* ---- shuffles and reductions ----------------------------------------- */
+
+static void
+exec_shuffle(struct hw_usc_simd *s, const struct usc_inst *in, uint32_t ex)
+{
+   uint64_t A[USC_W], B[USC_W], D[USC_W];
+   rd_raw(s, &in->s[0], A);
+   rd_raw(s, &in->s[1], B);
+   unsigned k = in->sub;
+   if (k <= SH_SIMD_XOR) {
+      /* applegpu: per quad, the low two bits of B are OR-ed over all four
+       * lanes (inactive ones too) and select within the quad. */
+      uint64_t qv[8][4];
+      for (unsigned q = 0; q < 8; q++) {
+         unsigned bits = 0;
+         for (unsigned i = 0; i < 4; i++)
+            bits |= (unsigned)B[q * 4 + i] & 3;
+         for (unsigned i = 0; i < 4; i++) {
+            unsigned src;
+            switch (k) {
+            case SH_SIMD: src = bits; break;
+            case SH_SIMD_DOWN: src = (i + bits) & 3; break;
+            case SH_SIMD_XOR: src = (i ^ bits) & 3; break;
+            default: src = (i - bits) & 3; break;   /* up, rotate up */
+            }
+            qv[q][i] = A[q * 4 + src];
+         }
+      }
+      for (unsigned t = 0; t < USC_W; t++) {
+         uint64_t b = B[t];
+         switch (k) {
+         case SH_SIMD: D[t] = b < 32 ? qv[b >> 2][0] : A[t]; break;
+         case SH_SIMD_DOWN: D[t] = b + t < 32 ? qv[(b + t) >> 2][t & 3] : A[t]; break;
+         case SH_SIMD_UP: D[t] = (int64_t)t - (int64_t)b >= 0 ? qv[(t - b) >> 2][t & 3] : A[t]; break;
+         case SH_SIMD_ROTATE_UP: D[t] = qv[((t - b) & 31) >> 2][t & 3]; break;
+         default: D[t] = (t ^ b) < 32 ? qv[((t ^ b) & 31) >> 2][t & 3] : A[t]; break;
+         }
+      }
+   } else {
+      for (unsigned t = 0; t < USC_W; t++) {
+         unsigned q = t & ~3u, i = t & 3, b = (unsigned)(B[t] & 3);
+         int j;
+         switch (k) {
+         case SH_QUAD: j = (int)b; break;
+         case SH_QUAD_XOR: j = (int)(i ^ b); break;
+         case SH_QUAD_DOWN: j = (int)(i + b) < 4 ? (int)(i + b) : (int)i; break;
+         case SH_QUAD_UP: j = (int)i - (int)b >= 0 ? (int)i - (int)b : (int)i; break;
+         default: j = (int)((i - b) & 3); break;
+         }
+         D[t] = A[q + (unsigned)j];
+      }
+   }
+   for (unsigned t = 0; t < USC_W; t++)
+      if (ex >> t & 1)
+         wr_lane(s, &in->d, t, D[t]);
+}
+
+static double
+fround(double v, unsigned bits)
+{
+   if (bits == 16)
+      return hw_usc_f16_to_f32(usc_store_f16(v, false));
+   return usc_f32(usc_store_f32(v, false));
+}
+
+static void
+exec_reduce(struct hw_usc_simd *s, const struct usc_inst *in, uint32_t ex)
+{
+   unsigned bits = src_bits(&in->s[0]);
+   if (in->s[0].kind == SRC_IMM || in->s[0].kind == SRC_FIMM)
+      bits = in->d.size == 32 ? 32 : 16;
+   uint64_t A[USC_W];
+   rd_raw(s, &in->s[0], A);
+   unsigned op = in->sub;
+   bool fl = op == RD_FADD || op == RD_FMUL || op == RD_FMIN || op == RD_FMAX;
+   unsigned gsize = (in->mode & RD_QUAD) ? 4 : 32;
+   bool prefix = in->mode & RD_PREFIX;
+   uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+
+   for (unsigned g = 0; g < USC_W; g += gsize) {
+      bool have = false;
+      uint64_t iacc = 0;
+      double facc = 0;
+      uint64_t out[32];
+      for (unsigned l = g; l < g + gsize; l++) {
+         if (!(ex >> l & 1))
+            continue;
+         /* exclusive prefix: the value before this lane; identity first */
+         if (!have) {
+            switch (op) {
+            case RD_AND: out[l - g] = mask; break;
+            case RD_FMUL: out[l - g] = bits == 16 ? 0x3c00 : 0x3f800000u; break;
+            case RD_UMIN: out[l - g] = mask; break;
+            case RD_SMIN: out[l - g] = mask >> 1; break;
+            case RD_SMAX: out[l - g] = (mask >> 1) + 1; break;
+            case RD_FMIN: out[l - g] = bits == 16 ? 0x7c00 : 0x7f800000u; break;
+            case RD_FMAX: out[l - g] = bits == 16 ? 0xfc00 : 0xff800000u; break;
+            default: out[l - g] = 0; break;
+            }
+         } else if (fl) {
+            out[l - g] = bits == 16 ? usc_store_f16(facc, false) : usc_store_f32(facc, false);
+         } else {
+            out[l - g] = iacc & mask;
+         }
+         uint64_t v = A[l] & mask;
+         if (fl) {
+            double f = bits == 16 ? (double)hw_usc_f16_to_f32((uint16_t)v)
+                                  : (double)usc_f32(usc_ftz32((uint32_t)v));
+            if (!have)
+               facc = f;
+            else {
+               switch (op) {
+               case RD_FADD: facc = fround(facc + f, bits); break;
+               case RD_FMUL: facc = fround(facc * f, bits); break;
+               case RD_FMIN: facc = (isnan(f) || facc <= f) && !isnan(facc) ? facc : f; break;
+               default: facc = (isnan(f) || facc >= f) && !isnan(facc) ? facc : f; break;
+               }
+            }
+         } else if (!have) {
+            iacc = v;
+         } else {
+            switch (op) {
+            case RD_AND: iacc &= v; break;
+            case RD_OR: iacc |= v; break;
+            case RD_XOR: iacc ^= v; break;
+            case RD_IADD: iacc = (iacc + v) & mask; break;
+            case RD_UMIN: iacc = v < iacc ? v : iacc; break;
+            case RD_UMAX: iacc = v > iacc ? v : iacc; break;
+            case RD_SMIN: iacc = sext(v, bits) < sext(iacc, bits) ? v : iacc; break;
+            default: iacc = sext(v, bits) > sext(iacc, bits) ? v : iacc; break;
+            }
+         }
+         have = true;
+      }
+      if (!have)
+         continue;
+      uint64_t total = fl ? (bits == 16 ? usc_store_f16(facc, false) : usc_store_f32(facc, false))
+                          : iacc;
+      for (unsigned l = g; l < g + gsize; l++)
+         if (ex >> l & 1)
+            wr_lane(s, &in->d, l, prefix ? out[l - g] : total);
+   }
+}
+
+/* ---- control flow ------------------------------------------------------ */
+
+static void
+update_exec(struct hw_usc_simd *s)
+{
+   uint32_t e = 0;
+   for (unsigned l = 0; l < USC_W; l++)
+      e |= (uint32_t)(usc_rd16(s, 0, l) == 0) << l;
+   s->exec = e & s->present;
+}
+
+static void
+exec_cf(struct hw_usc_simd *s, const struct usc_inst *in)
+{
+   bool cond[USC_W];
+   if (in->op != U_POP_EXEC)
+      eval_cond(s, in, in->sub & 1, cond);
+   unsigned n = in->n;
+   for (unsigned l = 0; l < USC_W; l++) {
+      if (!(s->present >> l & 1))
+         continue;
+      unsigned v = usc_rd16(s, 0, l);
+      switch (in->op) {
+      case U_POP_EXEC: v = v > n ? v - n : 0; break;
+      case U_IF:
+         if (v != 0) v += n;
+         else if (!cond[l]) v = 1;
+         break;
+      case U_ELSE:
+         if (v == 0) v = n;
+         else if (v == 1) v = cond[l] ? 0 : 1;
+         break;
+      default:   /* U_WHILE */
+         if (v < n) v = cond[l] ? 0 : n;
+         break;
+      }
+      usc_wr16(s, 0, l, v);
+   }
+   update_exec(s);
+}
+
+/* ---- cycle model ---------------------------------------------------------- */
+
+static const uint8_t class_cycles[] = {
+   [C_ALU] = 1, [C_IMUL] = 4, [C_SFU] = 4, [C_MEM] = 2, [C_CF] = 1, [C_SHUFFLE] = 2,
+};
+
+static enum hw_usc_status
+fail(struct hw_usc_simd *s, struct hw_usc_result *res, enum hw_usc_status st,
+     const char *msg)
+{
+   if (res) {
+      const struct hw_usc_shader *sh = s->launch->shader;
+      res->status = st;
+      res->simd = s->index;
+      res->pc = sh->va + (s->pc < sh->count ? sh->inst[s->pc].pc : sh->bytes);
+      snprintf(res->message, sizeof(res->message), "%s", msg);
+   }
+   return st;
+}
+
+static enum hw_usc_status
+jump_to_address(struct hw_usc_simd *s, uint64_t addr, struct hw_usc_result *res)
+{
+   const struct hw_usc_shader *sh = s->launch->shader;
+   int r = addr >= sh->va ? usc_find_record(sh, (int64_t)(addr - sh->va)) : -1;
+   if (r < 0) {
+      char m[96];
+      snprintf(m, sizeof(m), "return/call to 0x%llx, not an instruction of the shader",
+               (unsigned long long)addr);
+      return fail(s, res, HW_USC_BAD_CODE, m);
+   }
+   s->pc = (unsigned)r;
+   return HW_USC_OK;
+}
+
+static unsigned
+first_lane(uint32_t m)
+{
+   return m ? (unsigned)__builtin_ctz(m) : 0;
+}
+
+enum hw_usc_status
+usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
+{
+   const struct hw_usc_shader *sh = s->launch->shader;
+   const struct usc_inst *code = sh->inst;
+   struct hw_usc_stats *st = s->stats;
+   enum hw_usc_status rc;
+   s->at_barrier = false;
+
+   for (;;) {
+      if (s->pc >= sh->count)
+         return fail(s, res, HW_USC_BAD_CODE, "execution ran past the end of the shader");
+      const struct usc_inst *in = &code[s->pc];
+      if (budget) {
+         if (*budget == 0)
+            return fail(s, res, HW_USC_BUDGET, "instruction budget exhausted");
+         (*budget)--;
+      }
+      if (s->launch->stop_flag && (s->instructions & 255) == 0 && *s->launch->stop_flag)
+         return fail(s, res, HW_USC_STOPPED, "stopped by the firmware");
+      s->instructions++;
+      s->cycles += class_cycles[in->cls];
+      switch (in->cls) {
+      case C_ALU: st->alu++; break;
+      case C_IMUL: st->imul++; break;
+      case C_SFU: st->sfu++; break;
+      case C_MEM: st->mem++; break;
+      default: st->cf++; break;
+      }
+      uint32_t ex = s->exec;
+      unsigned next = s->pc + 1;
+
+      switch ((enum usc_op)in->op) {
+      case U_MOV_IMM:
+         for (unsigned l = 0; l < USC_W; l++)
+            if (ex >> l & 1)
+               wr_lane(s, &in->d, l, in->s[0].imm);
+         break;
+      case U_GET_SR: {
+         uint32_t v[USC_W];
+         read_sr(s, in->s[0].imm, v);
+         for (unsigned l = 0; l < USC_W; l++)
+            if (ex >> l & 1)
+               wr_lane(s, &in->d, l, v[l]);
+         break;
+      }
+      case U_IADD:
+      case U_IMADD:
+         exec_iadd(s, in, ex);
+         break;
+      case U_CONVERT: {
+         uint64_t a[USC_W];
+         rd_raw(s, &in->s[0], a);
+         unsigned sb = src_bits(&in->s[0]);
+         for (unsigned l = 0; l < USC_W; l++)
+            if (ex >> l & 1)
+               wr_lane(s, &in->d, l, convert_lane(in, a[l], sb));
+         break;
+      }
+      case U_BFI: case U_BFEIL: case U_EXTR: case U_SHLHI: case U_SHRHI: {
+         uint64_t a[USC_W], b[USC_W], c[USC_W];
+         rd_raw(s, &in->s[0], a);
+         rd_raw(s, &in->s[1], b);
+         rd_raw(s, &in->s[2], c);
+         for (unsigned l = 0; l < USC_W; l++)
+            if (ex >> l & 1)
+               wr_lane(s, &in->d, l, bitfield((enum usc_op)in->op, (uint32_t)a[l], (uint32_t)b[l],
+                                              (unsigned)(c[l] & 0x7f), in->mask));
+         break;
+      }
+      case U_ASR: case U_ASRH: {
+         uint64_t a[USC_W], b[USC_W];
+         rd_raw(s, &in->s[0], a);
+         rd_raw(s, &in->s[1], b);
+         unsigned ab = src_bits(&in->s[0]);
+         for (unsigned l = 0; l < USC_W; l++) {
+            if (!(ex >> l & 1))
+               continue;
+            unsigned sh_ = (unsigned)(b[l] & 0x7f);
+            i128 v = (i128)sext(a[l], ab > 32 ? 32 : ab);
+            if (in->op == U_ASRH)
+               v *= (i128)1 << 32;
+            v >>= sh_ > 100 ? 100 : sh_;
+            wr_lane(s, &in->d, l, (uint64_t)v);
+         }
+         break;
+      }
+      case U_BITOP: {
+         uint64_t a[USC_W], b[USC_W];
+         rd_raw(s, &in->s[0], a);
+         rd_raw(s, &in->s[1], b);
+         unsigned tt = in->cc;
+         for (unsigned l = 0; l < USC_W; l++) {
+            if (!(ex >> l & 1))
+               continue;
+            uint64_t r;
+            if (tt == 0x3 || tt == 0xc) {
+               r = a[l];   /* applegpu: 0011/1100 behave as a move of A */
+            } else {
+               r = 0;
+               if (tt & 1) r |= ~a[l] & ~b[l];
+               if (tt & 2) r |= a[l] & ~b[l];
+               if (tt & 4) r |= ~a[l] & b[l];
+               if (tt & 8) r |= a[l] & b[l];
+            }
+            wr_lane(s, &in->d, l, r);
+         }
+         break;
+      }
+      case U_BITREV: case U_POPCOUNT: case U_FFS: case U_INTL: {
+         uint64_t a[USC_W], b[USC_W];
+         rd_raw(s, &in->s[0], a);
+         if (in->op == U_INTL)
+            rd_raw(s, &in->s[1], b);
+         for (unsigned l = 0; l < USC_W; l++) {
+            if (!(ex >> l & 1))
+               continue;
+            uint32_t v = (uint32_t)a[l], r = 0;
+            if (in->op == U_BITREV) {
+               for (unsigned i = 0; i < 32; i++)
+                  r |= ((v >> i) & 1) << (31 - i);
+            } else if (in->op == U_POPCOUNT) {
+               r = (uint32_t)__builtin_popcount(v);
+            } else if (in->op == U_FFS) {
+               r = v ? 31u - (uint32_t)__builtin_clz(v) : 0xffffffffu;
+            } else {
+               for (unsigned i = 0; i < 16; i++)
+                  r |= ((v >> i) & 1) << (2 * i) | (((uint32_t)b[l] >> i) & 1) << (2 * i + 1);
+            }
+            wr_lane(s, &in->d, l, r);
+         }
+         break;
+      }
+      case U_FADD32: case U_FMUL32: case U_FMADD32: {
+         float a[USC_W], b[USC_W], c[USC_W];
+         rd_float(s, &in->s[0], a);
+         rd_float(s, &in->s[1], b);
+         if (in->op == U_FMADD32)
+            rd_float(s, &in->s[2], c);
+         for (unsigned l = 0; l < USC_W; l++) {
+            if (!(ex >> l & 1))
+               continue;
+            float r = in->op == U_FADD32 ? a[l] + b[l] :
+                      in->op == U_FMUL32 ? a[l] * b[l] : fmaf(a[l], b[l], c[l]);
+            wr_f32res(s, &in->d, l, r, in->sat);
+         }
+         break;
+      }
+      case U_FADD16: case U_FMUL16: case U_FMADD16: {
+         float a[USC_W], b[USC_W], c[USC_W];
+         rd_float(s, &in->s[0], a);
+         rd_float(s, &in->s[1], b);
+         if (in->op == U_FMADD16)
+            rd_float(s, &in->s[2], c);
+         for (unsigned l = 0; l < USC_W; l++) {
+            if (!(ex >> l & 1))
+               continue;
+            /* sums and products of halves are exact in double */
+            double r = in->op == U_FADD16 ? (double)a[l] + (double)b[l] :
+                       in->op == U_FMUL16 ? (double)a[l] * (double)b[l] :
+                       usc_fma16(a[l], b[l], c[l]);
+            wr_fres(s, &in->d, l, r, in->sat);
+         }
+         break;
+      }
+      case U_FUNARY: {
+         float a[USC_W];
+         rd_float(s, &in->s[0], a);
+         if (in->sub == FU_DFDX || in->sub == FU_DFDY) {
+            unsigned bit = in->sub == FU_DFDX ? 1 : 2;   /* quad: x = bit 0, y = bit 1 */
+            for (unsigned l = 0; l < USC_W; l++)
+               if (ex >> l & 1) {
+                  float d = a[l | bit] - a[l & ~bit];
+                  wr_f32res(s, &in->d, l, d, in->sat);
+               }
+            break;
+         }
+         for (unsigned l = 0; l < USC_W; l++)
+            if (ex >> l & 1)
+               wr_fres(s, &in->d, l, usc_funary((enum usc_funary)in->sub, a[l]), in->sat);
+         break;
+      }
+      case U_ICMPSEL: case U_FCMPSEL: {
+         bool cond[USC_W];
+         uint64_t x[USC_W], y[USC_W];
+         eval_cond(s, in, in->op == U_FCMPSEL, cond);
+         rd_raw(s, &in->s[2], x);
+         rd_raw(s, &in->s[3], y);
+         for (unsigned l = 0; l < USC_W; l++)
+            if (ex >> l & 1)
+               wr_lane(s, &in->d, l, cond[l] ? x[l] : y[l]);
+         break;
+      }
+      case U_SHUFFLE:
+         exec_shuffle(s, in, ex);
+         break;
+      case U_REDUCE:
+         exec_reduce(s, in, ex);
+         break;
+      case U_POP_EXEC: case U_IF: case U_ELSE: case U_WHILE:
+         exec_cf(s, in);
+         break;
+      case U_JMP_ANY:
+         if (ex)
+            next = (unsigned)in->target;
+         break;
+      case U_JMP_NONE:
+         if (!ex)
+            next = (unsigned)in->target;
+         break;
+      case U_CALL: {
+         uint32_t link = (uint32_t)(sh->va + in->pc + 6);
+         for (unsigned l = 0; l < USC_W; l++)
+            if (ex >> l & 1)
+               s->r[1][l] = link;
+         next = (unsigned)in->target;
+         break;
+      }
+      case U_CALL_REG: case U_RET: {
+         /* the address comes from the first active lane (uniform in
+          * practice); the upper half of the VA is the shader's own */
+         uint64_t addr = (sh->va & ~0xffffffffull) | s->r[in->s[0].idx & 127][first_lane(ex)];
+         if (in->op == U_CALL_REG) {
+            uint32_t link = (uint32_t)(sh->va + in->pc + 2);
+            for (unsigned l = 0; l < USC_W; l++)
+               if (ex >> l & 1)
+                  s->r[1][l] = link;
+         }
+         if ((rc = jump_to_address(s, addr, res)) != HW_USC_OK)
+            return rc;
+         next = s->pc;
+         break;
+      }
+      case U_STOP:
+         usc_flush_pending(s, -1);
+         s->done = true;
+         s->pc = next;
+         return HW_USC_OK;
+      case U_TRAP:
+         return fail(s, res, HW_USC_TRAP, "trap instruction");
+      case U_BARRIER:
+         st->barriers++;
+         s->at_barrier = true;
+         s->pc = next;
+         return HW_USC_OK;
+      case U_MEMORY_BARRIER:
+         break;
+      case U_WAIT:
+         /* the group stalls for the load latency if a load is in flight */
+         if (s->outstanding & (1u << in->slot))
+            s->cycles += USC_LOAD_LATENCY;
+         s->outstanding &= ~(1u << in->slot);
+         usc_flush_pending(s, in->slot);
+         break;
+      case U_HOOK: {
+         const struct agx_instr *ai = &sh->hook_instrs[in->hook];
+         if (!s->launch->stage_hook) {
+            char m[96], mn[32];
+            agx_isa_mnemonic(ai, mn, sizeof(mn));
+            snprintf(m, sizeof(m), "%s is unsupported in this stage (no hook)", mn);
+            return fail(s, res, HW_USC_UNSUPPORTED, m);
+         }
+         rc = s->launch->stage_hook(s->launch->hook_user, s, ai, ex);
+         if (rc != HW_USC_OK)
+            return fail(s, res, rc, "stage hook failed");
+         break;
+      }
+      default:
+         rc = usc_exec_mem(s, in, res);
+         if (rc != HW_USC_OK) {
+            if (res && res->message[0] == 0)
+               fail(s, res, rc, "memory access failed");
+            else if (res) {
+               res->simd = s->index;
+               res->pc = sh->va + in->pc;
+            }
+            return rc;
+         }
+         break;
+      }
+      s->pc = next;
+   }
+}

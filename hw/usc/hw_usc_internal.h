@@ -1,0 +1,195 @@
+/*
+ * hwusc internals: the compiled instruction record and SIMD-group state.
+ *
+ * Register numbering in records: 16-bit operands use half indices (r3h =
+ * 7), 32- and 64-bit operands use 32-bit register numbers (r2_r3 = 2), the
+ * same for uniforms.  Only the translation in hw_usc_compile.c looks at
+ * struct agx_instr; the interpreter sees these records.
+ */
+#ifndef HW_USC_INTERNAL_H
+#define HW_USC_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw/usc/hw_usc.h"
+
+#define USC_W HW_USC_SIMD_WIDTH
+
+enum usc_src_kind {
+   SRC_NONE = 0,
+   SRC_IMM,    /* integer immediate in imm (a 16-bit value) */
+   SRC_FIMM,   /* minifloat immediate, imm = its f32 bits */
+   SRC_R16, SRC_R32, SRC_R64,
+   SRC_U16, SRC_U32, SRC_U64,
+};
+
+#define SRCF_ABS 1
+#define SRCF_NEG 2
+#define SRCF_SX  4
+
+struct usc_src {
+   uint8_t kind;
+   uint8_t flags;
+   uint16_t idx;
+   uint32_t imm;
+};
+
+struct usc_dst {
+   uint8_t size;     /* 0 (none), 16, 32, 64 */
+   uint8_t count;    /* registers in a memory tuple */
+   uint16_t idx;
+};
+
+enum usc_op {
+   U_MOV_IMM, U_GET_SR, U_IADD, U_IMADD, U_CONVERT,
+   U_BFI, U_BFEIL, U_EXTR, U_SHLHI, U_SHRHI, U_ASR, U_ASRH,
+   U_BITOP, U_BITREV, U_POPCOUNT, U_FFS, U_INTL,
+   U_FMADD32, U_FADD32, U_FMUL32, U_FMADD16, U_FADD16, U_FMUL16,
+   U_FUNARY,                       /* sub = enum usc_funary */
+   U_RET, U_CALL_REG, U_STOP, U_TRAP, U_JMP_ANY, U_JMP_NONE, U_CALL,
+   U_POP_EXEC, U_IF, U_ELSE, U_WHILE, /* sub bit 0: float compare */
+   U_ICMPSEL, U_FCMPSEL,
+   U_SHUFFLE,                      /* sub = enum usc_shuffle */
+   U_REDUCE,                       /* sub = enum usc_reduce, mode bit0 prefix, bit1 quad */
+   U_WAIT, U_DEVICE_LOAD, U_DEVICE_STORE, U_TG_LOAD, U_TG_STORE,
+   U_UNIFORM_STORE, U_STACK_LOAD, U_STACK_STORE, U_ATOMIC,
+   U_BARRIER, U_MEMORY_BARRIER,
+   U_HOOK,                         /* stage-specific, via the launch hook */
+};
+
+enum usc_funary {
+   FU_FLOOR, FU_CEIL, FU_TRUNC, FU_RINT, FU_RCP, FU_RSQRT, FU_RSQRT_SPECIAL,
+   FU_SIN_PT_1, FU_SIN_PT_2, FU_LOG2, FU_EXP2, FU_DFDX, FU_DFDY,
+};
+
+enum usc_shuffle {
+   SH_SIMD, SH_SIMD_DOWN, SH_SIMD_UP, SH_SIMD_ROTATE_UP, SH_SIMD_XOR,
+   SH_QUAD, SH_QUAD_DOWN, SH_QUAD_UP, SH_QUAD_ROTATE_UP, SH_QUAD_XOR,
+};
+
+enum usc_reduce {
+   RD_AND, RD_OR, RD_XOR, RD_IADD, RD_FADD, RD_FMUL,
+   RD_UMIN, RD_UMAX, RD_SMIN, RD_SMAX, RD_FMIN, RD_FMAX,
+};
+#define RD_PREFIX 1
+#define RD_QUAD   2
+
+/* Timing (docs/usc.md): device-load latency charged at the wait, memory
+ * bandwidth in bytes per cycle. */
+#define USC_LOAD_LATENCY 64
+#define USC_BYTES_PER_CYCLE 64
+
+/* Timing classes (docs/usc.md). */
+enum usc_class { C_ALU, C_IMUL, C_SFU, C_MEM, C_CF, C_SHUFFLE };
+
+struct usc_inst {
+   uint8_t op;        /* enum usc_op */
+   uint8_t sub;
+   uint8_t cls;       /* enum usc_class */
+   uint8_t len;       /* encoded bytes */
+   uint8_t sat;
+   uint8_t neg;       /* iadd/imadd N */
+   uint8_t cc;        /* condition / truth table / atomic op / convert mode */
+   uint8_t mode;      /* round mode, reduce flags, Ou (unsigned index) */
+   uint8_t shift;
+   uint8_t mask;      /* memory mask or bitfield width m */
+   uint8_t fmt;       /* memory format */
+   uint8_t n;         /* push/pop count */
+   uint8_t slot;      /* scoreboard */
+   uint16_t hook;     /* index into shader->hook_instrs */
+   uint32_t pc;       /* byte offset in the shader */
+   int32_t target;    /* branch target record */
+   struct usc_dst d;
+   struct usc_src s[4];
+};
+
+struct hw_usc_shader {
+   uint64_t va;
+   uint64_t hash;
+   size_t bytes;
+   unsigned count;
+   unsigned max_gpr;          /* highest 32-bit GPR named + 1 */
+   struct usc_inst *inst;
+   struct agx_instr *hook_instrs;
+   unsigned hook_count;
+   struct hw_usc_shader *next; /* cache chain */
+};
+
+/* Pending register writes of an async load under HW_USC_STRICT_WAIT. */
+#define USC_MAX_PENDING 16
+struct usc_pending {
+   uint8_t slot, size, count;
+   uint16_t idx;
+   uint32_t lanes;
+   uint32_t v[4][USC_W];
+};
+
+struct hw_usc_simd {
+   uint32_t r[HW_USC_NUM_GPRS][USC_W];  /* [register][lane] for lane loops */
+   uint32_t *u;                     /* the workgroup's uniform registers */
+   uint32_t exec;                   /* active lanes */
+   uint32_t present;                /* lanes that exist */
+   unsigned index;                  /* SIMD group in the workgroup */
+   unsigned pc;                     /* record index */
+   bool done, at_barrier;
+   uint64_t cycles, instructions;
+   unsigned outstanding;            /* scoreboard slots with loads in flight */
+   unsigned npending;
+   struct usc_pending pending[USC_MAX_PENDING];
+   /* context */
+   const struct hw_usc_launch *launch;
+   const struct hw_usc_workgroup *wg;
+   struct hw_mmu *mmu;
+   struct hw_usc_stats *stats;
+   uint32_t local_id[3][USC_W];         /* thread_position_in_threadgroup */
+   uint32_t linear_id[USC_W];           /* thread_index_in_threadgroup */
+   bool preshader;
+};
+
+/* hw_usc_exec.c: runs until stop / barrier / error / budget. */
+enum hw_usc_status usc_run_simd(struct hw_usc_simd *s, uint64_t *budget,
+                                struct hw_usc_result *res);
+
+/* hw_usc_mem.c */
+enum hw_usc_status usc_exec_mem(struct hw_usc_simd *s,
+                                const struct usc_inst *in,
+                                struct hw_usc_result *res);
+void usc_flush_pending(struct hw_usc_simd *s, int slot);
+
+/* hw_usc_float.c */
+uint32_t usc_ftz32(uint32_t bits);
+float usc_f32(uint32_t bits);
+uint32_t usc_bits(float f);
+uint32_t usc_store_f32(double v, bool sat);        /* round, FTZ, NaN, sat */
+uint16_t usc_store_f16(double v, bool sat);
+double usc_funary(enum usc_funary op, double x);
+float usc_unpack_float11(uint32_t v);
+float usc_unpack_float10(uint32_t v);
+uint32_t usc_pack_float11(float f, bool rtz);
+uint32_t usc_pack_float10(float f, bool rtz);
+float usc_srgb_to_linear(unsigned v);
+unsigned usc_linear_to_srgb(float f);
+double usc_fma16(double a, double b, double c);
+
+static inline uint32_t
+usc_rd16(const struct hw_usc_simd *s, unsigned half, unsigned lane)
+{
+   return (s->r[(half >> 1) & 127][lane] >> ((half & 1) * 16)) & 0xffff;
+}
+
+static inline void
+usc_wr16(struct hw_usc_simd *s, unsigned half, unsigned lane, uint32_t v)
+{
+   uint32_t *p = &s->r[(half >> 1) & 127][lane];
+   unsigned sh = (half & 1) * 16;
+   *p = (*p & ~(0xffffu << sh)) | ((v & 0xffff) << sh);
+}
+
+static inline uint32_t
+usc_uni16(const struct hw_usc_simd *s, unsigned half)
+{
+   return (s->u[(half >> 1) & 255] >> ((half & 1) * 16)) & 0xffff;
+}
+
+#endif

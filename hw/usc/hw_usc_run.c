@@ -1,0 +1,262 @@
+/*
+ * Workgroup scheduling: SIMD groups run one after the other on the calling
+ * thread and only switch at threadgroup_barrier, in SIMD-index order, so a
+ * run is a pure function of its inputs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/usc/hw_usc_internal.h"
+
+const char *
+hw_usc_status_name(enum hw_usc_status s)
+{
+   switch (s) {
+   case HW_USC_OK: return "ok";
+   case HW_USC_FAULT: return "fault";
+   case HW_USC_TRAP: return "trap";
+   case HW_USC_BAD_CODE: return "bad code";
+   case HW_USC_BUDGET: return "budget exceeded";
+   case HW_USC_STOPPED: return "stopped";
+   case HW_USC_UNSUPPORTED: return "unsupported in this stage";
+   case HW_USC_OUT_OF_BOUNDS: return "out of bounds";
+   case HW_USC_BAD_LAUNCH: return "bad launch";
+   }
+   return "?";
+}
+
+static enum hw_usc_status
+launch_fail(struct hw_usc_result *res, const char *msg)
+{
+   if (res) {
+      memset(res, 0, sizeof(*res));
+      res->status = HW_USC_BAD_LAUNCH;
+      snprintf(res->message, sizeof(res->message), "%s", msg);
+   }
+   return HW_USC_BAD_LAUNCH;
+}
+
+static enum hw_usc_status
+check_launch(const struct hw_usc_launch *L, struct hw_usc_result *res)
+{
+   char m[128];
+   if (!L || !L->shader)
+      return launch_fail(res, "no shader");
+   if (L->gpr_count == 0 || L->gpr_count > HW_USC_NUM_GPRS)
+      return launch_fail(res, "GPR count must be 1..128");
+   if (L->shader->max_gpr > L->gpr_count) {
+      snprintf(m, sizeof(m), "shader uses r%u but only %u GPRs are allocated",
+               L->shader->max_gpr - 1, L->gpr_count);
+      if (res) {
+         memset(res, 0, sizeof(*res));
+         res->status = HW_USC_BAD_CODE;
+         res->pc = L->shader->va;
+         snprintf(res->message, sizeof(res->message), "%s", m);
+      }
+      return HW_USC_BAD_CODE;
+   }
+   return HW_USC_OK;
+}
+
+static void
+simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
+          const struct hw_usc_workgroup *wg, struct hw_mmu *mmu, uint32_t *uniforms,
+          struct hw_usc_stats *st, unsigned index, unsigned threads)
+{
+   memset(s->r, 0, sizeof(s->r));
+   s->u = uniforms;
+   s->index = index;
+   s->pc = 0;
+   s->done = s->at_barrier = false;
+   s->cycles = s->instructions = 0;
+   s->npending = 0;
+   s->outstanding = 0;
+   s->launch = L;
+   s->wg = wg;
+   s->mmu = mmu;
+   s->stats = st;
+   s->preshader = false;
+   unsigned first = index * USC_W;
+   unsigned n = threads > first ? threads - first : 0;
+   s->present = n >= USC_W ? 0xffffffffu : ((1u << n) - 1);
+   s->exec = s->present;
+   uint32_t dx = L->threads_per_threadgroup[0] ? L->threads_per_threadgroup[0] : 1;
+   uint32_t dy = L->threads_per_threadgroup[1] ? L->threads_per_threadgroup[1] : 1;
+   for (unsigned l = 0; l < USC_W; l++) {
+      uint32_t lin = first + l;
+      s->linear_id[l] = lin;
+      s->local_id[0][l] = lin % dx;
+      s->local_id[1][l] = (lin / dx) % dy;
+      s->local_id[2][l] = lin / (dx * dy);
+   }
+}
+
+static void
+add_stats(struct hw_usc_stats *dst, const struct hw_usc_stats *src)
+{
+   dst->instructions += src->instructions;
+   dst->cycles += src->cycles;
+   if (src->max_simd_cycles > dst->max_simd_cycles)
+      dst->max_simd_cycles = src->max_simd_cycles;
+   dst->alu += src->alu;
+   dst->sfu += src->sfu;
+   dst->imul += src->imul;
+   dst->mem += src->mem;
+   dst->cf += src->cf;
+   dst->bytes_read += src->bytes_read;
+   dst->bytes_written += src->bytes_written;
+   dst->barriers += src->barriers;
+}
+
+static void
+finish_simd(struct hw_usc_simd *s, struct hw_usc_stats *st)
+{
+   st->instructions += s->instructions;
+   st->cycles += s->cycles;
+   if (s->cycles > st->max_simd_cycles)
+      st->max_simd_cycles = s->cycles;
+}
+
+enum hw_usc_status
+hw_usc_run_workgroup(const struct hw_usc_launch *L, const struct hw_usc_workgroup *wg,
+                     struct hw_mmu *mmu, struct hw_usc_stats *stats,
+                     struct hw_usc_result *res)
+{
+   enum hw_usc_status rc = check_launch(L, res);
+   if (rc != HW_USC_OK)
+      return rc;
+   uint64_t threads = (uint64_t)L->threads_per_threadgroup[0] *
+                      L->threads_per_threadgroup[1] * L->threads_per_threadgroup[2];
+   if (threads == 0 || threads > HW_USC_SIMD_WIDTH * HW_USC_MAX_SIMDS)
+      return launch_fail(res, "threads per threadgroup must be 1..1024");
+   if (!wg)
+      return launch_fail(res, "no workgroup descriptor");
+   unsigned nsimd = (unsigned)((threads + USC_W - 1) / USC_W);
+
+   struct hw_usc_simd *simd = malloc(nsimd * sizeof(*simd));
+   uint32_t *uni = calloc(HW_USC_NUM_UNIFORMS, sizeof(uint32_t));
+   if (!simd || !uni) {
+      free(simd);
+      free(uni);
+      return launch_fail(res, "out of memory");
+   }
+   if (L->uniforms)
+      memcpy(uni, L->uniforms, HW_USC_NUM_UNIFORMS * sizeof(uint32_t));
+
+   struct hw_usc_stats st = { 0 };
+   for (unsigned i = 0; i < nsimd; i++)
+      simd_init(&simd[i], L, wg, mmu, uni, &st, i, (unsigned)threads);
+
+   uint64_t budget = L->instruction_budget;
+   uint64_t *bp = budget ? &budget : NULL;
+   unsigned remaining = nsimd;
+   rc = HW_USC_OK;
+   while (remaining && rc == HW_USC_OK) {
+      /* One round: every unfinished group runs to its next barrier. */
+      for (unsigned i = 0; i < nsimd && rc == HW_USC_OK; i++) {
+         struct hw_usc_simd *s = &simd[i];
+         if (s->done)
+            continue;
+         rc = usc_run_simd(s, bp, res);
+         if (rc == HW_USC_OK && s->done) {
+            if (L->finish_hook)
+               L->finish_hook(L->hook_user, s);
+            finish_simd(s, &st);
+            remaining--;
+         }
+      }
+      /* Everyone is now at the barrier or done: the barrier releases. */
+   }
+   if (rc != HW_USC_OK) {
+      for (unsigned i = 0; i < nsimd; i++)
+         if (!simd[i].done)
+            finish_simd(&simd[i], &st);
+   } else if (res) {
+      memset(res, 0, sizeof(*res));
+   }
+   if (stats)
+      add_stats(stats, &st);
+   free(simd);
+   free(uni);
+   return rc;
+}
+
+enum hw_usc_status
+hw_usc_run_preshader(const struct hw_usc_launch *L, uint32_t uniforms[HW_USC_NUM_UNIFORMS],
+                     struct hw_mmu *mmu, struct hw_usc_stats *stats,
+                     struct hw_usc_result *res)
+{
+   enum hw_usc_status rc = check_launch(L, res);
+   if (rc != HW_USC_OK)
+      return rc;
+   struct hw_usc_simd *s = malloc(sizeof(*s));
+   if (!s)
+      return launch_fail(res, "out of memory");
+   struct hw_usc_stats st = { 0 };
+   static const struct hw_usc_workgroup nowg;
+   simd_init(s, L, &nowg, mmu, uniforms, &st, 0, 1);
+   s->preshader = true;
+   uint64_t budget = L->instruction_budget;
+   rc = usc_run_simd(s, budget ? &budget : NULL, res);
+   if (rc == HW_USC_OK && s->at_barrier && !s->done) {
+      /* a barrier in a one-group program releases at once */
+      while (rc == HW_USC_OK && !s->done)
+         rc = usc_run_simd(s, budget ? &budget : NULL, res);
+   }
+   if (rc == HW_USC_OK) {
+      if (L->finish_hook)
+         L->finish_hook(L->hook_user, s);
+      if (res)
+         memset(res, 0, sizeof(*res));
+   }
+   finish_simd(s, &st);
+   if (stats)
+      add_stats(stats, &st);
+   free(s);
+   return rc;
+}
+
+/* ---- accessors --------------------------------------------------------- */
+
+uint32_t
+hw_usc_simd_read32(const struct hw_usc_simd *s, unsigned reg, unsigned lane)
+{
+   return s->r[reg & 127][lane & 31];
+}
+
+void
+hw_usc_simd_write32(struct hw_usc_simd *s, unsigned reg, unsigned lane, uint32_t v)
+{
+   s->r[reg & 127][lane & 31] = v;
+}
+
+uint16_t
+hw_usc_simd_read16(const struct hw_usc_simd *s, unsigned half, unsigned lane)
+{
+   return (uint16_t)usc_rd16(s, half & 255, lane & 31);
+}
+
+void
+hw_usc_simd_write16(struct hw_usc_simd *s, unsigned half, unsigned lane, uint16_t v)
+{
+   usc_wr16(s, half & 255, lane & 31, v);
+}
+
+uint32_t
+hw_usc_simd_uniform32(const struct hw_usc_simd *s, unsigned u)
+{
+   return s->u[u & 255];
+}
+
+unsigned
+hw_usc_simd_index(const struct hw_usc_simd *s)
+{
+   return s->index;
+}
+
+struct hw_mmu *
+hw_usc_simd_mmu(struct hw_usc_simd *s)
+{
+   return s->mmu;
+}
