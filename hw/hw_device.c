@@ -1,0 +1,293 @@
+/*
+ * Device lifetime, identity, registers and the modelled clock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmdstream/agx_fw_pack.h"
+#include "hw/hw_priv.h"
+
+_Static_assert((int)AGX_FAULT_UNIT_FW == (int)HW_UNIT_FW &&
+                  (int)AGX_FAULT_UNIT_USC == (int)HW_UNIT_USC &&
+                  (int)AGX_FAULT_UNIT_PBE == (int)HW_UNIT_PBE,
+               "FAULT_INFO unit codes are enum hw_unit");
+_Static_assert((int)AGX_UAT_FAULT_REASON_NO_ACCESS == (int)HW_FAULT_NO_ACCESS &&
+                  (int)AGX_UAT_FAULT_REASON_READ_ONLY == (int)HW_FAULT_READ_ONLY,
+               "FAULT_INFO reasons are enum hw_fault_reason");
+
+void
+hw_set_error(struct hw_device *dev, const char *fmt, ...)
+{
+   va_list ap;
+   va_start(ap, fmt);
+   pthread_mutex_lock(&dev->lock);
+   vsnprintf(dev->last_error, sizeof(dev->last_error), fmt, ap);
+   pthread_mutex_unlock(&dev->lock);
+   va_end(ap);
+}
+
+const char *
+hw_device_last_error(const struct hw_device *dev)
+{
+   return dev->last_error;
+}
+
+uint64_t
+hw_now_ns(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct hw_device *
+hw_device_create(const struct hw_device_config *cfg)
+{
+   struct hw_device *dev = calloc(1, sizeof(*dev));
+   if (!dev)
+      return NULL;
+   if (cfg)
+      dev->cfg = *cfg;
+   if (!dev->cfg.mem_size)
+      dev->cfg.mem_size = HW_DEFAULT_MEM_SIZE;
+   if (!dev->cfg.job_timeout_ms)
+      dev->cfg.job_timeout_ms = 10000;
+   if (!dev->cfg.job_cycle_budget)
+      dev->cfg.job_cycle_budget = 10 * HW_CORE_CLOCK_HZ;
+   dev->mem_fd = -1;
+   dev->irq_fd = -1;
+   pthread_mutex_init(&dev->lock, NULL);
+   pthread_mutex_init(&dev->phys_lock, NULL);
+
+   if (dev->cfg.mem_size % HW_PAGE_SIZE || dev->cfg.mem_size > HW_MAX_MEM_SIZE) {
+      fprintf(stderr, "hw: memory size %#llx is not a multiple of 16 KiB "
+              "up to 64 GiB\n", (unsigned long long)dev->cfg.mem_size);
+      goto fail;
+   }
+
+   dev->mem_size = dev->cfg.mem_size;
+   dev->npages = dev->mem_size >> HW_PAGE_SHIFT;
+   dev->phys_free = dev->npages;
+   dev->phys_bitmap = calloc((dev->npages + 63) / 64, sizeof(uint64_t));
+   if (!dev->phys_bitmap)
+      goto fail;
+
+   dev->mem_fd = memfd_create("tessera-gpu-memory", MFD_CLOEXEC);
+   if (dev->mem_fd < 0 || ftruncate(dev->mem_fd, (off_t)dev->mem_size) < 0) {
+      perror("hw: GPU memory arena");
+      goto fail;
+   }
+   /* MAP_NORESERVE: the arena is sparse, only touched pages are backed. */
+   void *m = mmap(NULL, dev->mem_size, PROT_READ | PROT_WRITE,
+                  MAP_SHARED | MAP_NORESERVE, dev->mem_fd, 0);
+   if (m == MAP_FAILED) {
+      perror("hw: mapping the GPU memory arena");
+      goto fail;
+   }
+   dev->mem = m;
+
+   dev->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+   if (dev->irq_fd < 0) {
+      perror("hw: eventfd");
+      goto fail;
+   }
+
+   dev->info = (struct hw_device_info){
+      .generation = 13,
+      .variant = 'G',
+      .revision = 0x00,
+      .chip_id = 0x8103,
+      .num_dies = 1,
+      .num_clusters = 1,
+      .num_cores_per_cluster = 8,
+      .core_mask = 0xff,
+      .max_frequency_khz = (uint32_t)(HW_CORE_CLOCK_HZ / 1000),
+      .timestamp_frequency_hz = HW_TIMESTAMP_HZ,
+      .num_vm_slots = 16,
+      .page_size = (uint32_t)HW_PAGE_SIZE,
+   };
+   return dev;
+
+fail:
+   hw_device_destroy(dev);
+   return NULL;
+}
+
+void
+hw_device_destroy(struct hw_device *dev)
+{
+   if (!dev)
+      return;
+   hw_fw_shutdown(dev);
+   if (dev->mem)
+      munmap(dev->mem, dev->mem_size);
+   if (dev->mem_fd >= 0)
+      close(dev->mem_fd);
+   if (dev->irq_fd >= 0)
+      close(dev->irq_fd);
+   free(dev->phys_bitmap);
+   pthread_mutex_destroy(&dev->phys_lock);
+   pthread_mutex_destroy(&dev->lock);
+   free(dev);
+}
+
+const struct hw_device_info *
+hw_device_info(const struct hw_device *dev)
+{
+   return &dev->info;
+}
+
+int
+hw_device_mem_fd(const struct hw_device *dev)
+{
+   return dev->mem_fd;
+}
+
+uint8_t *
+hw_device_mem_host(const struct hw_device *dev)
+{
+   return dev->mem;
+}
+
+uint64_t
+hw_device_mem_size(const struct hw_device *dev)
+{
+   return dev->mem_size;
+}
+
+void *
+hw_phys_to_host(struct hw_device *dev, uint64_t pa, uint64_t size)
+{
+   if (pa < HW_PHYS_BASE)
+      return NULL;
+   uint64_t off = pa - HW_PHYS_BASE;
+   if (off > dev->mem_size || size > dev->mem_size - off)
+      return NULL;
+   return dev->mem + off;
+}
+
+bool
+hw_device_soft_faults(const struct hw_device *dev)
+{
+   return dev->cfg.soft_faults;
+}
+
+/* ------------------------------------------------------------ FAULT_INFO */
+
+uint64_t
+hw_fault_info_pack(const struct hw_fault *f)
+{
+   struct agx_fault_info fi = {
+      .valid = true,
+      .reason = (enum agx_uat_fault_reason)(f->reason & 7),
+      .read = f->read,
+      .level = f->level & 3,
+      .unit = (enum agx_fault_unit)f->unit,
+      .vm_slot = f->vm_slot & 0x3f,
+      /* The register keeps VA bits 6..39 only. */
+      .address = f->addr & 0xffffffffc0ull,
+   };
+   uint64_t v = 0;
+   agx_fault_info_pack(&v, &fi);
+   return v;
+}
+
+void
+hw_latch_fault(struct hw_device *dev, const struct hw_fault *f)
+{
+   uint64_t expected = 0;
+   atomic_compare_exchange_strong(&dev->fault_info, &expected,
+                                  hw_fault_info_pack(f));
+}
+
+uint64_t
+hw_device_fault_info(struct hw_device *dev)
+{
+   return atomic_load(&dev->fault_info);
+}
+
+void
+hw_device_clear_fault_info(struct hw_device *dev)
+{
+   atomic_store(&dev->fault_info, 0);
+}
+
+/* ------------------------------------------------------------------ TLB */
+
+uint32_t
+hw_device_tlb_generation(struct hw_device *dev)
+{
+   return atomic_load_explicit(&dev->tlb_gen, memory_order_acquire);
+}
+
+void
+hw_device_tlb_invalidate(struct hw_device *dev)
+{
+   atomic_fetch_add_explicit(&dev->tlb_gen, 1, memory_order_acq_rel);
+}
+
+/* ---------------------------------------------------------------- clock */
+
+/* 24 MHz / 1.278 GHz = 4 / 213 exactly; split to stay exact without
+ * overflow for any realistic cycle count. */
+uint64_t
+hw_cycles_to_ticks(uint64_t cycles)
+{
+   return cycles / 213 * 4 + cycles % 213 * 4 / 213;
+}
+
+/* One 24 MHz tick is 125/3 ns. */
+uint64_t
+hw_ticks_to_ns(uint64_t ticks)
+{
+   return ticks / 3 * 125 + ticks % 3 * 125 / 3;
+}
+
+uint64_t
+hw_device_gpu_cycles(struct hw_device *dev)
+{
+   return atomic_load(&dev->cycles);
+}
+
+uint64_t
+hw_device_gpu_ticks(struct hw_device *dev)
+{
+   return hw_cycles_to_ticks(hw_device_gpu_cycles(dev));
+}
+
+uint64_t
+hw_device_gpu_time_ns(struct hw_device *dev)
+{
+   return hw_ticks_to_ns(hw_device_gpu_ticks(dev));
+}
+
+void
+hw_device_advance_cycles(struct hw_device *dev, uint64_t cycles)
+{
+   atomic_fetch_add(&dev->cycles, cycles);
+}
+
+/* ------------------------------------------------------------ interrupt */
+
+int
+hw_device_irq_fd(const struct hw_device *dev)
+{
+   return dev->irq_fd;
+}
+
+void
+hw_raise_irq(struct hw_device *dev)
+{
+   uint64_t one = 1;
+   /* EAGAIN only when the counter is saturated: already signalled. */
+   if (write(dev->irq_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+      perror("hw: interrupt eventfd");
+   if (dev->cfg.irq)
+      dev->cfg.irq(dev->cfg.irq_data);
+}

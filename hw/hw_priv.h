@@ -1,0 +1,62 @@
+/*
+ * Internals shared by the files of libhw (device, UAT, MMU, firmware) and
+ * by the executors in hw/ (hw/cdm*.c may include it). Not for the kernel.
+ */
+#ifndef HW_PRIV_H
+#define HW_PRIV_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+
+#include "hw/hw_device.h"
+#include "hw/hw_fw.h"
+
+struct hw_fw;
+
+struct hw_executor {
+   hw_exec_fn fn;
+   void *data;
+};
+
+struct hw_device {
+   struct hw_device_config cfg;
+   struct hw_device_info info;
+
+   int mem_fd;
+   uint8_t *mem;
+   uint64_t mem_size;
+   uint64_t npages;
+
+   pthread_mutex_t phys_lock;
+   uint64_t *phys_bitmap;       /* 1 = allocated */
+   uint64_t phys_hint;          /* next-fit start (page index) */
+   uint64_t phys_free;
+
+   _Atomic uint64_t fault_info; /* packed Fault Info; 0 = none */
+   _Atomic uint32_t tlb_gen;
+   _Atomic uint64_t ttbat;
+   _Atomic uint64_t cycles;
+
+   int irq_fd;
+
+   pthread_mutex_t lock;        /* executors, last_error, fw lifetime */
+   struct hw_executor exec[HW_FW_PIPES];
+   char last_error[192];
+
+   struct hw_fw *fw;
+};
+
+void hw_set_error(struct hw_device *dev, const char *fmt, ...)
+   __attribute__((format(printf, 2, 3)));
+
+/* Latches a fault into FAULT_INFO unless one is already there. */
+void hw_latch_fault(struct hw_device *dev, const struct hw_fault *f);
+uint64_t hw_fault_info_pack(const struct hw_fault *f);
+
+/* Raises the interrupt (callback + eventfd). */
+void hw_raise_irq(struct hw_device *dev);
+
+uint64_t hw_now_ns(void);
+
+#endif
