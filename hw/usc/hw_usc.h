@@ -184,6 +184,11 @@ struct hw_usc_workgroup {
    size_t threadgroup_mem_size;
    uint8_t *stack;               /* per-thread scratch for stack_load/store */
    uint32_t stack_bytes_per_thread;
+   /* Threads in this workgroup when it is smaller than the launch's
+    * threads_per_threadgroup (a partial workgroup at the grid's edge);
+    * all zero = the launch's size.  Positions in the grid still step by
+    * the launch's size (dispatch_threads_per_threadgroup). */
+   uint32_t threads[3];
 };
 
 /*

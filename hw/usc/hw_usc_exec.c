@@ -194,7 +194,7 @@ read_sr(const struct hw_usc_simd *s, unsigned sr, uint32_t out[USC_W])
       uint32_t v = 0;
       switch (sr) {
       case 0: case 1: case 2: v = wg ? wg->threadgroup_position[sr] : 0; break;
-      case 4: case 5: case 6: v = L->threads_per_threadgroup[sr - 4]; break;
+      case 4: case 5: case 6: v = usc_wg_threads(L, wg)[sr - 4]; break;
       case 8: case 9: case 10: v = L->threads_per_threadgroup[sr - 8]; break;
       case 20: v = L->core_index; break;
       case 21: v = L->vm_slot; break;

@@ -147,6 +147,15 @@ struct hw_usc_simd {
    bool preshader;
 };
 
+/* This workgroup's size: its own when partial, else the launch's. */
+static inline const uint32_t *
+usc_wg_threads(const struct hw_usc_launch *L, const struct hw_usc_workgroup *wg)
+{
+   if (wg && (wg->threads[0] | wg->threads[1] | wg->threads[2]))
+      return wg->threads;
+   return L->threads_per_threadgroup;
+}
+
 /* hw_usc_exec.c: runs until stop / barrier / error / budget. */
 enum hw_usc_status usc_run_simd(struct hw_usc_simd *s, uint64_t *budget,
                                 struct hw_usc_result *res);

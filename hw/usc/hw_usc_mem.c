@@ -352,7 +352,7 @@ exec_ldst(struct hw_usc_simd *s, const struct usc_inst *in, enum space sp, bool 
       unsigned j = 0;
       if (packed && load) {
          uint32_t w = 0;
-         uint64_t a = base + (uint64_t)(off << shift);
+         uint64_t a = base + ((uint64_t)off << shift);
          bool ok = sp == SP_DEVICE ? dev_read(s, a, 4, &w)
                                    : loc_access(lmem, lsize, (int64_t)(a + (uint64_t)0), 4, &w, false);
          if (!ok)
@@ -365,7 +365,7 @@ exec_ldst(struct hw_usc_simd *s, const struct usc_inst *in, enum space sp, bool 
          for (unsigned n = 0; n < nregs; n++)
             regs[n] = tuple_rd(s, &in->d, n, l);
          uint32_t w = pack_word(f, regs, size);
-         uint64_t a = base + (uint64_t)(off << shift);
+         uint64_t a = base + ((uint64_t)off << shift);
          bool ok = sp == SP_DEVICE ? dev_write(s, a, 4, w)
                                    : loc_access(lmem, lsize, (int64_t)a, 4, &w, true);
          if (!ok)

@@ -81,8 +81,9 @@ simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
    unsigned n = threads > first ? threads - first : 0;
    s->present = n >= USC_W ? 0xffffffffu : ((1u << n) - 1);
    s->exec = s->present;
-   uint32_t dx = L->threads_per_threadgroup[0] ? L->threads_per_threadgroup[0] : 1;
-   uint32_t dy = L->threads_per_threadgroup[1] ? L->threads_per_threadgroup[1] : 1;
+   const uint32_t *dim = usc_wg_threads(L, wg);
+   uint32_t dx = dim[0] ? dim[0] : 1;
+   uint32_t dy = dim[1] ? dim[1] : 1;
    for (unsigned l = 0; l < USC_W; l++) {
       uint32_t lin = first + l;
       s->linear_id[l] = lin;
@@ -126,12 +127,15 @@ hw_usc_run_workgroup(const struct hw_usc_launch *L, const struct hw_usc_workgrou
    enum hw_usc_status rc = check_launch(L, res);
    if (rc != HW_USC_OK)
       return rc;
-   uint64_t threads = (uint64_t)L->threads_per_threadgroup[0] *
-                      L->threads_per_threadgroup[1] * L->threads_per_threadgroup[2];
-   if (threads == 0 || threads > HW_USC_SIMD_WIDTH * HW_USC_MAX_SIMDS)
-      return launch_fail(res, "threads per threadgroup must be 1..1024");
    if (!wg)
       return launch_fail(res, "no workgroup descriptor");
+   const uint32_t *dim = usc_wg_threads(L, wg);
+   uint64_t threads = (uint64_t)dim[0] * dim[1] * dim[2];
+   if (threads == 0 || threads > HW_USC_SIMD_WIDTH * HW_USC_MAX_SIMDS)
+      return launch_fail(res, "threads per threadgroup must be 1..1024");
+   for (unsigned c = 0; c < 3; c++)
+      if (dim[c] > L->threads_per_threadgroup[c])
+         return launch_fail(res, "workgroup larger than the launch's threadgroup size");
    unsigned nsimd = (unsigned)((threads + USC_W - 1) / USC_W);
 
    struct hw_usc_simd *simd = malloc(nsimd * sizeof(*simd));
@@ -197,12 +201,15 @@ hw_usc_run_preshader(const struct hw_usc_launch *L, uint32_t uniforms[HW_USC_NUM
    static const struct hw_usc_workgroup nowg;
    simd_init(s, L, &nowg, mmu, uniforms, &st, 0, 1);
    s->preshader = true;
+   /* Decide once whether there is a budget: a budget that reaches zero
+    * between two barrier releases must not turn into "unlimited". */
    uint64_t budget = L->instruction_budget;
-   rc = usc_run_simd(s, budget ? &budget : NULL, res);
+   uint64_t *bp = budget ? &budget : NULL;
+   rc = usc_run_simd(s, bp, res);
    if (rc == HW_USC_OK && s->at_barrier && !s->done) {
       /* a barrier in a one-group program releases at once */
       while (rc == HW_USC_OK && !s->done)
-         rc = usc_run_simd(s, budget ? &budget : NULL, res);
+         rc = usc_run_simd(s, bp, res);
    }
    if (rc == HW_USC_OK) {
       if (L->finish_hook)

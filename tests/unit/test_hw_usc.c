@@ -1085,6 +1085,39 @@ test_budget_stop_trap(void **state)
    assert_non_null(strstr(res.message, "r9"));
 }
 
+/*
+ * A preshader loop around a barrier returns to the scheduler at every
+ * barrier; the budget must still hold when it runs out exactly there
+ * (found by fuzz_hw_usc: a zero budget used to read as "unlimited").
+ */
+static void
+test_preshader_budget_across_barriers(void **state)
+{
+   (void)state;
+   uint8_t code[256];
+   size_t len = assemble("top:\n"
+                         "threadgroup_barrier\n"
+                         "jmp_exec_any pc+top\n"
+                         "stop\n", code, sizeof(code));
+   char err[128];
+   struct hw_usc_shader *pre = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
+   assert_non_null(pre);
+   uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
+   struct hw_usc_stats st = { 0 };
+   for (uint64_t budget = 1; budget <= 8; budget++) {
+      struct hw_usc_launch L = { .shader = pre, .gpr_count = 8,
+                                 .instruction_budget = budget };
+      struct hw_mmu mmu;
+      hw_mmu_init(&mmu, NULL, 0, HW_UNIT_USC);
+      struct hw_usc_result res;
+      memset(&st, 0, sizeof(st));
+      assert_int_equal(hw_usc_run_preshader(&L, uni, &mmu, &st, &res),
+                       HW_USC_BUDGET);
+      assert_int_equal(st.instructions, budget);
+   }
+   hw_usc_shader_free(pre);
+}
+
 static enum hw_usc_status
 hook_ok(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t exec)
 {
@@ -1216,6 +1249,7 @@ main(void)
       cmocka_unit_test(test_preshader_uniforms),
       cmocka_unit_test(test_faults),
       cmocka_unit_test(test_budget_stop_trap),
+      cmocka_unit_test(test_preshader_budget_across_barriers),
       cmocka_unit_test(test_stage_hook),
       cmocka_unit_test(test_bad_code),
       cmocka_unit_test(test_cache_and_timing),
