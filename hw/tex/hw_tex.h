@@ -1,0 +1,237 @@
+/*
+ * hwtex: the texture unit and image writes of the GPU model.
+ *
+ * CONTRACT
+ *
+ * Descriptors.  A texture descriptor (24 B), a sampler (8 B, followed by a
+ * 16-byte Border when its border colour is Custom) and a PBE descriptor
+ * (24 B) are decoded once into a view/sampler/image struct; the per-texel
+ * paths never look at descriptor bits again.  Decoding rejects what the
+ * model cannot honour (compressed layout, block-compressed formats, bad
+ * format/type pairs, levels past the chain) with a message.
+ *
+ * Memory.  Every texel access goes through a struct hw_mmu: reads as unit
+ * HW_UNIT_TEX, image writes as HW_UNIT_PBE.  A hard fault stops the
+ * operation and is returned (HW_TEX_FAULT); the view keeps the fault.
+ *
+ * Sampling arithmetic is single-precision float throughout (no fixed-
+ * point weights): texel-space coordinate u = s * width - 0.5 for linear
+ * filtering, weights frac(u) and 1 - frac(u), trilinear blend by
+ * frac(lambda).  Results are deterministic and independent of lane order.
+ *
+ * Instructions.  hw_tex_execute() runs texture_sample, texture_load,
+ * image_write and image_write_block for the lanes in exec_mask of one
+ * SIMD group, reading operands from the group's registers and descriptors
+ * from the tables in struct hw_tex_ctx.  Quads: lanes 4q..4q+3 form a 2x2
+ * quad, lane bit 0 = x, bit 1 = y (lane 4q is the top-left pixel), as in
+ * the interpreter's dfdx/dfdy.  Implicit derivatives are per quad
+ * ("coarse"): d/dx from lanes 4q+1 - 4q, d/dy from 4q+2 - 4q, read even
+ * from inactive (helper) lanes.
+ *
+ * hw_tex_compute_hook() is a ready-made hw_usc_stage_hook for compute
+ * launches (hook_user = a struct hw_tex_ctx); the render core's fragment
+ * hook calls hw_tex_execute() itself and passes its tilebuffer tile for
+ * image_write_block.
+ */
+#ifndef HW_TEX_H
+#define HW_TEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmdstream/isa/agx_isa.h"
+#include "hw/hw_mmu.h"
+#include "hw/tex/hw_tex_format.h"
+#include "hw/tex/hw_tex_layout.h"
+#include "hw/usc/hw_usc.h"
+
+#define HW_TEX_DESC_BYTES    24   /* texture and PBE table stride */
+#define HW_TEX_SAMPLER_BYTES 8    /* sampler table stride */
+#define HW_TEX_BORDER_BYTES  16
+
+enum hw_tex_status {
+   HW_TEX_OK = 0,
+   HW_TEX_FAULT,         /* MMU fault; details in the mmu / view */
+   HW_TEX_BAD_DESC,      /* descriptor the model rejects; message given */
+   HW_TEX_BAD_ARGS,      /* operands out of range for the operation */
+};
+
+/* A decoded texture descriptor. */
+struct hw_tex_view {
+   struct hw_tex_format fmt;
+   struct hw_tex_layout layout;
+   uint64_t base;            /* GPU address of level 0, layer 0 */
+   uint8_t dim;              /* enum agx_texture_dimension */
+   uint8_t swizzle[4];       /* enum agx_channel per output component */
+   uint8_t first_level, last_level;
+   uint8_t samples;          /* 1, 2 or 4 */
+   bool null;                /* null texture: every read returns 0 */
+   uint32_t layers;          /* array elements (cubes count 6 each) */
+};
+
+/* A decoded sampler (+ its custom border). */
+struct hw_tex_sampler {
+   float min_lod, max_lod;
+   uint8_t mag, min;         /* enum agx_filter (bicubic treated as linear) */
+   uint8_t mip;              /* enum agx_mip_filter */
+   uint8_t wrap[3];          /* enum agx_wrap for s, t, r */
+   bool pixel_coords;
+   bool compare_enable;
+   uint8_t compare;          /* enum agx_compare_func */
+   uint8_t border;           /* enum agx_border_colour */
+   uint32_t border_raw[4];   /* Custom: raw bits (float or int by texture) */
+};
+
+/* A decoded PBE (image write) descriptor. */
+struct hw_tex_image {
+   struct hw_tex_format fmt;
+   struct hw_tex_layout layout;
+   uint64_t base;
+   uint8_t dim;
+   uint8_t swizzle[4];       /* memory channel c <- source component swizzle[c] */
+   uint8_t level;            /* level named by the descriptor */
+   uint8_t samples;
+};
+
+bool hw_tex_view_decode(struct hw_tex_view *v, const uint8_t desc[HW_TEX_DESC_BYTES],
+                        char *err, size_t err_size);
+/* border may be NULL unless the sampler's border colour is Custom. */
+bool hw_tex_sampler_decode(struct hw_tex_sampler *s,
+                           const uint8_t desc[HW_TEX_SAMPLER_BYTES],
+                           const uint8_t *border, char *err, size_t err_size);
+bool hw_tex_image_decode(struct hw_tex_image *im, const uint8_t desc[HW_TEX_DESC_BYTES],
+                         char *err, size_t err_size);
+
+/* ---- per-lane operations --------------------------------------------- */
+
+enum hw_tex_lod_mode {
+   HW_TEX_LOD_AUTO,          /* from derivatives (+ bias) */
+   HW_TEX_LOD_EXPLICIT,      /* lod given */
+};
+
+/* What one lane samples. Coordinates are normalized unless the sampler
+ * uses pixel coordinates; cube maps take a direction in s, t, r. */
+struct hw_tex_coord {
+   float s, t, r;
+   uint32_t layer;           /* array index (cube arrays: cube index) */
+   uint32_t sample;          /* multisampled loads */
+   int8_t offset[3];         /* texel offsets (-8..7) */
+   float ref;                /* shadow compare reference */
+};
+
+struct hw_tex_lod {
+   enum hw_tex_lod_mode mode;
+   float lod;                /* EXPLICIT */
+   float bias;               /* AUTO */
+   float min_lod;            /* extra lower clamp (grad_min); -INF if none */
+   /* AUTO: derivatives of (s, t, r) along screen x and y, in the same
+    * units as the coordinates (for cubes: of the face s, t in [0, 1]). */
+   float ddx[3], ddy[3];
+};
+
+enum hw_tex_op {
+   HW_TEX_OP_SAMPLE,         /* filtered sample */
+   HW_TEX_OP_GATHER,         /* 4 texels' component gather_comp */
+   HW_TEX_OP_QUERY_LOD,      /* (clamped lambda, unclamped lambda) */
+};
+
+struct hw_tex_sample_req {
+   enum hw_tex_op op;
+   unsigned gather_comp;     /* 0..3 after swizzle */
+   bool compare;             /* shadow: compare ref with texel R */
+};
+
+/*
+ * Cube face selection from a direction (major axis; ties prefer Z, then
+ * Y): face 0..5 = +X, -X, +Y, -Y, +Z, -Z and the face coordinates in
+ * [0, 1], oriented as in GL/Vulkan.
+ */
+void hw_tex_cube_face(const float dir[3], float *s, float *t, unsigned *face);
+
+/* LOD lambda (before/after clamping) as sampling computes it. */
+void hw_tex_compute_lambda(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
+                           const struct hw_tex_lod *lod, float *clamped,
+                           float *unclamped);
+
+/*
+ * Samples one lane.  out receives the swizzled RGBA (floats or ints by
+ * the format class; compare results are 0.0/1.0 in all four).  Gather
+ * returns (x, y, z, w) = texels (i0,j1), (i1,j1), (i1,j0), (i0,j0) of the
+ * 2x2 footprint, as GL and Vulkan order them.
+ */
+enum hw_tex_status hw_tex_sample(struct hw_mmu *mmu, const struct hw_tex_view *v,
+                                 const struct hw_tex_sampler *s,
+                                 const struct hw_tex_sample_req *req,
+                                 const struct hw_tex_coord *c,
+                                 const struct hw_tex_lod *lod, union hw_texel *out);
+
+/*
+ * texture_load: integer texel (x, y, z-or-layer) of level first_level +
+ * level.  Out-of-range coordinates, levels or samples return all zeros
+ * (robust access), not a fault.
+ */
+enum hw_tex_status hw_tex_load(struct hw_mmu *mmu, const struct hw_tex_view *v,
+                               int32_t x, int32_t y, int32_t z, uint32_t level,
+                               uint32_t sample, union hw_texel *out);
+
+/*
+ * image_write of one texel through a PBE image: level = descriptor level +
+ * level_add.  Out-of-range writes are dropped (HW_TEX_OK).
+ */
+enum hw_tex_status hw_tex_image_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
+                                      int32_t x, int32_t y, uint32_t layer,
+                                      uint32_t level_add, uint32_t sample,
+                                      const union hw_texel *value, bool rtz);
+
+/*
+ * A tile of the tilebuffer as the render core hands it to
+ * image_write_block.  The render core owns the tilebuffer layout; it
+ * describes the byte address of (pixel x, y, sample s) inside `mem` as
+ *    y * row_stride + x * pixel_stride + s * sample_stride
+ * and the instruction adds the render target's byte offset.
+ */
+struct hw_tex_tile {
+   const uint8_t *mem;
+   size_t size;              /* bytes readable at mem (bounds check) */
+   uint32_t width, height;   /* tile size in pixels */
+   uint32_t samples;
+   uint32_t row_stride, pixel_stride, sample_stride;
+   uint32_t x0, y0;          /* tile origin in the image, pixels */
+   uint32_t layer;           /* render target layer */
+};
+
+/*
+ * Stores the tile's pixels (memory format memfmt at byte offset `offset`
+ * in each pixel) into the image: pixels outside the image are skipped.
+ */
+enum hw_tex_status hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
+                                      const struct hw_tex_tile *tile, unsigned memfmt,
+                                      uint32_t offset, uint32_t level_add, bool rtz,
+                                      char *err, size_t err_size);
+
+/* ---- instructions ------------------------------------------------------ */
+
+struct hw_tex_ctx {
+   uint64_t texture_table;   /* launch's texture state table */
+   uint64_t sampler_table;   /* launch's sampler state table */
+};
+
+/*
+ * Executes one texture instruction for exec_mask.  Memory goes through a
+ * TEX/PBE-unit copy of the group's MMU view; a fault is also recorded in
+ * the group's view (hw_usc_simd_mmu(simd)->fault) so the caller can report
+ * it.  tile may be NULL except for image_write_block.  Returns
+ * HW_USC_FAULT, HW_USC_BAD_CODE (bad descriptor/operands, message in err)
+ * or HW_USC_UNSUPPORTED (not a texture instruction).
+ */
+enum hw_usc_status hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
+                                  const struct agx_instr *instr, uint32_t exec_mask,
+                                  const struct hw_tex_tile *tile, char *err,
+                                  size_t err_size);
+
+/* hw_usc_stage_hook for compute launches: user = const struct hw_tex_ctx *. */
+enum hw_usc_status hw_tex_compute_hook(void *user, struct hw_usc_simd *simd,
+                                       const struct agx_instr *instr, uint32_t exec_mask);
+
+#endif

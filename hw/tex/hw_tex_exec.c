@@ -1,0 +1,568 @@
+/*
+ * Texture instructions on a SIMD group: operand fetch from registers,
+ * descriptor lookup (cached per instruction execution), per-lane dispatch
+ * to the sampling and write paths, results back into registers.
+ *
+ * Operand conventions (applegpu's field layout; meanings from how Mesa
+ * sets the operands up):
+ *  - coordinates: 32-bit floats (sample) or integers (load/write), one
+ *    register per axis; array/cube-array/multisample forms add 16-bit
+ *    integer slots after them (layer, then sample index).  With Cs the
+ *    coordinates themselves are 16-bit (fp16 or int16).
+ *  - lod: fp16 bias (auto_lod_bias) or fp16 level (lod_min) from a 16-bit
+ *    uniform or register; for texture_load an integer level.  Gradients are
+ *    32-bit (dPdx.s, dPdy.s, dPdx.t, dPdy.t[, dPdx.r, dPdy.r]) followed by
+ *    a 32-bit minimum LOD for lod_grad_min.
+ *  - O: a 32-bit reference when `compare` is set, then a 16-bit word of
+ *    4-bit signed texel offsets (x bits 0-3, y 4-7, z 8-11).
+ *  - results: the components in `mask`, packed, 32-bit registers (Rt) or
+ *    16-bit ones (fp16 for float formats, low 16 bits for integers).
+ *  - texture: ts index (table + 24 * index), a 16-bit register holding the
+ *    index, or bindless (Tt bit 1): a 64-bit uniform base U plus a byte
+ *    offset from a register.  Samplers: ss index or 16-bit register.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmdstream/agx_pack.h"
+#include "hw/tex/hw_tex.h"
+
+/* Coordinates and extra (array/sample) slots per tex_type. */
+static const uint8_t tex_sizes[9][2] = {
+   { 1, 0 }, { 1, 1 }, { 2, 0 }, { 2, 1 }, { 2, 1 }, { 3, 0 }, { 3, 0 }, { 3, 1 }, { 2, 2 },
+};
+
+struct exec {
+   const struct hw_tex_ctx *ctx;
+   struct hw_usc_simd *simd;
+   const struct agx_instr *in;
+   struct hw_mmu tex_mmu;          /* reads as HW_UNIT_TEX */
+   struct hw_mmu pbe_mmu;          /* writes as HW_UNIT_PBE */
+   char *err;
+   size_t err_size;
+   /* one-entry descriptor caches, keyed by GPU address */
+   uint64_t view_addr, sampler_addr, image_addr;
+   bool view_ok, sampler_ok, image_ok;
+   struct hw_tex_view view;
+   struct hw_tex_sampler sampler;
+   struct hw_tex_image image;
+   /* operands and fields looked up once per execution */
+   const struct agx_operand *R, *C, *D, *T, *S, *O, *U;
+   uint32_t tt, cs, mask;
+};
+
+static const struct agx_operand *
+operand(const struct agx_instr *in, const char *name)
+{
+   for (unsigned i = 0; i < in->num_operands; i++) {
+      const char *n = agx_isa_op_operand_name(in->op, i);
+      if (n && strcmp(n, name) == 0)
+         return &in->operands[i];
+   }
+   return NULL;
+}
+
+static uint32_t
+field(const struct agx_instr *in, const char *name)
+{
+   uint32_t v = 0;
+   (void)agx_instr_field(in, name, &v);
+   return v;
+}
+
+static uint16_t
+rd16(struct exec *e, unsigned half, unsigned lane)
+{
+   return hw_usc_simd_read16(e->simd, half & 0xff, lane);
+}
+
+static uint32_t
+rd32(struct exec *e, unsigned reg, unsigned lane)
+{
+   return hw_usc_simd_read32(e->simd, reg & 0x7f, lane);
+}
+
+static uint16_t
+uniform16(struct exec *e, unsigned half)
+{
+   uint32_t w = hw_usc_simd_uniform32(e->simd, (half >> 1) & 0xff);
+   return (uint16_t)(half & 1 ? w >> 16 : w);
+}
+
+static float
+u2f(uint32_t u)
+{
+   float f;
+   memcpy(&f, &u, 4);
+   return f;
+}
+
+static uint32_t
+f2u(float f)
+{
+   uint32_t u;
+   memcpy(&u, &f, 4);
+   return u;
+}
+
+static enum hw_usc_status
+bad(struct exec *e, const char *msg)
+{
+   if (e->err)
+      snprintf(e->err, e->err_size, "%s", msg);
+   return HW_USC_BAD_CODE;
+}
+
+/* Value of a 16-bit-or-immediate style operand for one lane. */
+static uint32_t
+small_operand(struct exec *e, const struct agx_operand *o, unsigned lane)
+{
+   if (!o || o->type == AGX_OPERAND_IMM)
+      return o ? (uint32_t)o->imm : 0;
+   if (o->type != AGX_OPERAND_REG)
+      return 0;
+   if (o->file == AGX_FILE_UNIFORM)
+      return uniform16(e, o->value);
+   return o->size == 32 ? rd32(e, o->value, lane) : rd16(e, o->value, lane);
+}
+
+/* GPU address of the descriptor named by T (texture/PBE) for one lane. */
+static uint64_t
+desc_address(struct exec *e, unsigned lane)
+{
+   const struct agx_operand *T = e->T;
+   uint32_t tt = e->tt;
+   if (!T)
+      return 0;
+   if (!(tt & 2)) {
+      uint32_t idx = T->file == AGX_FILE_TEXTURE ? T->value : small_operand(e, T, lane);
+      return e->ctx->texture_table + (uint64_t)idx * HW_TEX_DESC_BYTES;
+   }
+   /* Bindless: 64-bit heap base in a uniform pair plus a byte offset. */
+   const struct agx_operand *U = e->U;
+   uint64_t base = 0;
+   if (U && U->type == AGX_OPERAND_REG)
+      base = hw_usc_simd_uniform32(e->simd, U->value & 0xff) |
+             (uint64_t)hw_usc_simd_uniform32(e->simd, (U->value + 1) & 0xff) << 32;
+   return base + small_operand(e, T, lane);
+}
+
+static enum hw_usc_status
+fault(struct exec *e, struct hw_mmu *m)
+{
+   struct hw_mmu *um = hw_usc_simd_mmu(e->simd);
+   if (m->fault.valid && um && !um->fault.valid)
+      um->fault = m->fault;
+   if (e->err)
+      snprintf(e->err, e->err_size, "texture unit fault at 0x%llx",
+               (unsigned long long)m->fault.addr);
+   return HW_USC_FAULT;
+}
+
+static enum hw_usc_status
+get_view(struct exec *e, unsigned lane)
+{
+   uint64_t a = desc_address(e, lane);
+   if (e->view_ok && a == e->view_addr)
+      return HW_USC_OK;
+   uint8_t d[HW_TEX_DESC_BYTES];
+   if (!hw_mmu_read(&e->tex_mmu, a, d, sizeof(d)))
+      return fault(e, &e->tex_mmu);
+   if (!hw_tex_view_decode(&e->view, d, e->err, e->err_size))
+      return HW_USC_BAD_CODE;
+   e->view_addr = a;
+   e->view_ok = true;
+   return HW_USC_OK;
+}
+
+static enum hw_usc_status
+get_sampler(struct exec *e, unsigned lane)
+{
+   const struct agx_operand *S = e->S;
+   uint32_t idx = S && S->file == AGX_FILE_SAMPLER ? S->value : small_operand(e, S, lane);
+   uint64_t a = e->ctx->sampler_table + (uint64_t)idx * HW_TEX_SAMPLER_BYTES;
+   if (e->sampler_ok && a == e->sampler_addr)
+      return HW_USC_OK;
+   uint8_t d[HW_TEX_SAMPLER_BYTES + HW_TEX_BORDER_BYTES];
+   if (!hw_mmu_read(&e->tex_mmu, a, d, HW_TEX_SAMPLER_BYTES))
+      return fault(e, &e->tex_mmu);
+   struct agx_sampler probe;
+   (void)agx_sampler_unpack(d, &probe);
+   /* A custom border colour lives in the 16 bytes after the sampler. */
+   bool custom = probe.border_colour == AGX_BORDER_COLOUR_CUSTOM;
+   if (custom && !hw_mmu_read(&e->tex_mmu, a + HW_TEX_SAMPLER_BYTES,
+                              d + HW_TEX_SAMPLER_BYTES, HW_TEX_BORDER_BYTES))
+      return fault(e, &e->tex_mmu);
+   if (!hw_tex_sampler_decode(&e->sampler, d, custom ? d + HW_TEX_SAMPLER_BYTES : NULL,
+                              e->err, e->err_size))
+      return HW_USC_BAD_CODE;
+   e->sampler_addr = a;
+   e->sampler_ok = true;
+   return HW_USC_OK;
+}
+
+static enum hw_usc_status
+get_image(struct exec *e, unsigned lane)
+{
+   uint64_t a = desc_address(e, lane);
+   if (e->image_ok && a == e->image_addr)
+      return HW_USC_OK;
+   uint8_t d[HW_TEX_DESC_BYTES];
+   if (!hw_mmu_read(&e->tex_mmu, a, d, sizeof(d)))
+      return fault(e, &e->tex_mmu);
+   if (!hw_tex_image_decode(&e->image, d, e->err, e->err_size))
+      return HW_USC_BAD_CODE;
+   e->image_addr = a;
+   e->image_ok = true;
+   return HW_USC_OK;
+}
+
+/* Raw coordinates of one lane: 32-bit words (or sign/zero-free 16-bit
+ * values widened) for the axes, then the extra 16-bit slots. */
+struct raw_coords {
+   uint32_t c[3];
+   bool half;          /* c[] hold 16-bit values */
+   uint32_t extra[2];
+};
+
+static bool
+read_coords(struct exec *e, unsigned dim, unsigned lane, struct raw_coords *rc)
+{
+   const struct agx_operand *C = e->C;
+   if (!C || C->type != AGX_OPERAND_REG || dim > 8)
+      return false;
+   unsigned n = tex_sizes[dim][0], x = tex_sizes[dim][1];
+   bool s16 = e->cs != 0;
+   memset(rc, 0, sizeof(*rc));
+   rc->half = s16;
+   unsigned next;
+   if (C->size == 32) {
+      for (unsigned i = 0; i < n; i++)
+         rc->c[i] = rd32(e, C->value + i, lane);
+      next = (C->value + n) * 2;
+   } else if (s16) {
+      for (unsigned i = 0; i < n; i++)
+         rc->c[i] = rd16(e, C->value + i, lane);
+      next = C->value + n;
+   } else {
+      for (unsigned i = 0; i < n; i++)
+         rc->c[i] = rd16(e, C->value + 2 * i, lane) |
+                    (uint32_t)rd16(e, C->value + 2 * i + 1, lane) << 16;
+      next = C->value + 2 * n;
+   }
+   for (unsigned i = 0; i < x; i++)
+      rc->extra[i] = rd16(e, next + i, lane);
+   return true;
+}
+
+static float
+coord_float(const struct raw_coords *rc, unsigned i)
+{
+   return rc->half ? hw_tex_half_to_float((uint16_t)rc->c[i]) : u2f(rc->c[i]);
+}
+
+static int32_t
+coord_int(const struct raw_coords *rc, unsigned i)
+{
+   return rc->half ? (int32_t)(int16_t)rc->c[i] : (int32_t)rc->c[i];
+}
+
+/* Writes the masked components of a result texel into R for one lane. */
+static void
+write_result(struct exec *e, unsigned lane, const union hw_texel *t, bool is_float)
+{
+   const struct agx_operand *R = e->R;
+   if (!R || R->type != AGX_OPERAND_REG)
+      return;
+   uint32_t mask = e->mask;
+   unsigned k = 0;
+   for (unsigned c = 0; c < 4; c++) {
+      if (!(mask >> c & 1))
+         continue;
+      if (R->size == 32)
+         hw_usc_simd_write32(e->simd, (R->value + k) & 0x7f, lane, t->u[c]);
+      else
+         hw_usc_simd_write16(e->simd, (R->value + k) & 0xff, lane,
+                             is_float ? hw_tex_float_to_half(t->f[c], false)
+                                      : (uint16_t)t->u[c]);
+      k++;
+   }
+}
+
+/* Per-lane sampling coordinates (cubes resolved to face s, t). */
+static void
+lane_coords(struct exec *e, unsigned dim, unsigned lane, struct hw_tex_coord *hc,
+            float face_st[3])
+{
+   struct raw_coords rc;
+   memset(hc, 0, sizeof(*hc));
+   read_coords(e, dim, lane, &rc);
+   hc->s = coord_float(&rc, 0);
+   hc->t = coord_float(&rc, 1);
+   hc->r = coord_float(&rc, 2);
+   hc->layer = rc.extra[0];
+   face_st[0] = hc->s;
+   face_st[1] = hc->t;
+   face_st[2] = hc->r;
+   if (dim == AGX_TEXTURE_DIMENSION_CUBE || dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY) {
+      float d[3] = { hc->s, hc->t, hc->r };
+      unsigned face;
+      hw_tex_cube_face(d, &face_st[0], &face_st[1], &face);
+      face_st[2] = 0;
+   }
+}
+
+static enum hw_usc_status
+exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
+{
+   unsigned dim = field(e->in, "n");
+   unsigned lod_mode = field(e->in, "lod");
+   bool compare = field(e->in, "compare") != 0;
+   unsigned q6 = field(e->in, "q6");
+   bool query = field(e->in, "mode") == 2;
+   bool has_offset = field(e->in, "Ot") != 0;
+   if (dim > 8)
+      return bad(e, "texture instruction with an invalid dimension");
+   if (lod_mode != 0 && lod_mode != 1 && lod_mode != 2 && lod_mode != 4 &&
+       lod_mode != 5 && lod_mode != 6 && lod_mode != 12)
+      return bad(e, "texture instruction with an unknown lod mode");
+   if (is_load && (lod_mode == 4 || lod_mode == 12))
+      return bad(e, "texture_load cannot take gradients");
+   const struct agx_operand *D = e->D;
+   const struct agx_operand *O = e->O;
+   unsigned o_half = O ? (unsigned)O->imm : 0;
+   unsigned naxes = tex_sizes[dim][0];
+
+   /* Implicit derivatives need every lane's coordinates (helpers too). */
+   float st[HW_USC_SIMD_WIDTH][3];
+   struct hw_tex_coord hc[HW_USC_SIMD_WIDTH];
+   bool implicit = !is_load && (lod_mode == 0 || lod_mode == 1 || lod_mode == 5);
+   if (!is_load)
+      for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++)
+         if (implicit || (exec_mask >> l & 1))
+            lane_coords(e, dim, l, &hc[l], st[l]);
+
+   for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
+      if (!(exec_mask >> l & 1))
+         continue;
+      enum hw_usc_status rs = get_view(e, l);
+      if (rs != HW_USC_OK)
+         return rs;
+      union hw_texel out;
+      enum hw_tex_status ts;
+      if (is_load) {
+         struct raw_coords rc;
+         read_coords(e, dim, l, &rc);
+         int32_t x = coord_int(&rc, 0), y = naxes > 1 ? coord_int(&rc, 1) : 0;
+         int32_t z = naxes > 2 ? coord_int(&rc, 2) : 0;
+         uint32_t sample = 0;
+         if (dim == AGX_TEXTURE_DIMENSION_1D_ARRAY)
+            y = (int32_t)rc.extra[0];
+         else if (dim == AGX_TEXTURE_DIMENSION_2D_ARRAY || dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY)
+            z = (int32_t)rc.extra[0];
+         else if (dim == AGX_TEXTURE_DIMENSION_2D_MS)
+            sample = rc.extra[0];
+         else if (dim == AGX_TEXTURE_DIMENSION_2D_ARRAY_MS) {
+            z = (int32_t)rc.extra[0];
+            sample = rc.extra[1];
+         }
+         if (dim == AGX_TEXTURE_DIMENSION_1D_ARRAY) {
+            /* 1D arrays are stored as layers of a height-1 image */
+            z = y;
+            y = 0;
+         }
+         uint32_t level = lod_mode ? small_operand(e, D, l) & 0xffff : 0;
+         ts = hw_tex_load(&e->tex_mmu, &e->view, x, y, z, level, sample, &out);
+      } else {
+         rs = get_sampler(e, l);
+         if (rs != HW_USC_OK)
+            return rs;
+         struct hw_tex_coord c = hc[l];
+         unsigned half = o_half;
+         if (compare) {
+            c.ref = u2f(rd32(e, half >> 1, l));
+            half += 2;
+         }
+         if (has_offset) {
+            uint16_t w = rd16(e, half, l);
+            for (unsigned a = 0; a < 3; a++) {
+               int nib = (w >> (4 * a)) & 0xf;
+               c.offset[a] = (int8_t)(nib >= 8 ? nib - 16 : nib);
+            }
+         }
+         struct hw_tex_lod lod;
+         memset(&lod, 0, sizeof(lod));
+         lod.min_lod = -INFINITY;
+         if (implicit) {
+            unsigned q = l & ~3u;
+            for (unsigned a = 0; a < 3; a++) {
+               lod.ddx[a] = st[q + 1][a] - st[q][a];
+               lod.ddy[a] = st[q + 2][a] - st[q][a];
+            }
+            if (lod_mode != 0)
+               lod.bias = hw_tex_half_to_float((uint16_t)small_operand(e, D, l));
+         } else if (lod_mode == 2 || lod_mode == 6) {
+            lod.mode = HW_TEX_LOD_EXPLICIT;
+            lod.lod = hw_tex_half_to_float((uint16_t)small_operand(e, D, l));
+         } else {
+            /* gradients, interleaved x/y per axis */
+            for (unsigned a = 0; a < naxes; a++) {
+               lod.ddx[a] = u2f(rd32(e, D->value + 2 * a, l));
+               lod.ddy[a] = u2f(rd32(e, D->value + 2 * a + 1, l));
+            }
+            if (lod_mode == 12)
+               lod.min_lod = u2f(rd32(e, D->value + 2 * naxes, l));
+         }
+         struct hw_tex_sample_req req = {
+            .op = query ? HW_TEX_OP_QUERY_LOD : (q6 & 2) ? HW_TEX_OP_GATHER : HW_TEX_OP_SAMPLE,
+            .gather_comp = (q6 >> 2) & 3,
+            .compare = compare,
+         };
+         ts = hw_tex_sample(&e->tex_mmu, &e->view, &e->sampler, &req, &c, &lod, &out);
+         if (ts == HW_TEX_BAD_ARGS)
+            return bad(e, "texture_sample on a multisampled texture");
+      }
+      if (ts == HW_TEX_FAULT)
+         return fault(e, &e->tex_mmu);
+      bool is_float = query || compare || e->view.fmt.cls == HW_TEX_CLASS_FLOAT || e->view.null;
+      write_result(e, l, &out, is_float);
+   }
+   return HW_USC_OK;
+}
+
+static enum hw_usc_status
+exec_image_write(struct exec *e, uint32_t exec_mask)
+{
+   unsigned dim = field(e->in, "n");
+   bool rtz = field(e->in, "round") != 0;
+   if (dim > 8)
+      return bad(e, "image_write with an invalid dimension");
+   const struct agx_operand *R = e->R;
+   const struct agx_operand *D = e->D;
+   if (!R || R->type != AGX_OPERAND_REG)
+      return bad(e, "image_write without source registers");
+   unsigned naxes = tex_sizes[dim][0];
+   for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
+      if (!(exec_mask >> l & 1))
+         continue;
+      enum hw_usc_status rs = get_image(e, l);
+      if (rs != HW_USC_OK)
+         return rs;
+      struct raw_coords rc;
+      read_coords(e, dim, l, &rc);
+      int32_t x = coord_int(&rc, 0), y = naxes > 1 ? coord_int(&rc, 1) : 0;
+      uint32_t layer = naxes > 2 ? (uint32_t)coord_int(&rc, 2) : 0, sample = 0;
+      if (dim == AGX_TEXTURE_DIMENSION_1D_ARRAY || dim == AGX_TEXTURE_DIMENSION_2D_ARRAY ||
+          dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY || dim == AGX_TEXTURE_DIMENSION_2D_ARRAY_MS)
+         layer = rc.extra[0];
+      if (dim == AGX_TEXTURE_DIMENSION_2D_MS)
+         sample = rc.extra[0];
+      if (dim == AGX_TEXTURE_DIMENSION_2D_ARRAY_MS)
+         sample = rc.extra[1];
+      union hw_texel v;
+      for (unsigned c = 0; c < 4; c++) {
+         if (R->size == 32) {
+            v.u[c] = rd32(e, R->value + c, l);
+         } else {
+            uint16_t h = rd16(e, R->value + c, l);
+            if (e->image.fmt.cls == HW_TEX_CLASS_FLOAT)
+               v.u[c] = f2u(hw_tex_half_to_float(h));
+            else if (e->image.fmt.cls == HW_TEX_CLASS_SINT)
+               v.i[c] = (int16_t)h;
+            else
+               v.u[c] = h;
+         }
+      }
+      uint32_t level = small_operand(e, D, l) & 0xffff;
+      enum hw_tex_status ts = hw_tex_image_store(&e->pbe_mmu, &e->image, x, y, layer, level,
+                                                 sample, &v, rtz);
+      if (ts == HW_TEX_FAULT)
+         return fault(e, &e->pbe_mmu);
+   }
+   return HW_USC_OK;
+}
+
+static enum hw_usc_status
+exec_block(struct exec *e, uint32_t exec_mask, const struct hw_tex_tile *tile)
+{
+   if (!tile)
+      return bad(e, "image_write_block needs a tilebuffer (fragment/end-of-tile stage)");
+   if (!exec_mask)
+      return HW_USC_OK;
+   /* One store per instruction: operands come from the first active lane. */
+   unsigned lane = (unsigned)__builtin_ctz(exec_mask);
+   enum hw_usc_status rs = get_image(e, lane);
+   if (rs != HW_USC_OK)
+      return rs;
+   const struct agx_operand *R = e->R;
+   const struct agx_operand *D = e->D;
+   uint32_t offset = small_operand(e, R, lane);
+   uint32_t level = small_operand(e, D, lane) & 0xffff;
+   enum hw_tex_status ts = hw_tex_block_store(&e->pbe_mmu, &e->image, tile, field(e->in, "F"),
+                                              offset, level, field(e->in, "round") != 0,
+                                              e->err, e->err_size);
+   if (ts == HW_TEX_FAULT)
+      return fault(e, &e->pbe_mmu);
+   return ts == HW_TEX_OK ? HW_USC_OK : HW_USC_BAD_CODE;
+}
+
+enum hw_usc_status
+hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
+               const struct agx_instr *instr, uint32_t exec_mask,
+               const struct hw_tex_tile *tile, char *err, size_t err_size)
+{
+   /* Big (descriptor caches): static storage would not be thread safe,
+    * so it lives on the caller's stack. */
+   struct exec e;
+   memset(&e, 0, sizeof(e));
+   e.ctx = ctx;
+   e.simd = simd;
+   e.in = instr;
+   e.err = err;
+   e.err_size = err_size;
+   if (err && err_size)
+      err[0] = 0;
+   struct hw_mmu *um = hw_usc_simd_mmu(simd);
+   if (!um)
+      return bad(&e, "texture instruction without a memory view");
+   /* The texture unit and the PBE are their own MMU clients: same VM
+    * slot and TLB contents as the shader core, their own fault unit. */
+   e.tex_mmu = *um;
+   e.tex_mmu.unit = HW_UNIT_TEX;
+   memset(&e.tex_mmu.fault, 0, sizeof(e.tex_mmu.fault));
+   e.pbe_mmu = e.tex_mmu;
+   e.pbe_mmu.unit = HW_UNIT_PBE;
+   e.R = operand(instr, "R");
+   e.C = operand(instr, "C");
+   e.D = operand(instr, "D");
+   e.T = operand(instr, "T");
+   e.S = operand(instr, "S");
+   e.O = operand(instr, "O");
+   e.U = operand(instr, "U");
+   e.tt = field(instr, "Tt");
+   e.cs = field(instr, "Cs");
+   e.mask = field(instr, "mask");
+
+   switch (instr->op) {
+   case AGX_OP_TEXTURE_SAMPLE:
+      return exec_sample(&e, exec_mask, false);
+   case AGX_OP_TEXTURE_LOAD:
+      return exec_sample(&e, exec_mask, true);
+   case AGX_OP_IMAGE_WRITE:
+      return exec_image_write(&e, exec_mask);
+   case AGX_OP_IMAGE_WRITE_BLOCK:
+      return exec_block(&e, exec_mask, tile);
+   default:
+      return HW_USC_UNSUPPORTED;
+   }
+}
+
+enum hw_usc_status
+hw_tex_compute_hook(void *user, struct hw_usc_simd *simd, const struct agx_instr *instr,
+                    uint32_t exec_mask)
+{
+   char err[128];
+   return hw_tex_execute((const struct hw_tex_ctx *)user, simd, instr, exec_mask, NULL,
+                         err, sizeof(err));
+}

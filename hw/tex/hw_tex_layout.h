@@ -1,0 +1,104 @@
+/*
+ * hwtex layout: where a texel of an AGX image lives in memory.
+ *
+ * CONTRACT
+ *
+ * Two layouts exist (the descriptor's Layout field):
+ *
+ *  - Linear: rows of `row_stride` bytes, one level, layers `layer_stride`
+ *    apart.
+ *  - Twiddled ("GPU tiled"): each level is cut into tiles of one 16 KiB
+ *    GPU page (128x128 texels of 1 B, 128x64 of 2 B, 64x64 of 4 B, 64x32
+ *    of 8 B, 32x32 of 16 B, ...), tiles in row-major order, texels inside a
+ *    tile in Morton order (x bits on even, y bits on odd positions).  Levels
+ *    whose width or height is below one full tile form the "power-of-two
+ *    tail": each such level is allocated as the next power of two of its
+ *    size and tiled with the largest square power-of-two tile that fits its
+ *    shorter side.  Levels start on 128-byte boundaries; a layer (array
+ *    element, cube face, 3D slice) holds the whole mip chain and starts on
+ *    a page boundary when the descriptor says "page aligned layers".
+ *
+ * These rules are the ones Mesa's ail library documents for the hardware;
+ * the code is ours.  Multisampled images are laid out as if each texel
+ * were `samples` texels wide (block = bytes per texel x samples, samples
+ * consecutive).
+ *
+ * Everything here is pure arithmetic: no allocation, no memory access
+ * except the whole-image twiddle helpers, which touch only the buffers
+ * given.  Offsets are relative to the image base address.
+ */
+#ifndef HW_TEX_LAYOUT_H
+#define HW_TEX_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HW_TEX_MAX_LEVELS 16
+#define HW_TEX_MAX_DIM    16384
+#define HW_TEX_PAGE       16384u
+#define HW_TEX_CACHELINE  128u
+
+struct hw_tex_level {
+   uint64_t offset;        /* bytes from the start of a layer */
+   uint32_t width, height; /* texels */
+   uint16_t tile_w, tile_h;/* twiddled: tile size in texels (powers of two) */
+   uint32_t tiles_per_row; /* twiddled */
+};
+
+struct hw_tex_layout {
+   bool twiddled;
+   uint32_t block_bytes;   /* bytes per texel including its samples */
+   uint32_t width, height; /* level 0, texels */
+   uint32_t layers;        /* array elements x faces, or 3D slices */
+   uint32_t levels;        /* levels allocated */
+   uint32_t row_stride;    /* linear only */
+   uint64_t layer_stride;
+   uint64_t size;          /* bytes of the whole image */
+   struct hw_tex_level level[HW_TEX_MAX_LEVELS];
+};
+
+/* Tile (page) size in texels for a block size; false if not 1..64 pow2. */
+bool hw_tex_tile_size(unsigned block_bytes, unsigned *tile_w, unsigned *tile_h);
+
+/* Morton index of (x, y) inside a tile: x bit i -> bit 2i, y bit i -> 2i+1. */
+uint32_t hw_tex_morton(uint32_t x, uint32_t y);
+
+/* Number of levels of a full mip chain for a w x h image. */
+unsigned hw_tex_full_levels(uint32_t w, uint32_t h);
+
+/*
+ * Fills *l for a twiddled image.  levels is clamped to the full chain.
+ * False (and *l untouched) for zero/oversized dimensions or bad blocks.
+ */
+bool hw_tex_layout_twiddled(struct hw_tex_layout *l, unsigned block_bytes,
+                            uint32_t width, uint32_t height, uint32_t layers,
+                            unsigned levels, bool page_aligned_layers);
+
+/* Fills *l for a linear image (one level). row_stride must hold a row. */
+bool hw_tex_layout_linear(struct hw_tex_layout *l, unsigned block_bytes,
+                          uint32_t width, uint32_t height, uint32_t layers,
+                          uint32_t row_stride, uint64_t layer_stride);
+
+/* Byte offset of texel (x, y) of `layer` at `level`; the caller keeps the
+ * arguments in range (x < level width, ...). */
+uint64_t hw_tex_offset(const struct hw_tex_layout *l, uint32_t x, uint32_t y,
+                       uint32_t layer, unsigned level);
+
+/* Bytes one level of one layer spans (up to the next level's start). */
+uint64_t hw_tex_level_size(const struct hw_tex_layout *l, unsigned level);
+
+/*
+ * Whole-level copies between a linear host image (rows `pitch` bytes
+ * apart, level width x height texels of block_bytes) and the image memory
+ * `image` (hw_tex_layout.size bytes, described by l).  Work for both
+ * layouts.  False for a level/layer out of range or a pitch too small.
+ */
+bool hw_tex_twiddle(const struct hw_tex_layout *l, unsigned level,
+                    unsigned layer, uint8_t *image, const uint8_t *linear,
+                    size_t pitch);
+bool hw_tex_detwiddle(const struct hw_tex_layout *l, unsigned level,
+                      unsigned layer, const uint8_t *image, uint8_t *linear,
+                      size_t pitch);
+
+#endif

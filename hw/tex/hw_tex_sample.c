@@ -1,0 +1,419 @@
+/*
+ * Filtered sampling, texel fetch: addressing, wrap modes, borders, LOD
+ * selection and filtering, all in single-precision float.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cmdstream/agx_pack.h"
+#include "hw/tex/hw_tex.h"
+
+static uint32_t
+minify(uint32_t v, unsigned l)
+{
+   v >>= l;
+   return v ? v : 1;
+}
+
+/* Texels along the axes of `level`: x, y and the third axis (3D slices). */
+static void
+level_size(const struct hw_tex_view *v, unsigned level, uint32_t size[3])
+{
+   size[0] = v->layout.level[level].width;
+   size[1] = v->layout.level[level].height;
+   size[2] = v->dim == AGX_TEXTURE_DIMENSION_3D ? minify(v->layers, level) : 1;
+}
+
+static unsigned
+view_axes(const struct hw_tex_view *v)
+{
+   switch (v->dim) {
+   case AGX_TEXTURE_DIMENSION_1D:
+   case AGX_TEXTURE_DIMENSION_1D_ARRAY:
+      return 1;
+   case AGX_TEXTURE_DIMENSION_3D:
+      return 3;
+   default:
+      return 2;
+   }
+}
+
+static bool
+is_cube(const struct hw_tex_view *v)
+{
+   return v->dim == AGX_TEXTURE_DIMENSION_CUBE || v->dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY;
+}
+
+void
+hw_tex_cube_face(const float d[3], float *s, float *t, unsigned *face)
+{
+   float ax = fabsf(d[0]), ay = fabsf(d[1]), az = fabsf(d[2]);
+   float sc, tc, ma;
+   if (az >= ax && az >= ay) {
+      ma = az;
+      *face = d[2] >= 0 ? 4 : 5;
+      sc = d[2] >= 0 ? d[0] : -d[0];
+      tc = -d[1];
+   } else if (ay >= ax) {
+      ma = ay;
+      *face = d[1] >= 0 ? 2 : 3;
+      sc = d[0];
+      tc = d[1] >= 0 ? d[2] : -d[2];
+   } else {
+      ma = ax;
+      *face = d[0] >= 0 ? 0 : 1;
+      sc = d[0] >= 0 ? -d[2] : d[2];
+      tc = -d[1];
+   }
+   if (ma == 0) {
+      *s = *t = 0.5f;
+      return;
+   }
+   *s = 0.5f * (sc / ma + 1.0f);
+   *t = 0.5f * (tc / ma + 1.0f);
+}
+
+/* Integer texel index after the wrap mode; -1 selects the border. */
+static int32_t
+wrap_index(int64_t i, uint32_t n, unsigned mode)
+{
+   int64_t N = n;
+   switch (mode) {
+   case AGX_WRAP_REPEAT: {
+      int64_t r = i % N;
+      return (int32_t)(r < 0 ? r + N : r);
+   }
+   case AGX_WRAP_MIRRORED_REPEAT: {
+      int64_t r = i % (2 * N);
+      if (r < 0)
+         r += 2 * N;
+      return (int32_t)(r >= N ? 2 * N - 1 - r : r);
+   }
+   case AGX_WRAP_MIRRORED_CLAMP_TO_EDGE:
+      if (i < 0)
+         i = -1 - i;
+      return (int32_t)(i >= N ? N - 1 : i);
+   case AGX_WRAP_CLAMP_TO_BORDER:
+   case AGX_WRAP_CLAMP_GL:
+      return (i < 0 || i >= N) ? -1 : (int32_t)i;
+   default: /* clamp to edge */
+      return (int32_t)(i < 0 ? 0 : (i >= N ? N - 1 : i));
+   }
+}
+
+static void
+border_texel(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
+             union hw_texel *out)
+{
+   uint32_t one = hw_tex_one(&v->fmt);
+   switch (s->border) {
+   case AGX_BORDER_COLOUR_OPAQUE_BLACK:
+      out->u[0] = out->u[1] = out->u[2] = 0;
+      out->u[3] = one;
+      break;
+   case AGX_BORDER_COLOUR_OPAQUE_WHITE:
+      out->u[0] = out->u[1] = out->u[2] = out->u[3] = one;
+      break;
+   case AGX_BORDER_COLOUR_CUSTOM:
+      memcpy(out->u, s->border_raw, sizeof(out->u));
+      break;
+   default:
+      memset(out, 0, sizeof(*out));
+      break;
+   }
+}
+
+static enum hw_tex_status
+read_texel(struct hw_mmu *mmu, const struct hw_tex_view *v, uint32_t x, uint32_t y,
+           uint32_t layer, unsigned level, uint32_t sample, union hw_texel *out)
+{
+   uint8_t buf[16];
+   uint64_t off = hw_tex_offset(&v->layout, x, y, layer, level) +
+                  (uint64_t)sample * v->fmt.bytes;
+   if (!hw_mmu_read(mmu, v->base + off, buf, v->fmt.bytes))
+      return HW_TEX_FAULT;
+   hw_tex_unpack(&v->fmt, buf, out);
+   return HW_TEX_OK;
+}
+
+static void
+apply_swizzle(const struct hw_tex_view *v, const union hw_texel *raw, union hw_texel *out)
+{
+   uint32_t one = hw_tex_one(&v->fmt);
+   for (unsigned c = 0; c < 4; c++) {
+      unsigned sw = v->swizzle[c];
+      out->u[c] = sw <= AGX_CHANNEL_A ? raw->u[sw] : (sw == AGX_CHANNEL_1 ? one : 0);
+   }
+}
+
+static bool
+compare_pass(unsigned func, float ref, float texel)
+{
+   switch (func) {
+   case AGX_COMPARE_FUNC_LEQUAL: return ref <= texel;
+   case AGX_COMPARE_FUNC_GEQUAL: return ref >= texel;
+   case AGX_COMPARE_FUNC_LESS: return ref < texel;
+   case AGX_COMPARE_FUNC_GREATER: return ref > texel;
+   case AGX_COMPARE_FUNC_EQUAL: return ref == texel;
+   case AGX_COMPARE_FUNC_NOT_EQUAL: return ref != texel;
+   case AGX_COMPARE_FUNC_ALWAYS: return true;
+   default: return false;
+   }
+}
+
+void
+hw_tex_compute_lambda(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
+                      const struct hw_tex_lod *lod, float *clamped, float *unclamped)
+{
+   float lam;
+   if (lod->mode == HW_TEX_LOD_EXPLICIT) {
+      lam = lod->lod;
+   } else {
+      uint32_t size[3];
+      level_size(v, v->first_level, size);
+      unsigned axes = is_cube(v) ? 2 : view_axes(v);
+      float sx = 0, sy = 0;
+      for (unsigned a = 0; a < axes; a++) {
+         float scale = s->pixel_coords ? 1.0f : (float)size[a];
+         float dx = lod->ddx[a] * scale, dy = lod->ddy[a] * scale;
+         sx += dx * dx;
+         sy += dy * dy;
+      }
+      float rho = sqrtf(sx > sy ? sx : sy);
+      lam = log2f(rho) + lod->bias;
+   }
+   if (isnan(lam))
+      lam = 0;
+   *unclamped = lam;
+   float lo = s->min_lod;
+   if (lod->min_lod > lo)
+      lo = lod->min_lod;
+   if (lam < lo)
+      lam = lo;
+   if (lam > s->max_lod)
+      lam = s->max_lod;
+   *clamped = lam;
+}
+
+struct footprint {
+   /* per axis: two texel indices (-1 = border) and the weight of the 2nd */
+   int32_t idx[3][2];
+   float frac[3];
+};
+
+/* Texel indices and weights along each axis for one level. */
+static void
+make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
+               const float coord[3], const int8_t offset[3], unsigned axes,
+               unsigned level, bool linear, struct footprint *fp)
+{
+   uint32_t size[3];
+   level_size(v, level, size);
+   for (unsigned a = 0; a < 3; a++) {
+      if (a >= axes) {
+         fp->idx[a][0] = fp->idx[a][1] = 0;
+         fp->frac[a] = 0;
+         continue;
+      }
+      /* Cube faces never wrap into each other in this model: clamp. */
+      unsigned mode = is_cube(v) ? AGX_WRAP_CLAMP_TO_EDGE : s->wrap[a];
+      float u = s->pixel_coords ? coord[a] : coord[a] * (float)size[a];
+      if (mode == AGX_WRAP_CLAMP_GL)
+         u = fminf(fmaxf(u, 0.0f), (float)size[a]);
+      u += (float)offset[a];
+      if (linear) {
+         u -= 0.5f;
+         float f = floorf(u);
+         fp->frac[a] = u - f;
+         int64_t i0 = (int64_t)fmaxf(fminf(f, 1e9f), -1e9f);
+         fp->idx[a][0] = wrap_index(i0, size[a], mode);
+         fp->idx[a][1] = wrap_index(i0 + 1, size[a], mode);
+      } else {
+         float f = floorf(u);
+         int64_t i0 = (int64_t)fmaxf(fminf(f, 1e9f), -1e9f);
+         fp->idx[a][0] = fp->idx[a][1] = wrap_index(i0, size[a], mode);
+         fp->frac[a] = 0;
+      }
+   }
+}
+
+/* One texel of the footprint (raw, unswizzled; compare applied). */
+static enum hw_tex_status
+footprint_texel(struct hw_mmu *mmu, const struct hw_tex_view *v,
+                const struct hw_tex_sampler *s, const struct footprint *fp,
+                unsigned ix, unsigned iy, unsigned iz, uint32_t layer, unsigned level,
+                const struct hw_tex_sample_req *req, float ref, union hw_texel *t)
+{
+   int32_t x = fp->idx[0][ix], y = fp->idx[1][iy], z = fp->idx[2][iz];
+   if (x < 0 || y < 0 || z < 0) {
+      border_texel(v, s, t);
+   } else {
+      uint32_t lay = v->dim == AGX_TEXTURE_DIMENSION_3D ? (uint32_t)z : layer;
+      enum hw_tex_status st = read_texel(mmu, v, (uint32_t)x, (uint32_t)y, lay, level, 0, t);
+      if (st != HW_TEX_OK)
+         return st;
+   }
+   if (req->compare) {
+      float r = compare_pass(s->compare, ref, t->f[0]) ? 1.0f : 0.0f;
+      t->f[0] = t->f[1] = t->f[2] = t->f[3] = r;
+   }
+   return HW_TEX_OK;
+}
+
+/* Filters one level: nearest or (bi/tri)linear over the footprint. */
+static enum hw_tex_status
+filter_level(struct hw_mmu *mmu, const struct hw_tex_view *v,
+             const struct hw_tex_sampler *s, const struct hw_tex_sample_req *req,
+             const float coord[3], const struct hw_tex_coord *c, uint32_t layer,
+             unsigned axes, unsigned level, bool linear, union hw_texel *out)
+{
+   /* Integer texels cannot be blended: they always filter as nearest. */
+   if (v->fmt.cls != HW_TEX_CLASS_FLOAT && !req->compare)
+      linear = false;
+   struct footprint fp;
+   make_footprint(v, s, coord, c->offset, axes, level, linear, &fp);
+   if (!linear)
+      return footprint_texel(mmu, v, s, &fp, 0, 0, 0, layer, level, req, c->ref, out);
+   float acc[4] = { 0, 0, 0, 0 };
+   unsigned nz = axes > 2 ? 2 : 1, ny = axes > 1 ? 2 : 1;
+   for (unsigned iz = 0; iz < nz; iz++)
+      for (unsigned iy = 0; iy < ny; iy++)
+         for (unsigned ix = 0; ix < 2; ix++) {
+            float w = (ix ? fp.frac[0] : 1.0f - fp.frac[0]);
+            if (axes > 1)
+               w *= (iy ? fp.frac[1] : 1.0f - fp.frac[1]);
+            if (axes > 2)
+               w *= (iz ? fp.frac[2] : 1.0f - fp.frac[2]);
+            union hw_texel t;
+            enum hw_tex_status st =
+               footprint_texel(mmu, v, s, &fp, ix, iy, iz, layer, level, req, c->ref, &t);
+            if (st != HW_TEX_OK)
+               return st;
+            for (unsigned k = 0; k < 4; k++)
+               acc[k] += w * t.f[k];
+         }
+   memcpy(out->f, acc, sizeof(acc));
+   return HW_TEX_OK;
+}
+
+enum hw_tex_status
+hw_tex_sample(struct hw_mmu *mmu, const struct hw_tex_view *v,
+              const struct hw_tex_sampler *s, const struct hw_tex_sample_req *req,
+              const struct hw_tex_coord *c, const struct hw_tex_lod *lod,
+              union hw_texel *out)
+{
+   if (v->null) {
+      memset(out, 0, sizeof(*out));
+      return HW_TEX_OK;
+   }
+   if (v->samples > 1)
+      return HW_TEX_BAD_ARGS;     /* multisampled images are load-only */
+
+   /* Depth references compare in the texture's range: unorm depth clamps
+    * the reference to [0, 1] first, as GL and Vulkan require. */
+   struct hw_tex_coord cc = *c;
+   if (req->compare && v->fmt.type == AGX_TEXTURE_TYPE_UNORM)
+      cc.ref = fminf(fmaxf(cc.ref, 0.0f), 1.0f);
+   c = &cc;
+   float coord[3] = { c->s, c->t, c->r };
+   uint32_t layer = 0;
+   unsigned axes = view_axes(v);
+   if (is_cube(v)) {
+      unsigned face;
+      hw_tex_cube_face(coord, &coord[0], &coord[1], &face);
+      coord[2] = 0;
+      uint32_t cubes = v->layers / 6;
+      uint32_t cube = v->dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY ? c->layer : 0;
+      if (cube >= cubes)
+         cube = cubes - 1;
+      layer = cube * 6 + face;
+   } else if (v->dim != AGX_TEXTURE_DIMENSION_3D) {
+      layer = c->layer < v->layers ? c->layer : v->layers - 1;
+   }
+
+   float lam, unclamped;
+   hw_tex_compute_lambda(v, s, lod, &lam, &unclamped);
+   if (req->op == HW_TEX_OP_QUERY_LOD) {
+      memset(out, 0, sizeof(*out));
+      out->f[0] = lam;
+      out->f[1] = unclamped;
+      return HW_TEX_OK;
+   }
+
+   union hw_texel raw;
+   enum hw_tex_status st;
+   if (req->op == HW_TEX_OP_GATHER) {
+      /* Gather reads the 2x2 bilinear footprint of the base level. */
+      struct footprint fp;
+      make_footprint(v, s, coord, c->offset, axes < 2 ? axes : 2, v->first_level, true, &fp);
+      static const uint8_t order[4][2] = { { 0, 1 }, { 1, 1 }, { 1, 0 }, { 0, 0 } };
+      unsigned comp = req->gather_comp & 3;
+      for (unsigned k = 0; k < 4; k++) {
+         union hw_texel t, sw;
+         st = footprint_texel(mmu, v, s, &fp, order[k][0], order[k][1], 0, layer,
+                              v->first_level, req, c->ref, &t);
+         if (st != HW_TEX_OK)
+            return st;
+         apply_swizzle(v, &t, &sw);
+         out->u[k] = sw.u[comp];
+      }
+      return HW_TEX_OK;
+   }
+
+   bool minifying = lam > 0;
+   bool linear = (minifying ? s->min : s->mag) != AGX_FILTER_NEAREST;
+   unsigned first = v->first_level, last = v->last_level;
+   if (s->mip == AGX_MIP_FILTER_NONE || !minifying) {
+      st = filter_level(mmu, v, s, req, coord, c, layer, axes, first, linear, &raw);
+   } else if (s->mip == AGX_MIP_FILTER_NEAREST) {
+      /* GL's rule: round lambda to the nearest level, halves go down. */
+      unsigned d = lam <= 0.5f ? 0 : (unsigned)(ceilf(lam + 0.5f) - 1.0f);
+      unsigned level = first + d > last ? last : first + d;
+      st = filter_level(mmu, v, s, req, coord, c, layer, axes, level, linear, &raw);
+   } else {
+      unsigned d = (unsigned)floorf(lam);
+      float f = lam - floorf(lam);
+      unsigned l0 = first + d > last ? last : first + d;
+      unsigned l1 = l0 + 1 > last ? last : l0 + 1;
+      st = filter_level(mmu, v, s, req, coord, c, layer, axes, l0, linear, &raw);
+      if (st == HW_TEX_OK && l1 != l0 && f > 0 &&
+          (v->fmt.cls == HW_TEX_CLASS_FLOAT || req->compare)) {
+         union hw_texel b;
+         st = filter_level(mmu, v, s, req, coord, c, layer, axes, l1, linear, &b);
+         for (unsigned k = 0; k < 4; k++)
+            raw.f[k] = (1.0f - f) * raw.f[k] + f * b.f[k];
+      }
+   }
+   if (st != HW_TEX_OK)
+      return st;
+   if (req->compare)
+      *out = raw;
+   else
+      apply_swizzle(v, &raw, out);
+   return HW_TEX_OK;
+}
+
+enum hw_tex_status
+hw_tex_load(struct hw_mmu *mmu, const struct hw_tex_view *v, int32_t x, int32_t y,
+            int32_t z, uint32_t level, uint32_t sample, union hw_texel *out)
+{
+   memset(out, 0, sizeof(*out));
+   if (v->null)
+      return HW_TEX_OK;
+   uint32_t l = v->first_level + level;
+   if (level > 15 || l > v->last_level || sample >= v->samples)
+      return HW_TEX_OK;
+   uint32_t size[3];
+   level_size(v, l, size);
+   uint32_t depth = v->dim == AGX_TEXTURE_DIMENSION_3D ? size[2] : v->layers;
+   if (x < 0 || y < 0 || z < 0 || (uint32_t)x >= size[0] || (uint32_t)y >= size[1] ||
+       (uint32_t)z >= depth)
+      return HW_TEX_OK;
+   union hw_texel raw;
+   enum hw_tex_status st = read_texel(mmu, v, (uint32_t)x, (uint32_t)y, (uint32_t)z, l,
+                                      sample, &raw);
+   if (st != HW_TEX_OK)
+      return st;
+   apply_swizzle(v, &raw, out);
+   return HW_TEX_OK;
+}

@@ -1,0 +1,476 @@
+/*
+ * hwtex instructions driven by the real USC interpreter: compute kernels
+ * (assembled here) run with hw_usc_run_workgroup and hw_tex_compute_hook
+ * on flat test memory.  Checks texture_load + image_write (a copy kernel
+ * from tests/data/tex/), texture_sample with implicit quad derivatives,
+ * explicit LOD, compare + offsets, 16-bit results and faults.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cmdstream/agx_pack.h"
+#include "hw/tex/hw_tex.h"
+#include "tests/unit/test_hw_tex_mem.h"
+
+#define CODE_VA   (TEX_GPU_BASE + 0x0000)
+#define TEXTAB_VA (TEX_GPU_BASE + 0x10000)
+#define SAMPTAB_VA (TEX_GPU_BASE + 0x11000)
+#define OUT_VA    (TEX_GPU_BASE + 0x20000)
+#define SRC_VA    (TEX_GPU_BASE + 0x100000)
+#define DST_VA    (TEX_GPU_BASE + 0x200000)
+
+static struct hw_mmu last_mmu;
+static const struct hw_tex_tile *frag_tile;        /* for frag_hook */
+static const char *patch_name;                      /* field patched into the code */
+static uint32_t patch_value;
+static hw_usc_stage_hook run_hook = hw_tex_compute_hook;
+
+static int
+setup(void **state)
+{
+   (void)state;
+   memset(tex_test_mem, 0, sizeof(tex_test_mem));
+   patch_name = NULL;
+   run_hook = hw_tex_compute_hook;
+   frag_tile = NULL;
+   return 0;
+}
+
+static char *
+read_text(const char *path)
+{
+   FILE *f = fopen(path, "rb");
+   if (!f)
+      return NULL;
+   static char buf[8192];
+   size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+   fclose(f);
+   buf[n] = 0;
+   return buf;
+}
+
+/* Assembles src, runs one workgroup of `threads` threads, returns status. */
+/* What the render core's fragment/end-of-tile hook does: hand the
+ * texture instructions to hwtex together with its tilebuffer tile. */
+static enum hw_usc_status
+frag_hook(void *user, struct hw_usc_simd *simd, const struct agx_instr *instr, uint32_t mask)
+{
+   char err[160];
+   return hw_tex_execute((const struct hw_tex_ctx *)user, simd, instr, mask, frag_tile,
+                         err, sizeof(err));
+}
+
+/* Rewrites field `name` of the first `op` instruction in code. */
+static void
+patch_field(uint8_t *code, size_t len, enum agx_isa_opcode op, const char *name, uint32_t v)
+{
+   for (size_t at = 0; at < len;) {
+      struct agx_instr in;
+      assert_int_equal(agx_isa_decode(code + at, len - at, &in), AGX_ISA_OK);
+      if (in.op == op) {
+         uint8_t out[AGX_ISA_MAX_BYTES];
+         unsigned n;
+         assert_true(agx_instr_set_field(&in, name, v));
+         assert_int_equal(agx_isa_encode(&in, out, &n), AGX_ISA_OK);
+         assert_int_equal(n, in.length);
+         memcpy(code + at, out, n);
+         return;
+      }
+      at += in.length;
+   }
+   fail_msg("no instruction to patch");
+}
+
+static enum hw_usc_status
+run(const char *src, unsigned threads, const uint32_t *uniforms,
+    struct hw_usc_result *res)
+{
+   uint8_t code[4096];
+   size_t len;
+   char err[256];
+   if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)))
+      fail_msg("assemble: %s", err);
+   if (patch_name)
+      patch_field(code, len, AGX_OP_TEXTURE_SAMPLE, patch_name, patch_value);
+   memcpy(tex_host(CODE_VA), code, len);
+   struct hw_usc_shader *sh = hw_usc_compile(code, len, CODE_VA, err, sizeof(err));
+   if (!sh)
+      fail_msg("compile: %s", err);
+   static struct hw_tex_ctx ctx = { TEXTAB_VA, SAMPTAB_VA };
+   struct hw_usc_launch L = {
+      .shader = sh, .uniforms = uniforms, .gpr_count = 16,
+      .texture_table = TEXTAB_VA, .sampler_table = SAMPTAB_VA,
+      .threads_per_threadgroup = { threads, 1, 1 }, .grid_size = { threads, 1, 1 },
+      .stage_hook = run_hook, .hook_user = &ctx,
+   };
+   static uint8_t tg[1024];
+   struct hw_usc_workgroup wg = { .threadgroup_mem = tg, .threadgroup_mem_size = sizeof(tg) };
+   hw_mmu_init(&last_mmu, NULL, 1, HW_UNIT_USC);
+   enum hw_usc_status st = hw_usc_run_workgroup(&L, &wg, &last_mmu, NULL, res);
+   hw_usc_shader_free(sh);
+   return st;
+}
+
+static void
+put_texture(unsigned index, const struct agx_texture *t)
+{
+   struct agx_texture_packed p;
+   agx_texture_pack(&p, t);
+   memcpy(tex_host(TEXTAB_VA + index * 24), p.opaque, 24);
+}
+
+static void
+put_sampler(unsigned index, const struct agx_sampler *s)
+{
+   struct agx_sampler_packed p;
+   agx_sampler_pack(&p, s);
+   memcpy(tex_host(SAMPTAB_VA + index * 8), p.opaque, 8);
+}
+
+static float
+out_f32(unsigned i)
+{
+   float f;
+   memcpy(&f, tex_host(OUT_VA + 4 * i), 4);
+   return f;
+}
+
+static void
+test_copy_kernel(void **state)
+{
+   (void)state;
+   /* source: linear RGBA8, 8x4, stride 32 */
+   for (unsigned i = 0; i < 8 * 4 * 4; i++)
+      tex_host(SRC_VA)[i] = (uint8_t)(i * 13 + 1);
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.layout = AGX_LAYOUT_LINEAR;
+   t.channels = AGX_CHANNELS_R8G8B8A8;
+   t.type = AGX_TEXTURE_TYPE_UNORM;
+   t.width = 8;
+   t.height = 4;
+   t.address = SRC_VA;
+   t.stride = 32 - 16;
+   put_texture(0, &t);
+   /* destination: twiddled RGBA8 PBE, 8x4 */
+   struct agx_pbe p = { AGX_PBE_HEADER };
+   p.layout = AGX_LAYOUT_TWIDDLED;
+   p.channels = AGX_CHANNELS_R8G8B8A8;
+   p.type = AGX_TEXTURE_TYPE_UNORM;
+   p.swizzle_r = AGX_CHANNEL_R;
+   p.swizzle_g = AGX_CHANNEL_G;
+   p.swizzle_b = AGX_CHANNEL_B;
+   p.swizzle_a = AGX_CHANNEL_A;
+   p.width = 8;
+   p.height = 4;
+   p.buffer = DST_VA;
+   struct agx_pbe_packed pp;
+   agx_pbe_pack(&pp, &p);
+   memcpy(tex_host(TEXTAB_VA + 24), pp.opaque, 24);
+   struct agx_sampler s = { AGX_SAMPLER_HEADER };
+   put_sampler(0, &s);
+
+   char *src = read_text("tests/data/tex/copy_image.s");
+   if (!src)
+      src = read_text("../../../tests/data/tex/copy_image.s");
+   assert_non_null(src);
+   struct hw_usc_result res;
+   memset(&res, 0, sizeof(res));
+   enum hw_usc_status st = run(src, 32, NULL, &res);
+   if (st != HW_USC_OK)
+      fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+
+   /* expected: the source texel at the twiddled position (x bits even,
+    * y bits odd, one 64x64 tile) */
+   for (unsigned y = 0; y < 4; y++)
+      for (unsigned x = 0; x < 8; x++) {
+         unsigned m = 0;
+         for (unsigned b = 0; b < 3; b++)
+            m |= ((x >> b) & 1) << (2 * b) | ((y >> b) & 1) << (2 * b + 1);
+         assert_memory_equal(tex_host(DST_VA + 4 * m), tex_host(SRC_VA + y * 32 + x * 4), 4);
+      }
+}
+
+/* 16x16 R32F, 5 levels; level L holds L + 0.5 everywhere. */
+static void
+mip_texture(void)
+{
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.channels = AGX_CHANNELS_R32;
+   t.type = AGX_TEXTURE_TYPE_FLOAT;
+   t.width = t.height = 16;
+   t.address = SRC_VA;
+   t.unk_mipmapped = true;
+   t.last_level = 4;
+   put_texture(0, &t);
+   struct hw_tex_view v;
+   char err[128];
+   assert_true(hw_tex_view_decode(&v, tex_host(TEXTAB_VA), err, sizeof(err)));
+   for (unsigned l = 0; l < 5; l++)
+      for (uint32_t y = 0; y < v.layout.level[l].height; y++)
+         for (uint32_t x = 0; x < v.layout.level[l].width; x++) {
+            float f = (float)l + 0.5f;
+            memcpy(tex_host(SRC_VA + hw_tex_offset(&v.layout, x, y, 0, l)), &f, 4);
+         }
+   struct agx_sampler s = { AGX_SAMPLER_HEADER };
+   s.magnify = s.minify = AGX_FILTER_NEAREST;
+   s.mip_filter = AGX_MIP_FILTER_NEAREST;
+   s.wrap_s = s.wrap_t = AGX_WRAP_REPEAT;
+   put_sampler(0, &s);
+}
+
+/* s = (lane & 1) * k + q * 0.01, t = ((lane >> 1) & 1) * k: each quad's
+ * footprint is k texture widths per pixel along x and y. */
+static const char *sample_kernel =
+   "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
+   "and              r2, r1, 1\n"
+   "bfeil            r3, 0, r1, 1, mask 0x1\n"
+   "convert          u32_to_f, r4, r2, rte\n"
+   "convert          u32_to_f, r5, r3, rte\n"
+   "fmul32           r4, r4, u0\n"
+   "fmul32           r5, r5, u0\n"
+   "texture_sample   0, 0b0000, 0b0, none, x, 0b00, r6, None, ts0, ss0, tex_2d, r4_r5, auto_lod, 0\n"
+   "wait             0\n"
+   "device_store     0, i32, x, r6, u2_u3, r1, unsigned, 0\n"
+   "stop\n";
+
+static void
+test_sample_quad_derivatives(void **state)
+{
+   (void)state;
+   mip_texture();
+   static const struct { float k; float want; } cases[] = {
+      { 1.0f / 16, 0.5f },     /* one texel per pixel: level 0 */
+      { 2.0f / 16, 1.5f },
+      { 4.0f / 16, 2.5f },
+      { 8.0f / 16, 3.5f },
+      { 1.0f, 4.5f },          /* 16 texels per pixel: the last level */
+   };
+   for (unsigned k = 0; k < 5; k++) {
+      uint32_t u[HW_USC_NUM_UNIFORMS] = { 0 };
+      memcpy(&u[0], &cases[k].k, 4);
+      u[2] = (uint32_t)OUT_VA;
+      u[3] = (uint32_t)(OUT_VA >> 32);
+      memset(tex_host(OUT_VA), 0, 128);
+      struct hw_usc_result res;
+      enum hw_usc_status st = run(sample_kernel, 32, u, &res);
+      if (st != HW_USC_OK)
+         fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+      for (unsigned i = 0; i < 32; i++)
+         if (out_f32(i) != cases[k].want)
+            fail_msg("k=%g lane %u: %g, want %g", cases[k].k, i, out_f32(i), cases[k].want);
+   }
+}
+
+/* Explicit LOD (fp16 2.0 in the uniform half u7l) into a 16-bit result.
+ * (The assembler maps `lod_min` to the uniform encoding: both encodings
+ * share the name, so the register form cannot be written in text.) */
+static const char *lod_kernel =
+   "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
+   "mov_imm          r4, 0, 0b0\n"
+   "mov_imm          r5, 0, 0b0\n"
+   "texture_sample   0, 0b0000, 0b0, none, x, 0b00, r6l, None, ts0, ss0, tex_2d, r4_r5, lod_min, u7l\n"
+   "wait             0\n"
+   "device_store     0, i16, x, r6l, u2_u3, r1, unsigned, 0\n"
+   "stop\n";
+
+static void
+test_sample_explicit_lod_half(void **state)
+{
+   (void)state;
+   mip_texture();
+   uint32_t u[HW_USC_NUM_UNIFORMS] = { 0 };
+   u[2] = (uint32_t)OUT_VA;
+   u[3] = (uint32_t)(OUT_VA >> 32);
+   u[7] = 0x4000;                             /* u7l = 2.0 (fp16) */
+   struct hw_usc_result res;
+   enum hw_usc_status st = run(lod_kernel, 4, u, &res);
+   if (st != HW_USC_OK)
+      fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+   for (unsigned i = 0; i < 4; i++) {
+      uint16_t h;
+      memcpy(&h, tex_host(OUT_VA + 2 * i), 2);
+      assert_int_equal(h, 0x4100);            /* 2.5 in fp16 */
+   }
+   /* the register encoding (lod mode 6): D = r7l; fp16 3.0 there */
+   const char *reg_kernel =
+      "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
+      "mov_imm          r4, 0, 0b0\n"
+      "mov_imm          r5, 0, 0b0\n"
+      "mov_imm          r7l, 16896\n"
+      "texture_sample   0, 0b0000, 0b0, none, x, 0b00, r6l, None, ts0, ss0, tex_2d, r4_r5, lod_min, u7l\n"
+      "wait             0\n"
+      "device_store     0, i16, x, r6l, u2_u3, r1, unsigned, 0\n"
+      "stop\n";
+   patch_name = "lod";
+   patch_value = 6;
+   st = run(reg_kernel, 4, u, &res);
+   if (st != HW_USC_OK)
+      fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+   for (unsigned i = 0; i < 4; i++) {
+      uint16_t h;
+      memcpy(&h, tex_host(OUT_VA + 2 * i), 2);
+      assert_int_equal(h, 0x4300);            /* 3.5 in fp16 */
+   }
+}
+
+/* The end-of-tile store: image_write_block with the tilebuffer offset in
+ * r0l (4: the second render target of 8-byte pixels), u8norm data. */
+static void
+test_block_store_instruction(void **state)
+{
+   (void)state;
+   uint8_t tile[8 * 8 * 8];
+   for (unsigned i = 0; i < sizeof(tile); i++)
+      tile[i] = (uint8_t)(i * 5 + 1);
+   struct hw_tex_tile tt = {
+      .mem = tile, .size = sizeof(tile), .width = 8, .height = 8, .samples = 1,
+      .row_stride = 64, .pixel_stride = 8, .x0 = 8, .y0 = 0,
+   };
+   frag_tile = &tt;
+   run_hook = frag_hook;
+   struct agx_pbe p = { AGX_PBE_HEADER };
+   p.layout = AGX_LAYOUT_LINEAR;
+   p.channels = AGX_CHANNELS_R8G8B8A8;
+   p.type = AGX_TEXTURE_TYPE_UNORM;
+   p.swizzle_r = AGX_CHANNEL_R;
+   p.swizzle_g = AGX_CHANNEL_G;
+   p.swizzle_b = AGX_CHANNEL_B;
+   p.swizzle_a = AGX_CHANNEL_A;
+   p.width = 16;
+   p.height = 8;
+   p.buffer = DST_VA;
+   p.stride = 64 - 4;
+   struct agx_pbe_packed pp;
+   agx_pbe_pack(&pp, &p);
+   memcpy(tex_host(TEXTAB_VA + 3 * 24), pp.opaque, 24);
+   const char *k = "mov_imm          r0l, 4\n"
+                   "image_write_block r0l, r4_r5, 0, ts3, tex_2d, rte, u8norm, 0, 0, 0\n"
+                   "stop\n";
+   struct hw_usc_result res;
+   enum hw_usc_status st = run(k, 32, NULL, &res);
+   if (st != HW_USC_OK)
+      fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+   for (unsigned y = 0; y < 8; y++)
+      for (unsigned x = 0; x < 16; x++) {
+         const uint8_t *got = tex_host(DST_VA + y * 64 + x * 4);
+         if (x < 8) {
+            static const uint8_t zero[4] = { 0 };
+            assert_memory_equal(got, zero, 4);
+         } else {
+            assert_memory_equal(got, tile + y * 64 + (x - 8) * 8 + 4, 4);
+         }
+      }
+}
+
+/* Shadow compare with a texel offset: reference in r8, offsets in r9l. */
+static const char *compare_kernel =
+   "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
+   "convert          u32_to_f, r4, r1, rte\n"
+   "fmul32           r4, r4, 0.25\n"
+   "fadd32           r4, r4, 0.125\n"
+   "mov_imm          r5, 1040187392, 0b0\n"
+   "mov_imm          r8, 1056964608, 0b0\n"
+   "mov_imm          r9l, 1\n"
+   "texture_sample   1, 0b0000, 0b0, none, x, 0b00, r6, None, ts0, ss1, tex_2d, r4_r5, auto_lod, 0, r8_r9l\n"
+   "wait             0\n"
+   "device_store     0, i32, x, r6, u2_u3, r1, unsigned, 0\n"
+   "stop\n";
+
+static void
+test_sample_compare_offset(void **state)
+{
+   (void)state;
+   /* 4x1 depth texture 0.2 0.4 0.6 0.8 (linear R32F) */
+   static const float d[4] = { 0.2f, 0.4f, 0.6f, 0.8f };
+   memcpy(tex_host(SRC_VA), d, sizeof(d));
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.layout = AGX_LAYOUT_LINEAR;
+   t.channels = AGX_CHANNELS_R32;
+   t.type = AGX_TEXTURE_TYPE_FLOAT;
+   t.width = 4;
+   t.height = 1;
+   t.address = SRC_VA;
+   t.stride = 0;
+   put_texture(0, &t);
+   struct agx_sampler s = { AGX_SAMPLER_HEADER };
+   s.compare_enable = true;
+   s.compare_func = AGX_COMPARE_FUNC_LEQUAL;   /* pass when ref <= texel */
+   put_sampler(1, &s);
+   uint32_t u[HW_USC_NUM_UNIFORMS] = { 0 };
+   u[2] = (uint32_t)OUT_VA;
+   u[3] = (uint32_t)(OUT_VA >> 32);
+   struct hw_usc_result res;
+   enum hw_usc_status st = run(compare_kernel, 4, u, &res);
+   if (st != HW_USC_OK)
+      fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+   /* lane i samples texel i + 1 (offset 1, clamp to edge): 0.4 0.6 0.8 0.8
+    * against ref 0.5 */
+   static const float want[4] = { 0, 1, 1, 1 };
+   for (unsigned i = 0; i < 4; i++)
+      assert_true(out_f32(i) == want[i]);
+}
+
+static void
+test_fault_reported(void **state)
+{
+   (void)state;
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.layout = AGX_LAYOUT_LINEAR;
+   t.channels = AGX_CHANNELS_R32;
+   t.type = AGX_TEXTURE_TYPE_FLOAT;
+   t.width = 8;
+   t.height = 4;
+   t.address = 0x40000000;                          /* unmapped */
+   t.stride = 16;
+   put_texture(0, &t);
+   struct agx_sampler s = { AGX_SAMPLER_HEADER };
+   put_sampler(0, &s);
+   char *src = read_text("tests/data/tex/copy_image.s");
+   assert_non_null(src);
+   struct hw_usc_result res;
+   memset(&res, 0, sizeof(res));
+   assert_int_equal(run(src, 32, NULL, &res), HW_USC_FAULT);
+   assert_true(last_mmu.fault.valid);
+   assert_int_equal(last_mmu.fault.unit, HW_UNIT_TEX);
+   assert_int_equal(last_mmu.fault.addr, 0x40000000);
+
+   /* a bad descriptor stops the shader as bad code */
+   t.layout = AGX_LAYOUT_COMPRESSED;
+   put_texture(0, &t);
+   assert_int_equal(run(src, 32, NULL, &res), HW_USC_BAD_CODE);
+}
+
+static void
+test_block_needs_tile(void **state)
+{
+   (void)state;
+   struct hw_usc_result res;
+   const char *k = "mov_imm          r0l, 0\n"
+                   "image_write_block r0l, r4_r5, 0, ts3, tex_2d, rte, i8, 0, 0, 0\n"
+                   "stop\n";
+   assert_int_equal(run(k, 4, NULL, &res), HW_USC_BAD_CODE);
+}
+
+int
+main(void)
+{
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(test_copy_kernel, setup),
+      cmocka_unit_test_setup(test_sample_quad_derivatives, setup),
+      cmocka_unit_test_setup(test_sample_explicit_lod_half, setup),
+      cmocka_unit_test_setup(test_sample_compare_offset, setup),
+      cmocka_unit_test_setup(test_fault_reported, setup),
+      cmocka_unit_test_setup(test_block_needs_tile, setup),
+      cmocka_unit_test_setup(test_block_store_instruction, setup),
+   };
+   return cmocka_run_group_tests(tests, NULL, NULL);
+}

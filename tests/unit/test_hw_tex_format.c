@@ -1,0 +1,391 @@
+/*
+ * hwtex formats: every supported (channels, type) at edge values, the
+ * small-float encodings at their corners (denormals, max, inf, NaN), the
+ * sRGB curve and the tilebuffer memory formats.  Expected values are
+ * computed here from the definitions (double precision) or written out.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cmdstream/agx_pack.h"
+#include "hw/tex/hw_tex_format.h"
+
+static struct hw_tex_format
+fmt(unsigned ch, unsigned type, bool srgb)
+{
+   struct hw_tex_format f;
+   char err[128];
+   if (!hw_tex_format_get(ch, type, srgb, &f, err, sizeof(err)))
+      fail_msg("format rejected: %s", err);
+   return f;
+}
+
+static union hw_texel
+texel_f(float r, float g, float b, float a)
+{
+   union hw_texel t = { .f = { r, g, b, a } };
+   return t;
+}
+
+static void
+test_unorm_snorm_scalars(void **state)
+{
+   (void)state;
+   assert_true(hw_tex_unorm_to_float(255, 8) == 1.0f);
+   assert_true(hw_tex_unorm_to_float(0, 8) == 0.0f);
+   assert_true(hw_tex_unorm_to_float(65535, 16) == 1.0f);
+   assert_int_equal(hw_tex_float_to_unorm(0.5f, 8, false), 128);   /* 127.5 -> even */
+   assert_int_equal(hw_tex_float_to_unorm(0.5f, 8, true), 127);
+   assert_int_equal(hw_tex_float_to_unorm(NAN, 8, false), 0);
+   assert_int_equal(hw_tex_float_to_unorm(-1.0f, 8, false), 0);
+   assert_int_equal(hw_tex_float_to_unorm(2.0f, 8, false), 255);
+   assert_int_equal(hw_tex_float_to_unorm(INFINITY, 16, false), 65535);
+   assert_true(hw_tex_snorm_to_float(0x80, 8) == -1.0f);            /* -128 clamps */
+   assert_true(hw_tex_snorm_to_float(0x81, 8) == -1.0f);
+   assert_true(hw_tex_snorm_to_float(0x7f, 8) == 1.0f);
+   assert_true(hw_tex_snorm_to_float(0x8000, 16) == -1.0f);
+   assert_int_equal(hw_tex_float_to_snorm(-1.0f, 8, false), 0x81);
+   assert_int_equal(hw_tex_float_to_snorm(1.0f, 8, false), 0x7f);
+   assert_int_equal(hw_tex_float_to_snorm(-5.0f, 16, false), 0x8001);
+   assert_int_equal(hw_tex_float_to_snorm(NAN, 8, false), 0);
+   for (unsigned v = 0; v < 256; v++) {
+      float f = hw_tex_unorm_to_float(v, 8);
+      assert_true(fabs(f - v / 255.0) < 1e-7);
+      assert_int_equal(hw_tex_float_to_unorm(f, 8, false), v);
+   }
+}
+
+static void
+test_half(void **state)
+{
+   (void)state;
+   assert_int_equal(hw_tex_float_to_half(1.0f, false), 0x3c00);
+   assert_int_equal(hw_tex_float_to_half(-2.0f, false), 0xc000);
+   assert_int_equal(hw_tex_float_to_half(65504.0f, false), 0x7bff);
+   assert_int_equal(hw_tex_float_to_half(65520.0f, false), 0x7c00);  /* rounds to inf */
+   assert_int_equal(hw_tex_float_to_half(65520.0f, true), 0x7bff);
+   assert_int_equal(hw_tex_float_to_half(INFINITY, false), 0x7c00);
+   assert_int_equal(hw_tex_float_to_half(-INFINITY, false), 0xfc00);
+   assert_int_equal(hw_tex_float_to_half(NAN, false), 0x7e00);
+   assert_int_equal(hw_tex_float_to_half(ldexpf(1, -24), false), 0x0001);  /* denormal */
+   assert_int_equal(hw_tex_float_to_half(ldexpf(1, -26), false), 0x0000);  /* below half */
+   assert_int_equal(hw_tex_float_to_half(ldexpf(3, -26), false), 0x0001);
+   assert_int_equal(hw_tex_float_to_half(-0.0f, false), 0x8000);
+   /* 1 + 2^-11 is a tie: rounds to even (1.0); 1 + 3*2^-11 goes up */
+   assert_int_equal(hw_tex_float_to_half(1.0f + ldexpf(1, -11), false), 0x3c00);
+   assert_int_equal(hw_tex_float_to_half(1.0f + 3 * ldexpf(1, -11), false), 0x3c02);
+   assert_true(hw_tex_half_to_float(0x0001) == ldexpf(1, -24));
+   assert_true(hw_tex_half_to_float(0x03ff) == ldexpf(1023, -24));
+   assert_true(isinf(hw_tex_half_to_float(0x7c00)));
+   assert_true(isnan(hw_tex_half_to_float(0x7e00)));
+   assert_true(hw_tex_half_to_float(0xc000) == -2.0f);
+   /* every finite half survives a round trip */
+   for (uint32_t h = 0; h < 0x10000; h++) {
+      if ((h & 0x7c00) == 0x7c00)
+         continue;
+      assert_int_equal(hw_tex_float_to_half(hw_tex_half_to_float((uint16_t)h), false), h);
+   }
+}
+
+static void
+test_small_floats(void **state)
+{
+   (void)state;
+   /* 11-bit: 5e6m.  1.0 = exponent 15 */
+   assert_int_equal(hw_tex_float_to_ufloat(1.0f, 6, false), 15u << 6);
+   assert_int_equal(hw_tex_float_to_ufloat(65024.0f, 6, false), 0x7bf);
+   assert_int_equal(hw_tex_float_to_ufloat(1e9f, 6, false), 0x7bf);          /* clamps */
+   assert_int_equal(hw_tex_float_to_ufloat(INFINITY, 6, false), 0x7c0);
+   assert_int_equal(hw_tex_float_to_ufloat(-3.0f, 6, false), 0);
+   assert_int_equal(hw_tex_float_to_ufloat(-INFINITY, 6, false), 0);
+   uint32_t nan11 = hw_tex_float_to_ufloat(NAN, 6, false);
+   assert_int_equal(nan11 >> 6, 31);
+   assert_true((nan11 & 63) != 0);
+   assert_true(isnan(hw_tex_ufloat_to_float(nan11, 6)));
+   assert_int_equal(hw_tex_float_to_ufloat(ldexpf(1, -20), 6, false), 1);     /* denormal */
+   assert_true(hw_tex_ufloat_to_float(1, 6) == ldexpf(1, -20));
+   assert_true(hw_tex_ufloat_to_float(0x7bf, 6) == 65024.0f);
+   /* 10-bit: 5e5m */
+   assert_int_equal(hw_tex_float_to_ufloat(1.0f, 5, false), 15u << 5);
+   assert_int_equal(hw_tex_float_to_ufloat(64512.0f, 5, false), 0x3df);
+   assert_true(hw_tex_ufloat_to_float(1, 5) == ldexpf(1, -19));
+   /* rtz: 1 + 1.5 ulp rounds to 1 + 2 ulp (RNE) or 1 + 1 ulp (RTZ) */
+   float x = 1.0f + 1.5f / 64;
+   assert_int_equal(hw_tex_float_to_ufloat(x, 6, false), (15u << 6) | 2);
+   assert_int_equal(hw_tex_float_to_ufloat(x, 6, true), (15u << 6) | 1);
+   /* every 11- and 10-bit finite value round trips */
+   for (uint32_t v = 0; v < (31u << 6); v++)
+      assert_int_equal(hw_tex_float_to_ufloat(hw_tex_ufloat_to_float(v, 6), 6, false), v);
+   for (uint32_t v = 0; v < (31u << 5); v++)
+      assert_int_equal(hw_tex_float_to_ufloat(hw_tex_ufloat_to_float(v, 5), 5, false), v);
+}
+
+static void
+test_rgb9e5(void **state)
+{
+   (void)state;
+   float one[3] = { 1.0f, 0, 0 };
+   assert_int_equal(hw_tex_float_to_rgb9e5(one, false), (16u << 27) | 0x100);
+   float out[3];
+   hw_tex_rgb9e5_to_float((16u << 27) | 0x100, out);
+   assert_true(out[0] == 1.0f && out[1] == 0 && out[2] == 0);
+   float big[3] = { 65408.0f, 1e10f, NAN };
+   assert_int_equal(hw_tex_float_to_rgb9e5(big, false), (31u << 27) | 0x1ff | (0x1ffu << 9));
+   float tiny[3] = { ldexpf(1, -24), 0, -1.0f };      /* smallest nonzero */
+   assert_int_equal(hw_tex_float_to_rgb9e5(tiny, false), 1);
+   hw_tex_rgb9e5_to_float(1, out);
+   assert_true(out[0] == ldexpf(1, -24));
+   /* shared exponent: the smaller component loses precision */
+   float mix[3] = { 2.0f, 0.25f, 0.001f };
+   uint32_t v = hw_tex_float_to_rgb9e5(mix, false);
+   hw_tex_rgb9e5_to_float(v, out);
+   assert_true(out[0] == 2.0f && out[1] == 0.25f);
+   /* 0.001 with exponent 2^(17-24): quantum 2^-7 * ... = 2^-8 -> 0 */
+   assert_true(fabs(out[2] - 0.001) <= ldexp(1, -8));
+   /* rounding up into the next exponent: 511.5/512 * 2 */
+   float edge[3] = { 1.999f, 0, 0 };
+   hw_tex_rgb9e5_to_float(hw_tex_float_to_rgb9e5(edge, false), out);
+   assert_true(out[0] == 2.0f);
+   hw_tex_rgb9e5_to_float(hw_tex_float_to_rgb9e5(edge, true), out);
+   assert_true(out[0] == 511.0f / 256.0f);
+}
+
+static void
+test_srgb(void **state)
+{
+   (void)state;
+   struct hw_tex_format f = fmt(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, true);
+   for (unsigned v = 0; v < 256; v++) {
+      uint8_t px[4] = { (uint8_t)v, (uint8_t)v, (uint8_t)v, (uint8_t)v };
+      union hw_texel t;
+      hw_tex_unpack(&f, px, &t);
+      double c = v / 255.0;
+      double lin = c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+      assert_true(fabs(t.f[0] - lin) < 2e-6);
+      assert_true(fabs(t.f[3] - c) < 1e-7);           /* alpha stays linear */
+      uint8_t back[4];
+      hw_tex_pack(&f, &t, false, back);
+      assert_memory_equal(back, px, 4);
+   }
+   assert_true(hw_tex_linear_to_srgb(0) == 0 && hw_tex_linear_to_srgb(1) == 1);
+   /* linear 0.5 -> 0.7354 -> 187.5.. -> 188 */
+   union hw_texel h = texel_f(0.5f, 0.0f, 1.0f, 0.5f);
+   uint8_t px[4];
+   hw_tex_pack(&f, &h, false, px);
+   assert_int_equal(px[0], 188);
+   assert_int_equal(px[1], 0);
+   assert_int_equal(px[2], 255);
+   assert_int_equal(px[3], 128);
+}
+
+/* Every supported format: 0 / 1 / -1 / max / NaN through pack+unpack. */
+static void
+test_all_formats_edges(void **state)
+{
+   (void)state;
+   static const unsigned chans[] = {
+      AGX_CHANNELS_R8, AGX_CHANNELS_R8G8, AGX_CHANNELS_R8G8B8A8, AGX_CHANNELS_R16,
+      AGX_CHANNELS_R16G16, AGX_CHANNELS_R16G16B16A16, AGX_CHANNELS_R32, AGX_CHANNELS_R32G32,
+      AGX_CHANNELS_R32G32B32A32, AGX_CHANNELS_R5G6B5, AGX_CHANNELS_R4G4B4A4,
+      AGX_CHANNELS_R5G5B5A1, AGX_CHANNELS_A1R5G5B5, AGX_CHANNELS_R10G10B10A2,
+      AGX_CHANNELS_R11G11B10, AGX_CHANNELS_R9G9B9E5,
+   };
+   unsigned supported = 0;
+   for (unsigned ci = 0; ci < sizeof(chans) / sizeof(chans[0]); ci++) {
+      for (unsigned type = 0; type <= AGX_TEXTURE_TYPE_FLOAT; type++) {
+         struct hw_tex_format f;
+         if (!hw_tex_format_get(chans[ci], type, false, &f, NULL, 0))
+            continue;
+         supported++;
+         uint8_t buf[16];
+         union hw_texel in, out;
+         if (f.cls == HW_TEX_CLASS_FLOAT) {
+            float vals[] = { 0.0f, 1.0f, -1.0f, NAN };
+            for (unsigned k = 0; k < 4; k++) {
+               in = texel_f(vals[k], vals[k], vals[k], vals[k]);
+               memset(buf, 0xa5, sizeof(buf));
+               hw_tex_pack(&f, &in, false, buf);
+               hw_tex_unpack(&f, buf, &out);
+               for (unsigned c = 0; c < 4; c++) {
+                  float want;
+                  if (c >= f.comps) {
+                     want = c == 3 ? 1.0f : 0.0f;
+                  } else if (type == AGX_TEXTURE_TYPE_UNORM) {
+                     want = vals[k] > 0 ? vals[k] : 0.0f;
+                  } else if (type == AGX_TEXTURE_TYPE_SNORM) {
+                     want = isnan(vals[k]) ? 0.0f : vals[k];
+                  } else if (f.packing == HW_TEX_PACK_ARRAY) {
+                     want = vals[k];                 /* f16 / f32 exact */
+                  } else if (f.packing == HW_TEX_PACK_RGB9E5) {
+                     want = vals[k] > 0 ? vals[k] : 0.0f;
+                  } else {                           /* float11/10 */
+                     want = (vals[k] > 0 || isnan(vals[k])) ? vals[k] : 0.0f;
+                  }
+                  if (isnan(want))
+                     assert_true(isnan(out.f[c]));
+                  else if (out.f[c] != want)
+                     fail_msg("channels 0x%x type %u comp %u: %g -> %g, want %g",
+                              chans[ci], type, c, vals[k], out.f[c], want);
+               }
+            }
+         } else {
+            unsigned bits = f.bits[0];
+            uint32_t max = bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
+            uint32_t vals[] = { 0, 1, max, 0xffffffffu };
+            for (unsigned k = 0; k < 4; k++) {
+               in.u[0] = in.u[1] = in.u[2] = in.u[3] = vals[k];
+               hw_tex_pack(&f, &in, false, buf);
+               hw_tex_unpack(&f, buf, &out);
+               for (unsigned c = 0; c < f.comps; c++) {
+                  uint32_t m = f.bits[c] >= 32 ? 0xffffffffu : (1u << f.bits[c]) - 1;
+                  uint32_t want = vals[k] & m;          /* integers truncate */
+                  if (f.cls == HW_TEX_CLASS_SINT && f.bits[c] < 32 && (want >> (f.bits[c] - 1)))
+                     want |= ~m;                        /* sign extends */
+                  assert_int_equal(out.u[c], want);
+               }
+               if (f.comps < 4)
+                  assert_int_equal(out.u[3], 1);
+            }
+         }
+      }
+   }
+   /* 3 x 4 for 8/16-bit arrays, 3 x 3 for 32-bit, 4 packed unorm,
+    * RGB10A2 x 3, two float packings */
+   assert_int_equal(supported, 3 * 4 + 3 * 5 + 3 * 3 + 4 + 3 + 2);
+}
+
+static void
+test_packed_layouts(void **state)
+{
+   (void)state;
+   union hw_texel t;
+   struct hw_tex_format f565 = fmt(AGX_CHANNELS_R5G6B5, AGX_TEXTURE_TYPE_UNORM, false);
+   uint8_t px[4] = { 0x1f, 0x00 };                      /* R = 31 */
+   hw_tex_unpack(&f565, px, &t);
+   assert_true(t.f[0] == 1.0f && t.f[1] == 0 && t.f[2] == 0 && t.f[3] == 1.0f);
+   px[0] = 0x00;
+   px[1] = 0xf8;                                        /* B = bits 11-15 */
+   hw_tex_unpack(&f565, px, &t);
+   assert_true(t.f[0] == 0 && t.f[2] == 1.0f);
+   t = texel_f(0, 1.0f, 0, 0);
+   hw_tex_pack(&f565, &t, false, px);
+   assert_int_equal(px[0] | px[1] << 8, 0x07e0);
+
+   struct hw_tex_format f1555 = fmt(AGX_CHANNELS_A1R5G5B5, AGX_TEXTURE_TYPE_UNORM, false);
+   t = texel_f(0, 0, 0, 1.0f);
+   hw_tex_pack(&f1555, &t, false, px);
+   assert_int_equal(px[0] | px[1] << 8, 0x0001);
+   struct hw_tex_format f5551 = fmt(AGX_CHANNELS_R5G5B5A1, AGX_TEXTURE_TYPE_UNORM, false);
+   hw_tex_pack(&f5551, &t, false, px);
+   assert_int_equal(px[0] | px[1] << 8, 0x8000);
+   struct hw_tex_format f4444 = fmt(AGX_CHANNELS_R4G4B4A4, AGX_TEXTURE_TYPE_UNORM, false);
+   t = texel_f(1.0f, 0, 2.0f / 3.0f, 1.0f / 15.0f);
+   hw_tex_pack(&f4444, &t, false, px);
+   assert_int_equal(px[0] | px[1] << 8, 0x1a0f);
+
+   struct hw_tex_format f1010 = fmt(AGX_CHANNELS_R10G10B10A2, AGX_TEXTURE_TYPE_UNORM, false);
+   uint8_t w[4] = { 0, 0, 0, 0xc0 };
+   hw_tex_unpack(&f1010, w, &t);
+   assert_true(t.f[3] == 1.0f && t.f[0] == 0);
+   struct hw_tex_format f1010u = fmt(AGX_CHANNELS_R10G10B10A2, AGX_TEXTURE_TYPE_UINT, false);
+   uint8_t w2[4] = { 0xff, 0x03, 0x00, 0x80 };          /* R = 1023, A = 2 */
+   hw_tex_unpack(&f1010u, w2, &t);
+   assert_int_equal(t.u[0], 1023);
+   assert_int_equal(t.u[1], 0);
+   assert_int_equal(t.u[3], 2);
+
+   struct hw_tex_format f111110 = fmt(AGX_CHANNELS_R11G11B10, AGX_TEXTURE_TYPE_FLOAT, false);
+   t = texel_f(1.0f, 2.0f, 0.5f, 0);
+   hw_tex_pack(&f111110, &t, false, w);
+   uint32_t word = (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24;
+   assert_int_equal(word, (15u << 6) | (16u << 6) << 11 | (14u << 5) << 22);
+
+   /* half-float RGBA16 and the depth/stencil aliases */
+   struct hw_tex_format fh = fmt(AGX_CHANNELS_R16G16B16A16, AGX_TEXTURE_TYPE_FLOAT, false);
+   uint8_t h8[8] = { 0x00, 0x3c, 0x01, 0x00, 0x00, 0x7c, 0x00, 0xc0 };
+   hw_tex_unpack(&fh, h8, &t);
+   assert_true(t.f[0] == 1.0f && t.f[1] == ldexpf(1, -24) && isinf(t.f[2]) && t.f[3] == -2.0f);
+   struct hw_tex_format z16 = fmt(AGX_CHANNELS_R16, AGX_TEXTURE_TYPE_UNORM, false);
+   uint8_t z[2] = { 0xff, 0xff };
+   hw_tex_unpack(&z16, z, &t);
+   assert_true(t.f[0] == 1.0f);
+   struct hw_tex_format s8 = fmt(AGX_CHANNELS_R8, AGX_TEXTURE_TYPE_UINT, false);
+   uint8_t s = 0x80;
+   hw_tex_unpack(&s8, &s, &t);
+   assert_int_equal(t.u[0], 128);
+   struct hw_tex_format sn = fmt(AGX_CHANNELS_R8G8, AGX_TEXTURE_TYPE_SINT, false);
+   uint8_t sv[2] = { 0xff, 0x7f };
+   hw_tex_unpack(&sn, sv, &t);
+   assert_int_equal(t.i[0], -1);
+   assert_int_equal(t.i[1], 127);
+}
+
+static void
+test_rejects(void **state)
+{
+   (void)state;
+   struct hw_tex_format f;
+   char err[128];
+   assert_false(hw_tex_format_get(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_UNORM, false, &f, err, sizeof(err)));
+   assert_non_null(strstr(err, "invalid for channels R32"));
+   assert_false(hw_tex_format_get(AGX_CHANNELS_BC1, AGX_TEXTURE_TYPE_UNORM, false, &f, err, sizeof(err)));
+   assert_non_null(strstr(err, "BC1"));
+   assert_false(hw_tex_format_get(AGX_CHANNELS_R16, AGX_TEXTURE_TYPE_UNORM, true, &f, err, sizeof(err)));
+   assert_false(hw_tex_format_get(AGX_CHANNELS_R8, 7, false, &f, err, sizeof(err)));
+   assert_false(hw_tex_format_get(0x7f, AGX_TEXTURE_TYPE_UNORM, false, &f, err, sizeof(err)));
+}
+
+static void
+test_memory_formats(void **state)
+{
+   (void)state;
+   assert_int_equal(hw_tex_memfmt_bytes(HW_TEX_MEM_I8, 4), 4);
+   assert_int_equal(hw_tex_memfmt_bytes(HW_TEX_MEM_F16, 3), 6);
+   assert_int_equal(hw_tex_memfmt_bytes(HW_TEX_MEM_I32, 2), 8);
+   assert_int_equal(hw_tex_memfmt_bytes(HW_TEX_MEM_RGB10A2, 4), 4);
+   assert_int_equal(hw_tex_memfmt_bytes(HW_TEX_MEM_RG11B10F, 3), 4);
+   assert_int_equal(hw_tex_memfmt_bytes(9, 4), 0);
+   union hw_texel t;
+   uint8_t b[16];
+   uint8_t u8[4] = { 0, 255, 51, 128 };
+   assert_true(hw_tex_memfmt_unpack(HW_TEX_MEM_U8NORM, 4, u8, &t));
+   assert_true(t.f[0] == 0 && t.f[1] == 1.0f && t.f[2] == 0.2f);
+   assert_true(hw_tex_memfmt_pack(HW_TEX_MEM_U8NORM, 4, &t, b));
+   assert_memory_equal(b, u8, 4);
+   uint8_t f16[4] = { 0x00, 0x3c, 0x00, 0xb8 };         /* 1.0, -0.5 */
+   assert_true(hw_tex_memfmt_unpack(HW_TEX_MEM_F16, 2, f16, &t));
+   assert_true(t.f[0] == 1.0f && t.f[1] == -0.5f && t.f[2] == 0 && t.f[3] == 1.0f);
+   uint8_t i32[4] = { 0x78, 0x56, 0x34, 0x12 };
+   assert_true(hw_tex_memfmt_unpack(HW_TEX_MEM_I32, 1, i32, &t));
+   assert_int_equal(t.u[0], 0x12345678);
+   assert_int_equal(t.u[3], 1);
+   t = texel_f(1.0f, 1.0f, 1.0f, 0);
+   assert_true(hw_tex_memfmt_pack(HW_TEX_MEM_RGB9E5_RTZ, 3, &t, b));
+   uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+   assert_int_equal(w, (16u << 27) | 0x100 | 0x100 << 9 | 0x100u << 18);
+   assert_false(hw_tex_memfmt_unpack(11, 4, u8, &t));
+   assert_false(hw_tex_memfmt_pack(HW_TEX_MEM_I8, 0, &t, b));
+}
+
+int
+main(void)
+{
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_unorm_snorm_scalars),
+      cmocka_unit_test(test_half),
+      cmocka_unit_test(test_small_floats),
+      cmocka_unit_test(test_rgb9e5),
+      cmocka_unit_test(test_srgb),
+      cmocka_unit_test(test_all_formats_edges),
+      cmocka_unit_test(test_packed_layouts),
+      cmocka_unit_test(test_rejects),
+      cmocka_unit_test(test_memory_formats),
+   };
+   return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,864 @@
+/*
+ * hwtex sampling, loads and image writes on flat test memory.  Textures
+ * are described with real packed descriptors (agx_pack) and decoded by
+ * the library; expected values come from the straightforward float
+ * oracles below (GL-style wrap and filter formulas written independently
+ * of the implementation).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cmdstream/agx_pack.h"
+#include "hw/tex/hw_tex.h"
+#include "tests/unit/test_hw_tex_mem.h"
+
+#define IMG_VA   (TEX_GPU_BASE + 0x100000)
+#define IMG2_VA  (TEX_GPU_BASE + 0x300000)
+#define DESC_VA  (TEX_GPU_BASE + 0x1000)
+
+static struct hw_mmu tex_mmu, pbe_mmu;
+
+static int
+setup(void **state)
+{
+   (void)state;
+   memset(tex_test_mem, 0, sizeof(tex_test_mem));
+   hw_mmu_init(&tex_mmu, NULL, 1, HW_UNIT_TEX);
+   hw_mmu_init(&pbe_mmu, NULL, 1, HW_UNIT_PBE);
+   return 0;
+}
+
+static struct hw_tex_view
+decode_view(const struct agx_texture *t)
+{
+   struct agx_texture_packed p;
+   struct agx_pack_error pe;
+   if (!agx_texture_pack_checked(&p, t, &pe))
+      fail_msg("pack: %s", pe.msg);
+   struct hw_tex_view v;
+   char err[160];
+   if (!hw_tex_view_decode(&v, p.opaque, err, sizeof(err)))
+      fail_msg("decode: %s", err);
+   return v;
+}
+
+static struct hw_tex_sampler
+decode_sampler(const struct agx_sampler *s, const uint32_t *border)
+{
+   struct agx_sampler_packed p;
+   agx_sampler_pack(&p, s);
+   uint8_t b[16];
+   if (border)
+      memcpy(b, border, 16);
+   struct hw_tex_sampler out;
+   char err[160];
+   if (!hw_tex_sampler_decode(&out, p.opaque, border ? b : NULL, err, sizeof(err)))
+      fail_msg("sampler: %s", err);
+   return out;
+}
+
+static struct agx_texture
+tex_linear(unsigned ch, unsigned type, uint32_t w, uint32_t h, uint32_t stride)
+{
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.layout = AGX_LAYOUT_LINEAR;
+   t.channels = (enum agx_channels)ch;
+   t.type = (enum agx_texture_type)type;
+   t.width = w;
+   t.height = h;
+   t.address = IMG_VA;
+   t.stride = stride - 16;
+   return t;
+}
+
+static struct agx_sampler
+sampler(unsigned filter, unsigned mip, unsigned wrap)
+{
+   struct agx_sampler s = { AGX_SAMPLER_HEADER };
+   s.magnify = s.minify = (enum agx_filter)filter;
+   s.mip_filter = (enum agx_mip_filter)mip;
+   s.wrap_s = s.wrap_t = s.wrap_r = (enum agx_wrap)wrap;
+   return s;
+}
+
+static void
+put_f32(uint64_t va, float f)
+{
+   memcpy(tex_host(va), &f, 4);
+}
+
+static const struct hw_tex_sample_req plain = { HW_TEX_OP_SAMPLE, 0, false };
+
+static union hw_texel
+sample2d(const struct hw_tex_view *v, const struct hw_tex_sampler *s, float x, float y)
+{
+   struct hw_tex_coord c = { .s = x, .t = y };
+   struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .lod = 0, .min_lod = -INFINITY };
+   union hw_texel out;
+   assert_int_equal(hw_tex_sample(&tex_mmu, v, s, &plain, &c, &lod, &out), HW_TEX_OK);
+   return out;
+}
+
+/* ---- oracles ------------------------------------------------------------ */
+
+/* Wrap an integer texel index, GL style; -1 = border. */
+static int
+ref_wrap(int i, int n, unsigned mode)
+{
+   switch (mode) {
+   case AGX_WRAP_REPEAT:
+      return ((i % n) + n) % n;
+   case AGX_WRAP_MIRRORED_REPEAT: {
+      int p = ((i % (2 * n)) + 2 * n) % (2 * n);
+      return p < n ? p : 2 * n - 1 - p;
+   }
+   case AGX_WRAP_CLAMP_TO_BORDER:
+      return i < 0 || i >= n ? -1 : i;
+   default:
+      return i < 0 ? 0 : (i >= n ? n - 1 : i);
+   }
+}
+
+/* 4x4 R32F texture value at (x, y) */
+static float
+grid(int x, int y)
+{
+   return (float)(x + 10 * y);
+}
+
+static float
+ref_bilinear(float s, float t, unsigned mode, float border)
+{
+   float u = s * 4 - 0.5f, v = t * 4 - 0.5f;
+   int i0 = (int)floorf(u), j0 = (int)floorf(v);
+   float a = u - floorf(u), b = v - floorf(v);
+   float sum = 0;
+   for (int dj = 0; dj < 2; dj++)
+      for (int di = 0; di < 2; di++) {
+         int i = ref_wrap(i0 + di, 4, mode), j = ref_wrap(j0 + dj, 4, mode);
+         float val = (i < 0 || j < 0) ? border : grid(i, j);
+         sum += (di ? a : 1 - a) * (dj ? b : 1 - b) * val;
+      }
+   return sum;
+}
+
+static void
+fill_grid(void)
+{
+   for (int y = 0; y < 4; y++)
+      for (int x = 0; x < 4; x++)
+         put_f32(IMG_VA + (uint64_t)y * 32 + (uint64_t)x * 4, grid(x, y));
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static const unsigned wraps[] = {
+   AGX_WRAP_CLAMP_TO_EDGE, AGX_WRAP_REPEAT, AGX_WRAP_MIRRORED_REPEAT, AGX_WRAP_CLAMP_TO_BORDER,
+};
+static const float coords[] = { 0.0f, 0.1f, 0.3f, 0.5f, 0.9f, 1.0f, 1.2f, -0.2f, -0.9f, 2.6f, -1.4f };
+
+static void
+test_nearest_wrap(void **state)
+{
+   (void)state;
+   fill_grid();
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 4, 4, 32);
+   struct hw_tex_view v = decode_view(&t);
+   for (unsigned w = 0; w < 4; w++) {
+      struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, wraps[w]);
+      struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+      for (unsigned i = 0; i < sizeof(coords) / sizeof(coords[0]); i++)
+         for (unsigned j = 0; j < sizeof(coords) / sizeof(coords[0]); j += 3) {
+            union hw_texel o = sample2d(&v, &s, coords[i], coords[j]);
+            int x = ref_wrap((int)floorf(coords[i] * 4), 4, wraps[w]);
+            int y = ref_wrap((int)floorf(coords[j] * 4), 4, wraps[w]);
+            float want = (x < 0 || y < 0) ? 0.0f : grid(x, y);
+            if (o.f[0] != want)
+               fail_msg("wrap %u at (%g, %g): %g, want %g", wraps[w], coords[i], coords[j],
+                        o.f[0], want);
+            /* R32F: G, B = 0 and A = 1 (border: transparent black) */
+            assert_true(o.f[3] == ((x < 0 || y < 0) ? 0.0f : 1.0f));
+         }
+   }
+}
+
+static void
+test_bilinear(void **state)
+{
+   (void)state;
+   fill_grid();
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 4, 4, 32);
+   struct hw_tex_view v = decode_view(&t);
+   for (unsigned w = 0; w < 4; w++) {
+      struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NONE, wraps[w]);
+      struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+      for (unsigned i = 0; i < sizeof(coords) / sizeof(coords[0]); i++)
+         for (unsigned j = 0; j < sizeof(coords) / sizeof(coords[0]); j += 2) {
+            union hw_texel o = sample2d(&v, &s, coords[i], coords[j]);
+            float want = ref_bilinear(coords[i], coords[j], wraps[w], 0.0f);
+            if (fabsf(o.f[0] - want) > 1e-4f)
+               fail_msg("wrap %u at (%g, %g): %g, want %g", wraps[w], coords[i], coords[j],
+                        o.f[0], want);
+         }
+   }
+   /* exact centre of the four top-left texels */
+   struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NONE, AGX_WRAP_CLAMP_TO_EDGE);
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   assert_true(sample2d(&v, &s, 0.25f, 0.25f).f[0] == 5.5f);
+   /* pixel coordinates: the same point in texels */
+   sd.pixel_coordinates = true;
+   s = decode_sampler(&sd, NULL);
+   assert_true(sample2d(&v, &s, 1.0f, 1.0f).f[0] == 5.5f);
+   assert_true(sample2d(&v, &s, 2.5f, 0.5f).f[0] == 2.0f);
+}
+
+static void
+test_border_colours(void **state)
+{
+   (void)state;
+   uint8_t *p = tex_host(IMG_VA);
+   for (unsigned i = 0; i < 4 * 4; i++)
+      p[i] = (uint8_t)(0x40 + i);                    /* 2x2 RGBA8 */
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 2, 2, 16);
+   struct hw_tex_view v = decode_view(&t);
+   static const float want[4][4] = {
+      { 0, 0, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1, 1 }, { 0.25f, 0.5f, 0.75f, 1.0f },
+   };
+   uint32_t custom[4];
+   for (unsigned c = 0; c < 4; c++)
+      memcpy(&custom[c], &want[3][c], 4);
+   for (unsigned b = 0; b < 4; b++) {
+      struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE,
+                                      AGX_WRAP_CLAMP_TO_BORDER);
+      sd.border_colour = (enum agx_border_colour)b;
+      struct hw_tex_sampler s = decode_sampler(&sd, b == 3 ? custom : NULL);
+      union hw_texel o = sample2d(&v, &s, -0.1f, 0.5f);
+      for (unsigned c = 0; c < 4; c++)
+         assert_true(o.f[c] == want[b][c]);
+      o = sample2d(&v, &s, 0.25f, 1.5f);
+      assert_true(o.f[0] == want[b][0]);
+      /* inside: texel (0, 0) */
+      o = sample2d(&v, &s, 0.25f, 0.25f);
+      assert_true(fabsf(o.f[0] - 0x40 / 255.0f) < 1e-7f);
+      /* linear at the left edge: half border, half texel */
+      sd.magnify = sd.minify = AGX_FILTER_LINEAR;
+      s = decode_sampler(&sd, b == 3 ? custom : NULL);
+      o = sample2d(&v, &s, 0.0f, 0.25f);
+      float half = 0.5f * want[b][1] + 0.5f * (0x41 / 255.0f);
+      assert_true(fabsf(o.f[1] - half) < 1e-6f);
+   }
+   /* integer textures: opaque white is integer 1 */
+   struct agx_texture ti = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UINT, 2, 2, 16);
+   struct hw_tex_view vi = decode_view(&ti);
+   struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NONE, AGX_WRAP_CLAMP_TO_BORDER);
+   sd.border_colour = AGX_BORDER_COLOUR_OPAQUE_WHITE;
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   union hw_texel o = sample2d(&vi, &s, 2.0f, 0.5f);
+   assert_int_equal(o.u[0], 1);
+   assert_int_equal(o.u[3], 1);
+   o = sample2d(&vi, &s, 0.75f, 0.25f);                 /* nearest: texel (1,0) */
+   assert_int_equal(o.u[0], 0x44);
+}
+
+/* 16x16 R32F twiddled, 5 levels, level L filled with the value L. */
+static struct hw_tex_view
+mip_texture(unsigned first, unsigned last)
+{
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.channels = AGX_CHANNELS_R32;
+   t.type = AGX_TEXTURE_TYPE_FLOAT;
+   t.width = t.height = 16;
+   t.address = IMG_VA;
+   t.unk_mipmapped = true;
+   t.first_level = first;
+   t.last_level = last;
+   struct hw_tex_view v = decode_view(&t);
+   assert_int_equal(v.layout.levels, 5);
+   for (unsigned l = 0; l < 5; l++)
+      for (uint32_t y = 0; y < v.layout.level[l].height; y++)
+         for (uint32_t x = 0; x < v.layout.level[l].width; x++)
+            put_f32(IMG_VA + hw_tex_offset(&v.layout, x, y, 0, l), (float)l);
+   return v;
+}
+
+static float
+sample_lod(const struct hw_tex_view *v, const struct hw_tex_sampler *s, const struct hw_tex_lod *lod)
+{
+   struct hw_tex_coord c = { .s = 0.3f, .t = 0.6f };
+   union hw_texel out;
+   assert_int_equal(hw_tex_sample(&tex_mmu, v, s, &plain, &c, lod, &out), HW_TEX_OK);
+   return out.f[0];
+}
+
+static struct hw_tex_lod
+auto_lod(float dsdx, float dtdy, float bias)
+{
+   struct hw_tex_lod l = { .mode = HW_TEX_LOD_AUTO, .bias = bias, .min_lod = -INFINITY };
+   l.ddx[0] = dsdx;
+   l.ddy[1] = dtdy;
+   return l;
+}
+
+static void
+test_mip_selection(void **state)
+{
+   (void)state;
+   struct hw_tex_view v = mip_texture(0, 4);
+   struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NEAREST, AGX_WRAP_REPEAT);
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   /* one texel per pixel -> lambda 0 -> level 0; 4 texels -> level 2 */
+   struct hw_tex_lod l = auto_lod(1.0f / 16, 1.0f / 16, 0);
+   assert_true(sample_lod(&v, &s, &l) == 0.0f);
+   l = auto_lod(4.0f / 16, 1.0f / 16, 0);
+   assert_true(sample_lod(&v, &s, &l) == 2.0f);
+   /* rho is the longer of the x and y footprints */
+   l = auto_lod(1.0f / 16, 8.0f / 16, 0);
+   assert_true(sample_lod(&v, &s, &l) == 3.0f);
+   /* lambda 1.4 rounds to level 1, 1.6 to level 2 */
+   l = auto_lod(powf(2, 1.4f) / 16, 0, 0);
+   assert_true(sample_lod(&v, &s, &l) == 1.0f);
+   l = auto_lod(powf(2, 1.6f) / 16, 0, 0);
+   assert_true(sample_lod(&v, &s, &l) == 2.0f);
+   /* bias */
+   l = auto_lod(2.0f / 16, 0, 1.0f);
+   assert_true(sample_lod(&v, &s, &l) == 2.0f);
+   /* past the last level */
+   l = auto_lod(1024.0f / 16, 0, 0);
+   assert_true(sample_lod(&v, &s, &l) == 4.0f);
+
+   /* trilinear: lambda 1.25 blends levels 1 and 2 */
+   sd.mip_filter = AGX_MIP_FILTER_LINEAR;
+   s = decode_sampler(&sd, NULL);
+   l = auto_lod(powf(2, 1.25f) / 16, 0, 0);
+   assert_true(fabsf(sample_lod(&v, &s, &l) - 1.25f) < 1e-5f);
+   /* explicit LOD and its clamps */
+   struct hw_tex_lod e = { .mode = HW_TEX_LOD_EXPLICIT, .lod = 2.5f, .min_lod = -INFINITY };
+   assert_true(fabsf(sample_lod(&v, &s, &e) - 2.5f) < 1e-6f);
+   sd.max_lod = 1.5f;
+   s = decode_sampler(&sd, NULL);
+   assert_true(fabsf(sample_lod(&v, &s, &e) - 1.5f) < 1e-6f);
+   sd.max_lod = 15.0f;
+   sd.min_lod = 3.0f;
+   s = decode_sampler(&sd, NULL);
+   l = auto_lod(1.0f / 16, 0, 0);
+   assert_true(fabsf(sample_lod(&v, &s, &l) - 3.0f) < 1e-6f);
+   /* the instruction's minimum (lod_grad_min) */
+   sd.min_lod = 0;
+   s = decode_sampler(&sd, NULL);
+   l.min_lod = 2.25f;
+   assert_true(fabsf(sample_lod(&v, &s, &l) - 2.25f) < 1e-6f);
+   /* mip filter none: always the first level */
+   sd.mip_filter = AGX_MIP_FILTER_NONE;
+   s = decode_sampler(&sd, NULL);
+   l = auto_lod(8.0f / 16, 0, 0);
+   assert_true(sample_lod(&v, &s, &l) == 0.0f);
+
+   /* a view starting at level 1: LOD 0 is level 1 and sizes are level 1's */
+   struct hw_tex_view v1 = mip_texture(1, 3);
+   sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NEAREST, AGX_WRAP_REPEAT);
+   s = decode_sampler(&sd, NULL);
+   l = auto_lod(1.0f / 8, 0, 0);
+   assert_true(sample_lod(&v1, &s, &l) == 1.0f);
+   l = auto_lod(2.0f / 8, 0, 0);
+   assert_true(sample_lod(&v1, &s, &l) == 2.0f);
+   l = auto_lod(64.0f / 8, 0, 0);
+   assert_true(sample_lod(&v1, &s, &l) == 3.0f);
+
+   /* query_lod returns (clamped, unclamped) */
+   struct hw_tex_sample_req q = { HW_TEX_OP_QUERY_LOD, 0, false };
+   struct hw_tex_coord c = { 0 };
+   union hw_texel out;
+   sd.max_lod = 2.0f;
+   s = decode_sampler(&sd, NULL);
+   l = auto_lod(32.0f / 8, 0, 0);
+   assert_int_equal(hw_tex_sample(&tex_mmu, &v1, &s, &q, &c, &l, &out), HW_TEX_OK);
+   assert_true(out.f[0] == 2.0f && out.f[1] == 5.0f);
+}
+
+static void
+test_shadow(void **state)
+{
+   (void)state;
+   static const float d[4] = { 0.2f, 0.4f, 0.6f, 0.8f };
+   for (unsigned i = 0; i < 4; i++)
+      put_f32(IMG_VA + (i / 2) * 16 + (i % 2) * 4, d[i]);
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 2, 2, 16);
+   struct hw_tex_view v = decode_view(&t);
+   struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, AGX_WRAP_CLAMP_TO_EDGE);
+   sd.compare_enable = true;
+   struct hw_tex_sample_req req = { HW_TEX_OP_SAMPLE, 0, true };
+   struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .min_lod = -INFINITY };
+   static const struct { unsigned func; float ref; float want[4]; } cases[] = {
+      { AGX_COMPARE_FUNC_LEQUAL, 0.5f, { 0, 0, 1, 1 } },
+      { AGX_COMPARE_FUNC_GEQUAL, 0.4f, { 1, 1, 0, 0 } },
+      { AGX_COMPARE_FUNC_LESS, 0.4f, { 0, 0, 1, 1 } },
+      { AGX_COMPARE_FUNC_GREATER, 0.4f, { 1, 0, 0, 0 } },
+      { AGX_COMPARE_FUNC_EQUAL, 0.6f, { 0, 0, 1, 0 } },
+      { AGX_COMPARE_FUNC_NOT_EQUAL, 0.6f, { 1, 1, 0, 1 } },
+      { AGX_COMPARE_FUNC_ALWAYS, 0.6f, { 1, 1, 1, 1 } },
+      { AGX_COMPARE_FUNC_NEVER, 0.6f, { 0, 0, 0, 0 } },
+   };
+   for (unsigned k = 0; k < 8; k++) {
+      sd.compare_func = (enum agx_compare_func)cases[k].func;
+      sd.magnify = sd.minify = AGX_FILTER_NEAREST;
+      struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+      float sum = 0;
+      for (unsigned i = 0; i < 4; i++) {
+         struct hw_tex_coord c = { .s = 0.25f + 0.5f * (i % 2), .t = 0.25f + 0.5f * (i / 2),
+                                   .ref = cases[k].ref };
+         union hw_texel o;
+         assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &req, &c, &lod, &o), HW_TEX_OK);
+         assert_true(o.f[0] == cases[k].want[i]);
+         assert_true(o.f[3] == cases[k].want[i]);
+         sum += cases[k].want[i];
+      }
+      /* linear: compare each texel, then filter (percentage closer) */
+      sd.magnify = sd.minify = AGX_FILTER_LINEAR;
+      s = decode_sampler(&sd, NULL);
+      struct hw_tex_coord c = { .s = 0.5f, .t = 0.5f, .ref = cases[k].ref };
+      union hw_texel o;
+      assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &req, &c, &lod, &o), HW_TEX_OK);
+      assert_true(fabsf(o.f[0] - sum / 4) < 1e-6f);
+   }
+}
+
+static void
+test_gather(void **state)
+{
+   (void)state;
+   /* 2x2 RG8 uint: texel (x, y) = (10x + y, 100 + 10x + y) */
+   uint8_t *p = tex_host(IMG_VA);
+   for (unsigned y = 0; y < 2; y++)
+      for (unsigned x = 0; x < 2; x++) {
+         p[y * 16 + x * 2] = (uint8_t)(10 * x + y);
+         p[y * 16 + x * 2 + 1] = (uint8_t)(100 + 10 * x + y);
+      }
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R8G8, AGX_TEXTURE_TYPE_UINT, 2, 2, 16);
+   struct hw_tex_view v = decode_view(&t);
+   struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   struct hw_tex_lod lod = { .mode = HW_TEX_LOD_AUTO, .min_lod = -INFINITY };
+   struct hw_tex_coord c = { .s = 0.5f, .t = 0.5f };
+   union hw_texel o;
+   for (unsigned comp = 0; comp < 4; comp++) {
+      struct hw_tex_sample_req req = { HW_TEX_OP_GATHER, comp, false };
+      assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &req, &c, &lod, &o), HW_TEX_OK);
+      /* (i0,j1), (i1,j1), (i1,j0), (i0,j0) */
+      uint32_t base = comp == 0 ? 0 : comp == 1 ? 100 : 0;
+      if (comp == 3) {
+         for (unsigned k = 0; k < 4; k++)
+            assert_int_equal(o.u[k], 1);               /* missing alpha = 1 */
+      } else if (comp == 2) {
+         for (unsigned k = 0; k < 4; k++)
+            assert_int_equal(o.u[k], 0);
+      } else {
+         assert_int_equal(o.u[0], base + 1);
+         assert_int_equal(o.u[1], base + 11);
+         assert_int_equal(o.u[2], base + 10);
+         assert_int_equal(o.u[3], base + 0);
+      }
+   }
+   /* at the corner with repeat, the footprint wraps: i0 = -1 -> 1 */
+   c.s = 0.0f;
+   c.t = 0.0f;
+   struct hw_tex_sample_req req = { HW_TEX_OP_GATHER, 0, false };
+   assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &req, &c, &lod, &o), HW_TEX_OK);
+   assert_int_equal(o.u[0], 10);   /* (1, 0) */
+   assert_int_equal(o.u[1], 0);    /* (0, 0) */
+   assert_int_equal(o.u[2], 1);    /* (0, 1) */
+   assert_int_equal(o.u[3], 11);   /* (1, 1) */
+}
+
+static void
+test_texture_load(void **state)
+{
+   (void)state;
+   struct hw_tex_view v = mip_texture(0, 4);
+   union hw_texel o;
+   assert_int_equal(hw_tex_load(&tex_mmu, &v, 3, 5, 0, 1, 0, &o), HW_TEX_OK);
+   assert_true(o.f[0] == 1.0f && o.f[3] == 1.0f);
+   put_f32(IMG_VA + hw_tex_offset(&v.layout, 7, 2, 0, 1), 42.0f);
+   assert_int_equal(hw_tex_load(&tex_mmu, &v, 7, 2, 0, 1, 0, &o), HW_TEX_OK);
+   assert_true(o.f[0] == 42.0f);
+   /* out of range: zeros, not a fault */
+   assert_int_equal(hw_tex_load(&tex_mmu, &v, 8, 0, 0, 1, 0, &o), HW_TEX_OK);
+   assert_true(o.u[0] == 0 && o.u[3] == 0);
+   assert_int_equal(hw_tex_load(&tex_mmu, &v, -1, 0, 0, 0, 0, &o), HW_TEX_OK);
+   assert_true(o.u[3] == 0);
+   assert_int_equal(hw_tex_load(&tex_mmu, &v, 0, 0, 0, 5, 0, &o), HW_TEX_OK);
+   assert_true(o.u[3] == 0);
+   assert_int_equal(hw_tex_load(&tex_mmu, &v, 0, 0, 1, 0, 0, &o), HW_TEX_OK);
+   assert_true(o.u[3] == 0);
+
+   /* multisampled 2x2, 4 samples of R8 uint: samples consecutive */
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.dimension = AGX_TEXTURE_DIMENSION_2D_MS;
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.channels = AGX_CHANNELS_R8;
+   t.type = AGX_TEXTURE_TYPE_UINT;
+   t.width = t.height = 2;
+   t.samples = AGX_SAMPLE_COUNT_4;
+   t.address = IMG2_VA;
+   struct hw_tex_view ms = decode_view(&t);
+   assert_int_equal(ms.samples, 4);
+   assert_int_equal(ms.layout.block_bytes, 4);
+   uint64_t at = IMG2_VA + hw_tex_offset(&ms.layout, 1, 1, 0, 0);
+   for (unsigned s = 0; s < 4; s++)
+      tex_host(at)[s] = (uint8_t)(0x10 + s);
+   for (unsigned s = 0; s < 4; s++) {
+      assert_int_equal(hw_tex_load(&tex_mmu, &ms, 1, 1, 0, 0, s, &o), HW_TEX_OK);
+      assert_int_equal(o.u[0], 0x10 + s);
+   }
+   assert_int_equal(hw_tex_load(&tex_mmu, &ms, 1, 1, 0, 0, 4, &o), HW_TEX_OK);
+   assert_int_equal(o.u[3], 0);
+   /* sampling a multisampled texture is refused */
+   struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+   struct hw_tex_sampler smp = decode_sampler(&sd, NULL);
+   struct hw_tex_coord c = { 0 };
+   struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .min_lod = -INFINITY };
+   assert_int_equal(hw_tex_sample(&tex_mmu, &ms, &smp, &plain, &c, &lod, &o), HW_TEX_BAD_ARGS);
+}
+
+static void
+test_swizzle_srgb_array(void **state)
+{
+   (void)state;
+   uint8_t px[4] = { 0x80, 0x40, 0x20, 0xff };
+   memcpy(tex_host(IMG_VA), px, 4);
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 1, 1, 16);
+   t.swizzle_r = AGX_CHANNEL_A;
+   t.swizzle_g = AGX_CHANNEL_1;
+   t.swizzle_b = AGX_CHANNEL_0;
+   t.swizzle_a = AGX_CHANNEL_R;
+   struct hw_tex_view v = decode_view(&t);
+   struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   union hw_texel o = sample2d(&v, &s, 0.5f, 0.5f);
+   assert_true(o.f[0] == 1.0f && o.f[1] == 1.0f && o.f[2] == 0.0f);
+   assert_true(fabsf(o.f[3] - 128 / 255.0f) < 1e-7f);
+   t.swizzle_r = AGX_CHANNEL_R;
+   t.swizzle_g = AGX_CHANNEL_G;
+   t.swizzle_b = AGX_CHANNEL_B;
+   t.swizzle_a = AGX_CHANNEL_A;
+   t.srgb = true;
+   v = decode_view(&t);
+   o = sample2d(&v, &s, 0.5f, 0.5f);
+   double c = 0x80 / 255.0;
+   assert_true(fabs(o.f[0] - pow((c + 0.055) / 1.055, 2.4)) < 1e-6);
+   assert_true(o.f[3] == 1.0f);
+
+   /* 2D array (twiddled, 3 layers): the layer selects the slice */
+   struct agx_texture a = { AGX_TEXTURE_HEADER };
+   a.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY;
+   a.layout = AGX_LAYOUT_TWIDDLED;
+   a.channels = AGX_CHANNELS_R32;
+   a.type = AGX_TEXTURE_TYPE_FLOAT;
+   a.width = a.height = 4;
+   a.depth = 3;
+   a.address = IMG2_VA;
+   struct hw_tex_view av = decode_view(&a);
+   assert_int_equal(av.layers, 3);
+   for (unsigned l = 0; l < 3; l++)
+      put_f32(IMG2_VA + hw_tex_offset(&av.layout, 1, 2, l, 0), 7.0f + l);
+   for (unsigned l = 0; l < 4; l++) {
+      struct hw_tex_coord cc = { .s = 0.375f, .t = 0.625f, .layer = l };
+      struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .min_lod = -INFINITY };
+      assert_int_equal(hw_tex_sample(&tex_mmu, &av, &s, &plain, &cc, &lod, &o), HW_TEX_OK);
+      assert_true(o.f[0] == 7.0f + (l < 3 ? l : 2));   /* layer clamps */
+   }
+}
+
+static void
+test_cube(void **state)
+{
+   (void)state;
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.dimension = AGX_TEXTURE_DIMENSION_CUBE;
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.channels = AGX_CHANNELS_R32;
+   t.type = AGX_TEXTURE_TYPE_FLOAT;
+   t.width = t.height = 2;
+   t.depth = 1;
+   t.address = IMG_VA;
+   struct hw_tex_view v = decode_view(&t);
+   assert_int_equal(v.layers, 6);
+   for (unsigned f = 0; f < 6; f++)
+      for (unsigned y = 0; y < 2; y++)
+         for (unsigned x = 0; x < 2; x++)
+            put_f32(IMG_VA + hw_tex_offset(&v.layout, x, y, f, 0), (float)(10 * f + 2 * y + x));
+   struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   /* direction, face, and the (s, t) quadrant by the GL table */
+   static const struct { float d[3]; float want; } cases[] = {
+      { { 1, 0.5f, 0.5f }, 0 + 0 },     /* +X: sc = -z < 0, tc = -y < 0 -> (0,0) */
+      { { -1, -0.5f, 0.5f }, 10 + 2 + 1 }, /* -X: sc = +z, tc = -y > 0 -> (1,1) */
+      { { 0.5f, 1, 0.5f }, 20 + 2 + 1 }, /* +Y: sc = x, tc = z -> (1,1) */
+      { { 0.5f, -1, 0.5f }, 30 + 0 + 1 }, /* -Y: sc = x, tc = -z -> (1,0) */
+      { { -0.5f, 0.5f, 1 }, 40 + 0 + 0 }, /* +Z: sc = x, tc = -y -> (0,0) */
+      { { -0.5f, 0.5f, -1 }, 50 + 0 + 1 }, /* -Z: sc = -x, tc = -y -> (1,0) */
+   };
+   for (unsigned k = 0; k < 6; k++) {
+      struct hw_tex_coord c = { .s = cases[k].d[0], .t = cases[k].d[1], .r = cases[k].d[2] };
+      struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .min_lod = -INFINITY };
+      union hw_texel o;
+      assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &o), HW_TEX_OK);
+      if (o.f[0] != cases[k].want)
+         fail_msg("case %u: %g, want %g", k, o.f[0], cases[k].want);
+   }
+}
+
+static struct hw_tex_image
+decode_image(const struct agx_pbe *p)
+{
+   struct agx_pbe_packed pk;
+   struct agx_pack_error pe;
+   if (!agx_pbe_pack_checked(&pk, p, &pe))
+      fail_msg("pack: %s", pe.msg);
+   struct hw_tex_image im;
+   char err[160];
+   if (!hw_tex_image_decode(&im, pk.opaque, err, sizeof(err)))
+      fail_msg("decode: %s", err);
+   return im;
+}
+
+static void
+test_image_store(void **state)
+{
+   (void)state;
+   struct agx_pbe p = { AGX_PBE_HEADER };
+   p.layout = AGX_LAYOUT_LINEAR;
+   p.channels = AGX_CHANNELS_R8G8B8A8;
+   p.type = AGX_TEXTURE_TYPE_UNORM;
+   p.swizzle_r = AGX_CHANNEL_R;
+   p.swizzle_g = AGX_CHANNEL_G;
+   p.swizzle_b = AGX_CHANNEL_B;
+   p.swizzle_a = AGX_CHANNEL_A;
+   p.width = 4;
+   p.height = 3;
+   p.buffer = IMG_VA;
+   p.stride = 64 - 4;
+   struct hw_tex_image im = decode_image(&p);
+   union hw_texel v = { .f = { 1.0f, 0.5f, 0.0f, 0.2f } };
+   assert_int_equal(hw_tex_image_store(&pbe_mmu, &im, 2, 1, 0, 0, 0, &v, false), HW_TEX_OK);
+   static const uint8_t want[4] = { 255, 128, 0, 51 };
+   assert_memory_equal(tex_host(IMG_VA + 64 + 8), want, 4);
+   assert_int_equal(hw_tex_image_store(&pbe_mmu, &im, 2, 1, 0, 0, 0, &v, true), HW_TEX_OK);
+   assert_int_equal(tex_host(IMG_VA + 64 + 8)[1], 127);
+   /* BGRA through the swizzle: memory byte 0 takes source component B */
+   p.swizzle_r = AGX_CHANNEL_B;
+   p.swizzle_b = AGX_CHANNEL_R;
+   im = decode_image(&p);
+   assert_int_equal(hw_tex_image_store(&pbe_mmu, &im, 0, 0, 0, 0, 0, &v, false), HW_TEX_OK);
+   static const uint8_t bgra[4] = { 0, 128, 255, 51 };
+   assert_memory_equal(tex_host(IMG_VA), bgra, 4);
+   /* out of range: dropped */
+   uint8_t before[256];
+   memcpy(before, tex_host(IMG_VA), sizeof(before));
+   assert_int_equal(hw_tex_image_store(&pbe_mmu, &im, 4, 0, 0, 0, 0, &v, false), HW_TEX_OK);
+   assert_int_equal(hw_tex_image_store(&pbe_mmu, &im, 0, -1, 0, 0, 0, &v, false), HW_TEX_OK);
+   assert_int_equal(hw_tex_image_store(&pbe_mmu, &im, 0, 0, 1, 0, 0, &v, false), HW_TEX_OK);
+   assert_memory_equal(before, tex_host(IMG_VA), sizeof(before));
+
+   /* twiddled R32 uint, level 1 of a mipmapped 8x8 array of 2 layers */
+   struct agx_pbe q = { AGX_PBE_HEADER };
+   q.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY;
+   q.layout = AGX_LAYOUT_TWIDDLED;
+   q.channels = AGX_CHANNELS_R32;
+   q.type = AGX_TEXTURE_TYPE_UINT;
+   q.width = q.height = 8;
+   q.levels = 4;
+   q.layers = 2;
+   q.level = 1;
+   q.buffer = IMG2_VA;
+   q.page_aligned_layers = true;
+   im = decode_image(&q);
+   union hw_texel iv = { .u = { 0xdeadbeef, 1, 2, 3 } };
+   assert_int_equal(hw_tex_image_store(&pbe_mmu, &im, 3, 2, 1, 0, 0, &iv, false), HW_TEX_OK);
+   uint32_t got;
+   memcpy(&got, tex_host(IMG2_VA + hw_tex_offset(&im.layout, 3, 2, 1, 1)), 4);
+   assert_int_equal(got, 0xdeadbeef);
+   assert_int_equal(hw_tex_offset(&im.layout, 3, 2, 1, 1), 16384 + 256 + 4 * 13);
+}
+
+static void
+test_block_store(void **state)
+{
+   (void)state;
+   /* A 4x4 tile, two render targets per pixel (8 bytes): the second is
+    * RGBA u8norm at offset 4.  Image: twiddled 6x6 RGBA8, tile at (4, 4)
+    * is only 2x2 inside the image. */
+   uint8_t tile[4 * 4 * 8];
+   for (unsigned i = 0; i < sizeof(tile); i++)
+      tile[i] = (uint8_t)(i * 7 + 3);
+   struct hw_tex_tile tt = {
+      .mem = tile, .size = sizeof(tile), .width = 4, .height = 4, .samples = 1,
+      .row_stride = 32, .pixel_stride = 8, .sample_stride = 0, .x0 = 4, .y0 = 4,
+   };
+   struct agx_pbe p = { AGX_PBE_HEADER };
+   p.layout = AGX_LAYOUT_TWIDDLED;
+   p.channels = AGX_CHANNELS_R8G8B8A8;
+   p.type = AGX_TEXTURE_TYPE_UNORM;
+   p.swizzle_r = AGX_CHANNEL_R;
+   p.swizzle_g = AGX_CHANNEL_G;
+   p.swizzle_b = AGX_CHANNEL_B;
+   p.swizzle_a = AGX_CHANNEL_A;
+   p.width = p.height = 6;
+   p.buffer = IMG_VA;
+   struct hw_tex_image im = decode_image(&p);
+   memset(tex_host(IMG_VA), 0xee, 16384);
+   char err[160];
+   assert_int_equal(hw_tex_block_store(&pbe_mmu, &im, &tt, HW_TEX_MEM_U8NORM, 4, 0, false,
+                                       err, sizeof(err)), HW_TEX_OK);
+   for (unsigned y = 0; y < 6; y++)
+      for (unsigned x = 0; x < 6; x++) {
+         const uint8_t *got = tex_host(IMG_VA + hw_tex_offset(&im.layout, x, y, 0, 0));
+         if (x >= 4 && y >= 4) {
+            const uint8_t *src = tile + (y - 4) * 32 + (x - 4) * 8 + 4;
+            assert_memory_equal(got, src, 4);
+         } else {
+            static const uint8_t untouched[4] = { 0xee, 0xee, 0xee, 0xee };
+            assert_memory_equal(got, untouched, 4);
+         }
+      }
+   /* f16 tilebuffer data into an RGBA16F image through a linear PBE */
+   uint16_t h[4 * 4 * 4];
+   for (unsigned i = 0; i < 64; i++)
+      h[i] = hw_tex_float_to_half((float)i * 0.5f, false);
+   struct hw_tex_tile th = {
+      .mem = (const uint8_t *)h, .size = sizeof(h), .width = 4, .height = 4, .samples = 1,
+      .row_stride = 32, .pixel_stride = 8,
+   };
+   struct agx_pbe q = p;
+   q.layout = AGX_LAYOUT_LINEAR;
+   q.channels = AGX_CHANNELS_R16G16B16A16;
+   q.type = AGX_TEXTURE_TYPE_FLOAT;
+   q.width = q.height = 4;
+   q.stride = 32 - 4;
+   q.buffer = IMG2_VA;
+   im = decode_image(&q);
+   assert_int_equal(hw_tex_block_store(&pbe_mmu, &im, &th, HW_TEX_MEM_F16, 0, 0, false,
+                                       err, sizeof(err)), HW_TEX_OK);
+   assert_memory_equal(tex_host(IMG2_VA), h, sizeof(h));
+   /* a tilebuffer read past the tile is an error, not a crash */
+   th.size = sizeof(h) - 2;
+   assert_int_equal(hw_tex_block_store(&pbe_mmu, &im, &th, HW_TEX_MEM_F16, 0, 0, false,
+                                       err, sizeof(err)), HW_TEX_BAD_ARGS);
+   assert_non_null(strstr(err, "past"));
+   assert_int_equal(hw_tex_block_store(&pbe_mmu, &im, &tt, 9, 0, 0, false, err, sizeof(err)),
+                    HW_TEX_BAD_ARGS);
+}
+
+static void
+test_faults(void **state)
+{
+   (void)state;
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 4, 4, 32);
+   t.address = 0x10000000;                            /* unmapped */
+   struct hw_tex_view v = decode_view(&t);
+   struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   struct hw_tex_coord c = { .s = 0.5f, .t = 0.5f };
+   struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .min_lod = -INFINITY };
+   union hw_texel o;
+   assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &o), HW_TEX_FAULT);
+   assert_true(tex_mmu.fault.valid);
+   assert_int_equal(tex_mmu.fault.unit, HW_UNIT_TEX);
+   assert_true(tex_mmu.fault.read);
+   assert_true(tex_mmu.fault.addr >= 0x10000000 && tex_mmu.fault.addr < 0x10000000 + 128);
+
+   struct agx_pbe p = { AGX_PBE_HEADER };
+   p.layout = AGX_LAYOUT_LINEAR;
+   p.channels = AGX_CHANNELS_R32;
+   p.type = AGX_TEXTURE_TYPE_FLOAT;
+   p.width = p.height = 4;
+   p.stride = 16 - 4;
+   p.buffer = 0x20000000;
+   struct hw_tex_image im = decode_image(&p);
+   union hw_texel val = { .f = { 1, 2, 3, 4 } };
+   assert_int_equal(hw_tex_image_store(&pbe_mmu, &im, 1, 1, 0, 0, 0, &val, false), HW_TEX_FAULT);
+   assert_int_equal(pbe_mmu.fault.unit, HW_UNIT_PBE);
+   assert_false(pbe_mmu.fault.read);
+   assert_true(pbe_mmu.fault.addr == 0x20000000 + 16 + 4);
+}
+
+static void
+test_bad_descriptors(void **state)
+{
+   (void)state;
+   char err[160];
+   struct hw_tex_view v;
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 4, 4, 32);
+   struct agx_texture_packed p;
+   t.layout = AGX_LAYOUT_COMPRESSED;
+   agx_texture_pack(&p, &t);
+   assert_false(hw_tex_view_decode(&v, p.opaque, err, sizeof(err)));
+   assert_non_null(strstr(err, "compressed"));
+   t = tex_linear(AGX_CHANNELS_BC1, AGX_TEXTURE_TYPE_UNORM, 4, 4, 32);
+   agx_texture_pack(&p, &t);
+   assert_false(hw_tex_view_decode(&v, p.opaque, err, sizeof(err)));
+   assert_non_null(strstr(err, "BC1"));
+   t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 64, 4, 32);   /* stride short */
+   agx_texture_pack(&p, &t);
+   assert_false(hw_tex_view_decode(&v, p.opaque, err, sizeof(err)));
+   t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 4, 4, 32);
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.stride = 0;
+   t.last_level = 5;                                  /* 4x4 has 3 levels */
+   agx_texture_pack(&p, &t);
+   assert_false(hw_tex_view_decode(&v, p.opaque, err, sizeof(err)));
+   assert_non_null(strstr(err, "levels"));
+   /* null texture reads zeros */
+   t.null = true;
+   t.last_level = 0;
+   agx_texture_pack(&p, &t);
+   assert_true(hw_tex_view_decode(&v, p.opaque, err, sizeof(err)));
+   union hw_texel o;
+   assert_int_equal(hw_tex_load(&tex_mmu, &v, 0, 0, 0, 0, 0, &o), HW_TEX_OK);
+   assert_true(o.u[0] == 0 && o.u[3] == 0);
+
+   struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NONE, AGX_WRAP_CLAMP_TO_BORDER);
+   sd.border_colour = AGX_BORDER_COLOUR_CUSTOM;
+   struct agx_sampler_packed sp;
+   agx_sampler_pack(&sp, &sd);
+   struct hw_tex_sampler s;
+   assert_false(hw_tex_sampler_decode(&s, sp.opaque, NULL, err, sizeof(err)));
+   assert_non_null(strstr(err, "Border"));
+   sp.opaque[3] |= 0xe0;                              /* wrap S = 7 */
+   uint8_t b[16] = { 0 };
+   assert_false(hw_tex_sampler_decode(&s, sp.opaque, b, err, sizeof(err)));
+
+   struct agx_pbe pb = { AGX_PBE_HEADER };
+   pb.layout = AGX_LAYOUT_NULL;
+   struct agx_pbe_packed pp;
+   agx_pbe_pack(&pp, &pb);
+   struct hw_tex_image im;
+   assert_false(hw_tex_image_decode(&im, pp.opaque, err, sizeof(err)));
+}
+
+int
+main(void)
+{
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(test_nearest_wrap, setup),
+      cmocka_unit_test_setup(test_bilinear, setup),
+      cmocka_unit_test_setup(test_border_colours, setup),
+      cmocka_unit_test_setup(test_mip_selection, setup),
+      cmocka_unit_test_setup(test_shadow, setup),
+      cmocka_unit_test_setup(test_gather, setup),
+      cmocka_unit_test_setup(test_texture_load, setup),
+      cmocka_unit_test_setup(test_swizzle_srgb_array, setup),
+      cmocka_unit_test_setup(test_cube, setup),
+      cmocka_unit_test_setup(test_image_store, setup),
+      cmocka_unit_test_setup(test_block_store, setup),
+      cmocka_unit_test_setup(test_faults, setup),
+      cmocka_unit_test_setup(test_bad_descriptors, setup),
+   };
+   return cmocka_run_group_tests(tests, NULL, NULL);
+}
