@@ -1,0 +1,506 @@
+/*
+ * hwrender glue: executors, the tile worker pool, USC pipelines and the
+ * hidden shader prologues.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hw/hw_fw_priv.h"   /* fw_post_event: executors run on the fw thread */
+#include "hw/render/hw_render_priv.h"
+
+/* ------------------------------------------------------------ errors */
+
+bool
+hwr_fail(struct hwr_job *j, const char *fmt, ...)
+{
+   if (j->status == HW_EXEC_OK) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(j->message, sizeof(j->message), fmt, ap);
+      va_end(ap);
+      j->status = HW_EXEC_ERROR;
+   }
+   return false;
+}
+
+bool
+hwr_fault(struct hwr_job *j, const struct hw_mmu *m)
+{
+   if (j->status == HW_EXEC_OK) {
+      if (m->fault.valid) {
+         j->status = HW_EXEC_FAULT;
+         j->fault = m->fault;
+      } else {
+         hwr_fail(j, "memory access failed");
+      }
+   }
+   return false;
+}
+
+bool
+hwr_read(struct hwr_job *j, struct hw_mmu *m, uint64_t va, void *dst,
+         size_t size)
+{
+   if (!hw_mmu_read(m, va, dst, size)) {
+      if (!m->fault.valid)   /* soft fault: units other than USC are hard */
+         memset(dst, 0, size);
+      return hwr_fault(j, m);
+   }
+   return true;
+}
+
+/* ------------------------------------------------------------ pool */
+
+static void *
+worker_main(void *arg)
+{
+   struct hw_render *r = ((void **)arg)[0];
+   unsigned id = (unsigned)(uintptr_t)((void **)arg)[1];
+   free(arg);
+   uint64_t seen = 0;
+   pthread_mutex_lock(&r->lock);
+   for (;;) {
+      while (!r->quit && r->gen == seen)
+         pthread_cond_wait(&r->cond, &r->lock);
+      if (r->quit)
+         break;
+      seen = r->gen;
+      pthread_mutex_unlock(&r->lock);
+      for (;;) {
+         unsigned i = atomic_fetch_add(&r->next, 1);
+         if (i >= r->items)
+            break;
+         r->fn(r->ctx, id, i);
+      }
+      pthread_mutex_lock(&r->lock);
+      if (--r->busy == 0)
+         pthread_cond_broadcast(&r->done_cond);
+   }
+   pthread_mutex_unlock(&r->lock);
+   return NULL;
+}
+
+void
+hwr_pool_run(struct hw_render *r, unsigned n,
+             void (*fn)(void *ctx, unsigned worker, unsigned item), void *ctx)
+{
+   if (r->threads <= 1 || n <= 1) {
+      for (unsigned i = 0; i < n; i++)
+         fn(ctx, 0, i);
+      return;
+   }
+   pthread_mutex_lock(&r->lock);
+   r->fn = fn;
+   r->ctx = ctx;
+   r->items = n;
+   atomic_store(&r->next, 0);
+   r->busy = r->threads;
+   r->gen++;
+   pthread_cond_broadcast(&r->cond);
+   while (r->busy)
+      pthread_cond_wait(&r->done_cond, &r->lock);
+   pthread_mutex_unlock(&r->lock);
+}
+
+void
+hwr_stats_add(struct hw_render *r, const struct hw_render_stats *s)
+{
+   pthread_mutex_lock(&r->stats_lock);
+   uint64_t *d = (uint64_t *)&r->stats;
+   const uint64_t *a = (const uint64_t *)s;
+   for (size_t i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
+      d[i] += a[i];
+   pthread_mutex_unlock(&r->stats_lock);
+}
+
+/* ------------------------------------------------------------ shaders */
+
+/*
+ * The real USC preloads registers before a shader starts (vertex ID in
+ * r5, instance ID in r6; coverage in r1l for pixels).  The interpreter
+ * starts from zeroed registers, so every shader runs behind a hidden
+ * prologue of ordinary instructions reading model-private special
+ * registers; for pixels it also masks off lanes without coverage, which
+ * is how a partially covered SIMD group behaves.  Relative branches are
+ * unaffected, and the prologue sits just below the shader's address.
+ */
+static const char *const prologue_vs_src =
+   "get_sr r5, sr160\nget_sr r6, sr161\n";
+static const char *const prologue_fs_src =
+   "get_sr r1, sr124\nif_icmp r0l, nueq, r1, 0, 1\n";
+
+static const struct hw_usc_shader *
+fetch_shader(struct hwr_job *j, struct hw_mmu *m, uint64_t va,
+             enum hwr_stage stage)
+{
+   struct hw_render *r = j->r;
+   const uint8_t *pro = NULL;
+   unsigned plen = 0;
+   if (stage == HWR_VERTEX) {
+      pro = r->prologue_vs;
+      plen = r->prologue_vs_len;
+   } else if (stage != HWR_EOT) {
+      pro = r->prologue_fs;
+      plen = r->prologue_fs_len;
+   }
+   size_t cap = 256 * 1024, len = plen;
+   uint8_t *buf = malloc(cap);
+   if (!buf) {
+      hwr_fail(j, "out of host memory");
+      return NULL;
+   }
+   if (plen)
+      memcpy(buf, pro, plen);
+   const struct hw_usc_shader *s = NULL;
+   struct hw_usc_result res;
+   while (len < cap) {
+      uint64_t at = va + (len - plen);
+      size_t chunk = HW_PAGE_SIZE - (at & (HW_PAGE_SIZE - 1));
+      if (chunk > cap - len)
+         chunk = cap - len;
+      if (!hw_mmu_read(m, at, buf + len, chunk)) {
+         if (len == plen) {
+            hwr_fault(j, m);
+            break;
+         }
+         memset(&m->fault, 0, sizeof(m->fault));
+         hwr_fail(j, "shader at 0x%llx: %s", (unsigned long long)va,
+                  res.message);
+         break;
+      }
+      len += chunk;
+      s = hw_usc_cache_get_bytes(r->cache, va - plen, buf, len, &res);
+      if (s)
+         break;
+      if (res.status != HW_USC_BAD_CODE) {
+         hwr_fail(j, "shader at 0x%llx: %s", (unsigned long long)va,
+                  res.message);
+         break;
+      }
+      if (len >= cap)
+         hwr_fail(j, "shader at 0x%llx: %s", (unsigned long long)va,
+                  res.message);
+   }
+   free(buf);
+   return s;
+}
+
+bool
+hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
+                  enum hwr_stage stage, struct hwr_pipeline *p)
+{
+   memset(p, 0, sizeof(*p));
+   uint64_t usc = j->pl->usc_base;
+   uint64_t va = usc + offset;
+   uint64_t code = 0;
+   bool have_code = false;
+   for (unsigned n = 0; n < 64; n++) {
+      uint8_t w[8];
+      if (!hwr_read(j, m, va, w, 1))
+         return false;
+      unsigned len;
+      switch (w[0]) {
+      case AGX_USC_CONTROL_UNIFORM: case AGX_USC_CONTROL_UNIFORM_HIGH:
+      case AGX_USC_CONTROL_TEXTURE: case AGX_USC_CONTROL_SAMPLER:
+      case AGX_USC_CONTROL_PRESHADER:
+         len = 8; break;
+      case AGX_USC_CONTROL_SHADER: len = 6; break;
+      case AGX_USC_CONTROL_NO_PRESHADER: len = 2; break;
+      case AGX_USC_CONTROL_SHARED: case AGX_USC_CONTROL_REGISTERS:
+      case AGX_USC_CONTROL_FRAGMENT_PROPERTIES:
+         len = 4; break;
+      default:
+         return hwr_fail(j, "USC word 0x%02x at 0x%llx is unknown", w[0],
+                         (unsigned long long)va);
+      }
+      if (!hwr_read(j, m, va, w, len))
+         return false;
+      switch (w[0]) {
+      case AGX_USC_CONTROL_UNIFORM:
+      case AGX_USC_CONTROL_UNIFORM_HIGH: {
+         agx_unpack(w, USC_UNIFORM, u);
+         unsigned start = u.start_halfs + (w[0] == AGX_USC_CONTROL_UNIFORM_HIGH ? 256 : 0);
+         unsigned halfs = u.size_halfs;
+         if (start + halfs > HW_USC_NUM_UNIFORMS * 2)
+            return hwr_fail(j, "uniform range %u+%u is past u255", start, halfs);
+         if (!hwr_read(j, m, u.buffer, (uint8_t *)p->uniforms + start * 2,
+                       halfs * 2))
+            return false;
+         break;
+      }
+      case AGX_USC_CONTROL_TEXTURE:
+      case AGX_USC_CONTROL_SAMPLER: {
+         agx_unpack(w, USC_TEXTURE, t);
+         struct hwr_range *rg = w[0] == AGX_USC_CONTROL_TEXTURE ? p->tex : p->smp;
+         unsigned *cnt = w[0] == AGX_USC_CONTROL_TEXTURE ? &p->ntex : &p->nsmp;
+         if (*cnt < 8)
+            rg[(*cnt)++] = (struct hwr_range){ t.start, t.count, t.buffer };
+         break;
+      }
+      case AGX_USC_CONTROL_SHARED:
+         p->has_shared = agx_usc_shared_unpack(w, &p->shared);
+         break;
+      case AGX_USC_CONTROL_SHADER: {
+         agx_unpack(w, USC_SHADER, s);
+         code = usc + s.code;
+         have_code = true;
+         break;
+      }
+      case AGX_USC_CONTROL_REGISTERS: {
+         agx_unpack(w, USC_REGISTERS, rg);
+         p->gprs = rg.register_count ? rg.register_count : 256;
+         break;
+      }
+      default:
+         break;
+      }
+      va += len;
+      if (w[0] == AGX_USC_CONTROL_PRESHADER ||
+          w[0] == AGX_USC_CONTROL_NO_PRESHADER) {
+         if (!have_code)
+            return hwr_fail(j, "USC pipeline at 0x%llx has no shader word",
+                            (unsigned long long)(usc + offset));
+         if (w[0] == AGX_USC_CONTROL_PRESHADER) {
+            agx_unpack(w, USC_PRESHADER, ps);
+            const struct hw_usc_shader *pre =
+               fetch_shader(j, m, usc + ps.code, HWR_EOT);
+            if (!pre)
+               return false;
+            struct hw_usc_launch L = {
+               .shader = pre, .gpr_count = HW_USC_NUM_GPRS,
+               .threads_per_threadgroup = { 1, 1, 1 },
+               .vm_slot = j->ej->vm_slot,
+            };
+            struct hw_usc_result res;
+            struct hw_mmu um;
+            hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
+            if (hw_usc_run_preshader(&L, p->uniforms, &um, NULL, &res) != HW_USC_OK)
+               return res.status == HW_USC_FAULT ? hwr_fault(j, &um)
+                  : hwr_fail(j, "preshader: %s", res.message);
+         }
+         p->shader = fetch_shader(j, m, code, stage);
+         if (!p->shader)
+            return false;
+         unsigned need = hw_usc_shader_gprs(p->shader);
+         if (p->gprs < need)
+            p->gprs = need;
+         if (p->gprs > HW_USC_NUM_GPRS)
+            p->gprs = HW_USC_NUM_GPRS;
+         return true;
+      }
+   }
+   return hwr_fail(j, "USC pipeline at 0x%llx does not end",
+                   (unsigned long long)(usc + offset));
+}
+
+uint64_t
+hwr_pipeline_texture(const struct hwr_pipeline *p, unsigned slot)
+{
+   for (unsigned i = 0; i < p->ntex; i++)
+      if (slot >= p->tex[i].start && slot < p->tex[i].start + p->tex[i].count)
+         return p->tex[i].buffer + (uint64_t)(slot - p->tex[i].start) * AGX_TEXTURE_LENGTH;
+   return 0;
+}
+
+/* ------------------------------------------------------------ executors */
+
+void
+hwr_post_grow(struct hwr_job *j)
+{
+   uint8_t msg[HW_FW_EVENT_MSG_SIZE] = { 0 };
+   agx_pack(msg, FW_EVENT_GROW_TVB, e) {
+      e.vm_slot = j->ej->vm_slot;
+      e.buffer_slot = j->pl->buffer_slot;
+      e.counter = j->partials;
+   }
+   fw_post_event(j->ej->fw, msg);
+   struct hw_render_stats s = { .grow_events = 1 };
+   hwr_stats_add(j->r, &s);
+}
+
+static void
+job_init(struct hwr_job *j, struct hw_render *r, const struct hw_exec_job *ej)
+{
+   memset(j, 0, sizeof(*j));
+   j->r = r;
+   j->ej = ej;
+   j->pl = ej->render;
+   hw_mmu_init(&j->mmu, ej->dev, ej->vm_slot, HW_UNIT_VDM);
+   hw_mmu_begin_job(&j->mmu);
+   j->tiles_x = (j->pl->width + HWR_BIN - 1) / HWR_BIN;
+   j->tiles_y = (j->pl->height + HWR_BIN - 1) / HWR_BIN;
+}
+
+static void
+job_finish(struct hwr_job *j, struct hw_exec_result *res)
+{
+   res->status = j->status;
+   res->cycles = j->cycles;
+   res->fault = j->fault;
+   memcpy(res->message, j->message, sizeof(res->message));
+}
+
+static bool
+check_payload(struct hwr_job *j)
+{
+   const struct agx_fw_render_payload *p = j->pl;
+   if (!p)
+      return hwr_fail(j, "render job without a render payload");
+   if (p->width == 0 || p->height == 0 || p->width > 16384 || p->height > 16384)
+      return hwr_fail(j, "render size %ux%u is out of range", p->width, p->height);
+   if (p->samples != 1 && p->samples != 2 && p->samples != 4)
+      return hwr_fail(j, "%u samples per pixel: only 1, 2 and 4 exist", p->samples);
+   unsigned uw = p->utile_width, uh = p->utile_height;
+   if (!((uw == 32 && uh == 32) || (uw == 32 && uh == 16) || (uw == 16 && uh == 16)))
+      return hwr_fail(j, "tilebuffer tile %ux%u: must be 32x32, 32x16 or 16x16", uw, uh);
+   if (p->sample_size == 0 || p->sample_size > 64 || (p->sample_size & 3))
+      return hwr_fail(j, "sample size %u bytes: must be 4..64, a multiple of 4",
+                      p->sample_size);
+   uint64_t tm = (uint64_t)j->tiles_x * j->tiles_y * AGX_TVB_TILE_ENTRY_LENGTH;
+   if (p->tvb_tilemap_size < tm)
+      return hwr_fail(j, "TVB tilemap is %u bytes, %ux%u tiles need %llu",
+                      p->tvb_tilemap_size, j->tiles_x, j->tiles_y,
+                      (unsigned long long)tm);
+   if (p->tvb_heap_size < 4096)
+      return hwr_fail(j, "TVB heap of %u bytes is below the 4 KiB minimum",
+                      p->tvb_heap_size);
+   return true;
+}
+
+static void
+vertex_exec(void *data, const struct hw_exec_job *ej, struct hw_exec_result *res)
+{
+   struct hwr_job j;
+   job_init(&j, data, ej);
+   if (check_payload(&j))
+      hwr_vertex_job(&j);
+   struct hw_render_stats s = { .vertex_cycles = j.cycles };
+   hwr_stats_add(j.r, &s);
+   job_finish(&j, res);
+}
+
+static void
+fragment_exec(void *data, const struct hw_exec_job *ej, struct hw_exec_result *res)
+{
+   struct hwr_job j;
+   job_init(&j, data, ej);
+   if (check_payload(&j)) {
+      /* A frame that overflowed restarts every tile from what the partial
+       * end-of-tile programs spilled. */
+      uint8_t h[AGX_TVB_HEADER_LENGTH];
+      struct agx_tvb_header hdr;
+      j.mmu.unit = HW_UNIT_ISP;
+      if (hwr_read(&j, &j.mmu, j.pl->tvb_heap, h, sizeof(h))) {
+         if (!agx_tvb_header_unpack(h, &hdr) || hdr.magic != 0x54564231 || !hdr.valid)
+            hwr_fail(&j, "TVB heap holds no binned frame (vertex job missing?)");
+         else if (hdr.frame != j.pl->frame)
+            hwr_fail(&j, "TVB holds frame %u, this fragment job renders %u",
+                     hdr.frame, j.pl->frame);
+         else
+            hwr_fragment_pass(&j, hdr.partial_renders > 0, false);
+      }
+   }
+   struct hw_render_stats s = { .fragment_cycles = j.cycles };
+   hwr_stats_add(j.r, &s);
+   job_finish(&j, res);
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+static unsigned
+assemble(const char *src, uint8_t *out, size_t cap)
+{
+   size_t len = 0;
+   char err[128];
+   if (!agx_isa_assemble(src, strlen(src), out, cap, &len, err, sizeof(err)))
+      return 0;
+   return (unsigned)len;
+}
+
+struct hw_render *
+hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
+{
+   struct hw_render *r = calloc(1, sizeof(*r));
+   if (!r)
+      return NULL;
+   r->dev = dev;
+   r->cache = hw_usc_cache_create();
+   r->prologue_vs_len = assemble(prologue_vs_src, r->prologue_vs, sizeof(r->prologue_vs));
+   r->prologue_fs_len = assemble(prologue_fs_src, r->prologue_fs, sizeof(r->prologue_fs));
+   unsigned n = cfg ? cfg->threads : 0;
+   if (n == 0) {
+      long c = sysconf(_SC_NPROCESSORS_ONLN);
+      n = c > 0 ? (unsigned)c : 1;
+   }
+   if (n > 64)
+      n = 64;
+   r->threads = n;
+   pthread_mutex_init(&r->lock, NULL);
+   pthread_mutex_init(&r->stats_lock, NULL);
+   pthread_cond_init(&r->cond, NULL);
+   pthread_cond_init(&r->done_cond, NULL);
+   if (!r->cache || !r->prologue_vs_len || !r->prologue_fs_len) {
+      hw_usc_cache_destroy(r->cache);
+      free(r);
+      return NULL;
+   }
+   if (n > 1) {
+      r->workers = calloc(n, sizeof(pthread_t));
+      if (!r->workers)
+         r->threads = 1;
+      for (unsigned i = 0; r->workers && i < n; i++) {
+         void **arg = malloc(2 * sizeof(void *));
+         arg[0] = r;
+         arg[1] = (void *)(uintptr_t)i;
+         if (pthread_create(&r->workers[i], NULL, worker_main, arg) != 0) {
+            free(arg);
+            r->threads = i;   /* run with the ones that started */
+            break;
+         }
+      }
+   }
+   hw_device_set_executor(dev, AGX_FW_PIPE_VERTEX, vertex_exec, r);
+   hw_device_set_executor(dev, AGX_FW_PIPE_FRAGMENT, fragment_exec, r);
+   return r;
+}
+
+void
+hw_render_destroy(struct hw_render *r)
+{
+   if (!r)
+      return;
+   hw_device_set_executor(r->dev, AGX_FW_PIPE_VERTEX, NULL, NULL);
+   hw_device_set_executor(r->dev, AGX_FW_PIPE_FRAGMENT, NULL, NULL);
+   pthread_mutex_lock(&r->lock);
+   r->quit = true;
+   pthread_cond_broadcast(&r->cond);
+   pthread_mutex_unlock(&r->lock);
+   unsigned started = r->workers ? r->threads : 0;
+   for (unsigned i = 0; i < started; i++)
+      pthread_join(r->workers[i], NULL);
+   free(r->workers);
+   hw_usc_cache_destroy(r->cache);
+   pthread_mutex_destroy(&r->lock);
+   pthread_mutex_destroy(&r->stats_lock);
+   pthread_cond_destroy(&r->cond);
+   pthread_cond_destroy(&r->done_cond);
+   free(r);
+}
+
+void
+hw_render_get_stats(struct hw_render *r, struct hw_render_stats *out)
+{
+   pthread_mutex_lock(&r->stats_lock);
+   *out = r->stats;
+   pthread_mutex_unlock(&r->stats_lock);
+}
+
+unsigned
+hw_render_threads(const struct hw_render *r)
+{
+   return r->threads;
+}

@@ -1,0 +1,1119 @@
+/*
+ * The fragment pipe: per tilebuffer tile, background program, ISP
+ * (rasterisation, depth/stencil), fragment shaders through the stage
+ * hook (varyings, tilebuffer access, coverage), end-of-tile program and
+ * depth/stencil store.  Tiles are independent work items on the pool;
+ * each keeps its own errors, counters and cycles, merged in tile order.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/render/hw_render_priv.h"
+#include "hw/render/hw_render_tex.h"
+
+/* Sample positions in 1/256 pixel from the pixel's top-left corner. */
+static const uint16_t sample_pos[3][4][2] = {
+   { { 128, 128 } },
+   { { 192, 192 }, { 64, 64 } },
+   { { 96, 32 }, { 224, 96 }, { 32, 160 }, { 160, 224 } },
+};
+
+struct prim {
+   uint32_t off;
+   struct agx_tvb_primitive h;
+   struct agx_tvb_vertex v[3];
+   float vary[3][HWR_MAX_SLOTS];
+   int64_t X[3], Y[3];            /* 1/256 pixel */
+   float zp[3];                   /* depth plane A, B, C */
+   float cf[HWR_MAX_CF][3];
+   unsigned ncf;
+};
+
+struct fstate {                   /* a decoded TVB State */
+   uint32_t off;
+   struct agx_tvb_state raw;
+   struct agx_fragment_control fc;
+   struct agx_fragment_face face[2];
+   struct agx_fragment_stencil sten[2];
+   struct agx_depth_bias_scissor dbs;
+   struct agx_depth_bias bias;
+   struct agx_cull cull;
+   struct agx_fragment_occlusion_query oq;
+   struct hwr_pipeline pipe;
+   struct agx_cf_binding bind[128];
+   unsigned nbind;
+};
+
+struct fpass;
+
+struct tile {
+   struct fpass *fp;
+   struct hwr_job j;              /* private copy: errors, cycles */
+   struct hw_mmu isp, usc;
+   unsigned ux, uy, x0, y0, w, h; /* utile index and pixel rectangle */
+   uint8_t *tb;                   /* tilebuffer */
+   size_t tb_size;
+   float *z;
+   uint8_t *s;
+   struct hw_render_stats stats;
+   struct fstate st;
+   bool st_valid;
+};
+
+struct fpass {
+   struct hwr_job *j;
+   unsigned uw, uh, samples, ss, ux_n, uy_n;
+   bool partial_bg, partial_eot;
+   struct agx_zls_control zls;
+   struct tile *tiles;
+};
+
+struct fs_run {
+   struct tile *t;
+   const struct prim *p;          /* NULL for background/EOT programs */
+   const struct hwr_pipeline *pipe;
+   unsigned y;                    /* pixel row (absolute) */
+   uint8_t cov[32];               /* samples per lane (in/out) */
+   float zout[32];
+   uint32_t zset;
+   char err[96];
+};
+
+static unsigned
+sidx(const struct fpass *fp, unsigned px, unsigned py, unsigned s)
+{
+   return (py * fp->uw + px) * fp->samples + s;
+}
+
+static const uint16_t (*positions(unsigned samples))[2]
+{
+   return sample_pos[samples == 1 ? 0 : samples == 2 ? 1 : 2];
+}
+
+static float
+plane(const float *p, float x, float y)
+{
+   return p[0] * x + p[1] * y + p[2];
+}
+
+/* ------------------------------------------------------------- hook */
+
+static float
+lane_x(const struct fs_run *r, unsigned l, unsigned s, bool sample)
+{
+   float off = sample ? positions(r->t->fp->samples)[s][0] / 256.0f : 0.5f;
+   return (float)(r->t->x0 + l) + off;
+}
+
+static float
+lane_y(const struct fs_run *r, unsigned s, bool sample)
+{
+   float off = sample ? positions(r->t->fp->samples)[s][1] / 256.0f : 0.5f;
+   return (float)r->y + off;
+}
+
+static void
+put(struct hw_usc_simd *s, const struct agx_operand *o, unsigned k, unsigned l,
+    uint32_t bits32)
+{
+   if (o->size == 16) {
+      float f;
+      memcpy(&f, &bits32, 4);
+      hw_usc_simd_write16(s, o->value + k, l, hw_usc_f32_to_f16(f));
+   } else {
+      hw_usc_simd_write32(s, o->value + k, l, bits32);
+   }
+}
+
+static uint32_t
+f2u(float f)
+{
+   uint32_t u;
+   memcpy(&u, &f, 4);
+   return u;
+}
+
+static float
+u2f(uint32_t u)
+{
+   float f;
+   memcpy(&f, &u, 4);
+   return f;
+}
+
+static unsigned
+cf_index(const struct agx_operand *o)
+{
+   return o->value;
+}
+
+static enum hw_usc_status
+op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
+        uint32_t exec)
+{
+   const struct agx_operand *d = &in->operands[0], *I = &in->operands[1];
+   const struct agx_operand *J = in->op == AGX_OP_ITERPROJ ? &in->operands[2] : NULL;
+   uint32_t interp = 0, samp = 0;
+   agx_instr_field(in, "interpolation", &interp);
+   agx_instr_field(in, "S", &samp);
+   bool at_sample = interp == 1 || interp == 3;
+   unsigned cnt = d->count ? d->count : 1;
+   for (unsigned l = 0; l < 32; l++) {
+      if (!(exec >> l & 1))
+         continue;
+      float x = lane_x(r, l, samp % r->t->fp->samples, at_sample);
+      float y = lane_y(r, samp % r->t->fp->samples, at_sample);
+      float jw = 1.0f;
+      if (J) {
+         unsigned jc = cf_index(J);
+         if (!r->p || jc >= r->p->ncf)
+            return HW_USC_OUT_OF_BOUNDS;
+         jw = plane(r->p->cf[jc], x, y);
+      }
+      for (unsigned k = 0; k < cnt; k++) {
+         unsigned c = cf_index(I) + k;
+         if (!r->p || c >= r->p->ncf) {
+            snprintf(r->err, sizeof(r->err), "iter reads cf%u past the bindings", c);
+            return HW_USC_OUT_OF_BOUNDS;
+         }
+         float v = plane(r->p->cf[c], x, y);
+         if (J)
+            v = v / jw;
+         put(s, d, k, l, f2u(v));
+      }
+   }
+   return HW_USC_OK;
+}
+
+static enum hw_usc_status
+op_ldcf(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
+        uint32_t exec)
+{
+   const struct agx_operand *d = &in->operands[0], *I = &in->operands[1];
+   unsigned cnt = d->count ? d->count : 3;
+   for (unsigned l = 0; l < 32; l++) {
+      if (!(exec >> l & 1))
+         continue;
+      for (unsigned k = 0; k < cnt; k++) {
+         unsigned c = cf_index(I) + k / 3;
+         if (!r->p || c >= r->p->ncf)
+            return HW_USC_OUT_OF_BOUNDS;
+         put(s, d, k, l, f2u(r->p->cf[c][k % 3]));
+      }
+   }
+   return HW_USC_OK;
+}
+
+static bool
+fmt_info(unsigned f, unsigned *bytes)
+{
+   switch (f) {
+   case 0: case 4: case 5: *bytes = 1; return true;       /* i8 u8norm s8norm */
+   case 1: case 3: case 6: case 7: *bytes = 2; return true;
+   case 2: *bytes = 4; return true;
+   case 8: case 10: *bytes = 1; return true;              /* packed 32-bit */
+   default: return false;
+   }
+}
+
+static float
+clampf(float v, float lo, float hi)
+{
+   return v != v ? 0.0f : v < lo ? lo : v > hi ? hi : v;
+}
+
+static float
+srgb_enc(float c)
+{
+   return c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+}
+
+static float
+srgb_dec(float c)
+{
+   return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
+/* Register value (raw bits of a 16- or 32-bit register) -> tile bytes. */
+static void
+tile_store_comp(unsigned f, unsigned comp, uint8_t *dst, uint32_t reg, bool r16)
+{
+   float fv = r16 ? hw_usc_f16_to_f32((uint16_t)reg) : u2f(reg);
+   switch (f) {
+   case 0: dst[0] = (uint8_t)reg; break;
+   case 1: { uint16_t v = (uint16_t)reg; memcpy(dst, &v, 2); break; }
+   case 2: memcpy(dst, &reg, 4); break;
+   case 3: { uint16_t v = r16 ? (uint16_t)reg : hw_usc_f32_to_f16(u2f(reg)); memcpy(dst, &v, 2); break; }
+   case 4: dst[0] = (uint8_t)lrintf(clampf(fv, 0, 1) * 255.0f); break;
+   case 5: dst[0] = (uint8_t)(int8_t)lrintf(clampf(fv, -1, 1) * 127.0f); break;
+   case 6: { uint16_t v = (uint16_t)lrintf(clampf(fv, 0, 1) * 65535.0f); memcpy(dst, &v, 2); break; }
+   case 7: { int16_t v = (int16_t)lrintf(clampf(fv, -1, 1) * 32767.0f); memcpy(dst, &v, 2); break; }
+   case 10: dst[comp] = (uint8_t)lrintf((comp < 3 ? srgb_enc(clampf(fv, 0, 1)) : clampf(fv, 0, 1)) * 255.0f); break;
+   case 8: {
+      uint32_t w;
+      memcpy(&w, dst - 0, 4);
+      unsigned bits = comp < 3 ? 10 : 2, sh = comp * 10;
+      uint32_t m = (1u << bits) - 1;
+      uint32_t v = (uint32_t)lrintf(clampf(fv, 0, 1) * (float)m);
+      w = (w & ~(m << sh)) | v << sh;
+      memcpy(dst, &w, 4);
+      break;
+   }
+   default: break;
+   }
+}
+
+uint32_t
+hwr_tile_load_comp(unsigned f, unsigned comp, const uint8_t *src, bool r16)
+{
+   float fv;
+   switch (f) {
+   case 0: return src[0];
+   case 1: { uint16_t v; memcpy(&v, src, 2); return v; }
+   case 2: { uint32_t v; memcpy(&v, src, 4); return v; }
+   case 3: { uint16_t v; memcpy(&v, src, 2); return r16 ? v : f2u(hw_usc_f16_to_f32(v)); }
+   case 4: fv = src[0] / 255.0f; break;
+   case 5: fv = fmaxf((int8_t)src[0] / 127.0f, -1.0f); break;
+   case 6: { uint16_t v; memcpy(&v, src, 2); fv = v / 65535.0f; break; }
+   case 7: { int16_t v; memcpy(&v, src, 2); fv = fmaxf(v / 32767.0f, -1.0f); break; }
+   case 10: fv = src[comp] / 255.0f; if (comp < 3) fv = srgb_dec(fv); break;
+   case 8: {
+      uint32_t w;
+      memcpy(&w, src, 4);
+      unsigned bits = comp < 3 ? 10 : 2;
+      fv = (float)(w >> (comp * 10) & ((1u << bits) - 1)) / (float)((1u << bits) - 1);
+      break;
+   }
+   default: return 0;
+   }
+   return r16 ? hw_usc_f32_to_f16(fv) : f2u(fv);
+}
+
+static enum hw_usc_status
+op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
+        uint32_t exec)
+{
+   struct fpass *fp = r->t->fp;
+   uint32_t load = 0, F = 0, mask = 0, O = 0;
+   agx_instr_field(in, "load", &load);
+   agx_instr_field(in, "F", &F);
+   agx_instr_field(in, "mask", &mask);
+   agx_instr_field(in, "O", &O);
+   const struct agx_operand *R = &in->operands[1], *S = &in->operands[5];
+   for (unsigned i = 0; i < in->num_operands; i++) {
+      const char *n = agx_isa_op_operand_name(in->op, i);
+      if (n && !strcmp(n, "R")) R = &in->operands[i];
+      if (n && !strcmp(n, "S")) S = &in->operands[i];
+   }
+   unsigned bytes;
+   if (!fmt_info(F, &bytes)) {
+      snprintf(r->err, sizeof(r->err), "tilebuffer format %u is not modelled", F);
+      return HW_USC_UNSUPPORTED;
+   }
+   bool packed = F == 8 || F == 10;
+   bool r16 = R->size == 16;
+   for (unsigned l = 0; l < 32; l++) {
+      if (!(exec >> l & 1))
+         continue;
+      uint32_t smask = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm
+                       : hw_usc_simd_read16(s, S->value, l);
+      smask &= (1u << fp->samples) - 1;
+      if (!load)
+         smask &= r->cov[l];
+      unsigned px = l, py = r->y - r->t->y0;
+      if (px >= fp->uw)
+         continue;
+      for (unsigned smp = 0; smp < fp->samples; smp++) {
+         if (!(smask >> smp & 1))
+            continue;
+         size_t base = (size_t)sidx(fp, px, py, smp) * fp->ss + O;
+         unsigned k = 0;
+         for (unsigned c = 0; c < 4; c++) {
+            if (!(mask >> c & 1))
+               continue;
+            size_t at = base + (packed ? 0 : c * bytes);
+            if (at + (packed ? 4 : bytes) > (size_t)(sidx(fp, px, py, smp) + 1) * fp->ss) {
+               snprintf(r->err, sizeof(r->err), "tilebuffer access at offset %u "
+                        "past the %u-byte sample", O, fp->ss);
+               return HW_USC_OUT_OF_BOUNDS;
+            }
+            uint8_t *p = r->t->tb + at;
+            if (load) {
+               put(s, R, k, l, 0);
+               if (r16)
+                  hw_usc_simd_write16(s, R->value + k, l, (uint16_t)hwr_tile_load_comp(F, c, p, true));
+               else
+                  hw_usc_simd_write32(s, R->value + k, l, hwr_tile_load_comp(F, c, p, false));
+            } else {
+               uint32_t v = r16 ? hw_usc_simd_read16(s, R->value + k, l)
+                                : hw_usc_simd_read32(s, R->value + k, l);
+               tile_store_comp(F, c, p, v, r16);
+            }
+            k++;
+         }
+         if (load)
+            break;   /* loads read the first selected sample */
+      }
+   }
+   return HW_USC_OK;
+}
+
+static enum hw_usc_status
+fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
+        uint32_t exec)
+{
+   struct fs_run *r = user;
+   /* One SIMD group per row: group index must be 0. */
+   if (hw_usc_simd_index(s) != 0)
+      exec = 0;
+   switch (in->op) {
+   case AGX_OP_ITER:
+   case AGX_OP_ITERPROJ:
+      return op_iter(r, s, in, exec);
+   case AGX_OP_LDCF:
+      return op_ldcf(r, s, in, exec);
+   case AGX_OP_LDST_TILE:
+      return op_tile(r, s, in, exec);
+   case AGX_OP_WAIT_PIX:
+   case AGX_OP_SIGNAL_PIX:
+      /* A row's pixels are distinct and rows of one tile run in
+       * primitive order, so raster order always holds. */
+      return HW_USC_OK;
+   case AGX_OP_SAMPLE_MASK: {
+      const struct agx_operand *S = &in->operands[0], *M = &in->operands[1];
+      for (unsigned l = 0; l < 32; l++) {
+         if (!(exec >> l & 1))
+            continue;
+         uint32_t sm = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm : hw_usc_simd_read16(s, S->value, l);
+         uint32_t mv = M->type == AGX_OPERAND_IMM ? (uint32_t)M->imm : hw_usc_simd_read16(s, M->value, l);
+         /* Samples in S take their bit from M: 0 discards them. */
+         r->cov[l] = (uint8_t)((r->cov[l] & ~sm) | (mv & sm));
+      }
+      return HW_USC_OK;
+   }
+   case AGX_OP_ZS_EMIT: {
+      uint32_t z = 0;
+      agx_instr_field(in, "z", &z);
+      const struct agx_operand *T = &in->operands[1];
+      for (unsigned l = 0; l < 32 && z; l++) {
+         if (!(exec >> l & 1))
+            continue;
+         r->zout[l] = u2f(hw_usc_simd_read32(s, T->value, l));
+         r->zset |= 1u << l;
+      }
+      return HW_USC_OK;
+   }
+   case AGX_OP_TEXTURE_LOAD:
+   case AGX_OP_TEXTURE_SAMPLE:
+   case AGX_OP_IMAGE_WRITE:
+   case AGX_OP_IMAGE_WRITE_BLOCK: {
+      struct fpass *fp = r->t->fp;
+      struct hwr_tex_tile tile = {
+         .mem = r->t->tb, .size = r->t->tb_size, .width = fp->uw, .height = fp->uh,
+         .samples = fp->samples, .sample_stride = fp->ss,
+         .pixel_stride = fp->ss * fp->samples, .row_stride = fp->ss * fp->samples * fp->uw,
+         .x0 = r->t->x0, .y0 = r->t->y0,
+      };
+      return hwr_tex_op(r->pipe, &r->t->usc, s, in, exec, &tile, r->err, sizeof(r->err));
+   }
+   default:
+      snprintf(r->err, sizeof(r->err), "%s is not a fragment-stage instruction",
+               agx_isa_op_name(in->op));
+      return HW_USC_UNSUPPORTED;
+   }
+}
+
+static void
+fs_sr(void *user, unsigned simd, unsigned sr, uint32_t out[HW_USC_SIMD_WIDTH])
+{
+   struct fs_run *r = user;
+   for (unsigned l = 0; l < 32; l++)
+      out[l] = simd ? 0 : sr == HWR_SR_COVERAGE ? r->cov[l]
+             : sr == HWR_SR_BACKFACING ? (r->p && r->p->h.back_facing) : 0;
+}
+
+/* Runs `pipe` over one row of the tile for the lanes with coverage. */
+static bool
+run_row(struct tile *t, struct fs_run *r, const struct hwr_pipeline *pipe,
+        uint64_t *cycles)
+{
+   struct fpass *fp = t->fp;
+   struct hw_usc_launch L = {
+      .shader = pipe->shader,
+      .uniforms = pipe->uniforms,
+      .gpr_count = pipe->gprs,
+      .threads_per_threadgroup = { fp->uw, 1, 1 },
+      .vm_slot = t->j.ej->vm_slot,
+      .stage_hook = fs_hook,
+      .sr_hook = fs_sr,
+      .hook_user = r,
+      .sampler_table = t->j.pl->sampler_heap,
+   };
+   struct hw_usc_workgroup wg = { .threadgroup_position = { t->ux, r->y, 0 } };
+   struct hw_usc_stats st = { 0 };
+   struct hw_usc_result res;
+   r->pipe = pipe;
+   if (hw_usc_run_workgroup(&L, &wg, &t->usc, &st, &res) != HW_USC_OK) {
+      if (res.status == HW_USC_FAULT)
+         return hwr_fault(&t->j, &t->usc);
+      return hwr_fail(&t->j, "fragment shader at 0x%llx: %s%s%s",
+                      (unsigned long long)res.pc, res.message,
+                      r->err[0] ? ": " : "", r->err);
+   }
+   *cycles += st.cycles;
+   return true;
+}
+
+/* ------------------------------------------------------- state, CF */
+
+static bool
+load_state(struct tile *t, uint32_t off)
+{
+   if (t->st_valid && t->st.off == off)
+      return true;
+   struct hwr_job *j = &t->j;
+   struct fstate *st = &t->st;
+   uint8_t b[AGX_TVB_STATE_LENGTH];
+   if (!hwr_read(j, &t->isp, j->pl->tvb_heap + off, b, sizeof(b)))
+      return false;
+   memset(st, 0, sizeof(*st));
+   st->off = off;
+   if (!agx_tvb_state_unpack(b, &st->raw))
+      return hwr_fail(j, "TVB state at +%u is malformed", off);
+   agx_fragment_control_unpack(&st->raw.fragment_control, &st->fc);
+   agx_fragment_face_unpack(&st->raw.front_face, &st->face[0]);
+   agx_fragment_face_unpack(&st->raw.back_face, &st->face[1]);
+   agx_fragment_stencil_unpack(&st->raw.front_stencil, &st->sten[0]);
+   agx_fragment_stencil_unpack(&st->raw.back_stencil, &st->sten[1]);
+   agx_depth_bias_scissor_unpack(&st->raw.depth_bias_scissor, &st->dbs);
+   agx_cull_unpack(&st->raw.cull, &st->cull);
+   agx_fragment_occlusion_query_unpack(&st->raw.occlusion_query, &st->oq);
+   if (!st->fc.two_sided_stencil)
+      st->sten[1] = st->sten[0];
+   if (st->fc.depth_bias_enable) {
+      uint8_t db[AGX_DEPTH_BIAS_LENGTH];
+      if (!hwr_read(j, &t->isp, j->pl->isp_dbias_base +
+                    (uint64_t)st->dbs.depth_bias * AGX_DEPTH_BIAS_LENGTH, db, sizeof(db)))
+         return false;
+      agx_depth_bias_unpack(db, &st->bias);
+   }
+   if (st->raw.has_shader) {
+      agx_unpack(&st->raw.shader_word_0, FRAGMENT_SHADER_WORD_0, w0);
+      agx_unpack(&st->raw.shader_word_1, FRAGMENT_SHADER_WORD_1, w1);
+      agx_unpack(&st->raw.shader_word_2, FRAGMENT_SHADER_WORD_2, w2);
+      st->nbind = w0.cf_binding_count;
+      if (st->nbind) {
+         uint8_t cb[AGX_CF_BINDING_HEADER_LENGTH + 127 * AGX_CF_BINDING_LENGTH];
+         size_t sz = AGX_CF_BINDING_HEADER_LENGTH + st->nbind * AGX_CF_BINDING_LENGTH;
+         if (!hwr_read(j, &t->isp, j->pl->usc_base + w2.cf_bindings, cb, sz))
+            return false;
+         for (unsigned i = 0; i < st->nbind; i++)
+            agx_cf_binding_unpack(cb + AGX_CF_BINDING_HEADER_LENGTH + i * 4, &st->bind[i]);
+      }
+      if (!hwr_pipeline_load(j, &t->usc, (uint32_t)w1.pipeline, HWR_FRAGMENT, &st->pipe))
+         return false;
+   }
+   t->st_valid = true;
+   return true;
+}
+
+static void
+tri_plane(const struct prim *p, const float f[3], float out[3])
+{
+   double x0 = p->X[0] / 256.0, y0 = p->Y[0] / 256.0;
+   double x1 = p->X[1] / 256.0 - x0, y1 = p->Y[1] / 256.0 - y0;
+   double x2 = p->X[2] / 256.0 - x0, y2 = p->Y[2] / 256.0 - y0;
+   double d = x1 * y2 - x2 * y1;
+   double f1 = (double)f[1] - f[0], f2 = (double)f[2] - f[0];
+   double a = d != 0 ? (f1 * y2 - f2 * y1) / d : 0;
+   double b = d != 0 ? (f2 * x1 - f1 * x2) / d : 0;
+   out[0] = (float)a;
+   out[1] = (float)b;
+   out[2] = (float)(f[0] - a * x0 - b * y0);
+}
+
+static void
+line_plane(const struct prim *p, const float f[2], float out[3])
+{
+   double ax = p->X[0] / 256.0, ay = p->Y[0] / 256.0;
+   double dx = p->X[1] / 256.0 - ax, dy = p->Y[1] / 256.0 - ay;
+   double l2 = dx * dx + dy * dy, df = (double)f[1] - f[0];
+   double a = l2 > 0 ? df * dx / l2 : 0, b = l2 > 0 ? df * dy / l2 : 0;
+   out[0] = (float)a;
+   out[1] = (float)b;
+   out[2] = (float)(f[0] - a * ax - b * ay);
+}
+
+static void
+make_plane(const struct prim *p, const float *f, float out[3])
+{
+   if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
+      tri_plane(p, f, out);
+   else if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_LINE)
+      line_plane(p, f, out);
+   else {
+      out[0] = out[1] = 0;
+      out[2] = f[0];
+   }
+}
+
+static bool
+setup_cf(struct tile *t, struct prim *p)
+{
+   const struct fstate *st = &t->st;
+   unsigned nv = p->h.vertices;
+   p->ncf = 0;
+   for (unsigned b = 0; b < st->nbind; b++) {
+      const struct agx_cf_binding *cb = &st->bind[b];
+      for (unsigned c = 0; c < cb->components; c++) {
+         unsigned reg = cb->base_coefficient_register + c;
+         if (reg >= HWR_MAX_CF)
+            return hwr_fail(&t->j, "coefficient register %u is out of range", reg);
+         float f[3] = { 0 }, *out = p->cf[reg];
+         unsigned slot = cb->base_slot + c;
+         switch (cb->source) {
+         case AGX_CF_SOURCE_FRAGCOORD_Z:
+            for (unsigned i = 0; i < nv; i++) f[i] = p->v[i].z;
+            make_plane(p, f, out);
+            break;
+         case AGX_CF_SOURCE_BARYCENTRIC:
+            for (unsigned i = 0; i < nv; i++) f[i] = i == c ? 1.0f : 0.0f;
+            make_plane(p, f, out);
+            break;
+         case AGX_CF_SOURCE_POINT_COORD: {
+            float sz = p->h.size > 0 ? p->h.size : 1.0f;
+            float o = (c ? p->Y[0] : p->X[0]) / 256.0f - sz * 0.5f;
+            out[0] = c == 0 ? 1.0f / sz : 0;
+            out[1] = c == 1 ? 1.0f / sz : 0;
+            out[2] = c < 2 ? -o / sz : 0;
+            break;
+         }
+         case AGX_CF_SOURCE_PRIMITIVE_ID:
+            out[0] = out[1] = 0;
+            out[2] = u2f(p->h.primitive_id);
+            break;
+         default:
+            if (slot >= p->h.varyings)
+               return hwr_fail(&t->j, "CF binding reads slot %u of %u", slot, p->h.varyings);
+            switch (cb->shade_model) {
+            case AGX_SHADE_MODEL_FLAT_VERTEX_0:
+            case AGX_SHADE_MODEL_FLAT_VERTEX_1:
+            case AGX_SHADE_MODEL_FLAT_VERTEX_2: {
+               unsigned k = cb->shade_model == AGX_SHADE_MODEL_FLAT_VERTEX_0 ? 0
+                          : cb->shade_model == AGX_SHADE_MODEL_FLAT_VERTEX_1 ? 1 : 2;
+               out[0] = out[1] = 0;
+               out[2] = p->vary[k < nv ? k : 0][slot];
+               break;
+            }
+            case AGX_SHADE_MODEL_PERSPECTIVE:
+               /* Values over w; the position's W slot yields 1/w itself. */
+               for (unsigned i = 0; i < nv; i++)
+                  f[i] = slot == 3 ? p->v[i].inv_w : p->vary[i][slot] * p->v[i].inv_w;
+               make_plane(p, f, out);
+               break;
+            default:
+               for (unsigned i = 0; i < nv; i++) f[i] = p->vary[i][slot];
+               make_plane(p, f, out);
+               break;
+            }
+         }
+         if (reg + 1 > p->ncf)
+            p->ncf = reg + 1;
+      }
+   }
+   return true;
+}
+
+static bool
+load_prim(struct tile *t, uint32_t off, struct prim *p)
+{
+   struct hwr_job *j = &t->j;
+   uint8_t b[AGX_TVB_PRIMITIVE_LENGTH];
+   if (!hwr_read(j, &t->isp, j->pl->tvb_heap + off, b, sizeof(b)))
+      return false;
+   if (!agx_tvb_primitive_unpack(b, &p->h) || p->h.vertices < 1 || p->h.vertices > 3 ||
+       p->h.varyings > HWR_MAX_SLOTS)
+      return hwr_fail(j, "TVB primitive at +%u is malformed", off);
+   p->off = off;
+   uint64_t va = j->pl->tvb_heap + off + AGX_TVB_PRIMITIVE_LENGTH;
+   for (unsigned i = 0; i < p->h.vertices; i++) {
+      uint8_t vb[AGX_TVB_VERTEX_LENGTH];
+      if (!hwr_read(j, &t->isp, va, vb, sizeof(vb)) ||
+          !hwr_read(j, &t->isp, va + sizeof(vb), p->vary[i], 4 * p->h.varyings))
+         return false;
+      agx_tvb_vertex_unpack(vb, &p->v[i]);
+      p->X[i] = (int64_t)llrintf(p->v[i].x * 256.0f);
+      p->Y[i] = (int64_t)llrintf(p->v[i].y * 256.0f);
+      va += sizeof(vb) + 4 * p->h.varyings;
+   }
+   float zf[3] = { p->v[0].z, p->h.vertices > 1 ? p->v[1].z : 0, p->h.vertices > 2 ? p->v[2].z : 0 };
+   make_plane(p, zf, p->zp);
+   t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * (16 + 4 * p->h.varyings)) >> HWR_CYC_MEM_BYTE_SHIFT;
+   return true;
+}
+
+/* ------------------------------------------------------- rasteriser */
+
+static bool
+top_left(int64_t dx, int64_t dy)
+{
+   return dy < 0 || (dy == 0 && dx > 0);
+}
+
+/* Triangle coverage with the top-left rule on the 1/256 grid. */
+static bool
+tri_covers(const int64_t *X, const int64_t *Y, int64_t px, int64_t py)
+{
+   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
+   int o[3] = { 0, 1, 2 };
+   if (area < 0) { o[1] = 2; o[2] = 1; }
+   for (unsigned e = 0; e < 3; e++) {
+      unsigned a = o[e], b = o[(e + 1) % 3];
+      int64_t dx = X[b] - X[a], dy = Y[b] - Y[a];
+      int64_t E = dx * (py - Y[a]) - dy * (px - X[a]);
+      if (E < 0 || (E == 0 && !top_left(dx, dy)))
+         return false;
+   }
+   return true;
+}
+
+static bool
+covers(const struct prim *p, int64_t px, int64_t py)
+{
+   switch (p->h.type) {
+   case AGX_TVB_PRIMITIVE_TYPE_TRIANGLE:
+      return tri_covers(p->X, p->Y, px, py);
+   case AGX_TVB_PRIMITIVE_TYPE_POINT: {
+      int64_t h = (int64_t)llrintf(p->h.size * 128.0f);
+      return px >= p->X[0] - h && px < p->X[0] + h && py >= p->Y[0] - h && py < p->Y[0] + h;
+   }
+   default: {
+      /* A line is the rectangle of its width around the segment, as two
+       * triangles sharing the diagonal (no pixel is lit twice). */
+      double dx = (double)(p->X[1] - p->X[0]), dy = (double)(p->Y[1] - p->Y[0]);
+      double len = sqrt(dx * dx + dy * dy);
+      if (len == 0)
+         return false;
+      double hw = p->h.size * 128.0;
+      int64_t nx = (int64_t)llround(-dy / len * hw), ny = (int64_t)llround(dx / len * hw);
+      int64_t QX[4] = { p->X[0] + nx, p->X[1] + nx, p->X[1] - nx, p->X[0] - nx };
+      int64_t QY[4] = { p->Y[0] + ny, p->Y[1] + ny, p->Y[1] - ny, p->Y[0] - ny };
+      int64_t A[3] = { QX[0], QX[1], QX[2] }, B[3] = { QY[0], QY[1], QY[2] };
+      int64_t C[3] = { QX[0], QX[2], QX[3] }, D[3] = { QY[0], QY[2], QY[3] };
+      return tri_covers(A, B, px, py) || tri_covers(C, D, px, py);
+   }
+   }
+}
+
+static bool
+zs_func(enum agx_zs_func f, float a, float b)
+{
+   switch (f) {
+   case AGX_ZS_FUNC_NEVER: return false;
+   case AGX_ZS_FUNC_LESS: return a < b;
+   case AGX_ZS_FUNC_EQUAL: return a == b;
+   case AGX_ZS_FUNC_LEQUAL: return a <= b;
+   case AGX_ZS_FUNC_GREATER: return a > b;
+   case AGX_ZS_FUNC_NOT_EQUAL: return a != b;
+   case AGX_ZS_FUNC_GEQUAL: return a >= b;
+   default: return true;
+   }
+}
+
+static uint8_t
+sten_op(enum agx_stencil_op op, uint8_t s, uint8_t ref)
+{
+   switch (op) {
+   case AGX_STENCIL_OP_ZERO: return 0;
+   case AGX_STENCIL_OP_REPLACE: return ref;
+   case AGX_STENCIL_OP_INCR_SAT: return s == 255 ? 255 : s + 1;
+   case AGX_STENCIL_OP_DECR_SAT: return s == 0 ? 0 : s - 1;
+   case AGX_STENCIL_OP_INVERT: return (uint8_t)~s;
+   case AGX_STENCIL_OP_INCR_WRAP: return (uint8_t)(s + 1);
+   case AGX_STENCIL_OP_DECR_WRAP: return (uint8_t)(s - 1);
+   default: return s;
+   }
+}
+
+static void
+sten_write(uint8_t *s, uint8_t v, uint8_t wmask)
+{
+   *s = (uint8_t)((*s & ~wmask) | (v & wmask));
+}
+
+static bool
+shade_prim(struct tile *t, struct prim *p)
+{
+   struct fpass *fp = t->fp;
+   const struct fstate *st = &t->st;
+   unsigned face = p->h.back_facing ? 1 : 0;
+   const struct agx_fragment_face *ff = &st->face[face];
+   const struct agx_fragment_stencil *sf = &st->sten[face];
+   uint8_t ref = (uint8_t)ff->stencil_reference;
+   bool stencil = st->fc.stencil_test_enable;
+   const uint16_t (*sp)[2] = positions(fp->samples);
+   float bias = 0;
+   if (st->fc.depth_bias_enable) {
+      float slope = fmaxf(fabsf(p->zp[0]), fabsf(p->zp[1]));
+      bias = st->bias.bias + st->bias.slope_scale * slope;
+      if (st->bias.clamp > 0) bias = fminf(bias, st->bias.clamp);
+      else if (st->bias.clamp < 0) bias = fmaxf(bias, st->bias.clamp);
+   }
+   /* Pixel rectangle of the primitive inside this tile. */
+   int64_t minx = p->X[0], maxx = p->X[0], miny = p->Y[0], maxy = p->Y[0];
+   for (unsigned i = 1; i < p->h.vertices; i++) {
+      minx = minx < p->X[i] ? minx : p->X[i]; maxx = maxx > p->X[i] ? maxx : p->X[i];
+      miny = miny < p->Y[i] ? miny : p->Y[i]; maxy = maxy > p->Y[i] ? maxy : p->Y[i];
+   }
+   int64_t pad = p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE ? 0 : (int64_t)(p->h.size * 128.0f) + 256;
+   long x0 = (long)((minx - pad) >> 8), x1 = (long)((maxx + pad) >> 8);
+   long y0 = (long)((miny - pad) >> 8), y1 = (long)((maxy + pad) >> 8);
+   long tx0 = t->x0, ty0 = t->y0, tx1 = t->x0 + t->w - 1, ty1 = t->y0 + t->h - 1;
+   if (st->raw.has_scissor) {
+      uint8_t sb[AGX_SCISSOR_LENGTH];
+      if (!hwr_read(&t->j, &t->isp, t->j.pl->isp_scissor_base +
+                    (uint64_t)st->dbs.scissor * AGX_SCISSOR_LENGTH, sb, sizeof(sb)))
+         return false;
+      agx_unpack(sb, SCISSOR, sc);
+      if (tx0 < (long)sc.min_x) tx0 = sc.min_x;
+      if (ty0 < (long)sc.min_y) ty0 = sc.min_y;
+      if (tx1 > (long)sc.max_x - 1) tx1 = (long)sc.max_x - 1;
+      if (ty1 > (long)sc.max_y - 1) ty1 = (long)sc.max_y - 1;
+   }
+   if (x0 < tx0) x0 = tx0;
+   if (y0 < ty0) y0 = ty0;
+   if (x1 > tx1) x1 = tx1;
+   if (y1 > ty1) y1 = ty1;
+   uint64_t passed_total = 0;
+   for (long y = y0; y <= y1; y++) {
+      struct fs_run r = { .t = t, .p = p, .y = (unsigned)y };
+      uint8_t pass[32] = { 0 };
+      bool any = false;
+      float zs[32][HWR_MAX_SAMPLES];
+      for (long x = x0; x <= x1; x++) {
+         unsigned l = (unsigned)(x - t->x0);
+         for (unsigned s = 0; s < fp->samples; s++) {
+            int64_t px = (int64_t)x * 256 + sp[s][0], py = (int64_t)y * 256 + sp[s][1];
+            if (!covers(p, px, py))
+               continue;
+            float z = plane(p->zp, px / 256.0f, py / 256.0f) + bias;
+            /* The depth buffer holds [0, 1]: fragments are clamped. */
+            z = fminf(fmaxf(z, 0.0f), 1.0f);
+            zs[l][s] = z;
+            unsigned i = sidx(fp, l, (unsigned)(y - t->y0), s);
+            uint8_t *sv = &t->s[i];
+            if (stencil) {
+               uint8_t rm = (uint8_t)sf->read_mask;
+               if (!zs_func(sf->compare, (float)(ref & rm), (float)(*sv & rm))) {
+                  sten_write(sv, sten_op(sf->stencil_fail, *sv, ref), (uint8_t)sf->write_mask);
+                  continue;
+               }
+            }
+            if (!zs_func(ff->depth_function, z, t->z[i])) {
+               if (stencil)
+                  sten_write(sv, sten_op(sf->depth_fail, *sv, ref), (uint8_t)sf->write_mask);
+               continue;
+            }
+            pass[l] |= (uint8_t)(1u << s);
+            any = true;
+         }
+         t->j.cycles += HWR_CYC_RASTER_PIXEL;
+      }
+      if (!any)
+         continue;
+      memcpy(r.cov, pass, sizeof(pass));
+      uint64_t cyc = 0;
+      if (st->raw.has_shader && st->pipe.shader) {
+         if (!run_row(t, &r, &st->pipe, &cyc))
+            return false;
+         t->j.cycles += cyc;
+      }
+      for (unsigned l = 0; l < 32; l++) {
+         if (!pass[l])
+            continue;
+         t->stats.fragments++;
+         for (unsigned s = 0; s < fp->samples; s++) {
+            if (!(((r.cov[l] & pass[l]) >> s) & 1))
+               continue;
+            unsigned i = sidx(fp, l, (unsigned)(y - t->y0), s);
+            if (!ff->disable_depth_write)
+               t->z[i] = (r.zset >> l & 1) ? r.zout[l] : zs[l][s];
+            if (stencil)
+               sten_write(&t->s[i], sten_op(sf->depth_pass, t->s[i], ref), (uint8_t)sf->write_mask);
+            passed_total++;
+         }
+      }
+   }
+   t->stats.samples_passed += passed_total;
+   if (st->fc.visibility_mode != AGX_VISIBILITY_MODE_NONE && passed_total) {
+      uint64_t va = t->j.pl->isp_oclqry_base + (uint64_t)st->oq.index * 8;
+      uint64_t *q = hw_mmu_map(&t->isp, va, 8, true);
+      if (!q)
+         return hwr_fault(&t->j, &t->isp);
+      if (st->fc.visibility_mode == AGX_VISIBILITY_MODE_COUNTING)
+         __atomic_fetch_add(q, passed_total, __ATOMIC_RELAXED);
+      else
+         __atomic_store_n(q, 1, __ATOMIC_RELAXED);
+   }
+   return true;
+}
+
+/* ------------------------------------------------------- tile programs */
+
+static bool
+tile_program(struct tile *t, uint32_t usc, bool eot)
+{
+   struct fpass *fp = t->fp;
+   if (!usc)
+      return true;
+   struct hwr_pipeline *pipe = malloc(sizeof(*pipe));
+   if (!pipe)
+      return hwr_fail(&t->j, "out of host memory");
+   bool ok = hwr_pipeline_load(&t->j, &t->usc, usc & ~63u,
+                               eot ? HWR_EOT : HWR_TILE_PROGRAM, pipe);
+   uint64_t cyc = 0;
+   if (ok && eot) {
+      /* End of tile: one thread; thread_position_in_grid is the origin. */
+      struct fs_run r = { .t = t, .y = t->y0 };
+      r.cov[0] = (uint8_t)((1u << fp->samples) - 1);
+      struct hw_usc_launch L = {
+         .shader = pipe->shader, .uniforms = pipe->uniforms, .gpr_count = pipe->gprs,
+         .threads_per_threadgroup = { fp->uw, fp->uh, 1 },
+         .vm_slot = t->j.ej->vm_slot, .stage_hook = fs_hook, .sr_hook = fs_sr,
+         .hook_user = &r,
+      };
+      struct hw_usc_workgroup wg = { .threadgroup_position = { t->ux, t->uy, 0 },
+                                     .threads = { 1, 1, 1 } };
+      struct hw_usc_stats st = { 0 };
+      struct hw_usc_result res;
+      r.pipe = pipe;
+      if (hw_usc_run_workgroup(&L, &wg, &t->usc, &st, &res) != HW_USC_OK)
+         ok = res.status == HW_USC_FAULT ? hwr_fault(&t->j, &t->usc)
+            : hwr_fail(&t->j, "end-of-tile program: %s%s%s", res.message,
+                       r.err[0] ? ": " : "", r.err);
+      cyc += st.cycles;
+   } else if (ok) {
+      for (unsigned y = t->y0; ok && y < t->y0 + t->h; y++) {
+         struct fs_run r = { .t = t, .y = y };
+         for (unsigned l = 0; l < t->w; l++)
+            r.cov[l] = (uint8_t)((1u << fp->samples) - 1);
+         ok = run_row(t, &r, pipe, &cyc);
+      }
+   }
+   t->j.cycles += cyc;
+   free(pipe);
+   return ok;
+}
+
+/* Depth/stencil load or store through the ZLS unit (linear, samples
+ * interleaved per pixel). */
+static bool
+zls(struct tile *t, bool store)
+{
+   struct fpass *fp = t->fp;
+   const struct agx_fw_render_payload *pl = t->j.pl;
+   struct hw_mmu *m = &t->isp;
+   bool z16 = fp->zls.z_format == AGX_ZLS_FORMAT_16;
+   unsigned zb = z16 ? 2 : 4;
+   bool do_z = pl->depth_base && (store ? (fp->zls.z_store_enable || fp->partial_eot)
+                                        : (fp->zls.z_load_enable || fp->partial_bg));
+   bool do_s = pl->stencil_base && (store ? (fp->zls.s_store_enable || fp->partial_eot)
+                                          : (fp->zls.s_load_enable || fp->partial_bg));
+   uint32_t zstride = pl->depth_stride ? pl->depth_stride : pl->width * zb * fp->samples;
+   uint32_t sstride = pl->stencil_stride ? pl->stencil_stride : pl->width * fp->samples;
+   m->unit = HW_UNIT_ZLS;
+   for (unsigned y = 0; y < t->h; y++) {
+      unsigned n = t->w * fp->samples;
+      size_t i0 = sidx(fp, 0, y, 0);
+      if (do_z) {
+         uint8_t row[32 * 4 * 4];
+         uint64_t va = pl->depth_base + (uint64_t)(t->y0 + y) * zstride +
+                       (uint64_t)t->x0 * zb * fp->samples;
+         if (store) {
+            for (unsigned k = 0; k < n; k++) {
+               if (z16) {
+                  uint16_t v = (uint16_t)lrintf(clampf(t->z[i0 + k], 0, 1) * 65535.0f);
+                  memcpy(row + 2 * k, &v, 2);
+               } else {
+                  memcpy(row + 4 * k, &t->z[i0 + k], 4);
+               }
+            }
+            if (!hw_mmu_write(m, va, row, n * zb))
+               return hwr_fault(&t->j, m);
+         } else {
+            if (!hwr_read(&t->j, m, va, row, n * zb))
+               return false;
+            for (unsigned k = 0; k < n; k++) {
+               if (z16) {
+                  uint16_t v;
+                  memcpy(&v, row + 2 * k, 2);
+                  t->z[i0 + k] = v / 65535.0f;
+               } else {
+                  memcpy(&t->z[i0 + k], row + 4 * k, 4);
+               }
+            }
+         }
+         t->j.cycles += (n * zb) >> HWR_CYC_MEM_BYTE_SHIFT;
+      }
+      if (do_s) {
+         uint64_t va = pl->stencil_base + (uint64_t)(t->y0 + y) * sstride +
+                       (uint64_t)t->x0 * fp->samples;
+         bool ok = store ? hw_mmu_write(m, va, t->s + i0, n)
+                         : hw_mmu_read(m, va, t->s + i0, n);
+         if (!ok)
+            return hwr_fault(&t->j, m);
+         t->j.cycles += n >> HWR_CYC_MEM_BYTE_SHIFT;
+      }
+   }
+   m->unit = HW_UNIT_ISP;
+   return true;
+}
+
+static bool
+render_tile(struct tile *t)
+{
+   struct fpass *fp = t->fp;
+   const struct agx_fw_render_payload *pl = t->j.pl;
+   unsigned n = fp->uw * fp->uh * fp->samples;
+   memset(t->tb, 0, t->tb_size);
+   float zc = u2f(pl->isp_bg_obj_depth);
+   for (unsigned i = 0; i < n; i++) {
+      t->z[i] = zc;
+      t->s[i] = (uint8_t)pl->isp_bg_obj_vals;
+   }
+   t->j.cycles += HWR_CYC_TILE;
+   if (!zls(t, false))
+      return false;
+   if (!tile_program(t, fp->partial_bg ? pl->partial_bg_usc : pl->bg_usc, false))
+      return false;
+   /* The primitives of the 32x32 bin holding this tile, in order. */
+   unsigned bx = t->x0 / HWR_BIN, by = t->y0 / HWR_BIN;
+   uint8_t e[AGX_TVB_TILE_ENTRY_LENGTH];
+   if (!hwr_read(&t->j, &t->isp, pl->tvb_tilemap +
+                 ((uint64_t)by * t->j.tiles_x + bx) * sizeof(e), e, sizeof(e)))
+      return false;
+   agx_unpack(e, TVB_TILE_ENTRY, te);
+   uint32_t blk = te.head, left = te.count;
+   struct prim *p = malloc(sizeof(*p));
+   if (!p)
+      return hwr_fail(&t->j, "out of host memory");
+   bool ok = true;
+   while (ok && blk && left) {
+      uint8_t b[HWR_LIST_BLOCK];
+      if (blk + HWR_LIST_BLOCK > pl->tvb_heap_size) {
+         ok = hwr_fail(&t->j, "TVB list block +%u is outside the heap", blk);
+         break;
+      }
+      if (!hwr_read(&t->j, &t->isp, pl->tvb_heap + blk, b, sizeof(b))) { ok = false; break; }
+      agx_unpack(b, TVB_LIST_BLOCK, lb);
+      for (unsigned i = 0; ok && i < lb.count && i < HWR_LIST_REFS && left; i++, left--) {
+         agx_unpack(b + AGX_TVB_LIST_BLOCK_LENGTH + 4 * i, TVB_PRIMITIVE_REFERENCE, ref);
+         ok = load_prim(t, ref.offset, p) && load_state(t, p->h.state) &&
+              setup_cf(t, p) && shade_prim(t, p);
+      }
+      blk = lb.next;
+      if (hw_exec_should_stop(t->j.ej)) {
+         t->j.status = HW_EXEC_TIMEOUT;
+         ok = false;
+      }
+   }
+   free(p);
+   if (!ok)
+      return false;
+   if (!tile_program(t, fp->partial_eot ? pl->partial_eot_usc : pl->eot_usc, true))
+      return false;
+   t->stats.tiles++;
+   return zls(t, true);
+}
+
+static void
+tile_item(void *ctx, unsigned worker, unsigned item)
+{
+   (void)worker;
+   struct fpass *fp = ctx;
+   struct tile *t = &fp->tiles[item];
+   if (hw_exec_should_stop(fp->j->ej)) {
+      t->j.status = HW_EXEC_TIMEOUT;
+      return;
+   }
+   t->tb_size = (size_t)fp->uw * fp->uh * fp->samples * fp->ss;
+   t->tb = malloc(t->tb_size);
+   t->z = malloc(sizeof(float) * fp->uw * fp->uh * fp->samples);
+   t->s = malloc((size_t)fp->uw * fp->uh * fp->samples);
+   if (!t->tb || !t->z || !t->s)
+      hwr_fail(&t->j, "out of host memory");
+   else
+      render_tile(t);
+   free(t->tb);
+   free(t->z);
+   free(t->s);
+   t->tb = NULL;
+   t->z = NULL;
+   t->s = NULL;
+}
+
+bool
+hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
+{
+   const struct agx_fw_render_payload *pl = j->pl;
+   struct fpass fp = {
+      .j = j, .uw = pl->utile_width, .uh = pl->utile_height,
+      .samples = pl->samples, .ss = pl->sample_size,
+      .partial_bg = partial_bg, .partial_eot = partial_eot,
+   };
+   agx_zls_control_unpack(&pl->zls_control, &fp.zls);
+   fp.ux_n = (pl->width + fp.uw - 1) / fp.uw;
+   fp.uy_n = (pl->height + fp.uh - 1) / fp.uh;
+   unsigned n = fp.ux_n * fp.uy_n;
+   fp.tiles = calloc(n, sizeof(*fp.tiles));
+   if (!fp.tiles)
+      return hwr_fail(j, "out of host memory");
+   for (unsigned i = 0; i < n; i++) {
+      struct tile *t = &fp.tiles[i];
+      t->fp = &fp;
+      t->j = *j;
+      t->j.status = HW_EXEC_OK;
+      t->j.cycles = 0;
+      t->ux = i % fp.ux_n;
+      t->uy = i / fp.ux_n;
+      t->x0 = t->ux * fp.uw;
+      t->y0 = t->uy * fp.uh;
+      t->w = pl->width - t->x0 < fp.uw ? pl->width - t->x0 : fp.uw;
+      t->h = pl->height - t->y0 < fp.uh ? pl->height - t->y0 : fp.uh;
+      hw_mmu_init(&t->isp, j->ej->dev, j->ej->vm_slot, HW_UNIT_ISP);
+      hw_mmu_init(&t->usc, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
+   }
+   hwr_pool_run(j->r, n, tile_item, &fp);
+   /* Merge in tile order: the first failing tile decides, and the time
+    * is the tiles' work spread over the cores (a fixed function of the
+    * per-tile cycles, not of the host threads). */
+   bool ok = true;
+   uint64_t core[HWR_CORES] = { 0 };
+   struct hw_render_stats sum = { 0 };
+   for (unsigned i = 0; i < n; i++) {
+      struct tile *t = &fp.tiles[i];
+      if (ok && t->j.status != HW_EXEC_OK) {
+         j->status = t->j.status;
+         j->fault = t->j.fault;
+         memcpy(j->message, t->j.message, sizeof(j->message));
+         ok = false;
+      }
+      unsigned c = 0;
+      for (unsigned k = 1; k < HWR_CORES; k++)
+         if (core[k] < core[c])
+            c = k;
+      core[c] += t->j.cycles;
+      sum.tiles += t->stats.tiles;
+      sum.fragments += t->stats.fragments;
+      sum.samples_passed += t->stats.samples_passed;
+   }
+   uint64_t span = 0;
+   for (unsigned k = 0; k < HWR_CORES; k++)
+      span = core[k] > span ? core[k] : span;
+   j->cycles += span;
+   hwr_stats_add(j->r, &sum);
+   free(fp.tiles);
+   return ok;
+}

@@ -1,0 +1,124 @@
+/*
+ * hwrender internals shared by the vertex side (hw_render_vtx.c), the
+ * fragment side (hw_render_frag.c) and the glue (hw_render.c).
+ */
+#ifndef HW_RENDER_PRIV_H
+#define HW_RENDER_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmdstream/agx_fw_pack.h"
+#include "cmdstream/agx_pack.h"
+#include "hw/hw_fw.h"
+#include "hw/render/hw_render.h"
+#include "hw/usc/hw_usc.h"
+
+#define HWR_BIN 32                 /* binning tile (always 32x32) */
+#define HWR_MAX_SLOTS 64           /* vertex output slots (32-bit each) */
+#define HWR_MAX_SAMPLES 4
+#define HWR_MAX_CF 64              /* coefficient registers per primitive */
+#define HWR_LIST_REFS 14           /* primitive references per list block */
+#define HWR_LIST_BLOCK 64
+
+/* Model-private special registers the hidden prologues read (docs). */
+#define HWR_SR_VERTEX_ID 160
+#define HWR_SR_INSTANCE_ID 161
+#define HWR_SR_COVERAGE 124        /* input_sample_mask */
+#define HWR_SR_BACKFACING 62
+
+/* Cycle model (docs/rendering.md, "Timing"). */
+#define HWR_CYC_VDM_BLOCK 4
+#define HWR_CYC_VERTEX_FETCH 2     /* per vertex, index fetch + launch */
+#define HWR_CYC_PRIM_SETUP 8       /* assembly, clip test, cull, viewport */
+#define HWR_CYC_BIN_REF 2          /* one tile reference */
+#define HWR_CYC_TILE 64            /* per utile: setup, bg/eot launch */
+#define HWR_CYC_RASTER_PIXEL 1     /* per pixel tested */
+#define HWR_CYC_MEM_BYTE_SHIFT 4   /* 16 bytes per cycle of memory traffic */
+#define HWR_CORES 8                /* tile work is spread over 8 cores */
+
+enum hwr_stage { HWR_VERTEX, HWR_FRAGMENT, HWR_TILE_PROGRAM, HWR_EOT };
+
+struct hwr_range { unsigned start, count; uint64_t buffer; };
+
+/* A parsed USC word list (a "pipeline"). */
+struct hwr_pipeline {
+   const struct hw_usc_shader *shader;
+   unsigned gprs;
+   uint32_t uniforms[HW_USC_NUM_UNIFORMS];
+   struct hwr_range tex[8], smp[8];
+   unsigned ntex, nsmp;
+   bool has_shared;
+   struct agx_usc_shared shared;
+};
+
+struct hw_render {
+   struct hw_device *dev;
+   struct hw_usc_cache *cache;
+   unsigned threads;
+   uint8_t prologue_vs[16], prologue_fs[16];
+   unsigned prologue_vs_len, prologue_fs_len;
+
+   /* worker pool */
+   pthread_t *workers;
+   pthread_mutex_t lock;
+   pthread_cond_t cond, done_cond;
+   bool quit;
+   uint64_t gen;
+   void (*fn)(void *ctx, unsigned worker, unsigned item);
+   void *ctx;
+   unsigned items, busy;
+   atomic_uint next;
+
+   pthread_mutex_t stats_lock;
+   struct hw_render_stats stats;
+};
+
+/* One job's context (vertex or fragment). */
+struct hwr_job {
+   struct hw_render *r;
+   const struct hw_exec_job *ej;
+   const struct agx_fw_render_payload *pl;
+   struct hw_mmu mmu;                 /* firmware-thread view */
+   unsigned tiles_x, tiles_y;
+   uint64_t cycles;
+   enum hw_exec_status status;
+   struct hw_fault fault;
+   char message[128];
+   unsigned partials;                 /* partial renders so far */
+};
+
+/* Error helpers: record the first failure; return false. */
+bool hwr_fail(struct hwr_job *j, const char *fmt, ...)
+   __attribute__((format(printf, 2, 3)));
+bool hwr_fault(struct hwr_job *j, const struct hw_mmu *m);
+bool hwr_read(struct hwr_job *j, struct hw_mmu *m, uint64_t va, void *dst,
+              size_t size);
+
+/* Parses the USC words at usc_base + offset into p (fetching and caching
+ * the shader with the stage's hidden prologue). */
+bool hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
+                       enum hwr_stage stage, struct hwr_pipeline *p);
+/* Texture/PBE descriptor address of state slot `slot`, 0 if none. */
+uint64_t hwr_pipeline_texture(const struct hwr_pipeline *p, unsigned slot);
+
+/* Runs fn(ctx, worker, item) for items 0..n-1 on the pool. */
+void hwr_pool_run(struct hw_render *r, unsigned n,
+                  void (*fn)(void *ctx, unsigned worker, unsigned item),
+                  void *ctx);
+
+void hwr_stats_add(struct hw_render *r, const struct hw_render_stats *s);
+
+/* Fragment pass over the TVB (hw_render_frag.c). partial_eot selects
+ * the partial end-of-tile program, partial_bg the partial background. */
+bool hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot);
+
+/* Vertex job (hw_render_vtx.c). */
+bool hwr_vertex_job(struct hwr_job *j);
+
+/* Reports the GrowTVB event (hw_render.c). */
+void hwr_post_grow(struct hwr_job *j);
+
+#endif

@@ -1,0 +1,935 @@
+/*
+ * The vertex pipe: VDM stream, PPP state, vertex shading, primitive
+ * assembly, clipping, culling, viewport and binning into the TVB.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/render/hw_render_priv.h"
+
+#define VDM_MAX_BLOCKS (1u << 22)   /* watchdog on looping streams */
+#define VDM_CALL_DEPTH 16
+#define VS_BATCH 1024
+
+struct ppp {
+   uint32_t w[AGX_TVB_STATE_LENGTH / 4];   /* packed TVB State words */
+   struct agx_viewport vp;
+   bool has_vp;
+   struct agx_region_clip rc;
+   struct agx_cull cull;
+   struct agx_output_select os;
+   struct agx_scissor scissor;
+   bool scissor_on;
+};
+
+struct vctx {
+   struct hwr_job *j;
+   struct ppp st;
+   struct agx_tvb_state tstate;
+   bool state_dirty;
+   uint32_t state_off;
+   /* VDM state */
+   uint32_t vs_pipeline;
+   bool has_vs;
+   unsigned outputs;
+   uint32_t restart_index;
+   struct hwr_pipeline vsp;
+   bool vsp_valid;
+   /* TVB */
+   uint64_t heap;
+   uint32_t size, used, peak, prims;
+   uint32_t *head, *tail, *count;     /* per bin */
+   uint32_t prim_id;
+   struct hw_render_stats stats;
+};
+
+/* ---------------------------------------------------------------- TVB */
+
+static bool
+tvb_flush(struct vctx *v)
+{
+   struct hwr_job *j = v->j;
+   struct hw_mmu *m = &j->mmu;
+   m->unit = HW_UNIT_TE;
+   unsigned n = j->tiles_x * j->tiles_y;
+   for (unsigned i = 0; i < n; i++) {
+      uint8_t e[AGX_TVB_TILE_ENTRY_LENGTH];
+      agx_pack(e, TVB_TILE_ENTRY, t) {
+         t.head = v->head[i];
+         t.tail = v->tail[i];
+         t.count = v->count[i];
+      }
+      if (!hw_mmu_write(m, j->pl->tvb_tilemap + (uint64_t)i * sizeof(e), e, sizeof(e)))
+         return hwr_fault(j, m);
+   }
+   uint8_t h[AGX_TVB_HEADER_LENGTH];
+   agx_pack(h, TVB_HEADER, t) {
+      t.tiles_x = j->tiles_x;
+      t.tiles_y = j->tiles_y;
+      t.used = v->used;
+      t.primitives = v->prims;
+      t.partial_renders = j->partials;
+      t.peak_used = v->peak;
+      t.frame = j->pl->frame;
+      t.valid = true;
+   }
+   if (!hw_mmu_write(m, v->heap, h, sizeof(h)))
+      return hwr_fault(j, m);
+   j->cycles += ((uint64_t)n * AGX_TVB_TILE_ENTRY_LENGTH) >> HWR_CYC_MEM_BYTE_SHIFT;
+   return true;
+}
+
+static void
+tvb_reset(struct vctx *v)
+{
+   unsigned n = v->j->tiles_x * v->j->tiles_y;
+   memset(v->head, 0, n * sizeof(uint32_t));
+   memset(v->tail, 0, n * sizeof(uint32_t));
+   memset(v->count, 0, n * sizeof(uint32_t));
+   v->used = AGX_TVB_HEADER_LENGTH;
+   v->prims = 0;
+   v->state_dirty = true;
+}
+
+/* The heap is full: render what is binned (spilling through the partial
+ * end-of-tile program), then start binning again from an empty heap. */
+static bool
+tvb_partial_render(struct vctx *v)
+{
+   struct hwr_job *j = v->j;
+   if (!tvb_flush(v))
+      return false;
+   if (!hwr_fragment_pass(j, j->partials > 0, true))
+      return false;
+   j->partials++;
+   v->stats.partial_renders++;
+   tvb_reset(v);
+   return true;
+}
+
+static bool
+tvb_write(struct vctx *v, uint32_t off, const void *src, size_t size)
+{
+   struct hw_mmu *m = &v->j->mmu;
+   m->unit = HW_UNIT_TE;
+   if (!hw_mmu_write(m, v->heap + off, src, size))
+      return hwr_fault(v->j, m);
+   v->j->cycles += size >> HWR_CYC_MEM_BYTE_SHIFT;
+   return true;
+}
+
+static bool
+tvb_write_state(struct vctx *v)
+{
+   uint8_t buf[AGX_TVB_STATE_LENGTH];
+   agx_tvb_state_pack(buf, &v->tstate);
+   v->state_off = v->used;
+   v->used += sizeof(buf);
+   v->state_dirty = false;
+   return tvb_write(v, v->state_off, buf, sizeof(buf));
+}
+
+static bool
+tvb_add_ref(struct vctx *v, unsigned tile, uint32_t prim)
+{
+   uint32_t t = v->tail[tile];
+   unsigned in_block = v->count[tile] % HWR_LIST_REFS;
+   if (!t || in_block == 0) {
+      uint32_t b = v->used;
+      v->used += HWR_LIST_BLOCK;
+      uint8_t hdr[AGX_TVB_LIST_BLOCK_LENGTH];
+      agx_pack(hdr, TVB_LIST_BLOCK, lb) { lb.next = 0; lb.count = 0; }
+      if (!tvb_write(v, b, hdr, sizeof(hdr)))
+         return false;
+      if (t) {
+         agx_pack(hdr, TVB_LIST_BLOCK, lb) { lb.next = b; lb.count = HWR_LIST_REFS; }
+         if (!tvb_write(v, t, hdr, sizeof(hdr)))
+            return false;
+      } else {
+         v->head[tile] = b;
+      }
+      v->tail[tile] = t = b;
+      in_block = 0;
+   }
+   uint8_t ref[AGX_TVB_PRIMITIVE_REFERENCE_LENGTH];
+   agx_pack(ref, TVB_PRIMITIVE_REFERENCE, r) { r.offset = prim; }
+   if (!tvb_write(v, t + AGX_TVB_LIST_BLOCK_LENGTH + in_block * 4, ref, 4))
+      return false;
+   v->count[tile]++;
+   in_block++;
+   uint8_t hdr[AGX_TVB_LIST_BLOCK_LENGTH];
+   agx_pack(hdr, TVB_LIST_BLOCK, lb) { lb.next = 0; lb.count = in_block; }
+   v->stats.bin_refs++;
+   v->j->cycles += HWR_CYC_BIN_REF;
+   return tvb_write(v, t, hdr, sizeof(hdr));
+}
+
+/* ---------------------------------------------------------------- PPP */
+
+#define TAKE(len)                                                          \
+   do {                                                                    \
+      if (pos + (len) > size)                                              \
+         return hwr_fail(j, "PPP record at 0x%llx: %u bytes are too few",  \
+                         (unsigned long long)va, size);                    \
+      p = buf + pos;                                                       \
+      pos += (len);                                                        \
+   } while (0)
+
+static uint32_t
+rd32(const uint8_t *p)
+{
+   uint32_t v;
+   memcpy(&v, p, 4);
+   return v;
+}
+
+static bool
+ppp_update(struct vctx *v, uint64_t va, unsigned size)
+{
+   struct hwr_job *j = v->j;
+   uint8_t buf[1024];
+   const uint8_t *p;
+   unsigned pos = 0;
+   if (size < 4 || size > sizeof(buf))
+      return hwr_fail(j, "PPP record of %u bytes", size);
+   j->mmu.unit = HW_UNIT_PPP;
+   if (!hwr_read(j, &j->mmu, va, buf, size))
+      return false;
+   j->cycles += size >> 2;
+   TAKE(4);
+   agx_unpack(p, PPP_HEADER, h);
+   struct agx_tvb_state *t = &v->tstate;
+#define RAW(present, field, T)                                             \
+   if (present) {                                                          \
+      TAKE(AGX_##T##_LENGTH);                                              \
+      t->field = rd32(p);                                                  \
+   }
+   RAW(h.fragment_control, fragment_control, FRAGMENT_CONTROL);
+   RAW(h.fragment_control_2, fragment_control_2, FRAGMENT_CONTROL_2);
+   RAW(h.front_face, front_face, FRAGMENT_FACE);
+   RAW(h.front_face_2, front_face_2, FRAGMENT_FACE_2);
+   RAW(h.front_stencil, front_stencil, FRAGMENT_STENCIL);
+   RAW(h.back_face, back_face, FRAGMENT_FACE);
+   RAW(h.back_face_2, back_face_2, FRAGMENT_FACE_2);
+   RAW(h.back_stencil, back_stencil, FRAGMENT_STENCIL);
+   RAW(h.depth_bias_scissor, depth_bias_scissor, DEPTH_BIAS_SCISSOR);
+   if (h.region_clip) {
+      TAKE(AGX_REGION_CLIP_LENGTH);
+      agx_region_clip_unpack(p, &v->st.rc);
+   }
+   if (h.viewport) {
+      TAKE(AGX_VIEWPORT_CONTROL_LENGTH);
+      for (unsigned i = 0; i < h.viewport_count; i++) {
+         TAKE(AGX_VIEWPORT_LENGTH);
+         if (i == 0) {
+            agx_viewport_unpack(p, &v->st.vp);
+            v->st.has_vp = true;
+         }
+      }
+   }
+   if (h.w_clamp)
+      TAKE(AGX_W_CLAMP_LENGTH);
+   RAW(h.output_select, output_select, OUTPUT_SELECT);
+   if (h.varying_counts_32)
+      TAKE(AGX_VARYING_COUNTS_LENGTH);
+   if (h.varying_counts_16)
+      TAKE(AGX_VARYING_COUNTS_LENGTH);
+   RAW(h.cull, cull, CULL);
+   if (h.cull_2)
+      TAKE(AGX_CULL_2_LENGTH);
+   if (h.fragment_shader) {
+      TAKE(16);
+      t->shader_word_0 = rd32(p);
+      t->shader_word_1 = rd32(p + 4);
+      t->shader_word_2 = rd32(p + 8);
+      t->has_shader = true;
+   }
+   RAW(h.occlusion_query, occlusion_query, FRAGMENT_OCCLUSION_QUERY);
+   if (h.occlusion_query_2)
+      TAKE(AGX_FRAGMENT_OCCLUSION_QUERY_2_LENGTH);
+   if (h.output_unknown)
+      TAKE(AGX_OUTPUT_UNKNOWN_LENGTH);
+   if (h.output_size)
+      TAKE(AGX_OUTPUT_SIZE_LENGTH);
+   if (h.varying_word_2)
+      TAKE(AGX_VARYING_WORD_2_LENGTH);
+#undef RAW
+   if (pos != size)
+      return hwr_fail(j, "PPP record at 0x%llx is %u bytes, its header "
+                      "accounts for %u", (unsigned long long)va, size, pos);
+   agx_cull_unpack(&t->cull, &v->st.cull);
+   agx_output_select_unpack(&t->output_select, &v->st.os);
+   agx_unpack(&t->fragment_control, FRAGMENT_CONTROL, fc);
+   agx_unpack(&t->depth_bias_scissor, DEPTH_BIAS_SCISSOR, dbs);
+   v->st.scissor_on = fc.scissor_enable;
+   t->has_scissor = fc.scissor_enable;
+   if (fc.scissor_enable) {
+      uint8_t sb[AGX_SCISSOR_LENGTH];
+      j->mmu.unit = HW_UNIT_PPP;
+      if (!hwr_read(j, &j->mmu, j->pl->isp_scissor_base +
+                    (uint64_t)dbs.scissor * AGX_SCISSOR_LENGTH, sb, sizeof(sb)))
+         return false;
+      agx_scissor_unpack(sb, &v->st.scissor);
+   }
+   v->state_dirty = true;
+   return true;
+}
+
+/* ------------------------------------------------------- vertex shading */
+
+struct vs_run {
+   const uint32_t *vid, *iid;
+   uint32_t (*out)[HWR_MAX_SLOTS];
+   unsigned base, n, slots;
+};
+
+static void
+vs_sr(void *user, unsigned simd, unsigned sr, uint32_t out[HW_USC_SIMD_WIDTH])
+{
+   struct vs_run *r = user;
+   for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
+      unsigned i = r->base + simd * HW_USC_SIMD_WIDTH + l;
+      uint32_t val = 0;
+      if (i < r->n)
+         val = sr == HWR_SR_VERTEX_ID ? r->vid[i] : sr == HWR_SR_INSTANCE_ID ? r->iid[i] : 0;
+      out[l] = val;
+   }
+}
+
+static enum hw_usc_status
+vs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
+        uint32_t exec)
+{
+   struct vs_run *r = user;
+   if (in->op != AGX_OP_ST_VAR && in->op != AGX_OP_ST_VAR_FINAL)
+      return HW_USC_UNSUPPORTED;
+   const struct agx_operand *val = &in->operands[1], *idx = &in->operands[2];
+   unsigned simd = hw_usc_simd_index(s);
+   for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
+      if (!(exec >> l & 1))
+         continue;
+      unsigned slot = idx->type == AGX_OPERAND_IMM ? (unsigned)idx->imm
+                      : hw_usc_simd_read16(s, idx->value, l);
+      if (slot >= r->slots)
+         return HW_USC_OUT_OF_BOUNDS;
+      unsigned i = r->base + simd * HW_USC_SIMD_WIDTH + l;
+      if (i < r->n)
+         r->out[i][slot] = hw_usc_simd_read32(s, val->value, l);
+   }
+   return HW_USC_OK;
+}
+
+static bool
+shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
+               unsigned n, uint32_t (*out)[HWR_MAX_SLOTS])
+{
+   struct hwr_job *j = v->j;
+   struct hw_mmu um;
+   hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
+   struct vs_run run = { vid, iid, out, 0, n, v->outputs };
+   struct hw_usc_launch L = {
+      .shader = v->vsp.shader,
+      .uniforms = v->vsp.uniforms,
+      .gpr_count = v->vsp.gprs,
+      .threads_per_threadgroup = { VS_BATCH, 1, 1 },
+      .grid_size = { n, 1, 1 },
+      .vm_slot = j->ej->vm_slot,
+      .stage_hook = vs_hook,
+      .sr_hook = vs_sr,
+      .hook_user = &run,
+      .sampler_table = j->pl->sampler_heap,
+   };
+   struct hw_usc_stats st = { 0 };
+   for (unsigned b = 0; b < n; b += VS_BATCH) {
+      run.base = b;
+      struct hw_usc_workgroup wg = { .threadgroup_position = { b / VS_BATCH, 0, 0 } };
+      unsigned cnt = n - b < VS_BATCH ? n - b : VS_BATCH;
+      wg.threads[0] = cnt;
+      wg.threads[1] = wg.threads[2] = 1;
+      struct hw_usc_result res;
+      if (hw_usc_run_workgroup(&L, &wg, &um, &st, &res) != HW_USC_OK) {
+         if (res.status == HW_USC_FAULT)
+            return hwr_fault(j, &um);
+         return hwr_fail(j, "vertex shader at 0x%llx: %s",
+                         (unsigned long long)res.pc, res.message);
+      }
+   }
+   /* Vertex batches spread over the cores like tiles do. */
+   j->cycles += st.cycles / HWR_CORES + (uint64_t)n * HWR_CYC_VERTEX_FETCH;
+   v->stats.vertices += n;
+   return true;
+}
+
+/* -------------------------------------------------- clip, cull, binning */
+
+struct cvert {
+   float c[HWR_MAX_SLOTS];   /* all output slots; 0..3 = clip position */
+};
+
+static float
+u2f(uint32_t u)
+{
+   float f;
+   memcpy(&f, &u, 4);
+   return f;
+}
+
+/* Signed distance of a vertex to clip plane k (>= 0 inside). */
+static float
+plane_dist(const struct vctx *v, const struct cvert *p, unsigned k)
+{
+   const float *c = p->c;
+   const float g = 64.0f;   /* guard band: 64x the viewport */
+   switch (k) {
+   case 0: return c[3] - 1e-6f;
+   case 1: return g * c[3] - c[0];
+   case 2: return g * c[3] + c[0];
+   case 3: return g * c[3] - c[1];
+   case 4: return g * c[3] + c[1];
+   case 5: return v->st.cull.depth_clip ? c[2] : 1.0f;
+   case 6: return v->st.cull.depth_clip ? c[3] - c[2] : 1.0f;
+   default: {
+      unsigned bit = k - 7, slot = 4 + (v->st.os.point_size ? 1 : 0);
+      for (unsigned b = 0; b < bit; b++)
+         slot += v->st.os.clip_distance_planes >> b & 1;
+      return slot < v->outputs ? c[slot] : 1.0f;
+   }
+   }
+}
+
+static unsigned
+clip_poly(const struct vctx *v, struct cvert *in, unsigned n, struct cvert *tmp)
+{
+   unsigned planes = 7 + 16;
+   for (unsigned k = 0; k < planes && n; k++) {
+      if (k >= 7 && !(v->st.os.clip_distance_planes >> (k - 7) & 1))
+         continue;
+      unsigned m = 0;
+      for (unsigned i = 0; i < n; i++) {
+         const struct cvert *a = &in[i], *b = &in[(i + 1) % n];
+         float da = plane_dist(v, a, k), db = plane_dist(v, b, k);
+         if (da >= 0)
+            tmp[m++] = *a;
+         if ((da >= 0) != (db >= 0)) {
+            float t = da / (da - db);
+            for (unsigned s = 0; s < v->outputs; s++)
+               tmp[m].c[s] = a->c[s] + t * (b->c[s] - a->c[s]);
+            m++;
+         }
+      }
+      memcpy(in, tmp, m * sizeof(*in));
+      n = m;
+   }
+   return n;
+}
+
+struct wvert {
+   float x, y, z, iw;
+   const float *vary;
+};
+
+static bool
+bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
+         const struct wvert *w, unsigned nv, bool back, float size)
+{
+   struct hwr_job *j = v->j;
+   /* Bounding box in pixels, conservatively widened for points/lines. */
+   float minx = w[0].x, maxx = w[0].x, miny = w[0].y, maxy = w[0].y;
+   for (unsigned i = 1; i < nv; i++) {
+      minx = fminf(minx, w[i].x); maxx = fmaxf(maxx, w[i].x);
+      miny = fminf(miny, w[i].y); maxy = fmaxf(maxy, w[i].y);
+   }
+   float pad = type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE ? 1.0f : size * 0.5f + 1.0f;
+   long x0 = (long)floorf(minx - pad), x1 = (long)ceilf(maxx + pad);
+   long y0 = (long)floorf(miny - pad), y1 = (long)ceilf(maxy + pad);
+   long sx0 = 0, sy0 = 0, sx1 = j->pl->width - 1, sy1 = j->pl->height - 1;
+   if (v->st.scissor_on) {
+      sx0 = sx0 > (long)v->st.scissor.min_x ? sx0 : (long)v->st.scissor.min_x;
+      sy0 = sy0 > (long)v->st.scissor.min_y ? sy0 : (long)v->st.scissor.min_y;
+      sx1 = sx1 < (long)v->st.scissor.max_x - 1 ? sx1 : (long)v->st.scissor.max_x - 1;
+      sy1 = sy1 < (long)v->st.scissor.max_y - 1 ? sy1 : (long)v->st.scissor.max_y - 1;
+   }
+   if (x0 < sx0) x0 = sx0;
+   if (y0 < sy0) y0 = sy0;
+   if (x1 > sx1) x1 = sx1;
+   if (y1 > sy1) y1 = sy1;
+   if (x0 > x1 || y0 > y1) {
+      v->stats.culled++;
+      return true;
+   }
+   long tx0 = x0 / HWR_BIN, tx1 = x1 / HWR_BIN, ty0 = y0 / HWR_BIN, ty1 = y1 / HWR_BIN;
+   if (v->st.rc.enable) {
+      if (tx0 < (long)v->st.rc.min_x) tx0 = v->st.rc.min_x;
+      if (ty0 < (long)v->st.rc.min_y) ty0 = v->st.rc.min_y;
+      if (tx1 > (long)v->st.rc.max_x) tx1 = v->st.rc.max_x;
+      if (ty1 > (long)v->st.rc.max_y) ty1 = v->st.rc.max_y;
+      if (tx0 > tx1 || ty0 > ty1) {
+         v->stats.culled++;
+         return true;
+      }
+   }
+   unsigned ntiles = (unsigned)((tx1 - tx0 + 1) * (ty1 - ty0 + 1));
+   unsigned vbytes = AGX_TVB_VERTEX_LENGTH + 4 * v->outputs;
+   uint32_t need = AGX_TVB_PRIMITIVE_LENGTH + nv * vbytes +
+                   ntiles * HWR_LIST_BLOCK + AGX_TVB_STATE_LENGTH;
+   if (need + AGX_TVB_HEADER_LENGTH > v->size)
+      return hwr_fail(j, "TVB heap of %u bytes cannot hold one primitive "
+                      "(%u bytes)", v->size, need);
+   if (v->used + need > v->size && !tvb_partial_render(v))
+      return false;
+   if (v->state_dirty && !tvb_write_state(v))
+      return false;
+   uint32_t off = v->used;
+   uint8_t rec[AGX_TVB_PRIMITIVE_LENGTH + 3 * (AGX_TVB_VERTEX_LENGTH + 4 * HWR_MAX_SLOTS)];
+   agx_pack(rec, TVB_PRIMITIVE, p) {
+      p.type = type;
+      p.vertices = nv;
+      p.back_facing = back;
+      p.varyings = v->outputs;
+      p.state = v->state_off;
+      p.primitive_id = v->prim_id;
+      p.size = size;
+   }
+   uint8_t *q = rec + AGX_TVB_PRIMITIVE_LENGTH;
+   for (unsigned i = 0; i < nv; i++) {
+      agx_pack(q, TVB_VERTEX, tv) {
+         tv.x = w[i].x; tv.y = w[i].y; tv.z = w[i].z; tv.inv_w = w[i].iw;
+      }
+      memcpy(q + AGX_TVB_VERTEX_LENGTH, w[i].vary, 4 * v->outputs);
+      q += vbytes;
+   }
+   v->used += (uint32_t)(q - rec);
+   if (!tvb_write(v, off, rec, (size_t)(q - rec)))
+      return false;
+   for (long ty = ty0; ty <= ty1; ty++)
+      for (long tx = tx0; tx <= tx1; tx++)
+         if (!tvb_add_ref(v, (unsigned)(ty * j->tiles_x + tx), off))
+            return false;
+   if (v->used > v->peak)
+      v->peak = v->used;
+   v->prims++;
+   v->stats.primitives++;
+   return true;
+}
+
+static void
+to_window(const struct vctx *v, const struct cvert *c, struct wvert *w)
+{
+   const struct agx_viewport *vp = &v->st.vp;
+   float iw = 1.0f / c->c[3];
+   w->x = vp->translate_x + vp->scale_x * c->c[0] * iw;
+   w->y = vp->translate_y + vp->scale_y * c->c[1] * iw;
+   w->z = vp->translate_z + vp->scale_z * c->c[2] * iw;
+   if (v->st.cull.depth_clamp) {
+      float lo = fminf(vp->translate_z, vp->translate_z + vp->scale_z);
+      float hi = fmaxf(vp->translate_z, vp->translate_z + vp->scale_z);
+      w->z = fminf(fmaxf(w->z, lo), hi);
+   }
+   w->iw = iw;
+   w->vary = c->c;
+}
+
+/* Snap to the rasteriser's 1/256-pixel grid so binning, culling and the
+ * fragment side agree on the exact same positions. */
+static float
+snap(float x)
+{
+   return roundf(x * 256.0f) / 256.0f;
+}
+
+static bool
+emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
+          const unsigned *idx, unsigned nv)
+{
+   struct hwr_job *j = v->j;
+   j->cycles += HWR_CYC_PRIM_SETUP;
+   v->prim_id++;
+   struct cvert cv[3 + 7 + 16 + 4], tmp[3 + 7 + 16 + 4];
+   for (unsigned i = 0; i < nv; i++)
+      for (unsigned s = 0; s < v->outputs; s++)
+         cv[i].c[s] = u2f(out[idx[i]][s]);
+   if (v->st.cull.rasterizer_discard) {
+      v->stats.culled++;
+      return true;
+   }
+   float psize = 1.0f;
+   if (nv == 1 && v->st.os.point_size && v->outputs > 4)
+      psize = cv[0].c[4];
+   if (nv == 2) {
+      agx_unpack(&v->tstate.front_face, FRAGMENT_FACE, ff);
+      psize = ((ff.line_width + 1) & 0xff) / 16.0f;
+   }
+   /* Trivially inside every plane: no clipping needed (the common case). */
+   bool inside = true;
+   for (unsigned k = 0; k < 7 + 16 && inside; k++) {
+      if (k >= 7 && !(v->st.os.clip_distance_planes >> (k - 7) & 1))
+         continue;
+      for (unsigned i = 0; i < nv; i++)
+         if (plane_dist(v, &cv[i], k) < 0)
+            inside = false;
+   }
+   unsigned n = nv;
+   if (!inside) {
+      v->stats.clipped++;
+      if (nv < 3) {
+         /* Points and lines are dropped when a vertex leaves the volume. */
+         v->stats.culled++;
+         return true;
+      }
+      n = clip_poly(v, cv, nv, tmp);
+      if (n < 3) {
+         v->stats.culled++;
+         return true;
+      }
+   }
+   struct wvert w[3 + 7 + 16 + 4];
+   for (unsigned i = 0; i < n; i++) {
+      to_window(v, &cv[i], &w[i]);
+      w[i].x = snap(w[i].x);
+      w[i].y = snap(w[i].y);
+   }
+   if (nv == 1)
+      return bin_prim(v, AGX_TVB_PRIMITIVE_TYPE_POINT, w, 1, false, psize);
+   if (nv == 2)
+      return bin_prim(v, AGX_TVB_PRIMITIVE_TYPE_LINE, w, 2, false, psize);
+   /* Facing from the signed area of the whole (unclipped-equivalent)
+    * polygon: positive is clockwise on a y-down screen. */
+   double area = 0;
+   for (unsigned i = 0; i < n; i++) {
+      const struct wvert *a = &w[i], *b = &w[(i + 1) % n];
+      area += (double)a->x * b->y - (double)b->x * a->y;
+   }
+   if (area == 0) {
+      v->stats.culled++;
+      return true;
+   }
+   bool ccw = area < 0;
+   bool front = ccw == v->st.cull.front_face_ccw;
+   if ((front && v->st.cull.cull_front) || (!front && v->st.cull.cull_back)) {
+      v->stats.culled++;
+      return true;
+   }
+   /* Provoking vertex first so flat shading of the fan's pieces agrees. */
+   for (unsigned i = 1; i + 1 < n; i++) {
+      struct wvert t[3] = { w[0], w[i], w[i + 1] };
+      if (!bin_prim(v, AGX_TVB_PRIMITIVE_TYPE_TRIANGLE, t, 3, !front, 1.0f))
+         return false;
+   }
+   return true;
+}
+
+/* ------------------------------------------------------------- draws */
+
+static bool
+assemble(struct vctx *v, enum agx_primitive prim,
+         const uint32_t (*out)[HWR_MAX_SLOTS], const bool *restart, unsigned n)
+{
+   /* Split the index sequence at restarts and assemble each run. */
+   unsigned s = 0;
+   while (s < n) {
+      unsigned e = s;
+      while (e < n && !restart[e])
+         e++;
+      unsigned len = e - s;
+      unsigned ix[3];
+      switch (prim) {
+      case AGX_PRIMITIVE_POINTS:
+         for (unsigned i = 0; i < len; i++) {
+            ix[0] = s + i;
+            if (!emit_prim(v, out, ix, 1)) return false;
+         }
+         break;
+      case AGX_PRIMITIVE_LINES:
+         for (unsigned i = 0; i + 1 < len; i += 2) {
+            ix[0] = s + i; ix[1] = s + i + 1;
+            if (!emit_prim(v, out, ix, 2)) return false;
+         }
+         break;
+      case AGX_PRIMITIVE_LINE_STRIP:
+      case AGX_PRIMITIVE_LINE_LOOP:
+         for (unsigned i = 0; i + 1 < len; i++) {
+            ix[0] = s + i; ix[1] = s + i + 1;
+            if (!emit_prim(v, out, ix, 2)) return false;
+         }
+         if (prim == AGX_PRIMITIVE_LINE_LOOP && len > 2) {
+            ix[0] = s + len - 1; ix[1] = s;
+            if (!emit_prim(v, out, ix, 2)) return false;
+         }
+         break;
+      case AGX_PRIMITIVE_TRIANGLES:
+         for (unsigned i = 0; i + 2 < len; i += 3) {
+            ix[0] = s + i; ix[1] = s + i + 1; ix[2] = s + i + 2;
+            if (!emit_prim(v, out, ix, 3)) return false;
+         }
+         break;
+      case AGX_PRIMITIVE_TRIANGLE_STRIP:
+         for (unsigned i = 0; i + 2 < len; i++) {
+            /* Odd triangles swap their first two vertices to keep winding. */
+            ix[0] = s + i + (i & 1); ix[1] = s + i + 1 - (i & 1); ix[2] = s + i + 2;
+            if (!emit_prim(v, out, ix, 3)) return false;
+         }
+         break;
+      case AGX_PRIMITIVE_TRIANGLE_FAN:
+         for (unsigned i = 1; i + 1 < len; i++) {
+            ix[0] = s + i; ix[1] = s + i + 1; ix[2] = s;
+            if (!emit_prim(v, out, ix, 3)) return false;
+         }
+         break;
+      default:
+         return hwr_fail(v->j, "primitive type %u is not supported", prim);
+      }
+      s = e + 1;
+   }
+   return true;
+}
+
+static bool
+draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
+     uint32_t count, uint32_t instances, uint32_t start, uint32_t ibuf_size)
+{
+   struct hwr_job *j = v->j;
+   v->stats.draws++;
+   if (!v->has_vs || !v->vsp_valid)
+      return hwr_fail(j, "draw without a vertex shader");
+   if (!v->st.has_vp)
+      return hwr_fail(j, "draw without a viewport");
+   if (v->outputs < 4 || v->outputs > HWR_MAX_SLOTS)
+      return hwr_fail(j, "vertex output count %u: must be 4..%u", v->outputs,
+                      HWR_MAX_SLOTS);
+   if (count > (1u << 24) || instances > (1u << 16) ||
+       (uint64_t)count * instances > (1u << 24))
+      return hwr_fail(j, "draw of %u x %u vertices is too large", count, instances);
+   if (count == 0 || instances == 0)
+      return true;
+   bool indexed = il->index_buffer_present;
+   unsigned isz = indexed ? 1u << il->index_size : 0;
+   uint8_t *idx = NULL;
+   if (indexed) {
+      if (isz > 4)
+         return hwr_fail(j, "index size %u", il->index_size);
+      if (il->index_buffer_size_present && (uint64_t)count * isz > ibuf_size)
+         return hwr_fail(j, "%u indices overrun the %u-byte index buffer",
+                         count, ibuf_size);
+      idx = malloc((size_t)count * isz);
+      if (!idx)
+         return hwr_fail(j, "out of host memory");
+      j->mmu.unit = HW_UNIT_VDM;
+      if (!hwr_read(j, &j->mmu, ibuf, idx, (size_t)count * isz)) {
+         free(idx);
+         return false;
+      }
+      j->cycles += ((uint64_t)count * isz) >> HWR_CYC_MEM_BYTE_SHIFT;
+   }
+   uint32_t *vid = malloc(count * sizeof(uint32_t) * 2);
+   bool *rs = calloc(count, sizeof(bool));
+   uint32_t (*out)[HWR_MAX_SLOTS] = calloc(count, sizeof(*out));
+   bool ok = vid && rs && out;
+   if (!ok)
+      hwr_fail(j, "out of host memory");
+   uint32_t *iid = vid ? vid + count : NULL;
+   uint32_t rmask = isz == 1 ? 0xff : isz == 2 ? 0xffff : 0xffffffff;
+   for (uint32_t inst = 0; ok && inst < instances; inst++) {
+      for (uint32_t i = 0; i < count; i++) {
+         uint32_t x = start + i;
+         if (indexed) {
+            uint32_t raw = 0;
+            memcpy(&raw, idx + (size_t)i * isz, isz);
+            rs[i] = il->restart_enable && raw == (v->restart_index & rmask);
+            x = raw + start;
+         }
+         vid[i] = x;
+         iid[i] = inst;
+      }
+      ok = shade_vertices(v, vid, iid, count, out) &&
+           assemble(v, il->primitive, (const uint32_t (*)[HWR_MAX_SLOTS])out, rs, count);
+   }
+   free(idx);
+   free(vid);
+   free(rs);
+   free(out);
+   return ok;
+}
+
+static bool
+index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
+{
+   struct hwr_job *j = v->j;
+   agx_unpack(p, INDEX_LIST, il);
+   unsigned n = 4;
+   uint32_t lo = 0, count = 0, inst = 1, start = 0, size = 0;
+   uint64_t indirect = 0;
+   if (il.index_buffer_present) { lo = rd32(p + n); n += 4; }
+   if (il.index_count_present) { count = rd32(p + n); n += 4; }
+   if (il.instance_count_present) { inst = rd32(p + n); n += 4; }
+   if (il.start_present) { start = rd32(p + n); n += 4; }
+   if (il.unk_1_present) n += 8;
+   if (il.indirect_buffer_present) {
+      agx_unpack(p + n, INDEX_LIST_INDIRECT_BUFFER, ib);
+      indirect = (uint64_t)ib.address_hi << 32 | ib.address_lo;
+      n += 8;
+   }
+   if (il.unk_2_present) n += 4;
+   if (il.index_buffer_size_present) {
+      agx_unpack(p + n, INDEX_LIST_BUFFER_SIZE, bs);
+      size = bs.size;
+      n += 4;
+   }
+   *len = n;
+   (void)va;
+   if (indirect) {
+      /* GL/Vulkan indirect layouts: count, instances, first, base vertex
+       * (indexed) or count, instances, first vertex (non-indexed). */
+      uint32_t a[5];
+      j->mmu.unit = HW_UNIT_VDM;
+      if (!hwr_read(j, &j->mmu, indirect, a, sizeof(a)))
+         return false;
+      count = a[0];
+      inst = a[1];
+      if (il.index_buffer_present) {
+         lo += a[2] << il.index_size;
+         start = a[3];
+      } else {
+         start = a[2];
+      }
+   }
+   uint64_t ibuf = (uint64_t)il.index_buffer_hi << 32 | lo;
+   return draw(v, &il, ibuf, count, inst, start, size);
+}
+
+static bool
+vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
+{
+   struct hwr_job *j = v->j;
+   agx_unpack(p, VDM_STATE, h);
+   unsigned n = 4;
+   if (h.restart_index_present) { v->restart_index = rd32(p + n); n += 4; }
+   if (h.vertex_shader_word_0_present) n += 4;
+   if (h.vertex_shader_word_1_present) {
+      agx_unpack(p + n, VDM_STATE_VERTEX_SHADER_WORD_1, w1);
+      v->vs_pipeline = (uint32_t)w1.pipeline;
+      v->has_vs = true;
+      n += 4;
+      struct hw_mmu um;
+      hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
+      v->vsp_valid = hwr_pipeline_load(j, &um, v->vs_pipeline, HWR_VERTEX, &v->vsp);
+      if (!v->vsp_valid)
+         return false;
+   }
+   if (h.vertex_outputs_present) {
+      agx_unpack(p + n, VDM_STATE_VERTEX_OUTPUTS, o);
+      v->outputs = o.output_count_1 + o.output_count_2;
+      n += 4;
+   }
+   if (h.tessellation_present) return hwr_fail(j, "tessellation is not modelled");
+   if (h.vertex_unknown_present) n += 4;
+   if (h.tessellation_scale_present) n += 4;
+   else n = (n + 7) & ~7u;
+   *len = n;
+   return true;
+}
+
+bool
+hwr_vertex_job(struct hwr_job *j)
+{
+   struct vctx *v = calloc(1, sizeof(*v));
+   unsigned ntiles = j->tiles_x * j->tiles_y;
+   if (!v)
+      return hwr_fail(j, "out of host memory");
+   v->j = j;
+   v->heap = j->pl->tvb_heap;
+   v->size = j->pl->tvb_heap_size;
+   v->head = calloc(ntiles, sizeof(uint32_t));
+   v->tail = calloc(ntiles, sizeof(uint32_t));
+   v->count = calloc(ntiles, sizeof(uint32_t));
+   bool ok = v->head && v->tail && v->count;
+   if (!ok)
+      hwr_fail(j, "out of host memory");
+   tvb_reset(v);
+   v->peak = v->used;
+
+   uint64_t pc = j->pl->vdm_stream_base, stack[VDM_CALL_DEPTH];
+   unsigned sp = 0, blocks = 0;
+   bool done = false;
+   while (ok && !done) {
+      if (++blocks > VDM_MAX_BLOCKS || hw_exec_should_stop(j->ej)) {
+         if (j->status == HW_EXEC_OK)
+            j->status = HW_EXEC_TIMEOUT;
+         ok = false;
+         break;
+      }
+      uint8_t b[64];
+      j->mmu.unit = HW_UNIT_VDM;
+      if (!hwr_read(j, &j->mmu, pc, b, 4)) { ok = false; break; }
+      unsigned type = b[3] >> 5;
+      /* Every block is at most 48 bytes; fetch what the type needs. */
+      unsigned want = type == AGX_VDM_BLOCK_TYPE_BARRIER ? 4 : 48;
+      if (want > 4) {
+         memset(b, 0, sizeof(b));
+         for (unsigned got = 0; got < want; got += 4)
+            if (!hw_mmu_read(&j->mmu, pc + got, b + got, 4)) {
+               if (got < 8) { ok = hwr_fault(j, &j->mmu); break; }
+               memset(&j->mmu.fault, 0, sizeof(j->mmu.fault));
+               break;
+            }
+         if (!ok) break;
+      }
+      j->cycles += HWR_CYC_VDM_BLOCK;
+      unsigned len = 0;
+      switch (type) {
+      case AGX_VDM_BLOCK_TYPE_PPP_STATE_UPDATE: {
+         agx_unpack(b, PPP_STATE, s);
+         ok = ppp_update(v, (uint64_t)s.pointer_hi << 32 | s.pointer_lo,
+                         s.size_words * 4);
+         len = AGX_PPP_STATE_LENGTH;
+         break;
+      }
+      case AGX_VDM_BLOCK_TYPE_BARRIER: {
+         agx_unpack(b, VDM_BARRIER, br);
+         if (br.returns) {
+            if (!sp) { ok = hwr_fail(j, "VDM return at 0x%llx without a call", (unsigned long long)pc); break; }
+            pc = stack[--sp];
+            continue;
+         }
+         len = 4;
+         break;
+      }
+      case AGX_VDM_BLOCK_TYPE_VDM_STATE_UPDATE:
+         ok = vdm_state(v, b, &len);
+         break;
+      case AGX_VDM_BLOCK_TYPE_INDEX_LIST:
+         ok = index_list(v, pc, b, &len);
+         break;
+      case AGX_VDM_BLOCK_TYPE_STREAM_LINK: {
+         agx_unpack(b, VDM_STREAM_LINK, l);
+         uint64_t to = (uint64_t)l.target_hi << 32 | l.target_lo;
+         if (l.with_return) {
+            if (sp == VDM_CALL_DEPTH) { ok = hwr_fail(j, "VDM calls nest deeper than %u", VDM_CALL_DEPTH); break; }
+            stack[sp++] = pc + AGX_VDM_STREAM_LINK_LENGTH;
+         }
+         pc = to;
+         continue;
+      }
+      case AGX_VDM_BLOCK_TYPE_STREAM_TERMINATE:
+         done = true;
+         break;
+      default:
+         ok = hwr_fail(j, "VDM block type %u at 0x%llx is not supported", type,
+                       (unsigned long long)pc);
+         break;
+      }
+      pc += len;
+   }
+   if (ok)
+      ok = tvb_flush(v);
+   if (ok && j->partials)
+      hwr_post_grow(j);
+   v->stats.vertex_cycles = 0;
+   hwr_stats_add(j->r, &v->stats);
+   free(v->head);
+   free(v->tail);
+   free(v->count);
+   free(v);
+   return ok;
+}

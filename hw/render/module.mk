@@ -1,0 +1,17 @@
+# hwrender: the rendering pipeline (vertex and fragment pipes) of the GPU
+# model, registered as the firmware's Vertex/Fragment executors.
+LIBS += hwrender
+hwrender_SRCS := hw/render/hw_render.c hw/render/hw_render_vtx.c \
+                 hw/render/hw_render_frag.c hw/render/hw_render_tex.c
+
+TESTS += test_hw_render
+test_hw_render_SRCS := tests/unit/test_hw_render.c tests/unit/test_hw_render_scene.c \
+                       tests/unit/test_hw_util.c
+test_hw_render_LIBS := hwrender hw hwusc agxisa cmdstream
+test_hw_render_LDLIBS := -lcmocka
+
+PROGS += render_throughput
+render_throughput_SRCS := bench/render_throughput.c tests/unit/test_hw_render_scene.c \
+                          tests/unit/test_hw_util.c
+render_throughput_LIBS := hwrender hw hwusc agxisa cmdstream
+render_throughput_LDLIBS := -lcmocka

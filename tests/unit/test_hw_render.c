@@ -1,0 +1,465 @@
+/*
+ * The rendering model driven through the firmware interface: streams,
+ * PPP records, USC words and shaders are written into model memory, a
+ * Run Vertex and a Run Fragment job (waiting on the vertex stamp) are
+ * submitted, and the render target is compared with a reference
+ * rasteriser written here (same 1/256-pixel snapping, pixel-centre
+ * sampling and top-left rule, but barycentric colour arithmetic in
+ * double instead of plane equations, hence a 1 LSB tolerance where
+ * colours are interpolated).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_hw_render_scene.h"
+
+/* ------------------------------------------------------------ oracle */
+
+
+struct ref {
+   unsigned w, h;
+   uint32_t *img;
+   float *z;
+};
+
+static int64_t
+snap256(double v)
+{
+   return (int64_t)llrintf((float)(roundf((float)v * 256.0f) / 256.0f) * 256.0f);
+}
+
+static uint8_t
+unorm8(double v)
+{
+   v = v < 0 ? 0 : v > 1 ? 1 : v;
+   return (uint8_t)lrint(v * 255.0);
+}
+
+/* Reference: window transform like the PPP viewport, top-left rule. */
+static void
+ref_tri(struct ref *r, const struct vtx *v0, const struct vtx *v1,
+        const struct vtx *v2, enum agx_zs_func zf, bool zwrite, bool flat,
+        bool blend)
+{
+   const struct vtx *v[3] = { v0, v1, v2 };
+   int64_t X[3], Y[3];
+   double Z[3];
+   for (unsigned i = 0; i < 3; i++) {
+      float xw = r->w / 2.0f + (r->w / 2.0f) * (v[i]->x / v[i]->w);
+      float yw = r->h / 2.0f + -(r->h / 2.0f) * (v[i]->y / v[i]->w);
+      X[i] = snap256(xw);
+      Y[i] = snap256(yw);
+      Z[i] = v[i]->z / v[i]->w;
+   }
+   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
+   if (area == 0)
+      return;
+   for (unsigned py = 0; py < r->h; py++) {
+      for (unsigned px = 0; px < r->w; px++) {
+         int64_t sx = (int64_t)px * 256 + 128, sy = (int64_t)py * 256 + 128;
+         double bary[3];
+         bool in = true;
+         for (unsigned e = 0; e < 3 && in; e++) {
+            unsigned a = (e + 1) % 3, b = (e + 2) % 3;   /* edge opposite e */
+            if (area < 0) { unsigned tmp = a; a = b; b = tmp; }
+            int64_t dx = X[b] - X[a], dy = Y[b] - Y[a];
+            int64_t E = dx * (sy - Y[a]) - dy * (sx - X[a]);
+            bool tl = dy < 0 || (dy == 0 && dx > 0);
+            if (E < 0 || (E == 0 && !tl))
+               in = false;
+            bary[e] = (double)E / (double)(area < 0 ? -area : area);
+         }
+         if (!in)
+            continue;
+         double z = bary[0] * Z[0] + bary[1] * Z[1] + bary[2] * Z[2];
+         float zf32 = fminf(fmaxf((float)z, 0.0f), 1.0f);
+         float *zb = &r->z[py * r->w + px];
+         bool pass;
+         switch (zf) {
+         case AGX_ZS_FUNC_LESS: pass = zf32 < *zb; break;
+         case AGX_ZS_FUNC_LEQUAL: pass = zf32 <= *zb; break;
+         case AGX_ZS_FUNC_GREATER: pass = zf32 > *zb; break;
+         default: pass = true; break;
+         }
+         if (!pass)
+            continue;
+         if (zwrite)
+            *zb = zf32;
+         double c[4];
+         for (unsigned k = 0; k < 4; k++) {
+            const float *a0 = &v[0]->r, *a1 = &v[1]->r, *a2 = &v[2]->r;
+            c[k] = flat ? a0[k] : bary[0] * a0[k] + bary[1] * a1[k] + bary[2] * a2[k];
+         }
+         uint32_t *d = &r->img[py * r->w + px];
+         if (blend) {
+            double al = c[3];
+            for (unsigned k = 0; k < 4; k++) {
+               double dst = (*d >> (8 * k) & 0xff) / 255.0;
+               c[k] = c[k] * al + dst * (1.0 - al);
+            }
+         }
+         *d = (uint32_t)unorm8(c[0]) | (uint32_t)unorm8(c[1]) << 8 |
+              (uint32_t)unorm8(c[2]) << 16 | (uint32_t)unorm8(c[3]) << 24;
+      }
+   }
+}
+
+static void
+ref_init(struct ref *r, unsigned w, unsigned h, uint32_t clear)
+{
+   r->w = w;
+   r->h = h;
+   r->img = malloc((size_t)w * h * 4);
+   r->z = malloc((size_t)w * h * 4);
+   for (unsigned i = 0; i < w * h; i++) {
+      r->img[i] = clear;
+      r->z[i] = 1.0f;
+   }
+}
+
+static void
+ref_free(struct ref *r)
+{
+   free(r->img);
+   free(r->z);
+}
+
+/* Compares per channel within tol; prints the first mismatch. */
+static void
+compare(const uint32_t *got, const uint32_t *want, unsigned w, unsigned h,
+        unsigned tol)
+{
+   unsigned bad = 0;
+   for (unsigned i = 0; i < w * h; i++) {
+      for (unsigned k = 0; k < 4; k++) {
+         int a = got[i] >> (8 * k) & 0xff, b = want[i] >> (8 * k) & 0xff;
+         if (abs(a - b) > (int)tol) {
+            if (!bad)
+               print_message("pixel (%u,%u): got %08x want %08x\n", i % w, i / w,
+                             got[i], want[i]);
+            bad++;
+            break;
+         }
+      }
+   }
+   assert_int_equal(bad, 0);
+}
+
+/* ------------------------------------------------------------ tests */
+
+
+static void
+test_clear_only(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 80, 48, 1, 0xff336699u, 2, 64 * 1024);
+   assert_true(run(&s));
+   for (unsigned i = 0; i < 80 * 48; i++)
+      assert_int_equal(s.rt[i], 0xff336699u);
+   assert_int_equal(s.stats.tiles, 3 * 2);
+   assert_int_equal(s.stats.primitives, 0);
+   assert_true(s.ts_v[1] > s.ts_v[0]);
+   assert_true(s.ts_f[0] >= s.ts_v[1]);
+   assert_true(s.ts_f[1] > s.ts_f[0]);
+   scene_teardown(&s);
+}
+
+static void
+test_triangle_interpolated(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   struct vtx v[3] = {
+      { -0.8f, -0.7f, 0.5f, 1, 1, 0, 0, 1 },
+      { 0.9f, -0.6f, 0.5f, 1, 0, 1, 0, 1 },
+      { -0.1f, 0.85f, 0.5f, 1, 0, 0, 1, 1 },
+   };
+   emit_state(&s, &default_state, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   assert_true(run(&s));
+   struct ref r;
+   ref_init(&r, 64, 64, 0xff000000u);
+   ref_tri(&r, &v[0], &v[1], &v[2], AGX_ZS_FUNC_ALWAYS, false, false, false);
+   compare(s.rt, r.img, 64, 64, 1);
+   /* Some pixels are inside, some are clear colour. */
+   unsigned lit = 0;
+   for (unsigned i = 0; i < 64 * 64; i++)
+      lit += s.rt[i] != 0xff000000u;
+   assert_true(lit > 1000 && lit < 3000);
+   assert_int_equal(s.stats.primitives, 1);
+   ref_free(&r);
+   scene_teardown(&s);
+}
+
+static void
+test_depth_overlap(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   s.want_depth = true;
+   /* Near red drawn first, then far green: green only where red is not. */
+   struct vtx v[6] = {
+      { -0.9f, -0.9f, 0.25f, 1, 1, 0, 0, 1 }, { 0.6f, -0.9f, 0.25f, 1, 1, 0, 0, 1 },
+      { -0.9f, 0.6f, 0.25f, 1, 1, 0, 0, 1 },
+      { -0.5f, -0.5f, 0.75f, 1, 0, 1, 0, 1 }, { 0.95f, -0.4f, 0.75f, 1, 0, 1, 0, 1 },
+      { -0.3f, 0.95f, 0.75f, 1, 0, 1, 0, 1 },
+   };
+   struct draw_state ds = default_state;
+   ds.zfunc = AGX_ZS_FUNC_LESS;
+   ds.zwrite = true;
+   ds.shade = AGX_SHADE_MODEL_FLAT_VERTEX_0;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   assert_true(run(&s));
+   struct ref r;
+   ref_init(&r, 64, 64, 0xff000000u);
+   ref_tri(&r, &v[0], &v[1], &v[2], AGX_ZS_FUNC_LESS, true, true, false);
+   ref_tri(&r, &v[3], &v[4], &v[5], AGX_ZS_FUNC_LESS, true, true, false);
+   compare(s.rt, r.img, 64, 64, 0);
+   ref_free(&r);
+   scene_teardown(&s);
+}
+
+static void
+test_blend_in_shader(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 32, 1, 0xff0000ffu, 2, 64 * 1024);
+   struct vtx v[3] = {
+      { -1.0f, -1.0f, 0.5f, 1, 0, 1, 0, 0.25f }, { 1.0f, -1.0f, 0.5f, 1, 0, 1, 0, 0.25f },
+      { -1.0f, 1.0f, 0.5f, 1, 0, 1, 0, 0.25f },
+   };
+   struct draw_state ds = default_state;
+   ds.fs = fs_blend_src;
+   ds.pass = AGX_PASS_TYPE_TRANSLUCENT;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   assert_true(run(&s));
+   struct ref r;
+   ref_init(&r, 64, 32, 0xff0000ffu);
+   ref_tri(&r, &v[0], &v[1], &v[2], AGX_ZS_FUNC_ALWAYS, false, false, true);
+   compare(s.rt, r.img, 64, 32, 1);
+   ref_free(&r);
+   scene_teardown(&s);
+}
+
+static void
+test_strip_restart_and_instances(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   struct vtx v[8] = {
+      { -0.9f, -0.9f, 0.5f, 1, 1, 1, 0, 1 }, { -0.9f, -0.5f, 0.5f, 1, 1, 1, 0, 1 },
+      { -0.6f, -0.9f, 0.5f, 1, 1, 1, 0, 1 }, { -0.6f, -0.5f, 0.5f, 1, 1, 1, 0, 1 },
+      { 0.1f, 0.1f, 0.5f, 1, 0, 1, 1, 1 }, { 0.1f, 0.6f, 0.5f, 1, 0, 1, 1, 1 },
+      { 0.4f, 0.1f, 0.5f, 1, 0, 1, 1, 1 }, { 0.4f, 0.6f, 0.5f, 1, 0, 1, 1, 1 },
+   };
+   uint16_t idx[9] = { 0, 1, 2, 3, 0xffff, 4, 5, 6, 7 };
+   struct draw_state ds = default_state;
+   ds.shade = AGX_SHADE_MODEL_FLAT_VERTEX_0;
+   emit_state(&s, &ds, vs_inst_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLE_STRIP, idx, AGX_INDEX_SIZE_U16, 9, 2, true);
+   assert_true(run(&s));
+   struct ref r;
+   ref_init(&r, 64, 64, 0xff000000u);
+   for (unsigned inst = 0; inst < 2; inst++) {
+      struct vtx u[8];
+      memcpy(u, v, sizeof(u));
+      for (unsigned i = 0; i < 8; i++)
+         u[i].x += 0.5f * inst;
+      for (unsigned base = 0; base < 8; base += 4)
+         for (unsigned i = 0; i < 2; i++) {
+            unsigned a = base + i + (i & 1), b = base + i + 1 - (i & 1), c = base + i + 2;
+            ref_tri(&r, &u[a], &u[b], &u[c], AGX_ZS_FUNC_ALWAYS, false, true, false);
+         }
+   }
+   compare(s.rt, r.img, 64, 64, 0);
+   assert_int_equal(s.stats.primitives, 8);
+   ref_free(&r);
+   scene_teardown(&s);
+}
+
+static void
+test_stencil_mask(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   /* Pass 1 writes stencil 1 in a triangle (colour transparent-black over
+    * black: invisible); pass 2 draws a full-screen quad where stencil == 1. */
+   struct vtx v[9] = {
+      { -0.7f, -0.7f, 0.5f, 1, 0, 0, 0, 1 }, { 0.7f, -0.7f, 0.5f, 1, 0, 0, 0, 1 },
+      { 0.0f, 0.8f, 0.5f, 1, 0, 0, 0, 1 },
+      { -1, -1, 0.5f, 1, 1, 1, 1, 1 }, { 1, -1, 0.5f, 1, 1, 1, 1, 1 }, { -1, 1, 0.5f, 1, 1, 1, 1, 1 },
+      { 1, -1, 0.5f, 1, 1, 1, 1, 1 }, { 1, 1, 0.5f, 1, 1, 1, 1, 1 }, { -1, 1, 0.5f, 1, 1, 1, 1, 1 },
+   };
+   struct draw_state ds = default_state;
+   ds.stencil = true;
+   ds.scmp = AGX_ZS_FUNC_ALWAYS;
+   ds.spass = AGX_STENCIL_OP_REPLACE;
+   ds.sref = 1;
+   ds.shade = AGX_SHADE_MODEL_FLAT_VERTEX_0;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   ds.scmp = AGX_ZS_FUNC_EQUAL;
+   ds.spass = AGX_STENCIL_OP_KEEP;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 9, 1, false);
+   assert_true(run(&s));
+   struct ref r;
+   ref_init(&r, 64, 64, 0xff000000u);
+   /* The quad lands exactly on the stencilled pixels: white there. */
+   struct ref m;
+   ref_init(&m, 64, 64, 0);
+   struct vtx w[3];
+   memcpy(w, v, sizeof(w));
+   for (unsigned i = 0; i < 3; i++) { w[i].r = w[i].g = w[i].b = w[i].a = 1; }
+   ref_tri(&m, &w[0], &w[1], &w[2], AGX_ZS_FUNC_ALWAYS, false, true, false);
+   for (unsigned i = 0; i < 64 * 64; i++)
+      r.img[i] = m.img[i] ? 0xffffffffu : 0xff000000u;
+   compare(s.rt, r.img, 64, 64, 0);
+   ref_free(&m);
+   ref_free(&r);
+   scene_teardown(&s);
+}
+
+/* 4x MSAA: the end-of-tile program resolves with a box filter, so edge
+ * pixels get (covered samples / 4) of white over black. */
+static void
+test_msaa_edge(void **state)
+{
+   (void)state;
+   static const int sp[4][2] = { { 96, 32 }, { 224, 96 }, { 32, 160 }, { 160, 224 } };
+   struct scene s;
+   scene_init(&s, 64, 64, 4, 0xff000000u, 2, 64 * 1024);
+   struct vtx v[3] = {
+      { -0.9f, -0.8f, 0.5f, 1, 1, 1, 1, 1 }, { 0.85f, -0.3f, 0.5f, 1, 1, 1, 1, 1 },
+      { -0.2f, 0.9f, 0.5f, 1, 1, 1, 1, 1 },
+   };
+   struct draw_state ds = default_state;
+   ds.shade = AGX_SHADE_MODEL_FLAT_VERTEX_0;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   assert_true(run(&s));
+   int64_t X[3], Y[3];
+   for (unsigned i = 0; i < 3; i++) {
+      X[i] = snap256(32.0f + 32.0f * v[i].x);
+      Y[i] = snap256(32.0f - 32.0f * v[i].y);
+   }
+   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
+   unsigned partial = 0;
+   uint32_t *want = malloc(64 * 64 * 4);
+   for (unsigned py = 0; py < 64; py++) {
+      for (unsigned px = 0; px < 64; px++) {
+         unsigned k = 0;
+         for (unsigned smp = 0; smp < 4; smp++) {
+            int64_t sx = (int64_t)px * 256 + sp[smp][0], sy = (int64_t)py * 256 + sp[smp][1];
+            bool in = true;
+            for (unsigned e = 0; e < 3 && in; e++) {
+               unsigned a = (e + 1) % 3, b = (e + 2) % 3;
+               if (area < 0) { unsigned tmp = a; a = b; b = tmp; }
+               int64_t dx = X[b] - X[a], dy = Y[b] - Y[a];
+               int64_t E = dx * (sy - Y[a]) - dy * (sx - X[a]);
+               if (E < 0 || (E == 0 && !(dy < 0 || (dy == 0 && dx > 0))))
+                  in = false;
+            }
+            k += in;
+         }
+         partial += k > 0 && k < 4;
+         uint8_t c = unorm8(k / 4.0);
+         want[py * 64 + px] = 0xff000000u | (uint32_t)c << 16 | (uint32_t)c << 8 | c;
+      }
+   }
+   assert_true(partial > 20);
+   compare(s.rt, want, 64, 64, 0);
+   free(want);
+   scene_teardown(&s);
+}
+
+static void
+test_tvb_overflow(void **state)
+{
+   (void)state;
+   const unsigned n = 20000, W = 128, H = 128;
+   struct scene big, small;
+   scene_init(&big, W, H, 1, 0xff101010u, 2, BIG_TVB);
+   many_triangles(&big, n);
+   assert_true(run(&big));
+   assert_int_equal(big.stats.partial_renders, 0);
+   assert_int_equal(big.grow_events, 0);
+   assert_int_equal(big.stats.primitives, n);
+
+   scene_init(&small, W, H, 1, 0xff101010u, 2, 256 * 1024);
+   many_triangles(&small, n);
+   assert_true(run(&small));
+   print_message("partial renders: %llu\n", (unsigned long long)small.stats.partial_renders);
+   assert_true(small.stats.partial_renders >= 3);
+   assert_int_equal(small.grow_events, 1);
+   compare(small.rt, big.rt, W, H, 0);
+   scene_teardown(&small);
+   scene_teardown(&big);
+}
+
+static void
+test_threads_deterministic(void **state)
+{
+   (void)state;
+   struct scene a, b;
+   scene_init(&a, 96, 96, 1, 0xff202020u, 1, 256 * 1024);
+   many_triangles(&a, 3000);
+   assert_true(run(&a));
+   scene_init(&b, 96, 96, 1, 0xff202020u, 4, 256 * 1024);
+   many_triangles(&b, 3000);
+   assert_true(run(&b));
+   assert_true(a.stats.partial_renders > 0);
+   compare(a.rt, b.rt, 96, 96, 0);
+   assert_int_equal(a.ts_v[1] - a.ts_v[0], b.ts_v[1] - b.ts_v[0]);
+   assert_int_equal(a.ts_f[1] - a.ts_f[0], b.ts_f[1] - b.ts_f[0]);
+   assert_int_equal(a.ts_f[1], b.ts_f[1]);
+   scene_teardown(&b);
+   scene_teardown(&a);
+}
+
+static void
+test_bad_stream(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 32, 32, 1, 0, 1, 64 * 1024);
+   uint32_t junk[2] = { 0xa0000000u, 0 };   /* block type 5: tessellate */
+   vdm_emit(&s, junk, 8);
+   assert_false(run(&s));
+   assert_int_equal(s.failed_job, 0x101);   /* the vertex job fails first */
+   scene_teardown(&s);
+}
+
+int
+main(void)
+{
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_clear_only),
+      cmocka_unit_test(test_triangle_interpolated),
+      cmocka_unit_test(test_depth_overlap),
+      cmocka_unit_test(test_blend_in_shader),
+      cmocka_unit_test(test_strip_restart_and_instances),
+      cmocka_unit_test(test_stencil_mask),
+      cmocka_unit_test(test_msaa_edge),
+      cmocka_unit_test(test_tvb_overflow),
+      cmocka_unit_test(test_threads_deterministic),
+      cmocka_unit_test(test_bad_stream),
+   };
+   return cmocka_run_group_tests(tests, NULL, NULL);
+}

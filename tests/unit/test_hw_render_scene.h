@@ -1,0 +1,84 @@
+/*
+ * Scene builder for the rendering tests and the render benchmark: user
+ * memory, shaders (AGX assembly), USC words, PPP records and a VDM
+ * stream, submitted as Run Vertex + Run Fragment through the firmware
+ * with the small test kernel of test_hw_util.{c,h}.
+ */
+#ifndef TEST_HW_RENDER_SCENE_H
+#define TEST_HW_RENDER_SCENE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmdstream/agx_pack.h"
+#include "hw/render/hw_render.h"
+#include "test_hw_util.h"
+
+#define RW (HW_UAT_READ | HW_UAT_WRITE)
+#define SLOT 1
+#define MEM_PAGES 512                     /* 8 MiB of user memory */
+#define USC_BASE T_USER_VA
+#define TVB_VA (T_USER_VA + 0x4000000ull) /* 64 MiB above */
+#define TVB_PAGES 512                     /* 8 MiB: heap + tilemap */
+#define TILEMAP_BYTES (256 * 1024)
+#define BIG_TVB (TVB_PAGES * HW_PAGE_SIZE - TILEMAP_BYTES)
+
+struct vtx { float x, y, z, w, r, g, b, a; };
+
+struct scene {
+   struct t_fw t;
+   struct hw_render *r;
+   uint8_t *mem;            /* host view of USC_BASE.. */
+   uint64_t used;
+   uint8_t *tvb;
+   unsigned w, h, samples;
+   uint64_t rt_va, zbuf_va;
+   uint32_t *rt;
+   uint8_t vdm[4096];
+   unsigned vdm_len;
+   uint32_t tvb_size;
+   uint32_t frame;
+   uint64_t ts_v[2], ts_f[2];
+   unsigned grow_events;
+   uint32_t failed_job;
+   struct hw_render_stats stats;
+   uint64_t vs_pipe, fs_pipe_off, cf_off;
+   uint32_t bg_usc, eot_usc, pbg_usc, peot_usc;
+   uint64_t zls;
+   bool want_depth, want_stencil;
+   uint64_t sbuf_va;
+};
+
+struct draw_state {
+   enum agx_zs_func zfunc;
+   bool zwrite;
+   bool stencil;
+   enum agx_zs_func scmp;
+   enum agx_stencil_op spass;
+   uint8_t sref;
+   enum agx_pass_type pass;
+   enum agx_shade_model shade;
+   const char *fs;
+   bool cull_back;
+};
+
+extern const char *const vs_src, *const vs_inst_src, *const fs_src, *const fs_blend_src;
+extern const struct draw_state default_state;
+
+void scene_init(struct scene *s, unsigned w, unsigned h, unsigned samples,
+                uint32_t clear, unsigned threads, uint32_t tvb_size);
+void scene_teardown(struct scene *s);
+/* VDM state (vertex pipeline, 8 outputs) + a PPP record for ds. */
+void emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
+                const void *verts, unsigned vbytes);
+void emit_draw(struct scene *s, enum agx_primitive prim, const void *idx,
+               enum agx_index_size isz, unsigned count, unsigned instances,
+               bool restart);
+/* Appends raw bytes to the VDM stream. */
+void vdm_emit(struct scene *s, const void *p, unsigned len);
+/* Terminates the stream, submits both jobs, waits; false on an error event. */
+bool run(struct scene *s);
+/* n small flat-shaded triangles at pseudo-random places. */
+void many_triangles(struct scene *s, unsigned n);
+
+#endif
