@@ -1,0 +1,553 @@
+/*
+ * The shim's core: the device, the fd table and the interposed fd calls
+ * (open, close, dup, fcntl, ioctl, mmap). See shim.h.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hw/hw_device.h"
+#include "kernel/asahi.h"
+#include "kernel/shim/shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define SHIM_MAX_FDS 65536
+
+/* Optional hook the GPU model's executors provide (compute, rendering):
+ * registers them on a freshly created device. */
+void tessera_hw_install_executors(struct hw_device *hw) __attribute__((weak));
+
+struct shim_file {
+   struct asahi_file *f;
+   unsigned refs;        /* fds pointing at it */
+   bool stale;           /* inherited across fork */
+};
+
+struct shim_real shim_real;
+int shim_node = 128;
+bool shim_debug;
+
+static pthread_mutex_t shim_lock;
+static pthread_once_t shim_once = PTHREAD_ONCE_INIT;
+static struct shim_file *fds[SHIM_MAX_FDS];
+static struct hw_device *shim_hw;
+static struct asahi_dev *shim_dev;
+/* Devices left behind by fork(): unusable in the child, kept reachable. */
+static struct asahi_dev *forked_away[16];
+static struct hw_device *forked_away_hw[16];
+
+void
+shim_log(const char *fmt, ...)
+{
+   if (!shim_debug)
+      return;
+   va_list ap;
+   va_start(ap, fmt);
+   fputs("tessera-shim: ", stderr);
+   vfprintf(stderr, fmt, ap);
+   fputc('\n', stderr);
+   va_end(ap);
+}
+
+static void
+atfork_prepare(void)
+{
+   pthread_mutex_lock(&shim_lock);
+}
+
+static void
+atfork_parent(void)
+{
+   pthread_mutex_unlock(&shim_lock);
+}
+
+static void
+atfork_child(void)
+{
+   pthread_mutexattr_t a;
+   pthread_mutexattr_init(&a);
+   pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+   pthread_mutex_init(&shim_lock, &a);
+   pthread_mutexattr_destroy(&a);
+   /* The firmware and driver threads did not come along; the device's
+    * locks may even be held by threads that no longer exist. Forget it. */
+   if (shim_dev) {
+      for (unsigned i = 0; i < 16; i++) {
+         if (!forked_away[i]) {
+            forked_away[i] = shim_dev;
+            forked_away_hw[i] = shim_hw;
+            break;
+         }
+      }
+   }
+   shim_dev = NULL;
+   shim_hw = NULL;
+   for (unsigned i = 0; i < SHIM_MAX_FDS; i++)
+      if (fds[i])
+         fds[i]->stale = true;
+}
+
+static void
+do_init(void)
+{
+#define REAL(name) shim_real.name = (__typeof__(shim_real.name))dlsym(RTLD_NEXT, #name)
+   REAL(open);
+   REAL(openat);
+   REAL(close);
+   REAL(dup);
+   REAL(dup2);
+   REAL(dup3);
+   REAL(fcntl);
+   REAL(ioctl);
+   REAL(mmap);
+   REAL(munmap);
+   REAL(stat);
+   REAL(lstat);
+   REAL(fstat);
+   REAL(fstatat);
+   REAL(statx);
+   REAL(access);
+   REAL(faccessat);
+   REAL(opendir);
+   REAL(readdir);
+   REAL(closedir);
+   REAL(readlink);
+   REAL(realpath);
+   REAL(fopen);
+#undef REAL
+   const char *d = getenv("TESSERA_SHIM_DEBUG");
+   shim_debug = d && *d && strcmp(d, "0") != 0;
+   const char *n = getenv("TESSERA_SHIM_NODE");
+   if (n && *n) {
+      long v = strtol(n, NULL, 10);
+      if (v >= 128 && v < 192)
+         shim_node = (int)v;
+   }
+   pthread_mutexattr_t a;
+   pthread_mutexattr_init(&a);
+   /* recursive: the model mmaps its memory while we hold the lock */
+   pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+   pthread_mutex_init(&shim_lock, &a);
+   pthread_mutexattr_destroy(&a);
+   pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+void
+shim_init(void)
+{
+   pthread_once(&shim_once, do_init);
+}
+
+__attribute__((destructor)) static void
+shim_fini(void)
+{
+   if (!shim_dev)
+      return;
+   pthread_mutex_lock(&shim_lock);
+   for (unsigned i = 0; i < SHIM_MAX_FDS; i++) {
+      if (fds[i]) {
+         /* still open at exit: leave the device to the OS */
+         pthread_mutex_unlock(&shim_lock);
+         return;
+      }
+   }
+   asahi_destroy(shim_dev);
+   hw_device_destroy(shim_hw);
+   shim_dev = NULL;
+   shim_hw = NULL;
+   pthread_mutex_unlock(&shim_lock);
+}
+
+static int
+ensure_device(void)
+{
+   if (shim_dev)
+      return 0;
+   struct hw_device_config cfg = { 0 };
+   const char *mem = getenv("TESSERA_SHIM_MEM_MB");
+   if (mem && *mem)
+      cfg.mem_size = (uint64_t)strtoull(mem, NULL, 10) << 20;
+   const char *sf = getenv("TESSERA_SHIM_SOFT_FAULTS");
+   cfg.soft_faults = sf && *sf == '1';
+   shim_hw = hw_device_create(&cfg);
+   if (!shim_hw) {
+      shim_log("cannot create the GPU model");
+      return -ENOMEM;
+   }
+   if (tessera_hw_install_executors)
+      tessera_hw_install_executors(shim_hw);
+   struct asahi_config acfg = { 0 };
+   shim_dev = asahi_create(shim_hw, &acfg);
+   if (!shim_dev) {
+      shim_log("cannot start the driver: %s", hw_device_last_error(shim_hw));
+      hw_device_destroy(shim_hw);
+      shim_hw = NULL;
+      return -EIO;
+   }
+   shim_log("created the GPU model and the asahi driver (renderD%d)", shim_node);
+   return 0;
+}
+
+bool
+shim_is_shim_fd(int fd)
+{
+   if (fd < 0 || fd >= SHIM_MAX_FDS)
+      return false;
+   return __atomic_load_n(&fds[fd], __ATOMIC_ACQUIRE) != NULL;
+}
+
+int
+shim_open_node(int flags)
+{
+   shim_init();
+   pthread_mutex_lock(&shim_lock);
+   int ret = ensure_device();
+   struct shim_file *sf = NULL;
+   int fd = -1;
+   if (!ret) {
+      sf = calloc(1, sizeof(*sf));
+      if (sf)
+         sf->f = asahi_open(shim_dev);
+      if (!sf || !sf->f)
+         ret = -ENOMEM;
+   }
+   if (!ret) {
+      /* A real fd keeps numbering, select() and close() semantics. */
+      fd = shim_real.open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+      if (fd < 0)
+         ret = -errno;
+      else if (fd >= SHIM_MAX_FDS)
+         ret = -EMFILE;
+   }
+   if (ret) {
+      if (fd >= 0)
+         shim_real.close(fd);
+      if (sf && sf->f)
+         asahi_close(sf->f);
+      free(sf);
+      pthread_mutex_unlock(&shim_lock);
+      errno = -ret;
+      return -1;
+   }
+   sf->refs = 1;
+   __atomic_store_n(&fds[fd], sf, __ATOMIC_RELEASE);
+   pthread_mutex_unlock(&shim_lock);
+   shim_log("open renderD%d -> fd %d", shim_node, fd);
+   return fd;
+}
+
+/* Drops fd from the table (caller holds the lock). */
+static void
+forget_fd(int fd)
+{
+   if (fd < 0 || fd >= SHIM_MAX_FDS || !fds[fd])
+      return;
+   struct shim_file *sf = fds[fd];
+   __atomic_store_n(&fds[fd], NULL, __ATOMIC_RELEASE);
+   if (--sf->refs == 0) {
+      if (!sf->stale)
+         asahi_close(sf->f);
+      free(sf);
+   }
+}
+
+static void
+alias_fd(int oldfd, int newfd)
+{
+   if (newfd < 0 || newfd >= SHIM_MAX_FDS || oldfd < 0 || oldfd >= SHIM_MAX_FDS)
+      return;
+   struct shim_file *sf = fds[oldfd];
+   forget_fd(newfd);   /* a stale entry of an fd closed behind our back */
+   if (!sf)
+      return;
+   sf->refs++;
+   __atomic_store_n(&fds[newfd], sf, __ATOMIC_RELEASE);
+   shim_log("dup fd %d -> %d", oldfd, newfd);
+}
+
+/* ---------------------------------------------------------- interposers */
+
+static const char *
+node_path_for(int dirfd, const char *path)
+{
+   if (!path)
+      return NULL;
+   if (path[0] != '/' && dirfd != AT_FDCWD)
+      return NULL;
+   return path;
+}
+
+static int
+open_common(int dirfd, const char *path, int flags, mode_t mode, bool at)
+{
+   shim_init();
+   const char *p = node_path_for(dirfd, path);
+   if (p && shim_is_node_path(p))
+      return shim_open_node(flags);
+   if (p) {
+      int r = shim_fs_open(p, flags);
+      if (r != -2)
+         return r;
+   }
+   return at ? shim_real.openat(dirfd, path, flags, mode)
+             : shim_real.open(path, flags, mode);
+}
+
+static mode_t
+va_mode(int flags, va_list ap)
+{
+   return (flags & (O_CREAT | __O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
+}
+
+EXPORT int
+open(const char *path, int flags, ...)
+{
+   va_list ap;
+   va_start(ap, flags);
+   mode_t m = va_mode(flags, ap);
+   va_end(ap);
+   return open_common(AT_FDCWD, path, flags, m, false);
+}
+
+EXPORT int
+open64(const char *path, int flags, ...)
+{
+   va_list ap;
+   va_start(ap, flags);
+   mode_t m = va_mode(flags, ap);
+   va_end(ap);
+   return open_common(AT_FDCWD, path, flags | O_LARGEFILE, m, false);
+}
+
+EXPORT int
+__open_2(const char *path, int flags)
+{
+   return open_common(AT_FDCWD, path, flags, 0, false);
+}
+
+EXPORT int
+__open64_2(const char *path, int flags)
+{
+   return open_common(AT_FDCWD, path, flags | O_LARGEFILE, 0, false);
+}
+
+EXPORT int
+openat(int dirfd, const char *path, int flags, ...)
+{
+   va_list ap;
+   va_start(ap, flags);
+   mode_t m = va_mode(flags, ap);
+   va_end(ap);
+   return open_common(dirfd, path, flags, m, true);
+}
+
+EXPORT int
+openat64(int dirfd, const char *path, int flags, ...)
+{
+   va_list ap;
+   va_start(ap, flags);
+   mode_t m = va_mode(flags, ap);
+   va_end(ap);
+   return open_common(dirfd, path, flags | O_LARGEFILE, m, true);
+}
+
+EXPORT int
+__openat_2(int dirfd, const char *path, int flags)
+{
+   return open_common(dirfd, path, flags, 0, true);
+}
+
+EXPORT int
+__openat64_2(int dirfd, const char *path, int flags)
+{
+   return open_common(dirfd, path, flags | O_LARGEFILE, 0, true);
+}
+
+EXPORT int
+close(int fd)
+{
+   shim_init();
+   if (shim_is_shim_fd(fd)) {
+      pthread_mutex_lock(&shim_lock);
+      forget_fd(fd);
+      pthread_mutex_unlock(&shim_lock);
+      shim_log("close fd %d", fd);
+   }
+   return shim_real.close(fd);
+}
+
+EXPORT int
+dup(int fd)
+{
+   shim_init();
+   pthread_mutex_lock(&shim_lock);
+   int r = shim_real.dup(fd);
+   if (r >= 0)
+      alias_fd(fd, r);
+   pthread_mutex_unlock(&shim_lock);
+   return r;
+}
+
+EXPORT int
+dup2(int fd, int fd2)
+{
+   shim_init();
+   pthread_mutex_lock(&shim_lock);
+   int r = shim_real.dup2(fd, fd2);
+   if (r >= 0 && fd != fd2) {
+      if (shim_is_shim_fd(fd))
+         alias_fd(fd, r);
+      else
+         forget_fd(r);
+   }
+   pthread_mutex_unlock(&shim_lock);
+   return r;
+}
+
+EXPORT int
+dup3(int fd, int fd2, int flags)
+{
+   shim_init();
+   pthread_mutex_lock(&shim_lock);
+   int r = shim_real.dup3(fd, fd2, flags);
+   if (r >= 0) {
+      if (shim_is_shim_fd(fd))
+         alias_fd(fd, r);
+      else
+         forget_fd(r);
+   }
+   pthread_mutex_unlock(&shim_lock);
+   return r;
+}
+
+static int
+fcntl_common(int fd, int cmd, va_list ap)
+{
+   shim_init();
+   switch (cmd) {
+   case F_DUPFD:
+   case F_DUPFD_CLOEXEC: {
+      int arg = va_arg(ap, int);
+      pthread_mutex_lock(&shim_lock);
+      int r = shim_real.fcntl(fd, cmd, arg);
+      if (r >= 0)
+         alias_fd(fd, r);
+      pthread_mutex_unlock(&shim_lock);
+      return r;
+   }
+   case F_GETFD:
+   case F_GETFL:
+   case F_GETOWN:
+   case F_GETSIG:
+   case F_GETLEASE:
+   case F_GETPIPE_SZ:
+   case F_GET_SEALS:
+      return shim_real.fcntl(fd, cmd);
+   default:
+      /* every other command takes an int or a pointer: pass a word */
+      return shim_real.fcntl(fd, cmd, va_arg(ap, void *));
+   }
+}
+
+EXPORT int
+fcntl(int fd, int cmd, ...)
+{
+   va_list ap;
+   va_start(ap, cmd);
+   int r = fcntl_common(fd, cmd, ap);
+   va_end(ap);
+   return r;
+}
+
+EXPORT int
+fcntl64(int fd, int cmd, ...)
+{
+   va_list ap;
+   va_start(ap, cmd);
+   int r = fcntl_common(fd, cmd, ap);
+   va_end(ap);
+   return r;
+}
+
+EXPORT int
+ioctl(int fd, unsigned long request, ...)
+{
+   va_list ap;
+   va_start(ap, request);
+   void *arg = va_arg(ap, void *);
+   va_end(ap);
+   shim_init();
+   if (!shim_is_shim_fd(fd))
+      return shim_real.ioctl(fd, request, arg);
+   pthread_mutex_lock(&shim_lock);
+   struct shim_file *sf = fds[fd];
+   if (!sf || sf->stale) {
+      pthread_mutex_unlock(&shim_lock);
+      errno = sf ? EIO : EBADF;
+      return -1;
+   }
+   struct asahi_file *f = sf->f;
+   pthread_mutex_unlock(&shim_lock);
+   /* The driver locks for itself; dropping ours lets a thread block in a
+    * syncobj wait while others submit. (Closing an fd while another
+    * thread is inside an ioctl on it is the caller's bug, as ever.) */
+   int r = asahi_ioctl(f, request, arg);
+   shim_log("ioctl fd %d nr 0x%02lx -> %d", fd, (unsigned long)_IOC_NR(request), r);
+   if (r < 0) {
+      errno = -r;
+      return -1;
+   }
+   return r;
+}
+
+static void *
+mmap_common(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+   shim_init();
+   if (!shim_is_shim_fd(fd))
+      return shim_real.mmap(addr, len, prot, flags, fd, off);
+   pthread_mutex_lock(&shim_lock);
+   struct shim_file *sf = fds[fd];
+   uint64_t moff = 0;
+   int r = !sf ? -EBADF : sf->stale ? -EIO
+           : asahi_mmap_resolve(sf->f, (uint64_t)off, len, &moff);
+   int memfd = r ? -1 : hw_device_mem_fd(shim_hw);
+   pthread_mutex_unlock(&shim_lock);
+   if (r) {
+      errno = -r;
+      return MAP_FAILED;
+   }
+   /* The object's pages are the model's memory: map the arena fd at the
+    * object's place so CPU and GPU share them. */
+   return shim_real.mmap(addr, len, prot, flags, memfd, (off_t)moff);
+}
+
+EXPORT void *
+mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+   return mmap_common(addr, len, prot, flags, fd, off);
+}
+
+EXPORT void *
+mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+   return mmap_common(addr, len, prot, flags, fd, off);
+}
+
+EXPORT int
+munmap(void *addr, size_t len)
+{
+   shim_init();
+   return shim_real.munmap(addr, len);
+}
+
+/* Lets programs (the uAPI tests) tell the model from real hardware. */
+EXPORT const int tessera_shim_present = 1;
