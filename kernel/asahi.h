@@ -35,6 +35,7 @@ struct asahi_file;
 struct asahi_config {
    bool quiet;          /* no fault log lines on stderr */
    uint32_t tvb_max_bytes;  /* per-queue TVB heap cap; 0: default */
+   uint32_t tvb_initial_bytes;  /* per-queue TVB heap at creation; 0: 1 MiB */
 };
 
 struct asahi_dev *asahi_create(struct hw_device *hw, const struct asahi_config *cfg);

@@ -59,8 +59,14 @@ asahi_create(struct hw_device *hw, const struct asahi_config *cfg)
    if (!dev->cfg.tvb_max_bytes)
       dev->cfg.tvb_max_bytes = ASAHI_TVB_DEFAULT_MAX;
    dev->cfg.tvb_max_bytes = (dev->cfg.tvb_max_bytes + ASAHI_PAGE_MASK) & ~(uint32_t)ASAHI_PAGE_MASK;
-   if (dev->cfg.tvb_max_bytes < ASAHI_TVB_INITIAL)
-      dev->cfg.tvb_max_bytes = ASAHI_TVB_INITIAL;
+   /* The tiler needs at least a page of heap to make progress at all;
+    * the initial size is what a queue gets before any Grow TVB. */
+   if (!dev->cfg.tvb_initial_bytes)
+      dev->cfg.tvb_initial_bytes = ASAHI_TVB_INITIAL;
+   dev->cfg.tvb_initial_bytes = (dev->cfg.tvb_initial_bytes + ASAHI_PAGE_MASK) &
+                                ~(uint32_t)ASAHI_PAGE_MASK;
+   if (dev->cfg.tvb_max_bytes < dev->cfg.tvb_initial_bytes)
+      dev->cfg.tvb_max_bytes = dev->cfg.tvb_initial_bytes;
    os_mutex_init(&dev->lock);
    os_cond_init(&dev->fence_cv);
    dev->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

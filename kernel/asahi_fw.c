@@ -286,11 +286,11 @@ process_events(struct asahi_dev *dev)
       case AGX_FW_EVENT_GROW_TVB: {
          struct agx_fw_event_grow_tvb g;
          agx_fw_event_grow_tvb_unpack(msg, &g);
-         for (struct asahi_queue *q = dev->queues; q; q = q->next) {
-            if (q->vm->slot == g.vm_slot && q->tvb.buffer_slot == g.buffer_slot) {
-               asahi_tvb_grow(dev, q);
-               break;
-            }
+         /* One tiler job posts at most one, so a full list means a
+          * duplicate is already pending for some queue: dropping is fine. */
+         if (dev->grow_count < ASAHI_GROW_PENDING) {
+            unsigned i = (dev->grow_head + dev->grow_count++) % ASAHI_GROW_PENDING;
+            dev->grow_pending[i] = (uint16_t)((g.vm_slot & 0xff) << 8 | (g.buffer_slot & 0xff));
          }
          break;
       }
@@ -301,6 +301,25 @@ process_events(struct asahi_dev *dev)
          wr = hw_load_acquire32(ctl + 64);
    }
    return flags;
+}
+
+/* Grow TVB requests, outside the event loop. Each is taken off the list
+ * before it is handled: handling waits for the firmware and drains events
+ * (maybe handling later requests), so nothing is handled twice. */
+static void
+handle_grows(struct asahi_dev *dev)
+{
+   while (dev->grow_count) {
+      uint16_t v = dev->grow_pending[dev->grow_head];
+      dev->grow_head = (dev->grow_head + 1) % ASAHI_GROW_PENDING;
+      dev->grow_count--;
+      for (struct asahi_queue *q = dev->queues; q; q = q->next) {
+         if (q->vm->slot == (unsigned)(v >> 8) && q->tvb.buffer_slot == (unsigned)(v & 0xff)) {
+            asahi_tvb_grow(dev, q);
+            break;
+         }
+      }
+   }
 }
 
 void
@@ -314,4 +333,5 @@ asahi_fw_drain_events(struct asahi_dev *dev)
       pending = process_events(dev);
       asahi_job_complete_flags(dev);
    }
+   handle_grows(dev);
 }

@@ -45,6 +45,7 @@
 #define ASAHI_TVB_INITIAL (1u << 20)
 #define ASAHI_TVB_DEFAULT_MAX (64u << 20)
 #define ASAHI_TILEMAP_MAX (4u << 20)
+#define ASAHI_GROW_PENDING 64
 #define ASAHI_TILEMAP_BYTES_PER_TILE 64u   /* per 32x32 tile and layer */
 
 /* Job memory: header, script and payload in one kernel-heap block. */
@@ -161,6 +162,7 @@ struct asahi_tvb {
    uint64_t size;        /* mapped */
    uint64_t tilemap_va, tilemap_size;
    uint32_t counter;
+   uint32_t frame;       /* render passes binned into this heap so far */
    unsigned buffer_slot;
 };
 
@@ -225,6 +227,11 @@ struct asahi_dev {
    /* firmware */
    uint64_t initdata, pipe_rings, devctrl_ring, event_ring, event_stamps, status;
    uint32_t event_rd;
+   /* Grow TVB events seen but not yet handled (vm slot << 8 | buffer
+    * slot). Handling one sends a device-control message and waits for it,
+    * which drains events again, so it cannot happen inside the event loop. */
+   uint16_t grow_pending[ASAHI_GROW_PENDING];
+   unsigned grow_head, grow_count;
    bool fw_up;
 
    struct os_thread event_thread, sched_thread;

@@ -197,9 +197,9 @@ asahi_ioctl_queue_create(struct asahi_file *f, void *data)
          ret = -ENOSPC;
       } else {
          t->tilemap_va = t->va + t->reserved;
-         ret = tvb_add_chunk(dev, q, t->va, ASAHI_TVB_INITIAL);
+         ret = tvb_add_chunk(dev, q, t->va, dev->cfg.tvb_initial_bytes);
          if (!ret)
-            t->size = ASAHI_TVB_INITIAL;
+            t->size = dev->cfg.tvb_initial_bytes;
       }
    }
    uint32_t id = 0;

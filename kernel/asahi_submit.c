@@ -94,6 +94,12 @@ fill_render_payload(struct asahi_queue *q, const struct drm_asahi_cmd_render *r,
    p->buffer_slot = q->tvb.buffer_slot;
    p->tvb_tilemap = q->tvb.tilemap_va;
    p->tvb_tilemap_size = (uint32_t)q->tvb.tilemap_size;
+   /* The fragment job only trusts a TVB whose header names its own frame,
+    * so a stale heap (a vertex job that failed early) is caught. Never 0,
+    * so a zeroed heap never matches. */
+   if (++q->tvb.frame == 0)
+      q->tvb.frame = 1;
+   p->frame = q->tvb.frame;
 }
 
 static uint64_t
@@ -274,6 +280,10 @@ push_submission(struct asahi_dev *dev, struct asahi_queue *q, struct asahi_submi
          struct script s = { vh + BLK_SCRIPT, 0 };
          if (wait)
             op_barrier(&s, wait_stamp, wait_value);
+         /* The queue has one TVB heap: this pass may only bin into it once
+          * the previous pass's fragment job has stopped reading it. */
+         if (frag_before || nrender > 0)
+            op_barrier(&s, frag->stamp_va, frag->last_stamp);
          op_body(&s, AGX_FW_PIPE_VERTEX, c->ts[0], c->ts[1]);
          vtx->last_stamp += HW_FW_STAMP_INCREMENT;
          uint32_t vid = dev->next_job_id++;

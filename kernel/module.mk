@@ -12,7 +12,8 @@ asahi_SRCS := kernel/os/os.c \
               kernel/asahi_sync.c \
               kernel/asahi_queue.c \
               kernel/asahi_submit.c \
-              kernel/asahi_fault.c
+              kernel/asahi_fault.c \
+              kernel/asahi_model.c
 
 TESTS += test_kernel
 test_kernel_SRCS := tests/unit/test_kernel.c
@@ -27,4 +28,11 @@ fuzz_ioctl_LIBS := asahi hw cmdstream
 # build/release/lib/tessera-shim.so preloaded) or a real Asahi node.
 TESTS += test_kernel_uapi
 test_kernel_uapi_SRCS := tests/uapi/asahi_uapi_test.c
-test_kernel_uapi_LDLIBS := -lcmocka -ldrm -ldl
+test_kernel_uapi_LIBS := agxisa cmdstream
+test_kernel_uapi_LDLIBS := -lcmocka -ldrm -ldl -lm
+
+# The whole model behind the driver (asahi_model): order, threads, teardown.
+TESTS += test_kernel_model
+test_kernel_model_SRCS := tests/unit/test_kernel_model.c
+test_kernel_model_LIBS := asahi hwrender hwtex hwcdm hwusc agxisa hw cmdstream
+test_kernel_model_LDLIBS := -lcmocka -lm

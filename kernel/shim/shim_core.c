@@ -16,14 +16,11 @@
 
 #include "hw/hw_device.h"
 #include "kernel/asahi.h"
+#include "kernel/asahi_model.h"
 #include "kernel/shim/shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define SHIM_MAX_FDS 65536
-
-/* Optional hook the GPU model's executors provide (compute, rendering):
- * registers them on a freshly created device. */
-void tessera_hw_install_executors(struct hw_device *hw) __attribute__((weak));
 
 struct shim_file {
    struct asahi_file *f;
@@ -38,11 +35,11 @@ bool shim_debug;
 static pthread_mutex_t shim_lock;
 static pthread_once_t shim_once = PTHREAD_ONCE_INIT;
 static struct shim_file *fds[SHIM_MAX_FDS];
+static struct asahi_model *shim_model;
 static struct hw_device *shim_hw;
 static struct asahi_dev *shim_dev;
 /* Devices left behind by fork(): unusable in the child, kept reachable. */
-static struct asahi_dev *forked_away[16];
-static struct hw_device *forked_away_hw[16];
+static struct asahi_model *forked_away[16];
 
 void
 shim_log(const char *fmt, ...)
@@ -82,12 +79,12 @@ atfork_child(void)
    if (shim_dev) {
       for (unsigned i = 0; i < 16; i++) {
          if (!forked_away[i]) {
-            forked_away[i] = shim_dev;
-            forked_away_hw[i] = shim_hw;
+            forked_away[i] = shim_model;
             break;
          }
       }
    }
+   shim_model = NULL;
    shim_dev = NULL;
    shim_hw = NULL;
    for (unsigned i = 0; i < SHIM_MAX_FDS; i++)
@@ -159,8 +156,10 @@ shim_fini(void)
          return;
       }
    }
-   asahi_destroy(shim_dev);
-   hw_device_destroy(shim_hw);
+   /* Every file is closed, so nothing can reach the device any more; the
+    * model stops its firmware thread before joining the executors. */
+   asahi_model_destroy(shim_model);
+   shim_model = NULL;
    shim_dev = NULL;
    shim_hw = NULL;
    pthread_mutex_unlock(&shim_lock);
@@ -171,29 +170,62 @@ ensure_device(void)
 {
    if (shim_dev)
       return 0;
-   struct hw_device_config cfg = { 0 };
+   struct asahi_model_config cfg = { 0 };
    const char *mem = getenv("TESSERA_SHIM_MEM_MB");
    if (mem && *mem)
       cfg.mem_size = (uint64_t)strtoull(mem, NULL, 10) << 20;
    const char *sf = getenv("TESSERA_SHIM_SOFT_FAULTS");
    cfg.soft_faults = sf && *sf == '1';
-   shim_hw = hw_device_create(&cfg);
-   if (!shim_hw) {
-      shim_log("cannot create the GPU model");
-      return -ENOMEM;
+   const char *tvb = getenv("TESSERA_SHIM_TVB_KB");
+   if (tvb && *tvb) {
+      unsigned long long kb = strtoull(tvb, NULL, 10);
+      if (kb > 0 && kb <= (1u << 20))
+         cfg.drv.tvb_initial_bytes = (uint32_t)(kb << 10);
    }
-   if (tessera_hw_install_executors)
-      tessera_hw_install_executors(shim_hw);
-   struct asahi_config acfg = { 0 };
-   shim_dev = asahi_create(shim_hw, &acfg);
-   if (!shim_dev) {
-      shim_log("cannot start the driver: %s", hw_device_last_error(shim_hw));
-      hw_device_destroy(shim_hw);
-      shim_hw = NULL;
+   char err[160];
+   shim_model = asahi_model_create(&cfg, err, sizeof(err));
+   if (!shim_model) {
+      shim_log("%s", err);
       return -EIO;
    }
-   shim_log("created the GPU model and the asahi driver (renderD%d)", shim_node);
+   shim_hw = shim_model->hw;
+   shim_dev = shim_model->dev;
+   shim_log("created the GPU model (%u host threads) and the asahi driver (renderD%d)",
+            shim_model->threads, shim_node);
    return 0;
+}
+
+/*
+ * Diagnostics for test programs that know they run on the shim (found
+ * with dlsym): model statistics and the driver's job hook. Both return
+ * -1 when no device exists yet (open the node first).
+ */
+EXPORT int
+tessera_shim_get_stats(struct asahi_model_stats *out)
+{
+   shim_init();
+   pthread_mutex_lock(&shim_lock);
+   int ret = -1;
+   if (shim_model) {
+      asahi_model_get_stats(shim_model, out);
+      ret = 0;
+   }
+   pthread_mutex_unlock(&shim_lock);
+   return ret;
+}
+
+EXPORT int
+tessera_shim_set_job_hook(asahi_job_hook_fn fn, void *user)
+{
+   shim_init();
+   pthread_mutex_lock(&shim_lock);
+   int ret = -1;
+   if (shim_dev) {
+      asahi_set_job_hook(shim_dev, fn, user);
+      ret = 0;
+   }
+   pthread_mutex_unlock(&shim_lock);
+   return ret;
 }
 
 bool

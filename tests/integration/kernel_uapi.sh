@@ -18,7 +18,7 @@ fi
 
 out=$(LD_PRELOAD="$preload" TESSERA_UAPI_REEXEC=1 CMOCKA_MESSAGE_OUTPUT=TAP "$test")
 echo "$out"
-echo "$out" | grep -q '^1\.\.8$'
+echo "$out" | grep -q '^1\.\.10$'
 ! echo "$out" | grep -q '^not ok'
 
 # A second render node number.
