@@ -588,6 +588,12 @@ hw_device_set_executor(struct hw_device *dev, enum agx_fw_pipe pipe,
 }
 
 bool
+hw_exec_post_event(const struct hw_exec_job *job, const void *msg)
+{
+   return job->fw ? fw_post_event(job->fw, msg) : false;
+}
+
+bool
 hw_exec_should_stop(const struct hw_exec_job *job)
 {
    if (job->fw && atomic_load(&job->fw->stopping))

@@ -110,6 +110,12 @@ typedef void (*hw_exec_fn)(void *data, const struct hw_exec_job *job,
 void hw_device_set_executor(struct hw_device *dev, enum agx_fw_pipe pipe,
                             hw_exec_fn fn, void *data);
 
+/* Posts a firmware event message (HW_FW_EVENT_MSG_SIZE bytes, e.g. a
+ * packed FW Event Grow TVB) from an executor, in order with the job's
+ * own completion events.  False when the event ring is full
+ * or the job has no firmware (executors called directly). */
+bool hw_exec_post_event(const struct hw_exec_job *job, const void *msg);
+
 /* True once the job ran out of wall-clock time or the device is shutting
  * down: the executor should stop and return HW_EXEC_TIMEOUT. Cheap. */
 bool hw_exec_should_stop(const struct hw_exec_job *job);

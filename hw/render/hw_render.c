@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hw/hw_fw_priv.h"   /* fw_post_event: executors run on the fw thread */
 #include "hw/render/hw_render_priv.h"
 
 /* ------------------------------------------------------------ errors */
@@ -119,51 +118,27 @@ hwr_stats_add(struct hw_render *r, const struct hw_render_stats *s)
 
 /* ------------------------------------------------------------ shaders */
 
-/*
- * The real USC preloads registers before a shader starts (vertex ID in
- * r5, instance ID in r6; coverage in r1l for pixels).  The interpreter
- * starts from zeroed registers, so every shader runs behind a hidden
- * prologue of ordinary instructions reading model-private special
- * registers; for pixels it also masks off lanes without coverage, which
- * is how a partially covered SIMD group behaves.  Relative branches are
- * unaffected, and the prologue sits just below the shader's address.
- */
-static const char *const prologue_vs_src =
-   "get_sr r5, sr160\nget_sr r6, sr161\n";
-static const char *const prologue_fs_src =
-   "get_sr r1, sr124\nif_icmp r0l, nueq, r1, 0, 1\n";
-
 static const struct hw_usc_shader *
 fetch_shader(struct hwr_job *j, struct hw_mmu *m, uint64_t va,
              enum hwr_stage stage)
 {
+   (void)stage;   /* register preloads are start hooks, not code */
    struct hw_render *r = j->r;
-   const uint8_t *pro = NULL;
-   unsigned plen = 0;
-   if (stage == HWR_VERTEX) {
-      pro = r->prologue_vs;
-      plen = r->prologue_vs_len;
-   } else if (stage != HWR_EOT) {
-      pro = r->prologue_fs;
-      plen = r->prologue_fs_len;
-   }
-   size_t cap = 256 * 1024, len = plen;
+   size_t cap = 256 * 1024, len = 0;
    uint8_t *buf = malloc(cap);
    if (!buf) {
       hwr_fail(j, "out of host memory");
       return NULL;
    }
-   if (plen)
-      memcpy(buf, pro, plen);
    const struct hw_usc_shader *s = NULL;
    struct hw_usc_result res;
    while (len < cap) {
-      uint64_t at = va + (len - plen);
+      uint64_t at = va + len;
       size_t chunk = HW_PAGE_SIZE - (at & (HW_PAGE_SIZE - 1));
       if (chunk > cap - len)
          chunk = cap - len;
       if (!hw_mmu_read(m, at, buf + len, chunk)) {
-         if (len == plen) {
+         if (len == 0) {
             hwr_fault(j, m);
             break;
          }
@@ -173,7 +148,7 @@ fetch_shader(struct hwr_job *j, struct hw_mmu *m, uint64_t va,
          break;
       }
       len += chunk;
-      s = hw_usc_cache_get_bytes(r->cache, va - plen, buf, len, &res);
+      s = hw_usc_cache_get_bytes(r->cache, va, buf, len, &res);
       if (s)
          break;
       if (res.status != HW_USC_BAD_CODE) {
@@ -271,6 +246,7 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
             if (!pre)
                return false;
             struct hw_usc_launch L = {
+               .instruction_budget = j->r->insn_budget,
                .shader = pre, .gpr_count = HW_USC_NUM_GPRS,
                .threads_per_threadgroup = { 1, 1, 1 },
                .vm_slot = j->ej->vm_slot,
@@ -317,7 +293,7 @@ hwr_post_grow(struct hwr_job *j)
       e.buffer_slot = j->pl->buffer_slot;
       e.counter = j->partials;
    }
-   fw_post_event(j->ej->fw, msg);
+   hw_exec_post_event(j->ej, msg);
    struct hw_render_stats s = { .grow_events = 1 };
    hwr_stats_add(j->r, &s);
 }
@@ -409,17 +385,17 @@ fragment_exec(void *data, const struct hw_exec_job *ej, struct hw_exec_result *r
    job_finish(&j, res);
 }
 
-/* ------------------------------------------------------------ lifetime */
-
-static unsigned
-assemble(const char *src, uint8_t *out, size_t cap)
+void
+hw_render_execute(struct hw_render *r, const struct hw_exec_job *job,
+                  struct hw_exec_result *res)
 {
-   size_t len = 0;
-   char err[128];
-   if (!agx_isa_assemble(src, strlen(src), out, cap, &len, err, sizeof(err)))
-      return 0;
-   return (unsigned)len;
+   if (job->tag == AGX_FW_COMMAND_RUN_VERTEX)
+      vertex_exec(r, job, res);
+   else
+      fragment_exec(r, job, res);
 }
+
+/* ------------------------------------------------------------ lifetime */
 
 struct hw_render *
 hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
@@ -429,8 +405,7 @@ hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
       return NULL;
    r->dev = dev;
    r->cache = hw_usc_cache_create();
-   r->prologue_vs_len = assemble(prologue_vs_src, r->prologue_vs, sizeof(r->prologue_vs));
-   r->prologue_fs_len = assemble(prologue_fs_src, r->prologue_fs, sizeof(r->prologue_fs));
+   r->insn_budget = cfg && cfg->instruction_budget ? cfg->instruction_budget : 1ull << 24;
    unsigned n = cfg ? cfg->threads : 0;
    if (n == 0) {
       long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -443,7 +418,7 @@ hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
    pthread_mutex_init(&r->stats_lock, NULL);
    pthread_cond_init(&r->cond, NULL);
    pthread_cond_init(&r->done_cond, NULL);
-   if (!r->cache || !r->prologue_vs_len || !r->prologue_fs_len) {
+   if (!r->cache) {
       hw_usc_cache_destroy(r->cache);
       free(r);
       return NULL;

@@ -27,11 +27,15 @@
 #include <stdint.h>
 
 #include "hw/hw_device.h"
+#include "hw/hw_fw.h"
 
 struct hw_render;
 
 struct hw_render_config {
    unsigned threads;      /* host worker threads for tiles; 0 = online CPUs */
+   /* Instructions per SIMD group before a shader is stopped with an error
+    * (a hung shader must not hang the firmware); 0 = 1 << 24. */
+   uint64_t instruction_budget;
 };
 
 /* Counters since creation (all jobs). */
@@ -49,5 +53,9 @@ struct hw_render *hw_render_create(struct hw_device *dev,
 void hw_render_destroy(struct hw_render *r);
 void hw_render_get_stats(struct hw_render *r, struct hw_render_stats *out);
 unsigned hw_render_threads(const struct hw_render *r);
+/* Runs a Run Vertex or Run Fragment job directly, as the firmware would
+ * (tools and fuzzers; job->fw may be NULL: no events are posted). */
+void hw_render_execute(struct hw_render *r, const struct hw_exec_job *job,
+                       struct hw_exec_result *res);
 
 #endif

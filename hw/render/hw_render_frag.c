@@ -74,7 +74,7 @@ struct fs_run {
    struct tile *t;
    const struct prim *p;          /* NULL for background/EOT programs */
    const struct hwr_pipeline *pipe;
-   unsigned y;                    /* pixel row (absolute) */
+   unsigned gx, gy;               /* group origin (absolute pixels) */
    uint8_t cov[32];               /* samples per lane (in/out) */
    float zout[32];
    uint32_t zset;
@@ -100,18 +100,48 @@ plane(const float *p, float x, float y)
 
 /* ------------------------------------------------------------- hook */
 
+/*
+ * A pixel SIMD group covers a 16x2 block as eight 2x2 quads: lane l is
+ * quad l / 4 (left to right), bit 0 = x, bit 1 = y inside the quad -- the
+ * layout the interpreter's dfdx/dfdy and the texture unit's implicit
+ * derivatives assume.
+ */
+#define GROUP_W 16
+#define GROUP_H 2
+
+static unsigned
+quad_dx(unsigned l)
+{
+   return (l >> 2) * 2 + (l & 1);
+}
+
+static unsigned
+quad_dy(unsigned l)
+{
+   return (l >> 1) & 1;
+}
+
+/* Lane's pixel relative to the tile; false when outside the tilebuffer. */
+static bool
+lane_tile_xy(const struct fs_run *r, unsigned l, unsigned *px, unsigned *py)
+{
+   *px = r->gx + quad_dx(l) - r->t->x0;
+   *py = r->gy + quad_dy(l) - r->t->y0;
+   return *px < r->t->fp->uw && *py < r->t->fp->uh;
+}
+
 static float
 lane_x(const struct fs_run *r, unsigned l, unsigned s, bool sample)
 {
    float off = sample ? positions(r->t->fp->samples)[s][0] / 256.0f : 0.5f;
-   return (float)(r->t->x0 + l) + off;
+   return (float)(r->gx + quad_dx(l)) + off;
 }
 
 static float
-lane_y(const struct fs_run *r, unsigned s, bool sample)
+lane_y(const struct fs_run *r, unsigned l, unsigned s, bool sample)
 {
    float off = sample ? positions(r->t->fp->samples)[s][1] / 256.0f : 0.5f;
-   return (float)r->y + off;
+   return (float)(r->gy + quad_dy(l)) + off;
 }
 
 static void
@@ -164,7 +194,7 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
       if (!(exec >> l & 1))
          continue;
       float x = lane_x(r, l, samp % r->t->fp->samples, at_sample);
-      float y = lane_y(r, samp % r->t->fp->samples, at_sample);
+      float y = lane_y(r, l, samp % r->t->fp->samples, at_sample);
       float jw = 1.0f;
       if (J) {
          unsigned jc = cf_index(J);
@@ -322,8 +352,8 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
       smask &= (1u << fp->samples) - 1;
       if (!load)
          smask &= r->cov[l];
-      unsigned px = l, py = r->y - r->t->y0;
-      if (px >= fp->uw)
+      unsigned px, py;
+      if (!lane_tile_xy(r, l, &px, &py))
          continue;
       for (unsigned smp = 0; smp < fp->samples; smp++) {
          if (!(smask >> smp & 1))
@@ -365,7 +395,7 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
 {
    struct fs_run *r = user;
-   /* One SIMD group per row: group index must be 0. */
+   /* One SIMD group per launch: group index must be 0. */
    if (hw_usc_simd_index(s) != 0)
       exec = 0;
    switch (in->op) {
@@ -410,13 +440,14 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
    case AGX_OP_IMAGE_WRITE:
    case AGX_OP_IMAGE_WRITE_BLOCK: {
       struct fpass *fp = r->t->fp;
-      struct hwr_tex_tile tile = {
+      struct hw_tex_tile tile = {
          .mem = r->t->tb, .size = r->t->tb_size, .width = fp->uw, .height = fp->uh,
          .samples = fp->samples, .sample_stride = fp->ss,
          .pixel_stride = fp->ss * fp->samples, .row_stride = fp->ss * fp->samples * fp->uw,
-         .x0 = r->t->x0, .y0 = r->t->y0,
+         .x0 = r->t->x0, .y0 = r->t->y0, .layer = 0,
       };
-      return hwr_tex_op(r->pipe, &r->t->usc, s, in, exec, &tile, r->err, sizeof(r->err));
+      return hwr_tex_op(r->pipe, r->t->j.pl->sampler_heap, s, in, exec, &tile,
+                        r->err, sizeof(r->err));
    }
    default:
       snprintf(r->err, sizeof(r->err), "%s is not a fragment-stage instruction",
@@ -434,24 +465,50 @@ fs_sr(void *user, unsigned simd, unsigned sr, uint32_t out[HW_USC_SIMD_WIDTH])
              : sr == HWR_SR_BACKFACING ? (r->p && r->p->h.back_facing) : 0;
 }
 
-/* Runs `pipe` over one row of the tile for the lanes with coverage. */
+/*
+ * What the USC front end does before a pixel shader starts: each lane is
+ * placed on its pixel (thread_position_in_grid = pixel coordinates),
+ * r1l holds the lane's coverage mask, and quads with no coverage at all
+ * start disabled.  Uncovered lanes of a covered quad run as helpers (for
+ * derivatives); their tilebuffer stores write no samples.
+ */
+static void
+fs_start(void *user, struct hw_usc_simd *s)
+{
+   struct fs_run *r = user;
+   uint32_t off = 0;
+   for (unsigned l = 0; l < 32; l++) {
+      hw_usc_simd_set_position(s, l, r->gx + quad_dx(l) - r->t->x0,
+                               r->gy + quad_dy(l) - r->t->y0, 0);
+      hw_usc_simd_write16(s, 2, l, r->cov[l]);
+   }
+   for (unsigned q = 0; q < 8; q++)
+      if (!(r->cov[4 * q] | r->cov[4 * q + 1] | r->cov[4 * q + 2] | r->cov[4 * q + 3]))
+         off |= 0xfu << (4 * q);
+   hw_usc_simd_disable_lanes(s, off);
+}
+
+/* Runs `pipe` over one 16x2 group of the tile (origin r->gx, r->gy). */
 static bool
-run_row(struct tile *t, struct fs_run *r, const struct hwr_pipeline *pipe,
-        uint64_t *cycles)
+run_group(struct tile *t, struct fs_run *r, const struct hwr_pipeline *pipe,
+          uint64_t *cycles)
 {
    struct fpass *fp = t->fp;
    struct hw_usc_launch L = {
+      .instruction_budget = t->j.r->insn_budget,
       .shader = pipe->shader,
       .uniforms = pipe->uniforms,
       .gpr_count = pipe->gprs,
-      .threads_per_threadgroup = { fp->uw, 1, 1 },
+      .threads_per_threadgroup = { fp->uw, fp->uh, 1 },
       .vm_slot = t->j.ej->vm_slot,
       .stage_hook = fs_hook,
       .sr_hook = fs_sr,
+      .start_hook = fs_start,
       .hook_user = r,
       .sampler_table = t->j.pl->sampler_heap,
    };
-   struct hw_usc_workgroup wg = { .threadgroup_position = { t->ux, r->y, 0 } };
+   struct hw_usc_workgroup wg = { .threadgroup_position = { t->ux, t->uy, 0 },
+                                  .threads = { GROUP_W, GROUP_H, 1 } };
    struct hw_usc_stats st = { 0 };
    struct hw_usc_result res;
    r->pipe = pipe;
@@ -787,62 +844,73 @@ shade_prim(struct tile *t, struct prim *p)
    if (x1 > tx1) x1 = tx1;
    if (y1 > ty1) y1 = ty1;
    uint64_t passed_total = 0;
-   for (long y = y0; y <= y1; y++) {
-      struct fs_run r = { .t = t, .p = p, .y = (unsigned)y };
-      uint8_t pass[32] = { 0 };
-      bool any = false;
-      float zs[32][HWR_MAX_SAMPLES];
-      for (long x = x0; x <= x1; x++) {
-         unsigned l = (unsigned)(x - t->x0);
-         for (unsigned s = 0; s < fp->samples; s++) {
-            int64_t px = (int64_t)x * 256 + sp[s][0], py = (int64_t)y * 256 + sp[s][1];
-            if (!covers(p, px, py))
+   if (x0 > x1 || y0 > y1)
+      return true;
+   /* Groups of 16x2 pixels aligned to the tile; only pixels inside the
+    * primitive's (clipped) rectangle are tested. */
+   long gy0 = t->y0 + ((y0 - (long)t->y0) & ~(long)(GROUP_H - 1));
+   long gx0 = t->x0 + ((x0 - (long)t->x0) & ~(long)(GROUP_W - 1));
+   for (long gy = gy0; gy <= y1; gy += GROUP_H) {
+      for (long gx = gx0; gx <= x1; gx += GROUP_W) {
+         struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
+         uint8_t pass[32] = { 0 };
+         bool any = false;
+         float zs[32][HWR_MAX_SAMPLES];
+         for (unsigned l = 0; l < 32; l++) {
+            long x = gx + (long)quad_dx(l), y = gy + (long)quad_dy(l);
+            if (x < x0 || x > x1 || y < y0 || y > y1)
                continue;
-            float z = plane(p->zp, px / 256.0f, py / 256.0f) + bias;
-            /* The depth buffer holds [0, 1]: fragments are clamped. */
-            z = fminf(fmaxf(z, 0.0f), 1.0f);
-            zs[l][s] = z;
-            unsigned i = sidx(fp, l, (unsigned)(y - t->y0), s);
-            uint8_t *sv = &t->s[i];
-            if (stencil) {
-               uint8_t rm = (uint8_t)sf->read_mask;
-               if (!zs_func(sf->compare, (float)(ref & rm), (float)(*sv & rm))) {
-                  sten_write(sv, sten_op(sf->stencil_fail, *sv, ref), (uint8_t)sf->write_mask);
+            for (unsigned s = 0; s < fp->samples; s++) {
+               int64_t px = (int64_t)x * 256 + sp[s][0], py = (int64_t)y * 256 + sp[s][1];
+               if (!covers(p, px, py))
+                  continue;
+               float z = plane(p->zp, px / 256.0f, py / 256.0f) + bias;
+               /* The depth buffer holds [0, 1]: fragments are clamped. */
+               z = fminf(fmaxf(z, 0.0f), 1.0f);
+               zs[l][s] = z;
+               unsigned i = sidx(fp, (unsigned)(x - t->x0), (unsigned)(y - t->y0), s);
+               uint8_t *sv = &t->s[i];
+               if (stencil) {
+                  uint8_t rm = (uint8_t)sf->read_mask;
+                  if (!zs_func(sf->compare, (float)(ref & rm), (float)(*sv & rm))) {
+                     sten_write(sv, sten_op(sf->stencil_fail, *sv, ref), (uint8_t)sf->write_mask);
+                     continue;
+                  }
+               }
+               if (!zs_func(ff->depth_function, z, t->z[i])) {
+                  if (stencil)
+                     sten_write(sv, sten_op(sf->depth_fail, *sv, ref), (uint8_t)sf->write_mask);
                   continue;
                }
+               pass[l] |= (uint8_t)(1u << s);
+               any = true;
             }
-            if (!zs_func(ff->depth_function, z, t->z[i])) {
-               if (stencil)
-                  sten_write(sv, sten_op(sf->depth_fail, *sv, ref), (uint8_t)sf->write_mask);
-               continue;
-            }
-            pass[l] |= (uint8_t)(1u << s);
-            any = true;
+            t->j.cycles += HWR_CYC_RASTER_PIXEL;
          }
-         t->j.cycles += HWR_CYC_RASTER_PIXEL;
-      }
-      if (!any)
-         continue;
-      memcpy(r.cov, pass, sizeof(pass));
-      uint64_t cyc = 0;
-      if (st->raw.has_shader && st->pipe.shader) {
-         if (!run_row(t, &r, &st->pipe, &cyc))
-            return false;
-         t->j.cycles += cyc;
-      }
-      for (unsigned l = 0; l < 32; l++) {
-         if (!pass[l])
+         if (!any)
             continue;
-         t->stats.fragments++;
-         for (unsigned s = 0; s < fp->samples; s++) {
-            if (!(((r.cov[l] & pass[l]) >> s) & 1))
+         memcpy(r.cov, pass, sizeof(pass));
+         uint64_t cyc = 0;
+         if (st->raw.has_shader && st->pipe.shader) {
+            if (!run_group(t, &r, &st->pipe, &cyc))
+               return false;
+            t->j.cycles += cyc;
+         }
+         for (unsigned l = 0; l < 32; l++) {
+            if (!pass[l])
                continue;
-            unsigned i = sidx(fp, l, (unsigned)(y - t->y0), s);
-            if (!ff->disable_depth_write)
-               t->z[i] = (r.zset >> l & 1) ? r.zout[l] : zs[l][s];
-            if (stencil)
-               sten_write(&t->s[i], sten_op(sf->depth_pass, t->s[i], ref), (uint8_t)sf->write_mask);
-            passed_total++;
+            t->stats.fragments++;
+            unsigned lx = gx + quad_dx(l) - t->x0, ly = gy + quad_dy(l) - t->y0;
+            for (unsigned s = 0; s < fp->samples; s++) {
+               if (!(((r.cov[l] & pass[l]) >> s) & 1))
+                  continue;
+               unsigned i = sidx(fp, lx, ly, s);
+               if (!ff->disable_depth_write)
+                  t->z[i] = (r.zset >> l & 1) ? r.zout[l] : zs[l][s];
+               if (stencil)
+                  sten_write(&t->s[i], sten_op(sf->depth_pass, t->s[i], ref), (uint8_t)sf->write_mask);
+               passed_total++;
+            }
          }
       }
    }
@@ -876,9 +944,10 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
    uint64_t cyc = 0;
    if (ok && eot) {
       /* End of tile: one thread; thread_position_in_grid is the origin. */
-      struct fs_run r = { .t = t, .y = t->y0 };
+      struct fs_run r = { .t = t, .gx = t->x0, .gy = t->y0 };
       r.cov[0] = (uint8_t)((1u << fp->samples) - 1);
       struct hw_usc_launch L = {
+         .instruction_budget = t->j.r->insn_budget,
          .shader = pipe->shader, .uniforms = pipe->uniforms, .gpr_count = pipe->gprs,
          .threads_per_threadgroup = { fp->uw, fp->uh, 1 },
          .vm_slot = t->j.ej->vm_slot, .stage_hook = fs_hook, .sr_hook = fs_sr,
@@ -895,11 +964,14 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
                        r.err[0] ? ": " : "", r.err);
       cyc += st.cycles;
    } else if (ok) {
-      for (unsigned y = t->y0; ok && y < t->y0 + t->h; y++) {
-         struct fs_run r = { .t = t, .y = y };
-         for (unsigned l = 0; l < t->w; l++)
-            r.cov[l] = (uint8_t)((1u << fp->samples) - 1);
-         ok = run_row(t, &r, pipe, &cyc);
+      for (unsigned gy = t->y0; ok && gy < t->y0 + t->h; gy += GROUP_H) {
+         for (unsigned gx = t->x0; ok && gx < t->x0 + t->w; gx += GROUP_W) {
+            struct fs_run r = { .t = t, .gx = gx, .gy = gy };
+            for (unsigned l = 0; l < 32; l++)
+               if (gx + quad_dx(l) < t->x0 + t->w && gy + quad_dy(l) < t->y0 + t->h)
+                  r.cov[l] = (uint8_t)((1u << fp->samples) - 1);
+            ok = run_group(t, &r, pipe, &cyc);
+         }
       }
    }
    t->j.cycles += cyc;

@@ -23,9 +23,6 @@
 #define HWR_LIST_REFS 14           /* primitive references per list block */
 #define HWR_LIST_BLOCK 64
 
-/* Model-private special registers the hidden prologues read (docs). */
-#define HWR_SR_VERTEX_ID 160
-#define HWR_SR_INSTANCE_ID 161
 #define HWR_SR_COVERAGE 124        /* input_sample_mask */
 #define HWR_SR_BACKFACING 62
 
@@ -58,8 +55,7 @@ struct hw_render {
    struct hw_device *dev;
    struct hw_usc_cache *cache;
    unsigned threads;
-   uint8_t prologue_vs[16], prologue_fs[16];
-   unsigned prologue_vs_len, prologue_fs_len;
+   uint64_t insn_budget;              /* per SIMD group launch */
 
    /* worker pool */
    pthread_t *workers;
@@ -98,7 +94,7 @@ bool hwr_read(struct hwr_job *j, struct hw_mmu *m, uint64_t va, void *dst,
               size_t size);
 
 /* Parses the USC words at usc_base + offset into p (fetching and caching
- * the shader with the stage's hidden prologue). */
+ * the shader). */
 bool hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                        enum hwr_stage stage, struct hwr_pipeline *p);
 /* Texture/PBE descriptor address of state slot `slot`, 0 if none. */

@@ -285,16 +285,19 @@ struct vs_run {
    unsigned base, n, slots;
 };
 
+/* The USC front end preloads r5 (vertex ID incl. base vertex) and r6
+ * (instance ID) before a vertex shader starts. */
 static void
-vs_sr(void *user, unsigned simd, unsigned sr, uint32_t out[HW_USC_SIMD_WIDTH])
+vs_start(void *user, struct hw_usc_simd *s)
 {
    struct vs_run *r = user;
+   unsigned simd = hw_usc_simd_index(s);
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
       unsigned i = r->base + simd * HW_USC_SIMD_WIDTH + l;
-      uint32_t val = 0;
-      if (i < r->n)
-         val = sr == HWR_SR_VERTEX_ID ? r->vid[i] : sr == HWR_SR_INSTANCE_ID ? r->iid[i] : 0;
-      out[l] = val;
+      if (i < r->n) {
+         hw_usc_simd_write32(s, 5, l, r->vid[i]);
+         hw_usc_simd_write32(s, 6, l, r->iid[i]);
+      }
    }
 }
 
@@ -330,6 +333,7 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
    hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
    struct vs_run run = { vid, iid, out, 0, n, v->outputs };
    struct hw_usc_launch L = {
+      .instruction_budget = j->r->insn_budget,
       .shader = v->vsp.shader,
       .uniforms = v->vsp.uniforms,
       .gpr_count = v->vsp.gprs,
@@ -337,7 +341,7 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
       .grid_size = { n, 1, 1 },
       .vm_slot = j->ej->vm_slot,
       .stage_hook = vs_hook,
-      .sr_hook = vs_sr,
+      .start_hook = vs_start,
       .hook_user = &run,
       .sampler_table = j->pl->sampler_heap,
    };
@@ -423,6 +427,28 @@ clip_poly(const struct vctx *v, struct cvert *in, unsigned n, struct cvert *tmp)
       n = m;
    }
    return n;
+}
+
+/* Clips segment in[0..1] against every enabled plane; false when nothing
+ * is left.  Outputs are interpolated like polygon clipping. */
+static bool
+clip_line(const struct vctx *v, struct cvert *in)
+{
+   for (unsigned k = 0; k < 7 + 16; k++) {
+      if (k >= 7 && !(v->st.os.clip_distance_planes >> (k - 7) & 1))
+         continue;
+      float da = plane_dist(v, &in[0], k), db = plane_dist(v, &in[1], k);
+      if (da < 0 && db < 0)
+         return false;
+      if (da >= 0 && db >= 0)
+         continue;
+      float t = da / (da - db);
+      struct cvert c;
+      for (unsigned s = 0; s < v->outputs; s++)
+         c.c[s] = in[0].c[s] + t * (in[1].c[s] - in[0].c[s]);
+      in[da < 0 ? 0 : 1] = c;
+   }
+   return true;
 }
 
 struct wvert {
@@ -573,13 +599,14 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    unsigned n = nv;
    if (!inside) {
       v->stats.clipped++;
-      if (nv < 3) {
-         /* Points and lines are dropped when a vertex leaves the volume. */
+      /* A point is kept or discarded by its centre (as GL and Vulkan
+       * specify); a line is cut at the planes. */
+      if (nv == 1 || (nv == 2 && !clip_line(v, cv))) {
          v->stats.culled++;
          return true;
       }
-      n = clip_poly(v, cv, nv, tmp);
-      if (n < 3) {
+      n = nv == 2 ? 2 : clip_poly(v, cv, nv, tmp);
+      if (n < nv) {
          v->stats.culled++;
          return true;
       }

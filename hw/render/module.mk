@@ -7,11 +7,16 @@ hwrender_SRCS := hw/render/hw_render.c hw/render/hw_render_vtx.c \
 TESTS += test_hw_render
 test_hw_render_SRCS := tests/unit/test_hw_render.c tests/unit/test_hw_render_scene.c \
                        tests/unit/test_hw_util.c
-test_hw_render_LIBS := hwrender hw hwusc agxisa cmdstream
+test_hw_render_LIBS := hwrender hwtex hwcdm hw hwusc agxisa cmdstream
 test_hw_render_LDLIBS := -lcmocka
 
 PROGS += render_throughput
 render_throughput_SRCS := bench/render_throughput.c tests/unit/test_hw_render_scene.c \
                           tests/unit/test_hw_util.c
-render_throughput_LIBS := hwrender hw hwusc agxisa cmdstream
+render_throughput_LIBS := hwrender hwtex hwcdm hw hwusc agxisa cmdstream
 render_throughput_LDLIBS := -lcmocka
+
+# Random VDM/PPP/USC memory through the vertex and fragment executors.
+FUZZERS += fuzz_hw_render
+fuzz_hw_render_SRCS := tests/fuzz/fuzz_hw_render.c
+fuzz_hw_render_LIBS := hwrender hwtex hw hwusc agxisa cmdstream

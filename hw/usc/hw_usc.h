@@ -155,6 +155,15 @@ typedef void (*hw_usc_sr_hook)(void *user, unsigned simd_index, unsigned sr,
  */
 typedef void (*hw_usc_finish_hook)(void *user, const struct hw_usc_simd *s);
 
+/*
+ * Called once per SIMD group before its first instruction, after the
+ * registers are zeroed and positions set.  Fixed-function front ends use
+ * it to preload registers as the hardware does (vertex/instance ID,
+ * coverage), to place lanes (hw_usc_simd_set_position) and to start
+ * lanes disabled (hw_usc_simd_disable_lanes).
+ */
+typedef void (*hw_usc_start_hook)(void *user, struct hw_usc_simd *s);
+
 /* Flags */
 #define HW_USC_STRICT_WAIT (1u << 0)
 
@@ -174,6 +183,7 @@ struct hw_usc_launch {
    hw_usc_stage_hook stage_hook;
    hw_usc_sr_hook sr_hook;
    hw_usc_finish_hook finish_hook;
+   hw_usc_start_hook start_hook;
    void *hook_user;
 };
 
@@ -220,6 +230,14 @@ uint16_t hw_usc_simd_read16(const struct hw_usc_simd *s, unsigned half, unsigned
 void hw_usc_simd_write16(struct hw_usc_simd *s, unsigned half, unsigned lane, uint16_t v);
 uint32_t hw_usc_simd_uniform32(const struct hw_usc_simd *s, unsigned u);
 unsigned hw_usc_simd_index(const struct hw_usc_simd *s);
+/* Start hooks only.  Sets a lane's thread_position_in_threadgroup (and so
+ * its thread_position_in_grid); lanes need not be in linear order. */
+void hw_usc_simd_set_position(struct hw_usc_simd *s, unsigned lane, uint32_t x,
+                              uint32_t y, uint32_t z);
+/* Start hooks only.  Lanes in mask begin inactive, as if behind one
+ * failed `if` (r0l = 1): they stay present and can be re-enabled by
+ * the shader's control flow exactly like lanes a branch disabled. */
+void hw_usc_simd_disable_lanes(struct hw_usc_simd *s, uint32_t mask);
 struct hw_mmu *hw_usc_simd_mmu(struct hw_usc_simd *s);
 
 /* ---- numeric helpers (exported for tests and other units) ------------ */

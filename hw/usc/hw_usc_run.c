@@ -149,8 +149,11 @@ hw_usc_run_workgroup(const struct hw_usc_launch *L, const struct hw_usc_workgrou
       memcpy(uni, L->uniforms, HW_USC_NUM_UNIFORMS * sizeof(uint32_t));
 
    struct hw_usc_stats st = { 0 };
-   for (unsigned i = 0; i < nsimd; i++)
+   for (unsigned i = 0; i < nsimd; i++) {
       simd_init(&simd[i], L, wg, mmu, uni, &st, i, (unsigned)threads);
+      if (L->start_hook)
+         L->start_hook(L->hook_user, &simd[i]);
+   }
 
    uint64_t budget = L->instruction_budget;
    uint64_t *bp = budget ? &budget : NULL;
@@ -260,6 +263,27 @@ unsigned
 hw_usc_simd_index(const struct hw_usc_simd *s)
 {
    return s->index;
+}
+
+void
+hw_usc_simd_set_position(struct hw_usc_simd *s, unsigned lane, uint32_t x,
+                         uint32_t y, uint32_t z)
+{
+   if (lane >= USC_W)
+      return;
+   s->local_id[0][lane] = x;
+   s->local_id[1][lane] = y;
+   s->local_id[2][lane] = z;
+}
+
+void
+hw_usc_simd_disable_lanes(struct hw_usc_simd *s, uint32_t mask)
+{
+   mask &= s->present;
+   for (unsigned l = 0; l < USC_W; l++)
+      if (mask >> l & 1)
+         usc_wr16(s, 0, l, 1);
+   s->exec &= ~mask;
 }
 
 struct hw_mmu *

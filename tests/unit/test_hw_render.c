@@ -336,8 +336,9 @@ test_stencil_mask(void **state)
    scene_teardown(&s);
 }
 
-/* 4x MSAA: the end-of-tile program resolves with a box filter, so edge
- * pixels get (covered samples / 4) of white over black. */
+/* 4x MSAA into a 4-sample image: every sample is white exactly when the
+ * triangle covers its position (the oracle's own edge functions on the
+ * 1/256 grid, standard 4x positions, top-left rule). */
 static void
 test_msaa_edge(void **state)
 {
@@ -361,7 +362,7 @@ test_msaa_edge(void **state)
    }
    int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
    unsigned partial = 0;
-   uint32_t *want = malloc(64 * 64 * 4);
+   uint32_t *want = malloc(64 * 64 * 4 * 4);
    for (unsigned py = 0; py < 64; py++) {
       for (unsigned px = 0; px < 64; px++) {
          unsigned k = 0;
@@ -377,14 +378,13 @@ test_msaa_edge(void **state)
                   in = false;
             }
             k += in;
+            want[(py * 64 + px) * 4 + smp] = in ? 0xffffffffu : 0xff000000u;
          }
          partial += k > 0 && k < 4;
-         uint8_t c = unorm8(k / 4.0);
-         want[py * 64 + px] = 0xff000000u | (uint32_t)c << 16 | (uint32_t)c << 8 | c;
       }
    }
    assert_true(partial > 20);
-   compare(s.rt, want, 64, 64, 0);
+   compare(s.rt, want, 64 * 4, 64, 0);
    free(want);
    scene_teardown(&s);
 }
@@ -433,6 +433,290 @@ test_threads_deterministic(void **state)
    scene_teardown(&a);
 }
 
+/* ------------------------------------------------------------ textures */
+
+/* 16x16 RGBA8 texel of level l: every level and texel distinct. */
+static uint32_t
+texel(unsigned l, unsigned x, unsigned y)
+{
+   return (16u * x + 3u * l) | (16u * y) << 8 | (40u * l + 20u) << 16 | 0xffu << 24;
+}
+
+/* Morton index: bit i of x -> bit 2i, bit i of y -> bit 2i+1. */
+static unsigned
+morton(unsigned x, unsigned y)
+{
+   unsigned m = 0;
+   for (unsigned b = 0; b < 8; b++)
+      m |= (x >> b & 1) << (2 * b) | (y >> b & 1) << (2 * b + 1);
+   return m;
+}
+
+/*
+ * A twiddled 16x16 texture with `levels` levels.  At 4 bytes per texel a
+ * twiddled tile is 64x64, so every level is a power-of-two tail: one
+ * square Morton block per level, each level 128-byte aligned.
+ */
+static uint64_t
+make_texture(struct scene *s, unsigned levels, bool linear, enum agx_mip_filter mip,
+             enum agx_wrap wrap, uint64_t *smp)
+{
+   uint32_t img[512];
+   memset(img, 0, sizeof(img));
+   unsigned off = 0;
+   for (unsigned l = 0; l < levels; l++) {
+      unsigned n = 16 >> l;
+      for (unsigned y = 0; y < n; y++)
+         for (unsigned x = 0; x < n; x++)
+            img[off / 4 + morton(x, y)] = texel(l, x, y);
+      off = (off + n * n * 4 + 127) & ~127u;
+   }
+   uint64_t va = scene_put(s, img, off, 128);
+   uint8_t d[AGX_TEXTURE_LENGTH];
+   agx_pack(d, TEXTURE, tx) {
+      tx.dimension = AGX_TEXTURE_DIMENSION_2D; tx.layout = AGX_LAYOUT_TWIDDLED;
+      tx.channels = AGX_CHANNELS_R8G8B8A8; tx.type = AGX_TEXTURE_TYPE_UNORM;
+      tx.swizzle_r = AGX_CHANNEL_R;
+      tx.width = 16; tx.height = 16; tx.address = va;
+      tx.first_level = 0; tx.last_level = levels - 1; tx.unk_mipmapped = levels > 1;
+   }
+   uint64_t desc = scene_put(s, d, sizeof(d), 16);
+   uint8_t sd[AGX_SAMPLER_LENGTH];
+   agx_pack(sd, SAMPLER, sm) {
+      sm.magnify = sm.minify = linear ? AGX_FILTER_LINEAR : AGX_FILTER_NEAREST;
+      sm.mip_filter = mip;
+      sm.wrap_s = sm.wrap_t = sm.wrap_r = wrap;
+   }
+   *smp = scene_put(s, sd, sizeof(sd), 16);
+   return desc;
+}
+
+static const char *const fs_tex_src =
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "texture_sample 0, 0b0000, 0b0, none, xyzw, 0b00, r8_r9_r10_r11, None, ts0, ss0, tex_2d, r4_r5, auto_lod, 0\n"
+   "wait 0\n"
+   "st_tile r8_r9_r10_r11, u8norm, 0, xyzw, 0, 255, 0\n"
+   "stop\n";
+
+/* Full-screen quad (two triangles) with (u, v) = scale * (0..1) in the
+ * first two colour slots, v growing downwards. */
+static void
+textured_quad(struct scene *s, uint64_t tex, uint64_t smp, float scale)
+{
+   struct vtx v[6] = {
+      { -1, 1, 0.5f, 1, 0, 0, 0, 1 }, { 1, 1, 0.5f, 1, scale, 0, 0, 1 },
+      { -1, -1, 0.5f, 1, 0, scale, 0, 1 },
+      { 1, 1, 0.5f, 1, scale, 0, 0, 1 }, { 1, -1, 0.5f, 1, scale, scale, 0, 1 },
+      { -1, -1, 0.5f, 1, 0, scale, 0, 1 },
+   };
+   struct draw_state ds = default_state;
+   ds.fs = fs_tex_src;
+   ds.fs_tex = tex;
+   ds.fs_smp = smp;
+   emit_state(s, &ds, vs_src, v, sizeof(v));
+   emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+}
+
+/* Magnification x4, nearest: pixel (x, y) shows texel (x / 4, y / 4)
+ * (texel coordinates (x + 0.5) / 4 never fall on a texel edge). */
+static void
+test_texture_nearest(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   uint64_t smp, tex = make_texture(&s, 1, false, AGX_MIP_FILTER_NONE,
+                                    AGX_WRAP_CLAMP_TO_EDGE, &smp);
+   textured_quad(&s, tex, smp, 1.0f);
+   assert_true(run(&s));
+   uint32_t want[64 * 64];
+   for (unsigned y = 0; y < 64; y++)
+      for (unsigned x = 0; x < 64; x++)
+         want[y * 64 + x] = texel(0, x / 4, y / 4);
+   compare(s.rt, want, 64, 64, 0);
+   scene_teardown(&s);
+}
+
+/* Magnification x4, bilinear, clamp to edge.  The oracle filters in
+ * double; the model in float: 1 LSB. */
+static void
+test_texture_linear(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   uint64_t smp, tex = make_texture(&s, 1, true, AGX_MIP_FILTER_NONE,
+                                    AGX_WRAP_CLAMP_TO_EDGE, &smp);
+   textured_quad(&s, tex, smp, 1.0f);
+   assert_true(run(&s));
+   uint32_t want[64 * 64];
+   for (unsigned y = 0; y < 64; y++) {
+      for (unsigned x = 0; x < 64; x++) {
+         double u = (x + 0.5) / 4.0 - 0.5, v = (y + 0.5) / 4.0 - 0.5;
+         int i0 = (int)floor(u), j0 = (int)floor(v);
+         double fu = u - i0, fv = v - j0;
+         uint32_t px = 0;
+         for (unsigned c = 0; c < 4; c++) {
+            double acc = 0;
+            for (int dj = 0; dj < 2; dj++)
+               for (int di = 0; di < 2; di++) {
+                  int i = i0 + di, j = j0 + dj;
+                  i = i < 0 ? 0 : i > 15 ? 15 : i;
+                  j = j < 0 ? 0 : j > 15 ? 15 : j;
+                  double wgt = (di ? fu : 1 - fu) * (dj ? fv : 1 - fv);
+                  acc += wgt * (texel(0, (unsigned)i, (unsigned)j) >> (8 * c) & 0xff);
+               }
+            px |= (uint32_t)unorm8(acc / 255.0) << (8 * c);
+         }
+         want[y * 64 + x] = px;
+      }
+   }
+   compare(s.rt, want, 64, 64, 1);
+   scene_teardown(&s);
+}
+
+/* Minification: (u, v) span 8 repeats over 64 pixels, 2 level-0 texels
+ * per pixel, so lambda = 1 and nearest mip filtering picks level 1 (8x8):
+ * pixel (x, y) shows level-1 texel (x % 8, y % 8).  The derivatives come
+ * from 2x2 quads, including quads split by the quad's diagonal. */
+static void
+test_texture_mipmap(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   uint64_t smp, tex = make_texture(&s, 5, false, AGX_MIP_FILTER_NEAREST,
+                                    AGX_WRAP_REPEAT, &smp);
+   textured_quad(&s, tex, smp, 8.0f);
+   assert_true(run(&s));
+   uint32_t want[64 * 64];
+   for (unsigned y = 0; y < 64; y++)
+      for (unsigned x = 0; x < 64; x++)
+         want[y * 64 + x] = texel(1, x % 8, y % 8);
+   compare(s.rt, want, 64, 64, 0);
+   scene_teardown(&s);
+}
+
+/* ------------------------------------------------------- points, lines */
+
+/* Window position -> clip position for a 64x64 viewport. */
+static struct vtx
+wv(double x, double y, float z)
+{
+   struct vtx v = { (float)((x - 32) / 32), (float)((32 - y) / 32), z, 1, 1, 1, 1, 1 };
+   return v;
+}
+
+/* Oracle: a line of width 1 lights the pixels whose centre lies strictly
+ * within 1/2 of the segment and strictly between its ends (the scene
+ * keeps every centre off those boundaries). */
+static void
+ref_line(uint32_t *img, double x0, double y0, double x1, double y1)
+{
+   double dx = x1 - x0, dy = y1 - y0, len = sqrt(dx * dx + dy * dy);
+   for (unsigned py = 0; py < 64; py++)
+      for (unsigned px = 0; px < 64; px++) {
+         double cx = px + 0.5 - x0, cy = py + 0.5 - y0;
+         double along = (cx * dx + cy * dy) / len, perp = (cx * dy - cy * dx) / len;
+         if (along > 0 && along < len && fabs(perp) < 0.5)
+            img[py * 64 + px] = 0xffffffffu;
+      }
+}
+
+static void
+test_points_lines(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   struct draw_state ds = default_state;
+   ds.shade = AGX_SHADE_MODEL_FLAT_VERTEX_0;
+   ds.line_width = 15;   /* 1 pixel */
+   uint32_t want[64 * 64];
+   for (unsigned i = 0; i < 64 * 64; i++)
+      want[i] = 0xff000000u;
+
+   /* Points of size 1 at pixel centres; one outside the volume (z < 0). */
+   struct vtx pts[4] = { wv(10.5, 50.5, 0.5f), wv(11.5, 50.5, 0.5f), wv(63.5, 0.5, 0.5f),
+                         wv(20.5, 50.5, -0.5f) };
+   emit_state(&s, &ds, vs_src, pts, sizeof(pts));
+   emit_draw(&s, AGX_PRIMITIVE_POINTS, NULL, 0, 4, 1, false);
+   want[50 * 64 + 10] = want[50 * 64 + 11] = want[0 * 64 + 63] = 0xffffffffu;
+
+   /* Lines: one cut by the near plane (z from 0.75 to -0.25: z = 0 at
+    * x = 46.25), one at 45 degrees. */
+   struct vtx ln[4] = { wv(4.25, 20.25, 0.75f), wv(60.25, 20.25, -0.25f),
+                        wv(20.2, 24.2, 0.5f), wv(40.2, 44.2, 0.5f) };
+   emit_state(&s, &ds, vs_src, ln, sizeof(ln));
+   emit_draw(&s, AGX_PRIMITIVE_LINES, NULL, 0, 4, 1, false);
+   ref_line(want, 4.25, 20.25, 46.25, 20.25);
+   ref_line(want, 20.2, 24.2, 40.2, 44.2);
+
+   /* Strip: two segments; loop: a closed rectangle. */
+   struct vtx st[3] = { wv(4.25, 4.25, 0.5f), wv(40.25, 4.25, 0.5f), wv(40.25, 14.25, 0.5f) };
+   emit_state(&s, &ds, vs_src, st, sizeof(st));
+   emit_draw(&s, AGX_PRIMITIVE_LINE_STRIP, NULL, 0, 3, 1, false);
+   ref_line(want, 4.25, 4.25, 40.25, 4.25);
+   ref_line(want, 40.25, 4.25, 40.25, 14.25);
+   struct vtx lp[4] = { wv(8.25, 56.25, 0.5f), wv(30.25, 56.25, 0.5f),
+                        wv(30.25, 60.25, 0.5f), wv(8.25, 60.25, 0.5f) };
+   emit_state(&s, &ds, vs_src, lp, sizeof(lp));
+   emit_draw(&s, AGX_PRIMITIVE_LINE_LOOP, NULL, 0, 4, 1, false);
+   for (unsigned i = 0; i < 4; i++) {
+      const struct vtx *a = &lp[i], *b = &lp[(i + 1) % 4];
+      ref_line(want, 32 + 32.0 * a->x, 32 - 32.0 * a->y, 32 + 32.0 * b->x, 32 - 32.0 * b->y);
+   }
+   assert_true(run(&s));
+   compare(s.rt, want, 64, 64, 0);
+   /* 3 points + 2 lines + 2 strip segments + 4 loop segments. */
+   assert_int_equal(s.stats.primitives, 11);
+   scene_teardown(&s);
+}
+
+/* ------------------------------------------------------ render + compute */
+
+/* A compute job copies the vertices into the (zeroed) vertex buffer the
+ * render job reads; the vertex job's firmware Barrier waits for the
+ * compute job's stamp.  Without the ordering the buffer would be zeros
+ * (a degenerate triangle, nothing drawn). */
+static void
+test_render_after_compute(void **state)
+{
+   (void)state;
+   static const char *const cs =
+      "get_sr r1, sr80\n"
+      "iadd r2, 0, r1, lsl 2\n"
+      "device_load 0, i32, xyzw, r4_r5_r6_r7, u0_u1, r2, unsigned\n"
+      "wait 0\n"
+      "device_store 0, i32, xyzw, r4_r5_r6_r7, u2_u3, r2, unsigned, 0\n"
+      "stop\n";
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   struct vtx v[3] = {
+      { -0.8f, -0.7f, 0.5f, 1, 1, 0, 0, 1 },
+      { 0.9f, -0.6f, 0.5f, 1, 0, 1, 0, 1 },
+      { -0.1f, 0.85f, 0.5f, 1, 0, 0, 1, 1 },
+   };
+   struct vtx zero[3];
+   memset(zero, 0, sizeof(zero));
+   struct draw_state ds = default_state;
+   emit_state(&s, &ds, vs_src, zero, sizeof(zero));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   uint64_t src = scene_put(&s, v, sizeof(v), 16), dst = s.last_vb;
+   assert_true(dst != 0);
+   uint64_t uni[2] = { src, dst };
+   scene_compute(&s, cs, uni, sizeof(uni), 6, 6);
+   assert_true(run(&s));
+   assert_memory_equal(s.mem + (dst - USC_BASE), v, sizeof(v));
+   struct ref r;
+   ref_init(&r, 64, 64, 0xff000000u);
+   ref_tri(&r, &v[0], &v[1], &v[2], AGX_ZS_FUNC_ALWAYS, false, false, false);
+   compare(s.rt, r.img, 64, 64, 1);
+   assert_int_equal(s.stats.primitives, 1);
+   ref_free(&r);
+   scene_teardown(&s);
+}
+
 static void
 test_bad_stream(void **state)
 {
@@ -459,6 +743,11 @@ main(void)
       cmocka_unit_test(test_msaa_edge),
       cmocka_unit_test(test_tvb_overflow),
       cmocka_unit_test(test_threads_deterministic),
+      cmocka_unit_test(test_texture_nearest),
+      cmocka_unit_test(test_texture_linear),
+      cmocka_unit_test(test_texture_mipmap),
+      cmocka_unit_test(test_points_lines),
+      cmocka_unit_test(test_render_after_compute),
       cmocka_unit_test(test_bad_stream),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);

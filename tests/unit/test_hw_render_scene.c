@@ -19,7 +19,7 @@
 
 
 
-static uint64_t
+uint64_t
 alloc(struct scene *s, uint64_t size, uint64_t align)
 {
    s->used = (s->used + align - 1) & ~(align - 1);
@@ -29,10 +29,18 @@ alloc(struct scene *s, uint64_t size, uint64_t align)
    return va;
 }
 
-static void *
+void *
 host(struct scene *s, uint64_t va)
 {
    return s->mem + (va - USC_BASE);
+}
+
+uint64_t
+scene_put(struct scene *s, const void *data, uint64_t size, uint64_t align)
+{
+   uint64_t va = alloc(s, size, align);
+   memcpy(host(s, va), data, size);
+   return va;
 }
 
 static uint64_t
@@ -56,8 +64,8 @@ shader(struct scene *s, const char *src)
 
 /* A USC word list: [uniforms] [texture] shader registers no-preshader. */
 static uint32_t
-pipeline(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes,
-         uint64_t tex_desc, bool fragment)
+pipeline_smp(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes,
+             uint64_t tex_desc, uint64_t smp_desc, bool fragment)
 {
    uint8_t w[64];
    unsigned n = 0;
@@ -68,6 +76,10 @@ pipeline(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes,
    }
    if (tex_desc) {
       agx_pack(w + n, USC_TEXTURE, tx) { tx.start = 0; tx.count = 1; tx.buffer = tex_desc; }
+      n += 8;
+   }
+   if (smp_desc) {
+      agx_pack(w + n, USC_SAMPLER, sm) { sm.start = 0; sm.count = 1; sm.buffer = smp_desc; }
       n += 8;
    }
    if (fragment) {
@@ -87,6 +99,13 @@ pipeline(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes,
    agx_pack(w + n, USC_NO_PRESHADER, np) { (void)np; }
    n += 2;
    return (uint32_t)(put(s, w, n, 64) - USC_BASE);
+}
+
+static uint32_t
+pipeline(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes,
+         uint64_t tex_desc, bool fragment)
+{
+   return pipeline_smp(s, code, uni, uni_bytes, tex_desc, 0, fragment);
 }
 
 const char *const vs_src =
@@ -164,23 +183,29 @@ scene_init(struct scene *s, unsigned w, unsigned h, unsigned samples,
    s->h = h;
    s->samples = samples;
    s->tvb_size = tvb_size;
-   s->rt_va = alloc(s, (uint64_t)w * h * 4, 128);
+   /* Multisampled scenes render into a multisampled image (samples of a
+    * pixel consecutive): image_write_block stores samples, it does not
+    * resolve. */
+   s->rt_va = alloc(s, (uint64_t)w * h * 4 * samples, 128);
    s->rt = host(s, s->rt_va);
-   memset(s->rt, 0x5a, (size_t)w * h * 4);   /* must all be overwritten */
+   memset(s->rt, 0x5a, (size_t)w * h * 4 * samples);   /* must all be overwritten */
+   enum agx_texture_dimension dim = samples > 1 ? AGX_TEXTURE_DIMENSION_2D_MS
+                                                : AGX_TEXTURE_DIMENSION_2D;
+   enum agx_sample_count sc = samples == 4 ? AGX_SAMPLE_COUNT_4 : AGX_SAMPLE_COUNT_2;
 
    uint8_t d[AGX_PBE_LENGTH];
    agx_pack(d, PBE, p) {
-      p.dimension = AGX_TEXTURE_DIMENSION_2D; p.layout = AGX_LAYOUT_LINEAR;
+      p.dimension = dim; p.samples = sc; p.layout = AGX_LAYOUT_LINEAR;
       p.channels = AGX_CHANNELS_R8G8B8A8; p.type = AGX_TEXTURE_TYPE_UNORM;
       p.swizzle_r = AGX_CHANNEL_R; p.swizzle_g = AGX_CHANNEL_G;
       p.swizzle_b = AGX_CHANNEL_B; p.swizzle_a = AGX_CHANNEL_A;
-      p.width = w; p.height = h; p.buffer = s->rt_va; p.stride = w * 4 - 4;
+      p.width = w; p.height = h; p.buffer = s->rt_va; p.stride = w * 4 * samples - 4;
    }
    uint64_t pbe = put(s, d, sizeof(d), 16);
    agx_pack(d, TEXTURE, tx) {
-      tx.dimension = AGX_TEXTURE_DIMENSION_2D; tx.layout = AGX_LAYOUT_LINEAR;
+      tx.dimension = dim; tx.samples = sc; tx.layout = AGX_LAYOUT_LINEAR;
       tx.channels = AGX_CHANNELS_R8G8B8A8; tx.type = AGX_TEXTURE_TYPE_UNORM;
-      tx.width = w; tx.height = h; tx.address = s->rt_va; tx.stride = w * 4 - 16;
+      tx.width = w; tx.height = h; tx.address = s->rt_va; tx.stride = w * 4 * samples - 16;
    }
    uint64_t tex = put(s, d, sizeof(d), 16);
 
@@ -196,11 +221,55 @@ scene_init(struct scene *s, unsigned w, unsigned h, unsigned samples,
 void
 scene_teardown(struct scene *s)
 {
+   if (s->cdm)
+      hw_cdm_destroy(s->cdm);
    hw_render_destroy(s->r);
    t_teardown(&s->t);
 }
 
 /* ------------------------------------------------------------ streams */
+
+void
+scene_compute(struct scene *s, const char *src, const void *uni, unsigned uni_bytes,
+              uint32_t grid, uint32_t local)
+{
+   if (!s->cdm) {
+      struct hw_cdm_config cc = { .threads = 2 };
+      s->cdm = hw_cdm_create(s->t.dev, &cc);
+      assert_non_null(s->cdm);
+   }
+   uint8_t w[64];
+   unsigned n = 0;
+   uint64_t ub = put(s, uni, uni_bytes, 16);
+   agx_pack(w + n, USC_UNIFORM, u) { u.start_halfs = 0; u.size_halfs = uni_bytes / 2; u.buffer = ub; }
+   n += 8;
+   agx_pack(w + n, USC_SHARED, sh) {
+      sh.layout = AGX_SHARED_LAYOUT_VERTEX_COMPUTE; sh.bytes_per_threadgroup = 256;
+   }
+   n += 4;
+   agx_pack(w + n, USC_SHADER, sh) { sh.code = shader(s, src) - USC_BASE; }
+   n += 6;
+   agx_pack(w + n, USC_REGISTERS, rg) { rg.register_count = 32; }
+   n += 4;
+   agx_pack(w + n, USC_NO_PRESHADER, np) { (void)np; }
+   n += 2;
+   uint32_t pipe = (uint32_t)(put(s, w, n, 64) - USC_BASE);
+   uint8_t c[64];
+   n = 0;
+   agx_pack(c + n, CDM_LAUNCH_WORD_0, l) {
+      l.uniform_register_count = 512; l.preshader_register_count = 256;
+      l.mode = AGX_CDM_MODE_DIRECT;
+   }
+   agx_pack(c + n + 4, CDM_LAUNCH_WORD_1, l) { l.pipeline = pipe; }
+   n += 8;
+   agx_pack(c + n, CDM_GLOBAL_SIZE, g) { g.x = grid; g.y = 1; g.z = 1; }
+   n += AGX_CDM_GLOBAL_SIZE_LENGTH;
+   agx_pack(c + n, CDM_LOCAL_SIZE, l) { l.x = local; l.y = 1; l.z = 1; }
+   n += AGX_CDM_LOCAL_SIZE_LENGTH;
+   agx_pack(c + n, CDM_STREAM_TERMINATE, t) { (void)t; }
+   n += AGX_CDM_STREAM_TERMINATE_LENGTH;
+   s->cs_stream = put(s, c, n, 64);
+}
 
 void
 vdm_emit(struct scene *s, const void *p, unsigned len)
@@ -217,8 +286,10 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
            const void *verts, unsigned vbytes)
 {
    uint64_t vb = put(s, verts, vbytes, 16);
+   s->last_vb = vb;
    uint32_t vs_pipe = pipeline(s, shader(s, vs), &vb, 8, 0, false);
-   uint32_t fs_pipe = pipeline(s, shader(s, ds->fs ? ds->fs : fs_src), NULL, 0, 0, true);
+   uint32_t fs_pipe = pipeline_smp(s, shader(s, ds->fs ? ds->fs : fs_src), NULL, 0,
+                                   ds->fs_tex, ds->fs_smp, true);
    uint8_t cb[AGX_CF_BINDING_HEADER_LENGTH + AGX_CF_BINDING_LENGTH];
    agx_pack(cb, CF_BINDING_HEADER, h) { h.slots = 4; h.coefficient_registers = 4; }
    agx_pack(cb + 4, CF_BINDING, b) {
@@ -254,7 +325,7 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
    for (unsigned f = 0; f < 2; f++) {
       agx_pack(p + n, FRAGMENT_FACE, ff) {
          ff.stencil_reference = ds->sref; ff.disable_depth_write = !ds->zwrite;
-         ff.depth_function = ds->zfunc;
+         ff.depth_function = ds->zfunc; ff.line_width = ds->line_width;
       }
       n += 4;
       agx_pack(p + n, FRAGMENT_STENCIL, sf) {
@@ -335,14 +406,37 @@ run(struct scene *s)
       s->sbuf_va = sb;
    }
 
-   uint64_t stamp_v, stamp_f, ts;
+   uint64_t stamp_v, stamp_f, stamp_c = 0, ts;
+   struct t_queue qc;
+   bool done_c = true;
+   if (s->cs_stream) {
+      t_kalloc(t, 4, &stamp_c);
+      uint64_t cts;
+      t_kalloc(t, 16, &cts);
+      struct t_job_opts co = {
+         .tag = AGX_FW_COMMAND_RUN_COMPUTE, .vm_slot = SLOT, .event_slot = 5,
+         .job_id = 0x300 + s->frame, .stamp = stamp_c, .stamp_value = 0x100,
+         .ts_start = cts, .ts_end = cts + 8,
+      };
+      uint64_t cj = t_run_job(t, &co);
+      struct agx_fw_job_header hdr;
+      assert_true(agx_fw_job_header_unpack(t_kva_host(t, cj), &hdr));
+      agx_pack(t_kva_host(t, hdr.payload), FW_COMPUTE_PAYLOAD, p) {
+         p.cdm_stream_base = s->cs_stream;
+         p.cdm_stream_end = s->cs_stream + 4096;
+         p.usc_base = USC_BASE;
+      }
+      t_queue_init(t, &qc, AGX_FW_PIPE_COMPUTE, 0, 5);
+      t_submit(t, &qc, cj);
+      done_c = false;
+   }
    t_kalloc(t, 4, &stamp_v);
    t_kalloc(t, 4, &stamp_f);
    uint64_t *tsp = t_kalloc(t, 32, &ts);
    struct t_job_opts vo = {
       .tag = AGX_FW_COMMAND_RUN_VERTEX, .vm_slot = SLOT, .event_slot = 3,
       .job_id = 0x100 + s->frame, .stamp = stamp_v, .stamp_value = 0x100,
-      .ts_start = ts, .ts_end = ts + 8,
+      .ts_start = ts, .ts_end = ts + 8, .wait_stamp = stamp_c, .wait_value = 0x100,
    };
    struct t_job_opts fo = {
       .tag = AGX_FW_COMMAND_RUN_FRAGMENT, .vm_slot = SLOT, .event_slot = 4,
@@ -381,7 +475,7 @@ run(struct scene *s)
    t_submit(t, &qv, jobs[0]);
    t_submit(t, &qf, jobs[1]);
    bool done_v = false, done_f = false, failed = false;
-   while (!(done_v && done_f) && !failed) {
+   while (!(done_v && done_f && done_c) && !failed) {
       uint8_t msg[HW_FW_EVENT_MSG_SIZE];
       if (!t_next_event(t, msg, 60000))
          fail_msg("no event from the firmware");
@@ -390,6 +484,7 @@ run(struct scene *s)
          agx_unpack(msg, FW_EVENT_FLAG, f);
          done_v |= f.firing_0 >> 3 & 1;
          done_f |= f.firing_0 >> 4 & 1;
+         done_c |= f.firing_0 >> 5 & 1;
          break;
       }
       case AGX_FW_EVENT_GROW_TVB: {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cmdstream/agx_pack.h"
+#include "hw/cdm.h"
 #include "hw/render/hw_render.h"
 #include "test_hw_util.h"
 
@@ -47,6 +48,9 @@ struct scene {
    uint64_t zls;
    bool want_depth, want_stencil;
    uint64_t sbuf_va;
+   struct hw_cdm *cdm;      /* created by scene_compute */
+   uint64_t cs_stream;      /* compute job run before the render, 0: none */
+   uint64_t last_vb;        /* vertex buffer VA of the last emit_state */
 };
 
 struct draw_state {
@@ -60,6 +64,8 @@ struct draw_state {
    enum agx_shade_model shade;
    const char *fs;
    bool cull_back;
+   uint64_t fs_tex, fs_smp;     /* fragment pipeline's texture/sampler (0: none) */
+   unsigned line_width;         /* raw: (width + 1) / 16 pixels */
 };
 
 extern const char *const vs_src, *const vs_inst_src, *const fs_src, *const fs_blend_src;
@@ -74,8 +80,16 @@ void emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
 void emit_draw(struct scene *s, enum agx_primitive prim, const void *idx,
                enum agx_index_size isz, unsigned count, unsigned instances,
                bool restart);
+/* Scene memory: allocate, host pointer, allocate + copy. */
+uint64_t alloc(struct scene *s, uint64_t size, uint64_t align);
+void *host(struct scene *s, uint64_t va);
+uint64_t scene_put(struct scene *s, const void *data, uint64_t size, uint64_t align);
 /* Appends raw bytes to the VDM stream. */
 void vdm_emit(struct scene *s, const void *p, unsigned len);
+/* A compute job (one launch of `src` with uniforms) submitted before the
+ * render; the vertex job waits for its stamp (firmware Barrier). */
+void scene_compute(struct scene *s, const char *src, const void *uni, unsigned uni_bytes,
+                   uint32_t grid, uint32_t local);
 /* Terminates the stream, submits both jobs, waits; false on an error event. */
 bool run(struct scene *s);
 /* n small flat-shaded triangles at pseudo-random places. */
