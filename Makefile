@@ -11,7 +11,8 @@
 #   FUZZERS += name        name_SRCS, name_LIBS          -> build/fuzz/fuzz/name
 #   SHLIBS  += name        name_SRCS, name_LIBS          -> $(B)/lib/name.so (LD_PRELOAD objects)
 #   GENERATED += files     (with their own rules; every object waits for them)
-# name_LIBS lists our libraries in link order (dependents first);
+# name_LIBS lists our libraries (linked as a group, so their order does not
+# matter);
 # name_LDLIBS adds system libraries.
 
 .DEFAULT_GOAL := all
@@ -76,7 +77,7 @@ endef
 define bin_template
 $(2): $$(call objs,$$($(1)_SRCS)) $$(call libfiles,$$($(1)_LIBS))
 	@mkdir -p $$(@D)
-	$$(CC) $$(LDFLAGS) $(3) -o $$@ $$(call objs,$$($(1)_SRCS)) $$(call libfiles,$$($(1)_LIBS)) $$($(1)_LDLIBS) $$(LDLIBS)
+	$$(CC) $$(LDFLAGS) $(3) -o $$@ $$(call objs,$$($(1)_SRCS)) -Wl,--start-group $$(call libfiles,$$($(1)_LIBS)) -Wl,--end-group $$($(1)_LDLIBS) $$(LDLIBS)
 ALL_OBJS += $$(call objs,$$($(1)_SRCS))
 endef
 

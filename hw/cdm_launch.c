@@ -187,14 +187,16 @@ decode_pipeline(struct cdm_job *j, struct cdm_launch *L)
       case AGX_USC_CONTROL_TEXTURE: {
          struct agx_usc_texture t;
          ok = agx_usc_texture_unpack(w, &t);
-         L->texture_table = t.buffer;
+         /* The word loads descriptors into state slots Start.., so slot i
+          * reads Buffer + (i - Start) * stride; the hook indexes from 0. */
+         L->texture_table = t.buffer - (uint64_t)t.start * HW_TEX_DESC_BYTES;
          L->texture_count = t.start + t.count;
          break;
       }
       case AGX_USC_CONTROL_SAMPLER: {
          struct agx_usc_sampler t;
          ok = agx_usc_sampler_unpack(w, &t);
-         L->sampler_table = t.buffer;
+         L->sampler_table = t.buffer - (uint64_t)t.start * HW_TEX_SAMPLER_BYTES;
          L->sampler_count = t.start + t.count;
          break;
       }
@@ -430,6 +432,10 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
    if (gprs == 0 || gprs > HW_USC_NUM_GPRS)
       gprs = HW_USC_NUM_GPRS;
 
+   /* Texture instructions go to the texture unit model; it reads the
+    * descriptors through the group's MMU view (unit TEX/PBE). */
+   L->tex = (struct hw_tex_ctx){ .texture_table = L->texture_table,
+                                 .sampler_table = L->sampler_table };
    j->usc = (struct hw_usc_launch){
       .shader = sh,
       .uniforms = L->uniforms,
@@ -442,6 +448,8 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
       .instruction_budget = wg_instruction_budget(j),
       .stop_flag = &j->stop,
       .flags = j->cdm->cfg.usc_flags,
+      .stage_hook = hw_tex_compute_hook,
+      .hook_user = &L->tex,
    };
 
    if (L->preshader) {

@@ -11,6 +11,7 @@
 #include "cmdstream/agx_pack.h"
 #include "hw/cdm.h"
 #include "hw/hw_dispatch.h"
+#include "hw/tex/hw_tex.h"
 
 /* Per host worker: its own USC view and scratch, and what it measured
  * during the current launch (merged by the firmware thread afterwards, so
@@ -52,6 +53,7 @@ struct cdm_launch {
    uint32_t tg_bytes;
    uint64_t texture_table, sampler_table;
    unsigned texture_count, sampler_count;
+   struct hw_tex_ctx tex;                /* the stage hook's tables */
    uint32_t uniforms[HW_USC_NUM_UNIFORMS];
    uint64_t preload_bytes;
 };

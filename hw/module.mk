@@ -29,13 +29,19 @@ test_hw_fw_LDLIBS := -lcmocka
 # A library of its own so that libhw does not depend on the interpreter.
 LIBS += hwcdm
 hwcdm_SRCS := hw/cdm.c hw/cdm_stream.c hw/cdm_launch.c hw/hw_dispatch.c
-HWCDM_LIBS := hwcdm hwusc agxisa hw cmdstream
+HWCDM_LIBS := hwcdm hwtex hwusc agxisa hw cmdstream
 
 TESTS += test_hw_compute
 test_hw_compute_SRCS := tests/unit/test_hw_compute.c tests/unit/test_hw_compute_util.c \
                         tests/unit/test_hw_util.c
 test_hw_compute_LIBS := $(HWCDM_LIBS)
 test_hw_compute_LDLIBS := -lcmocka
+
+TESTS += test_hw_compute_tex
+test_hw_compute_tex_SRCS := tests/unit/test_hw_compute_tex.c tests/unit/test_hw_compute_util.c \
+                            tests/unit/test_hw_util.c
+test_hw_compute_tex_LIBS := $(HWCDM_LIBS)
+test_hw_compute_tex_LDLIBS := -lcmocka
 
 TESTS += test_hw_cdm
 test_hw_cdm_SRCS := tests/unit/test_hw_cdm.c tests/unit/test_hw_compute_util.c \
@@ -46,3 +52,7 @@ test_hw_cdm_LDLIBS := -lcmocka
 FUZZERS += fuzz_hw_usc
 fuzz_hw_usc_SRCS := tests/fuzz/fuzz_hw_usc.c
 fuzz_hw_usc_LIBS := hwusc agxisa hw cmdstream
+
+FUZZERS += fuzz_hw_fw
+fuzz_hw_fw_SRCS := tests/fuzz/fuzz_hw_fw.c
+fuzz_hw_fw_LIBS := hw cmdstream

@@ -22,6 +22,10 @@ KINDS = ['alu_dst', 'r0l', 'alu_src', 'cmpsel_src', 'bits_lsb', 'imm', 'binary',
          'iter_sample', 'r16_or_imm', 'zs', 'sample_ureg', 'texture', 'sampler',
          'coords', 'lod', 'cmp_off', 'pbe_src', 'reg16', 'atomic_src',
          'atomic_dst']
+# Operand forms an enum value may select (<value form="...">): several
+# encodings sharing one name (lod_min = 2 with a uniform, 6 with a
+# register) are told apart by the form of the operand they govern.
+FORMS = ['', 'zero', 'imm', 'uniform16', 'gpr16', 'grad', 'grad_min']
 
 
 def die(msg):
@@ -172,7 +176,7 @@ class Instr:
         op['float'] = c.get('float', '0') == '1'
         op['param'] = ival(c.get('param', '0'), self.name)
         op['enum'] = -1
-        if kind == 'enum':
+        if kind == 'enum' or c.get('enum'):
             e = c.get('enum')
             if e not in enums:
                 die('%s: unknown enum %r' % (self.name, e))
@@ -217,7 +221,18 @@ def main():
         templates[t.get('name')] = {'defaults': defaults, 'body': list(t)}
     enums = {}
     for e in root.findall('enum'):
-        vals = [(ival(v.get('value'), e.get('name')), v.get('name')) for v in e.findall('value')]
+        vals = []
+        for v in e.findall('value'):
+            form = v.get('form', '')
+            if form not in FORMS:
+                die('enum %s: unknown form %r' % (e.get('name'), form))
+            vals.append((ival(v.get('value'), e.get('name')), v.get('name'), form))
+        # a name shared by several values must be told apart by form
+        for _, name, form in vals:
+            same = [f for _, n, f in vals if n == name and name]
+            if len(same) > 1 and (not form or same.count(form) > 1):
+                die('enum %s: %r names several values without distinct forms'
+                    % (e.get('name'), name))
         enums[e.get('name')] = vals
     instrs = [Instr(i, templates, enums) for i in root.findall('instr')]
     ids = [i.id for i in instrs]
@@ -240,6 +255,11 @@ def main():
         h.append('   AGX_KIND_%s,' % k.upper())
     h.append('};')
     h.append('')
+    h.append('enum agx_isa_form {')
+    for f in FORMS:
+        h.append('   AGX_FORM_%s,' % (f.upper() or 'ANY'))
+    h.append('};')
+    h.append('')
     h.append('#endif')
 
     c = []
@@ -248,8 +268,8 @@ def main():
     c.append('')
     for n, (name, vals) in enumerate(enums.items()):
         c.append('static const struct agx_isa_enum_value enum_%d[] = {' % n)
-        for v, s in vals:
-            c.append('   { %d, %s },' % (v, cstr(s)))
+        for v, s, f in vals:
+            c.append('   { %d, %s, AGX_FORM_%s },' % (v, cstr(s), f.upper() or 'ANY'))
         c.append('};')
     c.append('const struct agx_isa_enum agx_isa_enums[] = {')
     for n, (name, vals) in enumerate(enums.items()):

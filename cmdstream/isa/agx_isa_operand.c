@@ -248,14 +248,15 @@ agx_isa_operand_decode(const struct agx_isa_op_desc *desc,
    case AGX_KIND_CF_PLAIN:
       mk_reg(o, AGX_FILE_CF, 32, v, 1, 0);
       break;
-   case AGX_KIND_ITER_SAMPLE:
-      if (dep & 1) {
-         if (dep & 2)
-            mk_reg(o, AGX_FILE_GPR, 16, v, 1, 0);
-         else
-            mk_imm(o, v);
-      }
+   case AGX_KIND_ITER_SAMPLE: {
+      /* the interpolation mode's form (agx_isa.xml) decides what S is */
+      const struct agx_isa_enum_value *ev = enum_lookup(od->enum_id, dep);
+      if (ev && ev->form == AGX_FORM_GPR16)
+         mk_reg(o, AGX_FILE_GPR, 16, v, 1, 0);
+      else if (ev && ev->form == AGX_FORM_IMM)
+         mk_imm(o, v);
       break;
+   }
    case AGX_KIND_R16_OR_IMM:
       if ((t != 0) == (od->param == 1))
          mk_imm(o, v);
@@ -300,19 +301,24 @@ agx_isa_operand_decode(const struct agx_isa_op_desc *desc,
          mk_reg(o, AGX_FILE_GPR, 32, v >> 1, count, fl);
       break;
    }
-   case AGX_KIND_LOD:
-      if (dep == 0)
+   case AGX_KIND_LOD: {
+      /* The LOD mode's form (agx_isa.xml) decides what D is. */
+      const struct agx_isa_enum_value *ev = enum_lookup(od->enum_id, dep);
+      unsigned form = ev ? ev->form : AGX_FORM_ANY;
+      if (form == AGX_FORM_ZERO)
          mk_imm(o, 0);
-      else if (dep == 4 || dep == 12) {
-         unsigned count = (dep2 < 9 ? tex_sizes[dep2][0] : 0) * 2 + (dep == 12);
+      else if (form == AGX_FORM_GRAD || form == AGX_FORM_GRAD_MIN) {
+         unsigned count = (dep2 < 9 ? tex_sizes[dep2][0] : 0) * 2 +
+                          (form == AGX_FORM_GRAD_MIN);
          mk_reg(o, AGX_FILE_GPR, 32, v >> 1, count, 0);
-      } else if (dep == 1 || dep == 2)
+      } else if (form == AGX_FORM_UNIFORM16)
          mk_reg(o, AGX_FILE_UNIFORM, 16, v, 1, 0);
-      else if (dep == 5 || dep == 6)
+      else if (form == AGX_FORM_GPR16)
          mk_reg(o, AGX_FILE_GPR, 16, v, 1, 0);
       else
          o->type = AGX_OPERAND_NONE;
       break;
+   }
    case AGX_KIND_CMP_OFF: {
       /* A 32-bit compare value then a 16-bit offset word, either optional:
        * mixed sizes, so it is carried as text plus the raw start in imm. */
@@ -520,6 +526,38 @@ fits(int64_t v, unsigned width)
    return v >= 0 && (width >= 32 || v < ((int64_t)1 << width));
 }
 
+/*
+ * An enum name may stand for several encodings that differ only in the
+ * form of the operand the enum governs (lod_min: LOD in a uniform or in a
+ * register; interpolation `sample`: immediate or register index).  The
+ * enum operand, printed first, took the first value of that name; once
+ * the governed operand is parsed, switch to the value whose form it has.
+ * Values without a form (or unnamed numbers) are left as written.
+ */
+static bool
+select_form(const struct agx_isa_operand_desc *od, uint32_t *f, unsigned want,
+            const char *s, char *err, size_t err_size)
+{
+   int di = od->role[AGX_ROLE_DEP];
+   if (od->enum_id < 0 || di < 0)
+      return true;
+   const struct agx_isa_enum *e = &agx_isa_enums[od->enum_id];
+   const struct agx_isa_enum_value *cur = enum_lookup(od->enum_id, f[di]);
+   if (!cur || cur->form == AGX_FORM_ANY)
+      return true;
+   unsigned have = cur->form == AGX_FORM_GRAD_MIN ? AGX_FORM_GRAD : cur->form;
+   if (have == want)
+      return true;
+   for (unsigned i = 0; i < e->num_values; i++) {
+      if (e->values[i].form == want && !strcmp(e->values[i].name, cur->name)) {
+         f[di] = e->values[i].value;
+         return true;
+      }
+   }
+   snprintf(err, err_size, "'%s' does not fit %s '%s'", s, e->name, cur->name);
+   return false;
+}
+
 bool
 agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
                       const struct agx_isa_operand_desc *od, const char *s,
@@ -646,6 +684,11 @@ agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
       return true;
    case AGX_KIND_ENUM: {
       const struct agx_isa_enum *e = &agx_isa_enums[od->enum_id];
+      /* keep a value of this name that select_form() chose already (the
+       * governed operand may be printed before the enum) */
+      const struct agx_isa_enum_value *cur = enum_lookup(od->enum_id, *v);
+      if (cur && cur->name[0] && !strcmp(cur->name, s))
+         return true;
       for (unsigned i = 0; i < e->num_values; i++) {
          if (e->values[i].name[0] && !strcmp(e->values[i].name, s)) {
             *v = e->values[i].value;
@@ -786,6 +829,8 @@ agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
          FAIL("expected a 16-bit register%s, got '%s'",
               od->kind == AGX_KIND_REG16 ? "" : " or immediate", s);
       }
+      if (od->kind == AGX_KIND_ITER_SAMPLE)
+         return select_form(od, f, is_int ? AGX_FORM_IMM : AGX_FORM_GPR16, s, err, err_size);
       return true;
    case AGX_KIND_ZS:
       if (!is_reg || rs.file != 'r' || rs.size != 16 || rs.flags || rs.count > 3 || !fits(rs.first, width))
@@ -841,16 +886,20 @@ agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
          FAIL("register '%s' out of range", s);
       return true;
    }
-   case AGX_KIND_LOD:
+   case AGX_KIND_LOD: {
+      unsigned want;
       if (is_int && iv == 0)
-         *v = 0;
-      else if (is_reg && rs.count == 1 && rs.size == 16 && !rs.flags && fits(rs.first, width))
-         *v = rs.first;
-      else if (is_reg && rs.file == 'r' && rs.size == 32 && !rs.flags && fits(rs.first << 1, width))
-         *v = rs.first << 1;
+         want = AGX_FORM_ZERO, *v = 0;
+      else if (is_reg && rs.count == 1 && rs.size == 16 && !rs.flags &&
+               (rs.file == 'u' || rs.file == 'r') && fits(rs.first, width))
+         want = rs.file == 'u' ? AGX_FORM_UNIFORM16 : AGX_FORM_GPR16, *v = rs.first;
+      else if (is_reg && rs.file == 'r' && rs.size == 32 && !rs.flags &&
+               fits(rs.first << 1, width))
+         want = AGX_FORM_GRAD, *v = rs.first << 1;
       else
          FAIL("expected a level-of-detail operand, got '%s'", s);
-      return true;
+      return select_form(od, f, want, s, err, err_size);
+   }
    case AGX_KIND_CMP_OFF: {
       const char *p = s;
       char file;

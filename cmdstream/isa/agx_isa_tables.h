@@ -12,6 +12,7 @@
 struct agx_isa_enum_value {
    uint32_t value;
    const char *name;
+   uint8_t form;                  /* enum agx_isa_form: operand form it selects */
 };
 
 struct agx_isa_enum {

@@ -49,43 +49,126 @@ sext(uint64_t v, unsigned bits)
    return (int64_t)((v ^ m) - m);
 }
 
+/* Sources that are the same in every lane: uniforms and immediates. */
+static inline bool
+src_uniform(const struct usc_src *src)
+{
+   return src->kind != SRC_R16 && src->kind != SRC_R32 && src->kind != SRC_R64;
+}
+
+/*
+ * The lane loops below pick the operand form once, outside the loop: a
+ * register source is a plain array walk, a uniform or immediate one is
+ * read once and broadcast.  (The per-lane switch in raw_lane() was the
+ * interpreter's hottest path.)
+ */
+static void
+rd_raw(const struct hw_usc_simd *s, const struct usc_src *src, uint64_t out[USC_W])
+{
+   switch (src->kind) {
+   case SRC_R32: {
+      const uint32_t *r = s->r[src->idx & 127];
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = r[l];
+      return;
+   }
+   case SRC_R16: {
+      const uint32_t *r = s->r[(src->idx >> 1) & 127];
+      const unsigned sh = (src->idx & 1) * 16;
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = (r[l] >> sh) & 0xffff;
+      return;
+   }
+   case SRC_R64:
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = raw_lane(s, src, l);
+      return;
+   default: {
+      const uint64_t v = raw_lane(s, src, 0);
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = v;
+      return;
+   }
+   }
+}
+
 /* Integer source: zero-extended, or sign-extended with .sx. */
 static void
 rd_int(const struct hw_usc_simd *s, const struct usc_src *src, int64_t out[USC_W])
 {
    unsigned bits = src_bits(src);
    bool sx = (src->flags & SRCF_SX) && src->kind != SRC_IMM;
-   for (unsigned l = 0; l < USC_W; l++) {
-      uint64_t v = raw_lane(s, src, l);
-      out[l] = sx ? sext(v, bits) : (int64_t)v;
+   uint64_t raw[USC_W];
+   rd_raw(s, src, raw);
+   if (sx) {
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = sext(raw[l], bits);
+   } else {
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = (int64_t)raw[l];
    }
 }
 
-static void
-rd_raw(const struct hw_usc_simd *s, const struct usc_src *src, uint64_t out[USC_W])
+/* fp32 source bits -> value, denormals flushed.  Only a zero exponent
+ * needs usc_ftz32; everything else is used as is (a cheap inline test,
+ * since this runs for every lane of every float op). */
+static inline float
+lane_f32(uint32_t bits)
 {
-   for (unsigned l = 0; l < USC_W; l++)
-      out[l] = raw_lane(s, src, l);
+   float f;
+   if (!(bits & 0x7f800000u))
+      bits = usc_ftz32(bits);
+   memcpy(&f, &bits, 4);
+   return f;
+}
+
+/* fp32 result -> register bits without saturation: normal numbers and
+ * infinities are stored as they are; zeros, denormals and NaNs take
+ * usc_store_f32's rules. */
+static inline uint32_t
+lane_store_f32(float r)
+{
+   uint32_t b;
+   memcpy(&b, &r, 4);
+   const uint32_t e = b & 0x7f800000u;
+   if (e != 0 && (e != 0x7f800000u || !(b & 0x007fffffu)))
+      return b;
+   return usc_store_f32((double)r, false);
+}
+
+static inline float
+src_float_of(const struct usc_src *src, uint64_t v)
+{
+   if (src->kind == SRC_FIMM)
+      return usc_f32((uint32_t)v);
+   if (src_bits(src) == 16)
+      return hw_usc_f16_to_f32((uint16_t)v);
+   return lane_f32((uint32_t)v);
 }
 
 /* Float source: fp32 flushed, fp16 exact, minifloat, then abs / neg. */
 static void
 rd_float(const struct hw_usc_simd *s, const struct usc_src *src, float out[USC_W])
 {
-   for (unsigned l = 0; l < USC_W; l++) {
-      uint64_t v = raw_lane(s, src, l);
-      float f;
-      if (src->kind == SRC_FIMM)
-         f = usc_f32((uint32_t)v);
-      else if (src_bits(src) == 16)
-         f = hw_usc_f16_to_f32((uint16_t)v);
-      else
-         f = usc_f32(usc_ftz32((uint32_t)v));
-      if (src->flags & SRCF_ABS)
-         f = fabsf(f);
-      if (src->flags & SRCF_NEG)
-         f = -f;
-      out[l] = f;
+   if (src->kind == SRC_R32) {
+      const uint32_t *r = s->r[src->idx & 127];
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = lane_f32(r[l]);
+   } else if (src_uniform(src)) {
+      const float f = src_float_of(src, raw_lane(s, src, 0));
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = f;
+   } else {
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = src_float_of(src, raw_lane(s, src, l));
+   }
+   if (src->flags & SRCF_ABS) {
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = fabsf(out[l]);
+   }
+   if (src->flags & SRCF_NEG) {
+      for (unsigned l = 0; l < USC_W; l++)
+         out[l] = -out[l];
    }
 }
 
@@ -690,12 +773,28 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
          rd_float(s, &in->s[1], b);
          if (in->op == U_FMADD32)
             rd_float(s, &in->s[2], c);
-         for (unsigned l = 0; l < USC_W; l++) {
-            if (!(ex >> l & 1))
-               continue;
-            float r = in->op == U_FADD32 ? a[l] + b[l] :
-                      in->op == U_FMUL32 ? a[l] * b[l] : fmaf(a[l], b[l], c[l]);
-            wr_f32res(s, &in->d, l, r, in->sat);
+         /* every lane is computed (no side effects), then the active
+          * ones are stored */
+         float r[USC_W];
+         if (in->op == U_FADD32) {
+            for (unsigned l = 0; l < USC_W; l++)
+               r[l] = a[l] + b[l];
+         } else if (in->op == U_FMUL32) {
+            for (unsigned l = 0; l < USC_W; l++)
+               r[l] = a[l] * b[l];
+         } else {
+            for (unsigned l = 0; l < USC_W; l++)
+               r[l] = fmaf(a[l], b[l], c[l]);
+         }
+         if (in->d.size == 32 && !in->sat) {
+            uint32_t *d = s->r[in->d.idx & 127];
+            for (unsigned l = 0; l < USC_W; l++)
+               if (ex >> l & 1)
+                  d[l] = lane_store_f32(r[l]);
+         } else {
+            for (unsigned l = 0; l < USC_W; l++)
+               if (ex >> l & 1)
+                  wr_f32res(s, &in->d, l, r[l], in->sat);
          }
          break;
       }
@@ -814,8 +913,18 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
             return fail(s, res, HW_USC_UNSUPPORTED, m);
          }
          rc = s->launch->stage_hook(s->launch->hook_user, s, ai, ex);
-         if (rc != HW_USC_OK)
+         if (rc != HW_USC_OK) {
+            /* Hooks record faults in the group's MMU view (their contract);
+             * callers report res->fault, so carry it over. */
+            if (rc == HW_USC_FAULT && res && s->mmu->fault.valid) {
+               char m[96];
+               snprintf(m, sizeof(m), "stage hook fault at 0x%llx",
+                        (unsigned long long)s->mmu->fault.addr);
+               res->fault = s->mmu->fault;
+               return fail(s, res, rc, m);
+            }
             return fail(s, res, rc, "stage hook failed");
+         }
          break;
       }
       default:

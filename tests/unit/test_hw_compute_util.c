@@ -143,6 +143,22 @@ tc_pipeline(struct tc *c, unsigned vm, const struct tc_pipeline *p)
          w += AGX_USC_UNIFORM_LENGTH;
       }
    }
+   if (p->ntextures) {
+      agx_pack(w, USC_TEXTURE, x) {
+         x.start = p->texture_start;
+         x.count = p->ntextures;
+         x.buffer = p->textures;
+      }
+      w += AGX_USC_TEXTURE_LENGTH;
+   }
+   if (p->nsamplers) {
+      agx_pack(w, USC_SAMPLER, x) {
+         x.start = p->sampler_start;
+         x.count = p->nsamplers;
+         x.buffer = p->samplers;
+      }
+      w += AGX_USC_SAMPLER_LENGTH;
+   }
    agx_pack(w, USC_SHARED, x) {
       x.uses_shared_memory = p->tg_bytes != 0;
       x.layout = AGX_SHARED_LAYOUT_VERTEX_COMPUTE;

@@ -58,6 +58,10 @@ struct tc_pipeline {
    uint32_t tg_bytes;        /* 0: Shared word without shared memory */
    unsigned nuniforms;
    struct tc_uniform uniforms[4];
+   /* Texture / Sampler words when the count is non-zero: descriptors
+    * for state slots start .. start + count - 1 at the table VA */
+   uint64_t textures, samplers;
+   unsigned texture_start, ntextures, sampler_start, nsamplers;
 };
 
 /* Writes the USC words; returns the offset from the USC base (= heap). */

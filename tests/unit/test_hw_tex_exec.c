@@ -29,8 +29,6 @@
 
 static struct hw_mmu last_mmu;
 static const struct hw_tex_tile *frag_tile;        /* for frag_hook */
-static const char *patch_name;                      /* field patched into the code */
-static uint32_t patch_value;
 static hw_usc_stage_hook run_hook = hw_tex_compute_hook;
 
 static int
@@ -38,7 +36,6 @@ setup(void **state)
 {
    (void)state;
    memset(tex_test_mem, 0, sizeof(tex_test_mem));
-   patch_name = NULL;
    run_hook = hw_tex_compute_hook;
    frag_tile = NULL;
    return 0;
@@ -68,27 +65,6 @@ frag_hook(void *user, struct hw_usc_simd *simd, const struct agx_instr *instr, u
                          err, sizeof(err));
 }
 
-/* Rewrites field `name` of the first `op` instruction in code. */
-static void
-patch_field(uint8_t *code, size_t len, enum agx_isa_opcode op, const char *name, uint32_t v)
-{
-   for (size_t at = 0; at < len;) {
-      struct agx_instr in;
-      assert_int_equal(agx_isa_decode(code + at, len - at, &in), AGX_ISA_OK);
-      if (in.op == op) {
-         uint8_t out[AGX_ISA_MAX_BYTES];
-         unsigned n;
-         assert_true(agx_instr_set_field(&in, name, v));
-         assert_int_equal(agx_isa_encode(&in, out, &n), AGX_ISA_OK);
-         assert_int_equal(n, in.length);
-         memcpy(code + at, out, n);
-         return;
-      }
-      at += in.length;
-   }
-   fail_msg("no instruction to patch");
-}
-
 static enum hw_usc_status
 run(const char *src, unsigned threads, const uint32_t *uniforms,
     struct hw_usc_result *res)
@@ -98,8 +74,6 @@ run(const char *src, unsigned threads, const uint32_t *uniforms,
    char err[256];
    if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)))
       fail_msg("assemble: %s", err);
-   if (patch_name)
-      patch_field(code, len, AGX_OP_TEXTURE_SAMPLE, patch_name, patch_value);
    memcpy(tex_host(CODE_VA), code, len);
    struct hw_usc_shader *sh = hw_usc_compile(code, len, CODE_VA, err, sizeof(err));
    if (!sh)
@@ -270,9 +244,7 @@ test_sample_quad_derivatives(void **state)
    }
 }
 
-/* Explicit LOD (fp16 2.0 in the uniform half u7l) into a 16-bit result.
- * (The assembler maps `lod_min` to the uniform encoding: both encodings
- * share the name, so the register form cannot be written in text.) */
+/* Explicit LOD (fp16 2.0 in the uniform half u7l) into a 16-bit result. */
 static const char *lod_kernel =
    "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
    "mov_imm          r4, 0, 0b0\n"
@@ -306,12 +278,10 @@ test_sample_explicit_lod_half(void **state)
       "mov_imm          r4, 0, 0b0\n"
       "mov_imm          r5, 0, 0b0\n"
       "mov_imm          r7l, 16896\n"
-      "texture_sample   0, 0b0000, 0b0, none, x, 0b00, r6l, None, ts0, ss0, tex_2d, r4_r5, lod_min, u7l\n"
+      "texture_sample   0, 0b0000, 0b0, none, x, 0b00, r6l, None, ts0, ss0, tex_2d, r4_r5, lod_min, r7l\n"
       "wait             0\n"
       "device_store     0, i16, x, r6l, u2_u3, r1, unsigned, 0\n"
       "stop\n";
-   patch_name = "lod";
-   patch_value = 6;
    st = run(reg_kernel, 4, u, &res);
    if (st != HW_USC_OK)
       fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);

@@ -58,6 +58,20 @@ static const struct { const char *text, *hex; } golden[] = {
    { "imadd r4, r1.sx, r2, u3", "1e11424624860100" },
    { "device_load 0, i32, xy, r14_r15, u0_u1, r2, unsigned", "0571400e00c03200" },
    { "icmpsel ult, r11, r1, r2, r3, 1", "122d424224461030" },
+   /* one LOD-mode / interpolation name, two encodings: the operand's form
+    * picks lod mode 2 (uniform) or 6 (register), 1 (bias in u9h) or 5,
+    * interpolation 1 (immediate sample) or 3 (register); disassembled
+    * identically by applegpu's disassemble.py */
+   { "texture_sample 0, 0b0000, 0b0, none, x, 0b00, r6l, None, ts0, ss0, tex_2d, r4_r5, lod_min, u7l",
+     "3118080e00022100" },
+   { "texture_sample 0, 0b0000, 0b0, none, x, 0b00, r6l, None, ts0, ss0, tex_2d, r4_r5, lod_min, r7l",
+     "3118080e00026100" },
+   { "texture_sample 0, 0b0000, 0b0, none, xy, 0b00, r8_r9, None, ts2, ss1, tex_2d, r4_r5, auto_lod_bias, u9h",
+     "3121081302021301" },
+   { "texture_sample 0, 0b0000, 0b0, none, xy, 0b00, r8_r9, None, ts2, ss1, tex_2d, r4_r5, auto_lod_bias, r10h",
+     "3121081502025301" },
+   { "iter r0_r1, cf1, 3, sample, 0b0, 0, 0, 0, 0, 0", "2181018003000100" },
+   { "iter r0_r1, cf1, r5l, sample, 0b0, 0, 0, 0, 0, 0", "218101800a000300" },
    { "mov_imm r1, 305419896, 0b0", "620578563412" },
    { "if_icmp r0l, seq, r1, 0, 1", "528842020000" },
    { "jmp_exec_none pc+12", "20c00c000000" },
@@ -223,6 +237,67 @@ test_errors(void **state)
    assert_non_null(strstr(msg, "unknown label"));
 }
 
+/* Operand forms an enum value selects: the chosen value and its decoded
+ * operand agree, and a form the name has no encoding for is an error. */
+static void
+test_operand_forms(void **state)
+{
+   (void)state;
+   static const char *pre =
+      "texture_sample 0, 0b0000, 0b0, none, x, 0b00, r6l, None, ts0, ss0, tex_2d, r4_r5, ";
+   static const struct { const char *tail; int lod; unsigned file; } cases[] = {
+      { "lod_min, r7l", 6, AGX_FILE_GPR },
+      { "lod_min, u7l", 2, AGX_FILE_UNIFORM },
+      { "auto_lod_bias, r0h", 5, AGX_FILE_GPR },
+      { "auto_lod_bias, u127h", 1, AGX_FILE_UNIFORM },
+      { "auto_lod_bias, u128l", -1, 0 },   /* past the 8-bit field */
+      { "lod_grad, r8_r9_r10_r11", 4, AGX_FILE_GPR },
+      { "lod_grad_min, r8_r9_r10_r11_r12", 12, AGX_FILE_GPR },
+      /* no encoding of these names takes that form */
+      { "auto_lod, r7l", -1, 0 },
+      { "lod_min, r7", -1, 0 },
+      { "lod_grad, u7l", -1, 0 },
+      { "lod_min, 0", -1, 0 },
+   };
+   for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+      char line[256], err[200];
+      struct agx_instr in;
+      int col;
+      uint32_t lod;
+      snprintf(line, sizeof(line), "%s%s", pre, cases[i].tail);
+      bool ok = agx_isa_parse(line, &in, err, sizeof(err), &col);
+      if (cases[i].lod < 0) {
+         if (ok)
+            fail_msg("'%s' was accepted", cases[i].tail);
+         continue;
+      }
+      if (!ok)
+         fail_msg("'%s': %s", cases[i].tail, err);
+      assert_true(agx_instr_field(&in, "lod", &lod));
+      assert_int_equal(lod, cases[i].lod);
+      const struct agx_operand *d = &in.operands[in.num_operands - 2];
+      assert_int_equal(d->type, AGX_OPERAND_REG);
+      assert_int_equal(d->file, cases[i].file);
+   }
+
+   /* iter's sample index: immediate -> interpolation 1, register -> 3, and
+    * the enum operand (printed after it) keeps that choice */
+   struct agx_instr in;
+   char err[200];
+   int col;
+   uint32_t v;
+   assert_true(agx_isa_parse("iter r0_r1, cf1, r5l, sample, 0b0, 0, 0, 0, 0, 0", &in, err,
+                             sizeof(err), &col));
+   assert_true(agx_instr_field(&in, "interpolation", &v));
+   assert_int_equal(v, 3);
+   assert_true(agx_isa_parse("iter r0_r1, cf1, 5, sample, 0b0, 0, 0, 0, 0, 0", &in, err,
+                             sizeof(err), &col));
+   assert_true(agx_instr_field(&in, "interpolation", &v));
+   assert_int_equal(v, 1);
+   assert_false(agx_isa_parse("iter r0_r1, cf1, u5l, sample, 0b0, 0, 0, 0, 0, 0", &in, err,
+                              sizeof(err), &col));
+}
+
 static void
 test_decode_bad(void **state)
 {
@@ -261,6 +336,7 @@ main(void)
       cmocka_unit_test(test_listing_roundtrip),
       cmocka_unit_test(test_minifloat),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_operand_forms),
       cmocka_unit_test(test_decode_bad),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,11 +92,17 @@ ret              r1
 trap
 texture_sample   0, 0b0000, 0b0, none, xyzw, 0b00, r0_r1_r2_r3, None, ts1, ss2, tex_2d, r4_r5, auto_lod, 0
 texture_load     0, 0b0000, 0b0, none, x, 0b00, r6, None, ts0, ss0, tex_2d, r4_r5, auto_lod, 0
+texture_sample   0, 0b0000, 0b0, none, x, 0b00, r6l, None, ts0, ss0, tex_2d, r4_r5, lod_min, u7l
+texture_sample   0, 0b0000, 0b0, none, x, 0b00, r6l, None, ts0, ss0, tex_2d, r4_r5, lod_min, r7l
+texture_sample   0, 0b0000, 0b0, none, xy, 0b00, r8_r9, None, ts2, ss1, tex_2d, r4_r5, auto_lod_bias, u9h
+texture_sample   0, 0b0000, 0b0, none, xy, 0b00, r8_r9, None, ts2, ss1, tex_2d, r4_r5, auto_lod_bias, r10h
 image_write      r0_r1_r2_r3, r4_r5, 0, None, ts3, tex_2d, rte, 1, 0, 9, 0
 image_write_block r0l, r4_r5, 0, ts3, tex_2d, rte, i8, 0, 0, 0
 ld_tile          r0_r1_r2_r3, i32, 0, xyzw, 0, 1, 0
 st_tile          r0l_r0h, f16, 0, xy, 0, 1, 0
 iter             r0_r1, cf1, center, 0b0, 0, 0, 0, 0, 0
+iter             r0_r1, cf1, 3, sample, 0b0, 0, 0, 0, 0, 0
+iter             r0_r1, cf1, r5l, sample, 0b0, 0, 0, 0, 0, 0
 iterproj         r2_r3_r4, cf2, cf0, center, 0b0, 0, 0, 0, 0, 0
 ldcf             r0_r1_r2, cf3
 st_var           0, r2, 1
