@@ -13,5 +13,11 @@
 int cmd_disasm(int argc, char **argv);
 int cmd_asm(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+int cmd_capture(int argc, char **argv);
 
 #endif

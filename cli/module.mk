@@ -1,4 +1,6 @@
 # The tessera command: thin front ends over the component libraries.
 PROGS += tessera
 tessera_SRCS := $(wildcard cli/*.c)
-tessera_LIBS := cmdstream agxisa
+# Each component that adds a subcommand appends its library here with +=
+# (libraries link as a group, so order does not matter).
+tessera_LIBS += cmdstream agxisa

@@ -17,6 +17,11 @@ static const struct command commands[] = {
    {"asm", cmd_asm, "assemble AGX (G13) shader source into machine code"},
    {"disasm", cmd_disasm, "disassemble AGX (G13) machine code"},
    {"decode", cmd_decode, "decode a VDM/CDM control stream from a memory image"},
+   {"capture", cmd_capture, "record a program's GPU work into a trace (LD_PRELOAD layer)"},
+   {"info", cmd_info, "summarize a trace file (device, program, frames, sizes)"},
+   {"dump", cmd_dump, "print every record of a trace as stable, diffable text"},
+   {"replay", cmd_replay, "replay a trace on the model or a render node"},
+   {"compare", cmd_compare, "compare images or timing of a replay with a reference"},
 };
 
 #define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,651 @@
+/*
+ * tessera-capture.so: the interposed entry points and the layer's life
+ * cycle (init, fork, exit, triggers, frame boundaries). What is recorded
+ * for each ioctl is in cap_state.c. docs/capture.md describes the whole.
+ *
+ * Everything here must leave the program's behaviour alone: the real call
+ * is always made with the program's arguments, errno is preserved, and a
+ * problem of the layer only ever disables recording.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <drm.h>
+
+#include "capture/cap_priv.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct cap_state cap = {
+   .lock = PTHREAD_MUTEX_INITIALIZER,
+   .cond = PTHREAD_COND_INITIALIZER,
+   .reaper_busy_fd = -1,
+};
+struct cap_real cap_real;
+static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
+static _Atomic uint8_t fd_kind[CAP_MAX_FDS];
+static struct cap_file *fd_file[CAP_MAX_FDS];
+
+uint64_t
+cap_now_ns(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void
+cap_log(const char *fmt, ...)
+{
+   if (cap.opt.quiet)
+      return;
+   char buf[512];
+   va_list ap;
+   va_start(ap, fmt);
+   int n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+   va_end(ap);
+   if (n < 0)
+      return;
+   if ((size_t)n > sizeof(buf) - 2)
+      n = sizeof(buf) - 2;
+   buf[n++] = '\n';
+   /* one write(2): lines from several processes do not interleave */
+   ssize_t wr = write(2, buf, (size_t)n);
+   (void)wr;
+}
+
+void
+cap_sig_guard_begin(sigset_t *old)
+{
+   sigset_t s;
+   sigemptyset(&s);
+   sigaddset(&s, SIGXFSZ);
+   pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+void
+cap_sig_guard_end(const sigset_t *old)
+{
+   if (!sigismember(old, SIGXFSZ)) {
+      sigset_t s;
+      sigemptyset(&s);
+      sigaddset(&s, SIGXFSZ);
+      struct timespec zero = { 0, 0 };
+      int saved = errno;
+      while (sigtimedwait(&s, NULL, &zero) == SIGXFSZ)
+         ;
+      errno = saved;
+   }
+   pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+bool
+cap_trace_ok(int r)
+{
+   if (r == 0)
+      return true;
+   if (!cap.disabled) {
+      cap.disabled = true;
+      cap.active = false;
+      cap_log("tessera capture: %s: %s; recording stopped, the trace is valid up to "
+              "its last whole chunk and the program continues", cap.trace_path, strerror(-r));
+   }
+   return false;
+}
+
+static const char *
+env_get(const char *name)
+{
+   return getenv(name);
+}
+
+static void
+on_trigger_signal(int sig)
+{
+   (void)sig;
+   atomic_fetch_add(&cap.signal_toggles, 1);
+}
+
+static void atfork_prepare(void);
+static void atfork_parent(void);
+static void atfork_child(void);
+
+static void
+do_init(void)
+{
+#define REAL(n) cap_real.n = (__typeof__(cap_real.n))dlsym(RTLD_NEXT, #n)
+   REAL(ioctl);
+   REAL(mmap);
+   REAL(munmap);
+   REAL(close);
+   REAL(dup);
+   REAL(dup2);
+   REAL(dup3);
+   REAL(fcntl);
+#undef REAL
+   /* Not yet configured: a sanitizer runtime may call our mmap() before
+    * libc has set up the environment, so options wait for cap_configure(). */
+   cap.disabled = true;
+}
+
+static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+
+static void
+do_configure(void)
+{
+   cap.pid = getpid();
+   char err[256];
+   if (cap_options_parse(&cap.opt, env_get, err, sizeof(err))) {
+      cap_log("tessera capture: %s; not recording", err);
+      return;
+   }
+   cap.root = cap.opt.root_pid == 0 || cap.opt.root_pid == cap.pid;
+   cap.triggered = !cap.opt.start_off;
+   if (cap.opt.trigger_signal) {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof(sa));
+      sa.sa_handler = on_trigger_signal;
+      sa.sa_flags = SA_RESTART;
+      sigemptyset(&sa.sa_mask);
+      sigaction(cap.opt.trigger_signal, &sa, NULL);
+   }
+   if (cap.opt.mem == CAP_MEM_WP && !cap_wp_init()) {
+      cap.opt.mem = CAP_MEM_HASH;
+      cap_log("tessera capture: cannot own SIGSEGV (sanitizer?); memory strategy 'hash'");
+   }
+   pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+   cap.disabled = false;
+}
+
+void
+cap_init(void)
+{
+   int saved = errno;
+   pthread_once(&cap_once, do_init);
+   errno = saved;
+}
+
+/* Reads the options; from the constructor (libc is ready by then) or, at
+ * the latest, from the first DRM ioctl. */
+static void
+cap_configure(void)
+{
+   cap_init();
+   int saved = errno;
+   pthread_once(&cfg_once, do_configure);
+   errno = saved;
+}
+
+__attribute__((constructor)) static void
+cap_ctor(void)
+{
+   cap_configure();
+}
+
+/* ------------------------------------------------------------ life cycle */
+
+static void
+atfork_prepare(void)
+{
+   pthread_mutex_lock(&cap.lock);
+}
+
+static void
+atfork_parent(void)
+{
+   pthread_mutex_unlock(&cap.lock);
+}
+
+/* The child gets its own trace (NAME.<pid>.tsr) the first time it uses a
+ * render node. Nothing of the parent's recording can be continued: the
+ * writer's thread and the reaper did not come along, and on the shim the
+ * inherited node fds are dead. The parent's objects stay reachable. */
+static struct tsr_writer *forked_writers[16];
+static struct cap_file *forked_files[16];
+
+static void
+atfork_child(void)
+{
+   pthread_mutex_init(&cap.lock, NULL);
+   pthread_cond_init(&cap.cond, NULL);
+   for (unsigned i = 0; i < 16; i++) {
+      if (cap.w && !forked_writers[i]) {
+         forked_writers[i] = cap.w;
+         cap.w = NULL;
+      }
+      if (cap.files && !forked_files[i]) {
+         forked_files[i] = cap.files;
+         cap.files = NULL;
+      }
+   }
+   cap.w = NULL;
+   cap.files = NULL;
+   cap.w_opened = false;
+   cap.pid = getpid();
+   cap.root = false;
+   cap.next_seq = 0;
+   cap.submits = cap.frames = cap.frame_submits = 0;
+   cap.active = false;
+   cap.next_file_id = 0;
+   cap.reaper_started = cap.reaper_stop = false;
+   cap.pend_head = cap.pend_tail = NULL;
+   cap.reaper_busy_fd = -1;
+   cap.hook_installed = false;
+   cap_hook_reset_after_fork();
+   for (unsigned i = 0; i < CAP_MAX_FDS; i++) {
+      atomic_store_explicit(&fd_kind[i], CAP_FD_UNKNOWN, memory_order_relaxed);
+      fd_file[i] = NULL;
+   }
+}
+
+/* Finishes the trace: waits (briefly) for outstanding completions, writes
+ * the index. Runs at exit and from _exit(): children of fork() usually
+ * leave through _exit(), which skips destructors. Not in a vfork() child
+ * (same memory as the parent, different pid). */
+static void
+cap_finish(void)
+{
+   if ((cap.disabled && !cap.w) || getpid() != cap.pid)
+      return;
+   cap_reaper_shutdown();
+   pthread_mutex_lock(&cap.lock);
+   cap_hook_drain_locked();
+   struct tsr_writer *w = cap.w;
+   cap.w = NULL;
+   cap.active = false;
+   if (w) {
+      if (getenv("TESSERA_CAPTURE_STATS")) {
+         struct tsr_writer_stats st;
+         tsr_writer_get_stats(w, &st);
+         fprintf(stderr, "tessera capture: %s: %llu submissions of %llu, %llu frames, "
+                 "memory %s: %.3f ms for %llu MiB, pages %llu stored of %llu\n",
+                 cap.trace_path, (unsigned long long)st.submits,
+                 (unsigned long long)cap.submits, (unsigned long long)st.frames,
+                 cap.opt.mem == CAP_MEM_WP ? "wp" : "hash", (double)cap.snap_ns / 1e6,
+                 (unsigned long long)(cap.snap_bytes >> 20),
+                 (unsigned long long)st.pages_stored, (unsigned long long)st.pages_seen);
+      }
+      sigset_t old;
+      cap_sig_guard_begin(&old);
+      tsr_writer_close(w);
+      cap_sig_guard_end(&old);
+   }
+   pthread_mutex_unlock(&cap.lock);
+}
+
+__attribute__((destructor)) static void
+cap_fini(void)
+{
+   cap_finish();
+}
+
+EXPORT void
+_exit(int status)
+{
+   static void (*real)(int);
+   cap_init();
+   cap_finish();
+   if (!real)
+      real = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
+   if (real)
+      real(status);
+   syscall(SYS_exit_group, status);
+   __builtin_unreachable();
+}
+
+EXPORT void
+_Exit(int status)
+{
+   _exit(status);
+}
+
+/* ------------------------------------------------------------- triggers */
+
+/* Called under cap.lock before each submission. */
+static void
+poll_triggers(void)
+{
+   unsigned t = atomic_load(&cap.signal_toggles);
+   if (t != cap.seen_toggles) {
+      if ((t - cap.seen_toggles) & 1)
+         cap.triggered = !cap.triggered;
+      cap.seen_toggles = t;
+   }
+   if (cap.opt.trigger_file[0]) {
+      /* at most every 10 ms: one access(2) per submission would show */
+      uint64_t now = cap_now_ns();
+      if (now - cap.trigger_check_ns >= 10000000ull) {
+         cap.trigger_check_ns = now;
+         if (access(cap.opt.trigger_file, F_OK) == 0 && unlink(cap.opt.trigger_file) == 0)
+            cap.triggered = !cap.triggered;
+      }
+   }
+}
+
+void
+cap_update_active(void)
+{
+   poll_triggers();
+   cap_update_active_nopoll();
+}
+
+/* ------------------------------------------------------------- fd table */
+
+static inline bool
+fd_ok(int fd)
+{
+   return fd >= 0 && fd < CAP_MAX_FDS;
+}
+
+static void
+fd_forget_locked(int fd)
+{
+   if (!fd_ok(fd))
+      return;
+   struct cap_file *f = fd_file[fd];
+   fd_file[fd] = NULL;
+   atomic_store(&fd_kind[fd], CAP_FD_UNKNOWN);
+   if (!f)
+      return;
+   while (cap.reaper_busy_fd == fd)
+      pthread_cond_wait(&cap.cond, &cap.lock);
+   if (--f->fds == 0) {
+      cap_reaper_forget_file(f);
+      cap_file_release(f);
+   } else if (f->any_fd == fd) {
+      for (int i = 0; i < CAP_MAX_FDS; i++) {
+         if (fd_file[i] == f) {
+            f->any_fd = i;
+            break;
+         }
+      }
+   }
+}
+
+static void
+fd_alias_locked(int oldfd, int newfd)
+{
+   if (!fd_ok(newfd))
+      return;
+   fd_forget_locked(newfd);
+   if (!fd_ok(oldfd) || !fd_file[oldfd])
+      return;
+   struct cap_file *f = fd_file[oldfd];
+   f->fds++;
+   fd_file[newfd] = f;
+   atomic_store(&fd_kind[newfd], CAP_FD_ASAHI);
+}
+
+/* ----------------------------------------------------------- interposers */
+
+EXPORT int
+ioctl(int fd, unsigned long req, ...)
+{
+   va_list ap;
+   va_start(ap, req);
+   void *arg = va_arg(ap, void *);
+   va_end(ap);
+   cap_init();
+   if (_IOC_TYPE(req) == DRM_IOCTL_BASE)
+      cap_configure();
+   if (_IOC_TYPE(req) != DRM_IOCTL_BASE || cap.disabled || !fd_ok(fd))
+      return cap_real.ioctl(fd, req, arg);
+   unsigned nr = _IOC_NR(req);
+   bool interesting = (nr >= DRM_COMMAND_BASE && nr <= DRM_COMMAND_BASE + DRM_ASAHI_SUBMIT) ||
+                      nr == _IOC_NR(DRM_IOCTL_GEM_CLOSE) ||
+                      nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY) ||
+                      nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET);
+   if (!interesting)
+      return cap_real.ioctl(fd, req, arg);
+   uint8_t kind = atomic_load(&fd_kind[fd]);
+   if (kind == CAP_FD_OTHER)
+      return cap_real.ioctl(fd, req, arg);
+   int saved = errno;
+   pthread_mutex_lock(&cap.lock);
+   struct cap_file *f = fd_file[fd];
+   if (!f && atomic_load(&fd_kind[fd]) == CAP_FD_UNKNOWN) {
+      f = cap_file_probe(fd);
+      if (f) {
+         fd_file[fd] = f;
+         f->fds = 1;
+         f->any_fd = fd;
+      }
+      atomic_store(&fd_kind[fd], f ? CAP_FD_ASAHI : CAP_FD_OTHER);
+   }
+   if (!f || cap.disabled) {
+      pthread_mutex_unlock(&cap.lock);
+      errno = saved;
+      return cap_real.ioctl(fd, req, arg);
+   }
+   errno = saved;
+   int r = cap_ioctl_locked(f, fd, req, arg);
+   saved = errno;
+   pthread_mutex_unlock(&cap.lock);
+   errno = saved;
+   return r;
+}
+
+static void *
+mmap_common(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+   cap_init();
+   void *p = cap_real.mmap(addr, len, prot, flags, fd, off);
+   if (p == MAP_FAILED || cap.disabled || !fd_ok(fd) ||
+       atomic_load(&fd_kind[fd]) != CAP_FD_ASAHI || cap.opt.mem != CAP_MEM_WP)
+      return p;
+   int saved = errno;
+   pthread_mutex_lock(&cap.lock);
+   struct cap_file *f = fd_file[fd];
+   if (f && (flags & MAP_SHARED)) {
+      for (size_t h = 0; h < f->nbos; h++) {
+         struct cap_bo *bo = f->bos[h];
+         if (bo && bo->have_offset && (uint64_t)off >= bo->mmap_offset &&
+             (uint64_t)off < bo->mmap_offset + bo->size) {
+            cap_wp_register(p, len, prot, f, bo, (uint64_t)off - bo->mmap_offset);
+            break;
+         }
+      }
+   }
+   pthread_mutex_unlock(&cap.lock);
+   errno = saved;
+   return p;
+}
+
+EXPORT void *
+mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+   return mmap_common(addr, len, prot, flags, fd, off);
+}
+
+EXPORT void *
+mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+   return mmap_common(addr, len, prot, flags, fd, off);
+}
+
+EXPORT int
+munmap(void *addr, size_t len)
+{
+   cap_init();
+   if (cap.opt.mem == CAP_MEM_WP && !cap.disabled) {
+      int saved = errno;
+      pthread_mutex_lock(&cap.lock);
+      cap_wp_unmap(addr, len);
+      pthread_mutex_unlock(&cap.lock);
+      errno = saved;
+   }
+   return cap_real.munmap(addr, len);
+}
+
+EXPORT int
+close(int fd)
+{
+   cap_init();
+   if (fd_ok(fd)) {
+      if (atomic_load(&fd_kind[fd]) == CAP_FD_ASAHI) {
+         int saved = errno;
+         pthread_mutex_lock(&cap.lock);
+         fd_forget_locked(fd);
+         pthread_mutex_unlock(&cap.lock);
+         errno = saved;
+      } else {
+         atomic_store(&fd_kind[fd], CAP_FD_UNKNOWN);
+      }
+   }
+   return cap_real.close(fd);
+}
+
+EXPORT int
+dup(int fd)
+{
+   cap_init();
+   pthread_mutex_lock(&cap.lock);
+   int r = cap_real.dup(fd);
+   int saved = errno;
+   if (r >= 0)
+      fd_alias_locked(fd, r);
+   pthread_mutex_unlock(&cap.lock);
+   errno = saved;
+   return r;
+}
+
+EXPORT int
+dup2(int fd, int fd2)
+{
+   cap_init();
+   pthread_mutex_lock(&cap.lock);
+   int r = cap_real.dup2(fd, fd2);
+   int saved = errno;
+   if (r >= 0 && fd != fd2)
+      fd_alias_locked(fd, r);
+   pthread_mutex_unlock(&cap.lock);
+   errno = saved;
+   return r;
+}
+
+EXPORT int
+dup3(int fd, int fd2, int flags)
+{
+   cap_init();
+   pthread_mutex_lock(&cap.lock);
+   int r = cap_real.dup3(fd, fd2, flags);
+   int saved = errno;
+   if (r >= 0)
+      fd_alias_locked(fd, r);
+   pthread_mutex_unlock(&cap.lock);
+   errno = saved;
+   return r;
+}
+
+static int
+fcntl_common(int fd, int cmd, va_list ap)
+{
+   cap_init();
+   switch (cmd) {
+   case F_DUPFD:
+   case F_DUPFD_CLOEXEC: {
+      int a = va_arg(ap, int);
+      pthread_mutex_lock(&cap.lock);
+      int r = cap_real.fcntl(fd, cmd, a);
+      int saved = errno;
+      if (r >= 0)
+         fd_alias_locked(fd, r);
+      pthread_mutex_unlock(&cap.lock);
+      errno = saved;
+      return r;
+   }
+   case F_GETFD:
+   case F_GETFL:
+   case F_GETOWN:
+   case F_GETSIG:
+   case F_GETLEASE:
+   case F_GETPIPE_SZ:
+   case F_GET_SEALS:
+      return cap_real.fcntl(fd, cmd);
+   default:
+      /* every other command takes an int or a pointer: pass a word */
+      return cap_real.fcntl(fd, cmd, va_arg(ap, void *));
+   }
+}
+
+EXPORT int
+fcntl(int fd, int cmd, ...)
+{
+   va_list ap;
+   va_start(ap, cmd);
+   int r = fcntl_common(fd, cmd, ap);
+   va_end(ap);
+   return r;
+}
+
+EXPORT int
+fcntl64(int fd, int cmd, ...)
+{
+   va_list ap;
+   va_start(ap, cmd);
+   int r = fcntl_common(fd, cmd, ap);
+   va_end(ap);
+   return r;
+}
+
+/* --------------------------------------------------------------- frames */
+
+static void
+frame_boundary(uint32_t kind, const char *label)
+{
+   cap_configure();
+   if (cap.disabled)
+      return;
+   int saved = errno;
+   pthread_mutex_lock(&cap.lock);
+   cap_frame_locked(kind, label);
+   pthread_mutex_unlock(&cap.lock);
+   errno = saved;
+}
+
+/* For programs without a window system: ends the current frame. Declare it
+ * weak (`void tessera_capture_frame(const char *) __attribute__((weak));`)
+ * and call it when non-NULL. */
+EXPORT void
+tessera_capture_frame(const char *label)
+{
+   frame_boundary(0, label);
+}
+
+typedef unsigned (*swap_fn)(void *, void *);
+typedef void (*glx_swap_fn)(void *, unsigned long);
+
+EXPORT unsigned
+eglSwapBuffers(void *dpy, void *surface)
+{
+   static swap_fn real;
+   if (!real)
+      real = (swap_fn)dlsym(RTLD_NEXT, "eglSwapBuffers");
+   unsigned r = real ? real(dpy, surface) : 0;
+   frame_boundary(1, "eglSwapBuffers");
+   return r;
+}
+
+EXPORT void
+glXSwapBuffers(void *dpy, unsigned long drawable)
+{
+   static glx_swap_fn real;
+   if (!real)
+      real = (glx_swap_fn)dlsym(RTLD_NEXT, "glXSwapBuffers");
+   if (real)
+      real(dpy, drawable);
+   frame_boundary(1, "glXSwapBuffers");
+}
+
+/* Lets programs and tests tell that the capture layer is loaded. */
+EXPORT const int tessera_capture_present = 1;

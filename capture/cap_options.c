@@ -1,0 +1,175 @@
+/*
+ * Capture options from the environment (set by `tessera capture`, or by
+ * hand next to LD_PRELOAD) and the trace naming rule. See capture.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "capture/capture.h"
+
+static bool
+parse_u64(const char *s, const char **end, uint64_t *v)
+{
+   if (*s < '0' || *s > '9')
+      return false;
+   errno = 0;
+   char *e;
+   unsigned long long x = strtoull(s, &e, 10);
+   if (errno)
+      return false;
+   *v = x;
+   *end = e;
+   return true;
+}
+
+int
+cap_range_parse(const char *s, struct cap_range *r)
+{
+   if (!s || !*s)
+      return -EINVAL;
+   r->first = 0;
+   r->last = UINT64_MAX;
+   const char *p = s;
+   if (*p != '-') {
+      if (!parse_u64(p, &p, &r->first))
+         return -EINVAL;
+      if (*p == '\0') {
+         r->last = r->first;
+         return 0;
+      }
+   }
+   if (*p++ != '-' || (p == s + 1 && *p == '\0'))
+      return -EINVAL;   /* "-" alone names no range */
+   if (*p != '\0' && (!parse_u64(p, &p, &r->last) || *p != '\0'))
+      return -EINVAL;
+   return r->last >= r->first ? 0 : -EINVAL;
+}
+
+static const struct {
+   const char *name;
+   int sig;
+} signals[] = {
+   { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
+   { "QUIT", SIGQUIT }, { "PWR", SIGPWR }, { "WINCH", SIGWINCH },
+};
+
+int
+cap_signal_parse(const char *s)
+{
+   if (!s || !*s)
+      return -1;
+   if (strcasecmp(s, "none") == 0)
+      return 0;
+   if (*s >= '0' && *s <= '9') {
+      char *e;
+      long v = strtol(s, &e, 10);
+      /* SIGKILL/SIGSTOP cannot be caught; SIGSEGV is the write tracker's */
+      if (*e || v <= 0 || v >= NSIG || v == SIGKILL || v == SIGSTOP || v == SIGSEGV)
+         return -1;
+      return (int)v;
+   }
+   if (strncasecmp(s, "SIG", 3) == 0)
+      s += 3;
+   for (unsigned i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+      if (strcasecmp(s, signals[i].name) == 0)
+         return signals[i].sig;
+   return -1;
+}
+
+static int
+fail(char *err, size_t len, const char *what, const char *value)
+{
+   snprintf(err, len, "bad %s: '%s'", what, value);
+   return -EINVAL;
+}
+
+int
+cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t errlen)
+{
+   memset(o, 0, sizeof(*o));
+   o->trigger_signal = SIGUSR1;
+   o->mem = CAP_MEM_WP;   /* the one within the overhead goal (docs/capture.md) */
+   const char *v = get("TESSERA_CAPTURE_FILE");
+   if (!v || !*v) {
+      snprintf(err, errlen, "TESSERA_CAPTURE_FILE is not set");
+      return -EINVAL;
+   }
+   if (strlen(v) + 32 >= sizeof(o->path))
+      return fail(err, errlen, "TESSERA_CAPTURE_FILE (too long)", v);
+   snprintf(o->path, sizeof(o->path), "%s", v);
+   if ((v = get("TESSERA_CAPTURE_ROOT_PID")) && *v) {
+      char *e;
+      long pid = strtol(v, &e, 10);
+      if (*e || pid <= 0 || pid > INT32_MAX)
+         return fail(err, errlen, "TESSERA_CAPTURE_ROOT_PID", v);
+      o->root_pid = (int)pid;
+   }
+   if ((v = get("TESSERA_CAPTURE_FRAMES")) && *v) {
+      if (cap_range_parse(v, &o->frames))
+         return fail(err, errlen, "frame range", v);
+      o->have_frames = true;
+   }
+   if ((v = get("TESSERA_CAPTURE_SUBMITS")) && *v) {
+      if (cap_range_parse(v, &o->submits))
+         return fail(err, errlen, "submission range", v);
+      o->have_submits = true;
+   }
+   if ((v = get("TESSERA_CAPTURE_SIGNAL")) && *v) {
+      int s = cap_signal_parse(v);
+      if (s < 0)
+         return fail(err, errlen, "trigger signal", v);
+      o->trigger_signal = s;
+   }
+   if ((v = get("TESSERA_CAPTURE_TRIGGER_FILE")) && *v) {
+      if (strlen(v) >= sizeof(o->trigger_file))
+         return fail(err, errlen, "trigger file (too long)", v);
+      snprintf(o->trigger_file, sizeof(o->trigger_file), "%s", v);
+   }
+   if ((v = get("TESSERA_CAPTURE_START")) && *v) {
+      if (strcmp(v, "off") == 0)
+         o->start_off = true;
+      else if (strcmp(v, "on") != 0)
+         return fail(err, errlen, "TESSERA_CAPTURE_START (on|off)", v);
+   }
+   if ((v = get("TESSERA_CAPTURE_FRAME_EVERY")) && *v) {
+      const char *e;
+      if (!parse_u64(v, &e, &o->frame_every) || *e)
+         return fail(err, errlen, "TESSERA_CAPTURE_FRAME_EVERY", v);
+   }
+   if ((v = get("TESSERA_CAPTURE_MEM")) && *v) {
+      if (strcmp(v, "hash") == 0)
+         o->mem = CAP_MEM_HASH;
+      else if (strcmp(v, "wp") == 0)
+         o->mem = CAP_MEM_WP;
+      else
+         return fail(err, errlen, "memory strategy (hash|wp)", v);
+   }
+   o->flush_ms = 1000;
+   if ((v = get("TESSERA_CAPTURE_FLUSH_MS")) && *v) {
+      const char *e;
+      if (!parse_u64(v, &e, &o->flush_ms) || *e)
+         return fail(err, errlen, "TESSERA_CAPTURE_FLUSH_MS", v);
+   }
+   v = get("TESSERA_CAPTURE_QUIET");
+   o->quiet = v && *v && strcmp(v, "0") != 0;
+   return 0;
+}
+
+bool
+cap_trace_path(const char *base, int pid, bool root, char *out, size_t len)
+{
+   int n;
+   if (root) {
+      n = snprintf(out, len, "%s", base);
+   } else {
+      size_t bl = strlen(base), sl = strlen(".tsr");
+      int stem = (int)(bl >= sl && strcmp(base + bl - sl, ".tsr") == 0 ? bl - sl : bl);
+      n = snprintf(out, len, "%.*s.%d.tsr", stem, base, pid);
+   }
+   return n >= 0 && (size_t)n < len;
+}

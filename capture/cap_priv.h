@@ -1,0 +1,194 @@
+/*
+ * Private state of the capture layer (tessera-capture.so). One global
+ * `cap` object; `cap.lock` serialises recording with the real ioctl so a
+ * multi-threaded program's trace is in the kernel's order of submission.
+ *
+ * Lock order: cap.lock, then the shim's or kernel's locks (inside the real
+ * ioctl). The kernel's job hook runs under the driver's lock, so it only
+ * takes cap.hook_lock, which is never held across a call into the driver.
+ */
+#ifndef TESSERA_CAP_PRIV_H
+#define TESSERA_CAP_PRIV_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "capture/capture.h"
+#include "trace/trace.h"
+
+#define CAP_MAX_FDS 65536
+#define CAP_MAX_CPUMAPS 4096
+
+enum cap_fd_kind { CAP_FD_UNKNOWN = 0, CAP_FD_OTHER = 1, CAP_FD_ASAHI = 2 };
+
+struct cap_bo {
+   uint32_t handle, flags, vm_id;
+   uint64_t size;
+   uint64_t mmap_offset;
+   bool have_offset;
+   void *map;            /* the layer's own read-only mapping */
+   bool recorded;        /* GEM_CREATE is in the current trace */
+   bool full;            /* next snapshot reads the whole object */
+   bool gpu_dirty;       /* bound writable where work was submitted */
+   uint64_t gen;         /* snapshot generation that last read it */
+};
+
+struct cap_vm {
+   uint32_t id;
+   uint64_t kernel_start, kernel_end;
+   struct cap_vm_map map;
+   bool recorded;
+   bool binds_stale;     /* binds happened while not recording */
+};
+
+struct cap_queue {
+   uint32_t id, vm_id, priority, flags;
+   uint64_t usc_exec_base;
+   bool recorded;
+};
+
+struct cap_tsobj {
+   uint32_t object_handle, handle, flags;
+   uint64_t offset, range;
+   bool recorded;
+};
+
+struct cap_file {
+   uint32_t id;
+   unsigned fds;                 /* program fds that refer to it */
+   int any_fd;                   /* one of them, for the layer's own calls */
+   bool recorded;
+   char drv_name[64], drv_date[64], drv_desc[128];
+   struct tsr_driver drv;
+   struct drm_asahi_params_global params;
+   size_t params_size;
+   struct cap_bo **bos;          /* by GEM handle */
+   size_t nbos;
+   struct cap_vm *vms;
+   size_t nvms;
+   struct cap_queue *queues;
+   size_t nqueues;
+   struct cap_tsobj *tsobjs;
+   size_t ntsobjs;
+   struct cap_file *next;
+};
+
+/* A program mapping of an object, for write tracking (cap_wp.c). */
+struct cap_cpumap {
+   uintptr_t addr;
+   size_t len;
+   int prot;
+   uint32_t file_id, handle;
+   uint64_t bo_offset;
+   _Atomic uint8_t *dirty;       /* one byte per host page */
+};
+
+/* A submission waiting for its out-sync (cap_reaper.c). */
+struct cap_pending {
+   struct cap_file *file;
+   uint32_t seq;
+   struct drm_asahi_sync sync;
+   unsigned nts;
+   struct cap_ts_ref ts[16];
+   struct cap_pending *next;
+};
+
+struct cap_real {
+   int (*ioctl)(int, unsigned long, ...);
+   void *(*mmap)(void *, size_t, int, int, int, off_t);
+   int (*munmap)(void *, size_t);
+   int (*close)(int);
+   int (*dup)(int);
+   int (*dup2)(int, int);
+   int (*dup3)(int, int, int);
+   int (*fcntl)(int, int, ...);
+};
+
+struct cap_state {
+   pthread_mutex_t lock;
+   pthread_cond_t cond;
+   bool disabled;                /* bad options or a failed trace: pass through */
+   struct cap_options opt;
+   int pid;
+   bool root;
+   char trace_path[4200];
+   struct tsr_writer *w;
+   bool w_opened;                /* tried to open the writer */
+   uint32_t next_seq;            /* next trace submission number */
+   uint64_t submits, frames;     /* process-wide counts */
+   uint64_t frame_submits;       /* submissions in the current frame */
+   bool triggered;
+   atomic_uint signal_toggles;
+   unsigned seen_toggles;
+   uint64_t trigger_check_ns;
+   uint64_t last_flush_ns;
+   bool active;
+   uint64_t gen;
+   struct cap_file *files;
+   uint32_t next_file_id;
+   /* reaper */
+   pthread_t reaper;
+   bool reaper_started, reaper_stop;
+   struct cap_pending *pend_head, *pend_tail;
+   int reaper_busy_fd;
+   /* job hook */
+   bool hook_installed;
+   /* statistics */
+   uint64_t snap_ns, snap_bytes, submit_ns;
+};
+
+extern struct cap_state cap;
+extern struct cap_real cap_real;
+
+/* cap_layer.c */
+void cap_init(void);
+uint64_t cap_now_ns(void);
+void cap_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runs a trace call with SIGXFSZ blocked in this thread and any pending one
+ * discarded, so a file-size limit ends recording and not the program. */
+void cap_sig_guard_begin(sigset_t *old);
+void cap_sig_guard_end(const sigset_t *old);
+/* Checks a trace call's result; the first failure stops recording. */
+bool cap_trace_ok(int r);
+
+/* cap_state.c (all under cap.lock unless noted) */
+struct cap_file *cap_file_probe(int fd);
+int cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg);
+struct cap_bo *cap_bo_get(struct cap_file *f, uint32_t handle);
+const void *cap_bo_map(struct cap_file *f, struct cap_bo *bo);
+void cap_file_release(struct cap_file *f);
+struct cap_file *cap_file_by_id(uint32_t id);
+void cap_update_active(void);
+/* Starts or stops recording as ranges and triggers now say. */
+void cap_update_active_nopoll(void);
+void cap_frame_locked(uint32_t kind, const char *label);
+void cap_open_writer(void);
+
+/* cap_reaper.c */
+void cap_reaper_push(struct cap_pending *p);
+void cap_reaper_forget_file(struct cap_file *f);
+void cap_reaper_poll(struct cap_file *f, uint32_t handle);
+void cap_reaper_shutdown(void);
+void cap_hook_install(void);
+void cap_hook_expect(uint32_t file_id, uint32_t queue_id, uint32_t seq, unsigned hw_cmds);
+void cap_hook_drain_locked(void);
+void cap_hook_reset_after_fork(void);
+
+/* cap_wp.c */
+/* Installs the write tracker; false if SIGSEGV cannot be ours. */
+bool cap_wp_init(void);
+void cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f,
+                     struct cap_bo *bo, uint64_t bo_offset);
+void cap_wp_unmap(void *addr, size_t len);
+/* Records the CPU-dirty pages of bo and write-protects them again.
+ * Returns false if the object has a mapping the tracker cannot vouch for. */
+bool cap_wp_collect(struct cap_file *f, struct cap_bo *bo);
+/* After a whole read: clear the dirty pages and protect every mapping. */
+void cap_wp_arm(struct cap_file *f, struct cap_bo *bo);
+void cap_wp_forget_bo(uint32_t file_id, uint32_t handle);
+
+#endif

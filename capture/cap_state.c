@@ -1,0 +1,782 @@
+/*
+ * What the capture layer records for each asahi ioctl, the shadow of the
+ * program's driver objects it keeps to do so, and the memory snapshot
+ * taken before every SUBMIT. Everything here runs under cap.lock.
+ *
+ * The shadow is kept whether or not recording is on, so a trace that
+ * starts in the middle of a run (a range or a trigger) can first write the
+ * complete state: every VM with its mappings, every object with its
+ * contents, every queue and timestamp object (start_recording()).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <drm.h>
+
+#include "capture/cap_priv.h"
+
+#define PAGE_GPU 16384u
+
+/* Copies from a program pointer without trusting it: the kernel answers
+ * EFAULT for a bad pointer, and so must we rather than crash. */
+static bool
+safe_read(void *dst, uint64_t src, size_t n)
+{
+   if (n == 0)
+      return true;
+   if (!src)
+      return false;
+   struct iovec l = { dst, n }, r = { (void *)(uintptr_t)src, n };
+   ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+   if (got == (ssize_t)n)
+      return true;
+   if (got < 0 && (errno == ENOSYS || errno == EPERM)) {
+      memcpy(dst, (const void *)(uintptr_t)src, n);
+      return true;
+   }
+   return false;
+}
+
+/* --------------------------------------------------------------- shadow */
+
+static struct cap_vm *
+vm_get(struct cap_file *f, uint32_t id)
+{
+   for (size_t i = 0; i < f->nvms; i++)
+      if (f->vms[i].id == id)
+         return &f->vms[i];
+   return NULL;
+}
+
+static struct cap_queue *
+queue_get(struct cap_file *f, uint32_t id)
+{
+   for (size_t i = 0; i < f->nqueues; i++)
+      if (f->queues[i].id == id)
+         return &f->queues[i];
+   return NULL;
+}
+
+struct cap_bo *
+cap_bo_get(struct cap_file *f, uint32_t handle)
+{
+   return handle < f->nbos ? f->bos[handle] : NULL;
+}
+
+struct cap_file *
+cap_file_by_id(uint32_t id)
+{
+   for (struct cap_file *f = cap.files; f; f = f->next)
+      if (f->id == id)
+         return f;
+   return NULL;
+}
+
+static bool
+grow(void **p, size_t *n, size_t want, size_t elem)
+{
+   if (want <= *n)
+      return true;
+   size_t m = *n ? *n : 8;
+   while (m < want)
+      m *= 2;
+   void *q = realloc(*p, m * elem);
+   if (!q)
+      return false;
+   memset((uint8_t *)q + *n * elem, 0, (m - *n) * elem);
+   *p = q;
+   *n = m;
+   return true;
+}
+
+/* The layer's own read-only view of an object: the program may never map
+ * it (GPU-only objects) or map only part of it. */
+const void *
+cap_bo_map(struct cap_file *f, struct cap_bo *bo)
+{
+   if (bo->map)
+      return bo->map;
+   if (!bo->have_offset) {
+      struct drm_asahi_gem_mmap_offset o = { .handle = bo->handle };
+      if (cap_real.ioctl(f->any_fd, DRM_IOCTL_ASAHI_GEM_MMAP_OFFSET, &o))
+         return NULL;
+      bo->mmap_offset = o.offset;
+      bo->have_offset = true;
+   }
+   void *p = cap_real.mmap(NULL, bo->size, PROT_READ, MAP_SHARED, f->any_fd,
+                           (off_t)bo->mmap_offset);
+   if (p == MAP_FAILED)
+      return NULL;
+   bo->map = p;
+   return p;
+}
+
+static void
+bo_free(struct cap_file *f, struct cap_bo *bo)
+{
+   if (bo->map)
+      cap_real.munmap(bo->map, bo->size);
+   cap_wp_forget_bo(f->id, bo->handle);
+   free(bo);
+}
+
+void
+cap_file_release(struct cap_file *f)
+{
+   for (size_t i = 0; i < f->nbos; i++)
+      if (f->bos[i])
+         bo_free(f, f->bos[i]);
+   for (size_t i = 0; i < f->nvms; i++)
+      cap_vm_map_free(&f->vms[i].map);
+   free(f->bos);
+   free(f->vms);
+   free(f->queues);
+   free(f->tsobjs);
+   for (struct cap_file **pp = &cap.files; *pp; pp = &(*pp)->next) {
+      if (*pp == f) {
+         *pp = f->next;
+         break;
+      }
+   }
+   free(f);
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static void
+write_meta(void)
+{
+   char buf[4096];
+   snprintf(buf, sizeof(buf), "%d", cap.pid);
+   tsr_write_meta(cap.w, "pid", buf);
+   snprintf(buf, sizeof(buf), "%d", getppid());
+   tsr_write_meta(cap.w, "ppid", buf);
+   FILE *fp = fopen("/proc/self/cmdline", "rb");
+   if (fp) {
+      size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+      fclose(fp);
+      buf[n] = 0;
+      tsr_write_meta(cap.w, "program", buf);
+      for (size_t i = 0; i + 1 < n; i++)
+         if (!buf[i])
+            buf[i] = '\n';
+      tsr_write_meta(cap.w, "args", buf);
+   }
+   if (gethostname(buf, sizeof(buf)) == 0)
+      tsr_write_meta(cap.w, "host", buf);
+   snprintf(buf, sizeof(buf), "mem=%s frames=%.64s submits=%.64s signal=%d trigger_file=%.1024s start=%s",
+            cap.opt.mem == CAP_MEM_WP ? "wp" : "hash",
+            getenv("TESSERA_CAPTURE_FRAMES") ? getenv("TESSERA_CAPTURE_FRAMES") : "all",
+            getenv("TESSERA_CAPTURE_SUBMITS") ? getenv("TESSERA_CAPTURE_SUBMITS") : "all",
+            cap.opt.trigger_signal, cap.opt.trigger_file, cap.opt.start_off ? "off" : "on");
+   tsr_write_meta(cap.w, "capture_options", buf);
+   tsr_write_meta(cap.w, "tessera_version", TESSERA_VERSION);
+}
+
+void
+cap_open_writer(void)
+{
+   if (cap.w_opened || cap.disabled)
+      return;
+   cap.w_opened = true;
+   if (!cap_trace_path(cap.opt.path, cap.pid, cap.root, cap.trace_path,
+                       sizeof(cap.trace_path))) {
+      cap.disabled = true;
+      return;
+   }
+   /* The writer's thread inherits this mask: with every signal blocked it
+    * never runs the program's handlers, and a SIGXFSZ from a file-size
+    * limit stays pending on it instead of killing the process. */
+   sigset_t all, old;
+   sigfillset(&all);
+   pthread_sigmask(SIG_BLOCK, &all, &old);
+   /* the layer reports a failure itself, once (cap_trace_ok) */
+   struct tsr_writer_options wo = { .quiet = true };
+   int r = tsr_writer_open(&cap.w, cap.trace_path, &wo);
+   cap_sig_guard_end(&old);
+   if (r) {
+      cap.w = NULL;
+      cap.disabled = true;
+      cap_log("tessera capture: cannot create %s: %s; not recording", cap.trace_path,
+              strerror(-r));
+      return;
+   }
+   write_meta();
+   cap.last_flush_ns = cap_now_ns();
+}
+
+/* ---------------------------------------------------------------- files */
+
+struct cap_file *
+cap_file_probe(int fd)
+{
+   struct cap_file *f = calloc(1, sizeof(*f));
+   if (!f)
+      return NULL;
+   struct drm_version v;
+   memset(&v, 0, sizeof(v));
+   v.name = f->drv_name;
+   v.name_len = sizeof(f->drv_name) - 1;
+   v.date = f->drv_date;
+   v.date_len = sizeof(f->drv_date) - 1;
+   v.desc = f->drv_desc;
+   v.desc_len = sizeof(f->drv_desc) - 1;
+   if (cap_real.ioctl(fd, DRM_IOCTL_VERSION, &v) || strcmp(f->drv_name, "asahi") != 0) {
+      free(f);
+      return NULL;
+   }
+   f->drv = (struct tsr_driver){
+      .major = v.version_major, .minor = v.version_minor, .patchlevel = v.version_patchlevel,
+      .name = f->drv_name, .date = f->drv_date, .desc = f->drv_desc,
+   };
+   f->id = cap.next_file_id++;
+   f->any_fd = fd;
+   f->next = cap.files;
+   cap.files = f;
+   cap_open_writer();
+   cap_hook_install();
+   /* record from the start when ranges and triggers allow */
+   cap_update_active_nopoll();
+   return f;
+}
+
+/* ------------------------------------------------------ state recording */
+
+static bool
+recording(void)
+{
+   return cap.active && cap.w && !cap.disabled;
+}
+
+static void
+record_file(struct cap_file *f)
+{
+   if (f->recorded)
+      return;
+   cap_trace_ok(tsr_write_driver(cap.w, f->id, &f->drv));
+   if (f->params_size)
+      cap_trace_ok(tsr_write_device_params(cap.w, f->id, &f->params, f->params_size));
+   f->recorded = true;
+}
+
+static void
+record_vm_binds(struct cap_file *f, struct cap_vm *vm, bool fresh)
+{
+   /* Replace whatever the trace had for this VM by the current mappings:
+    * unbind the user VA on both sides of the kernel range, then rebind. */
+   size_t n = vm->map.count + 2;
+   struct drm_asahi_gem_bind_op *ops = calloc(n, sizeof(*ops));
+   if (!ops)
+      return;
+   size_t k = 0;
+   uint64_t lo = f->params.vm_start, hi = f->params.vm_end;
+   if (vm->kernel_start > lo && !fresh)
+      ops[k++] = (struct drm_asahi_gem_bind_op){ .flags = DRM_ASAHI_BIND_UNBIND,
+                                                 .addr = lo, .range = vm->kernel_start - lo };
+   if (hi > vm->kernel_end && !fresh)
+      ops[k++] = (struct drm_asahi_gem_bind_op){ .flags = DRM_ASAHI_BIND_UNBIND,
+                                                 .addr = vm->kernel_end,
+                                                 .range = hi - vm->kernel_end };
+   for (size_t i = 0; i < vm->map.count; i++) {
+      const struct cap_mapping *m = &vm->map.m[i];
+      ops[k++] = (struct drm_asahi_gem_bind_op){ .flags = m->flags, .handle = m->handle,
+                                                 .offset = m->offset, .range = m->range,
+                                                 .addr = m->addr };
+   }
+   if (k) {
+      struct tsr_vm_bind b = { .vm_id = vm->id, .num_ops = (uint32_t)k, .ops = ops };
+      cap_trace_ok(tsr_write_vm_bind(cap.w, f->id, &b));
+   }
+   free(ops);
+   vm->binds_stale = false;
+}
+
+static void
+record_bo(struct cap_file *f, struct cap_bo *bo)
+{
+   struct tsr_gem_create g = { .handle = bo->handle, .flags = bo->flags,
+                               .vm_id = bo->vm_id, .size = bo->size };
+   cap_trace_ok(tsr_write_gem_create(cap.w, f->id, &g));
+   bo->recorded = true;
+   bo->full = true;
+}
+
+/* Writes the whole current state that the trace does not have yet. */
+static void
+record_state(void)
+{
+   for (struct cap_file *f = cap.files; f; f = f->next) {
+      record_file(f);
+      for (size_t i = 0; i < f->nbos; i++) {
+         struct cap_bo *bo = f->bos[i];
+         if (bo && !bo->recorded)
+            record_bo(f, bo);
+         if (bo)
+            bo->full = true;   /* CPU writes were not tracked meanwhile */
+      }
+      for (size_t i = 0; i < f->nvms; i++) {
+         struct cap_vm *vm = &f->vms[i];
+         if (!vm->kernel_end)
+            continue;   /* a free slot */
+         bool fresh = !vm->recorded;
+         if (fresh) {
+            struct tsr_vm_create c = { vm->id, vm->kernel_start, vm->kernel_end };
+            cap_trace_ok(tsr_write_vm_create(cap.w, f->id, &c));
+            vm->recorded = true;
+            vm->binds_stale = vm->map.count != 0;
+         }
+         if (vm->binds_stale)
+            record_vm_binds(f, vm, fresh);
+      }
+      for (size_t i = 0; i < f->ntsobjs; i++) {
+         struct cap_tsobj *t = &f->tsobjs[i];
+         if (t->object_handle && !t->recorded) {
+            struct tsr_bind_object b = { DRM_ASAHI_BIND_OBJECT_OP_BIND, t->flags, t->handle,
+                                         t->object_handle, t->offset, t->range };
+            cap_trace_ok(tsr_write_bind_object(cap.w, f->id, &b));
+            t->recorded = true;
+         }
+      }
+      for (size_t i = 0; i < f->nqueues; i++) {
+         struct cap_queue *q = &f->queues[i];
+         if (!q->vm_id)
+            continue;   /* a free slot */
+         if (!q->recorded) {
+            struct tsr_queue_create c = { q->id, q->vm_id, q->priority, q->flags,
+                                          q->usc_exec_base };
+            cap_trace_ok(tsr_write_queue_create(cap.w, f->id, &c));
+            q->recorded = true;
+         }
+      }
+   }
+}
+
+void
+cap_update_active_nopoll(void)
+{
+   bool want = cap.triggered && !cap.disabled && cap.w &&
+               (!cap.opt.have_submits || cap_range_has(&cap.opt.submits, cap.submits)) &&
+               (!cap.opt.have_frames || cap_range_has(&cap.opt.frames, cap.frames));
+   if (want == cap.active)
+      return;
+   if (want) {
+      cap.active = true;
+      record_state();
+   } else {
+      cap.active = false;
+      cap_trace_ok(tsr_write_frame(cap.w, 2, "capture stopped"));
+      sigset_t old;
+      cap_sig_guard_begin(&old);
+      cap_trace_ok(tsr_writer_flush(cap.w));
+      cap_sig_guard_end(&old);
+   }
+}
+
+void
+cap_frame_locked(uint32_t kind, const char *label)
+{
+   if (recording())
+      cap_trace_ok(tsr_write_frame(cap.w, kind, label));
+   cap.frames++;
+   cap.frame_submits = 0;
+   /* GPU results are re-read once per frame in the wp strategy */
+   for (struct cap_file *f = cap.files; f; f = f->next)
+      for (size_t i = 0; i < f->nbos; i++)
+         if (f->bos[i] && f->bos[i]->gpu_dirty)
+            f->bos[i]->full = true;
+}
+
+/* -------------------------------------------------------------- memory */
+
+static void
+snapshot_bo(struct cap_file *f, struct cap_bo *bo)
+{
+   if (!bo->recorded)
+      record_bo(f, bo);
+   /* wp: arm before reading, so a write racing with the read faults and
+    * is caught by the next snapshot */
+   if (cap.opt.mem == CAP_MEM_WP && !bo->full) {
+      cap_wp_collect(f, bo);
+      return;
+   }
+   if (cap.opt.mem == CAP_MEM_WP)
+      cap_wp_arm(f, bo);
+   const void *p = cap_bo_map(f, bo);
+   if (!p)
+      return;   /* cannot read it: the trace keeps the older contents */
+   cap_trace_ok(tsr_write_memory(cap.w, f->id, bo->handle, 0, p, bo->size));
+   cap.snap_bytes += bo->size;
+   bo->full = false;
+}
+
+/* Everything bound in the VM is what the GPU may read. */
+static void
+snapshot_vm(struct cap_file *f, struct cap_vm *vm)
+{
+   uint64_t t0 = cap_now_ns();
+   cap.gen++;
+   for (size_t i = 0; i < vm->map.count && recording(); i++) {
+      struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);
+      if (!bo || bo->gen == cap.gen)
+         continue;
+      bo->gen = cap.gen;
+      snapshot_bo(f, bo);
+   }
+   /* what this submission may write is stale from now on */
+   for (size_t i = 0; i < vm->map.count; i++) {
+      struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);
+      if (bo && (vm->map.m[i].flags & DRM_ASAHI_BIND_WRITE))
+         bo->gpu_dirty = true;
+   }
+   cap.snap_ns += cap_now_ns() - t0;
+}
+
+/* --------------------------------------------------------------- ioctls */
+
+static int
+do_real(int fd, unsigned long req, void *arg)
+{
+   return cap_real.ioctl(fd, req, arg);
+}
+
+/* Copies the argument struct the way drm_ioctl() does: as many bytes as
+ * the request encodes, zero-extended to our struct. */
+static bool
+read_arg(void *dst, size_t dst_size, unsigned long req, void *arg)
+{
+   size_t n = _IOC_SIZE(req);
+   memset(dst, 0, dst_size);
+   return safe_read(dst, (uintptr_t)arg, n < dst_size ? n : dst_size);
+}
+
+static void
+on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
+{
+   struct drm_asahi_submit s;
+   if (!read_arg(&s, sizeof(s), req, arg)) {
+      *ret = do_real(fd, req, arg);
+      return;
+   }
+   cap_update_active();
+   struct cap_queue *q = queue_get(f, s.queue_id);
+   struct cap_vm *vm = q ? vm_get(f, q->vm_id) : NULL;
+   bool rec = recording();
+   if (rec && vm)
+      snapshot_vm(f, vm);
+   /* read the command buffer before the kernel sees it: what we record is
+    * what it was given */
+   uint8_t *cmdbuf = NULL;
+   struct drm_asahi_sync *syncs = NULL;
+   uint32_t nsync = s.in_sync_count + s.out_sync_count;
+   bool ok = rec && s.cmdbuf_size <= (1u << 20) && nsync <= 1024;
+   if (ok) {
+      cmdbuf = malloc(s.cmdbuf_size ? s.cmdbuf_size : 1);
+      syncs = calloc(nsync ? nsync : 1, sizeof(*syncs));
+      ok = cmdbuf && syncs && safe_read(cmdbuf, s.cmdbuf, s.cmdbuf_size) &&
+           safe_read(syncs, s.syncs, nsync * sizeof(*syncs));
+   }
+   unsigned hw_cmds = 0;
+   struct cap_ts_ref ts[16];
+   int nts = ok ? cap_cmdbuf_timestamps(cmdbuf, s.cmdbuf_size, ts, 16, &hw_cmds) : 0;
+   if (ok) {
+      cap_hook_expect(f->id, s.queue_id, cap.next_seq, hw_cmds);
+      /* a binary out-sync gets a new fence: collect the old one's news */
+      for (uint32_t i = s.in_sync_count; i < nsync; i++)
+         if (syncs[i].sync_type == DRM_ASAHI_SYNC_SYNCOBJ)
+            cap_reaper_poll(f, syncs[i].handle);
+   }
+   uint64_t t = cap_now_ns();
+   *ret = do_real(fd, req, arg);
+   int saved = errno;
+   if (*ret == 0) {
+      cap.submits++;
+      cap.frame_submits++;
+   }
+   if (ok && *ret == 0 && recording()) {
+      struct tsr_submit ts_rec = {
+         .queue_id = s.queue_id, .flags = s.flags,
+         .in_sync_count = s.in_sync_count, .out_sync_count = s.out_sync_count,
+         .syncs = syncs, .cmdbuf_size = s.cmdbuf_size, .cmdbuf = cmdbuf,
+         .result = 0, .cpu_time_ns = t,
+      };
+      uint32_t seq = 0;
+      if (cap_trace_ok(tsr_write_submit(cap.w, f->id, &ts_rec, &seq))) {
+         cap.next_seq = seq + 1;
+         cap.submit_ns += cap_now_ns() - t;
+         if (s.out_sync_count) {
+            struct cap_pending *p = calloc(1, sizeof(*p));
+            if (p) {
+               p->file = f;
+               p->seq = seq;
+               p->sync = syncs[s.in_sync_count];
+               p->nts = nts < 0 ? 0 : nts > 16 ? 16 : (unsigned)nts;
+               memcpy(p->ts, ts, p->nts * sizeof(ts[0]));
+               cap_reaper_push(p);
+            }
+         }
+      }
+      cap_hook_drain_locked();
+      /* Records wait in memory until a chunk fills; push them out now and
+       * then, so a crash or a full disk loses at most flush_ms of them. */
+      uint64_t now = cap_now_ns();
+      if (cap.opt.flush_ms && now - cap.last_flush_ns >= cap.opt.flush_ms * 1000000ull) {
+         cap.last_flush_ns = now;
+         sigset_t old;
+         cap_sig_guard_begin(&old);
+         cap_trace_ok(tsr_writer_flush(cap.w));
+         cap_sig_guard_end(&old);
+      }
+   }
+   free(cmdbuf);
+   free(syncs);
+   if (*ret == 0 && cap.opt.frame_every && cap.frame_submits >= cap.opt.frame_every)
+      cap_frame_locked(0, "every N submissions");
+   errno = saved;
+}
+
+static void
+on_vm_bind(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
+{
+   struct drm_asahi_vm_bind b;
+   bool have = read_arg(&b, sizeof(b), req, arg);
+   struct drm_asahi_gem_bind_op *ops = NULL;
+   if (have && b.num_binds && b.num_binds <= 4096 && b.stride >= 8 && b.stride <= 4096) {
+      ops = calloc(b.num_binds, sizeof(*ops));
+      uint8_t *raw = malloc((size_t)b.num_binds * b.stride);
+      if (ops && raw && safe_read(raw, b.userptr, (size_t)b.num_binds * b.stride)) {
+         for (uint32_t i = 0; i < b.num_binds; i++)
+            memcpy(&ops[i], raw + (size_t)i * b.stride,
+                   b.stride < sizeof(ops[i]) ? b.stride : sizeof(ops[i]));
+      } else {
+         free(ops);
+         ops = NULL;
+      }
+      free(raw);
+   }
+   *ret = do_real(fd, req, arg);
+   int saved = errno;
+   struct cap_vm *vm = have ? vm_get(f, b.vm_id) : NULL;
+   if (*ret == 0 && ops && vm) {
+      for (uint32_t i = 0; i < b.num_binds; i++)
+         cap_vm_map_apply(&vm->map, &ops[i]);
+      if (recording() && vm->recorded && !vm->binds_stale) {
+         struct tsr_vm_bind r = { b.vm_id, b.num_binds, ops, 0 };
+         cap_trace_ok(tsr_write_vm_bind(cap.w, f->id, &r));
+      } else {
+         vm->binds_stale = true;
+      }
+   }
+   free(ops);
+   errno = saved;
+}
+
+int
+cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
+{
+   unsigned nr = _IOC_NR(req);
+   int ret = 0;
+   /* a syncobj about to lose its fence: collect what it says first */
+   if (nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY)) {
+      struct drm_syncobj_destroy d;
+      if (read_arg(&d, sizeof(d), req, arg))
+         cap_reaper_poll(f, d.handle);
+      return do_real(fd, req, arg);
+   }
+   if (nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET)) {
+      struct drm_syncobj_array a;
+      uint32_t h[64];
+      if (read_arg(&a, sizeof(a), req, arg) && a.count_handles <= 64 &&
+          safe_read(h, a.handles, a.count_handles * sizeof(h[0])))
+         for (uint32_t i = 0; i < a.count_handles; i++)
+            cap_reaper_poll(f, h[i]);
+      return do_real(fd, req, arg);
+   }
+   if (nr == _IOC_NR(DRM_IOCTL_GEM_CLOSE)) {
+      struct drm_gem_close c;
+      bool have = read_arg(&c, sizeof(c), req, arg);
+      struct cap_bo *bo = have ? cap_bo_get(f, c.handle) : NULL;
+      if (bo && bo->map) {
+         /* our mapping would keep the object alive */
+         cap_real.munmap(bo->map, bo->size);
+         bo->map = NULL;
+      }
+      ret = do_real(fd, req, arg);
+      if (ret == 0 && bo) {
+         int saved = errno;
+         for (size_t i = 0; i < f->nvms; i++)
+            cap_vm_map_drop_handle(&f->vms[i].map, c.handle);
+         if (bo->recorded && cap.w && !cap.disabled)
+            cap_trace_ok(tsr_write_gem_close(cap.w, f->id, c.handle));
+         f->bos[c.handle] = NULL;
+         bo_free(f, bo);
+         errno = saved;
+      }
+      return ret;
+   }
+   if (nr == DRM_COMMAND_BASE + DRM_ASAHI_SUBMIT) {
+      on_submit(f, fd, req, arg, &ret);
+      return ret;
+   }
+   if (nr == DRM_COMMAND_BASE + DRM_ASAHI_VM_BIND) {
+      on_vm_bind(f, fd, req, arg, &ret);
+      return ret;
+   }
+   ret = do_real(fd, req, arg);
+   if (ret != 0)
+      return ret;
+   int saved = errno;
+   bool rec = recording();
+   switch (nr - DRM_COMMAND_BASE) {
+   case DRM_ASAHI_GET_PARAMS: {
+      struct drm_asahi_get_params g;
+      if (read_arg(&g, sizeof(g), req, arg) && g.param_group == 0) {
+         size_t n = g.size < sizeof(f->params) ? g.size : sizeof(f->params);
+         struct drm_asahi_params_global p;
+         memset(&p, 0, sizeof(p));
+         if (safe_read(&p, g.pointer, n) && n >= f->params_size) {
+            f->params = p;
+            f->params_size = n;
+            if (f->recorded && rec)
+               cap_trace_ok(tsr_write_device_params(cap.w, f->id, &p, n));
+         }
+      }
+      break;
+   }
+   case DRM_ASAHI_VM_CREATE: {
+      struct drm_asahi_vm_create c;
+      if (read_arg(&c, sizeof(c), req, arg)) {
+         /* f->vms has f->nvms slots; a zeroed one is free */
+         struct cap_vm *vm = NULL;
+         for (size_t i = 0; i < f->nvms && !vm; i++)
+            if (!f->vms[i].id && !f->vms[i].kernel_end)
+               vm = &f->vms[i];
+         size_t n = f->nvms;
+         if (!vm && grow((void **)&f->vms, &f->nvms, n + 1, sizeof(*f->vms)))
+            vm = &f->vms[n];
+         if (vm) {
+            *vm = (struct cap_vm){ .id = c.vm_id, .kernel_start = c.kernel_start,
+                                   .kernel_end = c.kernel_end };
+            if (rec) {
+               record_file(f);
+               struct tsr_vm_create t = { c.vm_id, c.kernel_start, c.kernel_end };
+               cap_trace_ok(tsr_write_vm_create(cap.w, f->id, &t));
+               vm->recorded = true;
+            }
+         }
+      }
+      break;
+   }
+   case DRM_ASAHI_VM_DESTROY: {
+      struct drm_asahi_vm_destroy d;
+      struct cap_vm *vm = read_arg(&d, sizeof(d), req, arg) ? vm_get(f, d.vm_id) : NULL;
+      if (vm) {
+         if (vm->recorded && cap.w && !cap.disabled)
+            cap_trace_ok(tsr_write_vm_destroy(cap.w, f->id, d.vm_id));
+         cap_vm_map_free(&vm->map);
+         memset(vm, 0, sizeof(*vm));
+      }
+      break;
+   }
+   case DRM_ASAHI_GEM_CREATE: {
+      struct drm_asahi_gem_create c;
+      if (read_arg(&c, sizeof(c), req, arg) &&
+          grow((void **)&f->bos, &f->nbos, (size_t)c.handle + 1, sizeof(*f->bos))) {
+         struct cap_bo *bo = calloc(1, sizeof(*bo));
+         if (bo) {
+            *bo = (struct cap_bo){ .handle = c.handle, .flags = c.flags, .vm_id = c.vm_id,
+                                   .size = c.size, .full = true };
+            if (f->bos[c.handle])
+               bo_free(f, f->bos[c.handle]);
+            f->bos[c.handle] = bo;
+            if (rec) {
+               record_file(f);
+               record_bo(f, bo);
+            }
+         }
+      }
+      break;
+   }
+   case DRM_ASAHI_GEM_MMAP_OFFSET: {
+      struct drm_asahi_gem_mmap_offset o;
+      struct cap_bo *bo = read_arg(&o, sizeof(o), req, arg) ? cap_bo_get(f, o.handle) : NULL;
+      if (bo) {
+         bo->mmap_offset = o.offset;
+         bo->have_offset = true;
+      }
+      break;
+   }
+   case DRM_ASAHI_GEM_BIND_OBJECT: {
+      struct drm_asahi_gem_bind_object b;
+      if (!read_arg(&b, sizeof(b), req, arg))
+         break;
+      if (b.op == DRM_ASAHI_BIND_OBJECT_OP_BIND &&
+          grow((void **)&f->tsobjs, &f->ntsobjs, (size_t)b.object_handle + 1,
+               sizeof(*f->tsobjs))) {
+         struct cap_tsobj *t = &f->tsobjs[b.object_handle];
+         *t = (struct cap_tsobj){ b.object_handle, b.handle, b.flags, b.offset, b.range, false };
+         if (rec) {
+            record_file(f);
+            struct tsr_bind_object r = { b.op, b.flags, b.handle, b.object_handle,
+                                         b.offset, b.range };
+            cap_trace_ok(tsr_write_bind_object(cap.w, f->id, &r));
+            t->recorded = true;
+         }
+      } else if (b.op == DRM_ASAHI_BIND_OBJECT_OP_UNBIND && b.object_handle < f->ntsobjs) {
+         struct cap_tsobj *t = &f->tsobjs[b.object_handle];
+         if (t->recorded && cap.w && !cap.disabled) {
+            struct tsr_bind_object r = { b.op, 0, 0, b.object_handle, 0, 0 };
+            cap_trace_ok(tsr_write_bind_object(cap.w, f->id, &r));
+         }
+         memset(t, 0, sizeof(*t));
+      }
+      break;
+   }
+   case DRM_ASAHI_QUEUE_CREATE: {
+      struct drm_asahi_queue_create c;
+      if (read_arg(&c, sizeof(c), req, arg)) {
+         size_t n = f->nqueues;
+         bool spare = false;
+         for (size_t i = 0; i < n && !spare; i++)
+            spare = !f->queues[i].id && !f->queues[i].vm_id;
+         if (!spare && !grow((void **)&f->queues, &f->nqueues, n + 1, sizeof(*f->queues)))
+            break;
+         for (size_t i = 0; i < f->nqueues; i++) {
+            struct cap_queue *q = &f->queues[i];
+            if (q->id || q->vm_id)
+               continue;
+            *q = (struct cap_queue){ c.queue_id, c.vm_id, c.priority, c.flags,
+                                     c.usc_exec_base, false };
+            if (rec) {
+               record_file(f);
+               struct tsr_queue_create t = { c.queue_id, c.vm_id, c.priority, c.flags,
+                                             c.usc_exec_base };
+               cap_trace_ok(tsr_write_queue_create(cap.w, f->id, &t));
+               q->recorded = true;
+            }
+            break;
+         }
+      }
+      break;
+   }
+   case DRM_ASAHI_QUEUE_DESTROY: {
+      struct drm_asahi_queue_destroy d;
+      struct cap_queue *q = read_arg(&d, sizeof(d), req, arg) ? queue_get(f, d.queue_id) : NULL;
+      if (q) {
+         if (q->recorded && cap.w && !cap.disabled)
+            cap_trace_ok(tsr_write_queue_destroy(cap.w, f->id, d.queue_id));
+         memset(q, 0, sizeof(*q));
+      }
+      break;
+   }
+   default:
+      break;
+   }
+   errno = saved;
+   return ret;
+}

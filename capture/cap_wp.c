@@ -1,0 +1,234 @@
+/*
+ * The "wp" memory strategy: the program's CPU mappings of GPU objects are
+ * write-protected after each snapshot; the first write to a page faults
+ * into our SIGSEGV handler, which marks the page dirty and gives write
+ * access back. A snapshot then reads only dirty pages (plus whole objects
+ * the GPU may have written, once per frame: see cap_frame_locked()).
+ *
+ * The handler runs on any thread at any time, so the mapping table is a
+ * fixed array of atomically published entries; entries are never freed
+ * while a fault could still look at them (a dead entry's address range is
+ * cleared first, its memory is kept on a free list).
+ *
+ * Limits (docs/capture.md): a program that installs its own SIGSEGV
+ * handler after us, mprotect()s these mappings itself, or lets a system
+ * call write into them (read(2) into a mapped object gets EFAULT while the
+ * page is protected) should use the default "hash" strategy.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "capture/cap_priv.h"
+
+static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
+static struct sigaction prev_segv;
+static size_t host_page;
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn real_sigaction;
+static bool wp_on;
+
+static void
+segv_handler(int sig, siginfo_t *si, void *uc)
+{
+   uintptr_t a = (uintptr_t)si->si_addr;
+   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (!m || a < m->addr || a >= m->addr + m->len)
+         continue;
+      size_t pg = (a - m->addr) / host_page;
+      atomic_store(&m->dirty[pg], 1);
+      int saved = errno;
+      mprotect((void *)(m->addr + pg * host_page), host_page, m->prot);
+      errno = saved;
+      return;
+   }
+   /* not ours: what the program would have had */
+   if (prev_segv.sa_flags & SA_SIGINFO) {
+      prev_segv.sa_sigaction(sig, si, uc);
+   } else if (prev_segv.sa_handler != SIG_IGN && prev_segv.sa_handler != SIG_DFL) {
+      prev_segv.sa_handler(sig);
+   } else {
+      /* default action: return and fault again without us */
+      struct sigaction dfl;
+      memset(&dfl, 0, sizeof(dfl));
+      dfl.sa_handler = SIG_DFL;
+      wp_on = false;
+      real_sigaction(SIGSEGV, &dfl, NULL);
+   }
+}
+
+
+bool
+cap_wp_init(void)
+{
+   real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+   if (!real_sigaction)
+      return false;
+   struct sigaction sa, cur;
+   memset(&sa, 0, sizeof(sa));
+   sa.sa_sigaction = segv_handler;
+   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+   sigemptyset(&sa.sa_mask);
+   if (real_sigaction(SIGSEGV, &sa, &prev_segv) ||
+       real_sigaction(SIGSEGV, NULL, &cur) || !(cur.sa_flags & SA_SIGINFO) ||
+       cur.sa_sigaction != segv_handler)
+      return false;   /* e.g. a sanitizer keeps SIGSEGV to itself */
+   host_page = (size_t)sysconf(_SC_PAGESIZE);
+   wp_on = true;
+   return true;
+}
+
+/* The program's own SIGSEGV handler goes behind ours: we pass it every
+ * fault that is not a write-tracking one, and report it back as set. */
+__attribute__((visibility("default"))) int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+   if (!real_sigaction)
+      real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+   if (sig != SIGSEGV || !wp_on)
+      return real_sigaction(sig, act, old);
+   struct sigaction prev = prev_segv;
+   if (act)
+      prev_segv = *act;
+   if (old)
+      *old = prev;
+   return 0;
+}
+
+__attribute__((visibility("default"))) sighandler_t
+signal(int sig, sighandler_t h)
+{
+   struct sigaction sa, old;
+   memset(&sa, 0, sizeof(sa));
+   sa.sa_handler = h;
+   sa.sa_flags = SA_RESTART;
+   sigemptyset(&sa.sa_mask);
+   if (sigaction(sig, &sa, &old))
+      return SIG_ERR;
+   return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
+                                      : old.sa_handler;
+}
+
+void
+cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap_bo *bo,
+                uint64_t bo_offset)
+{
+   if (!(prot & PROT_WRITE) || !host_page)
+      return;
+   size_t pages = (len + host_page - 1) / host_page;
+   struct cap_cpumap *m = calloc(1, sizeof(*m));
+   _Atomic uint8_t *dirty = calloc(pages, 1);
+   unsigned slot = CAP_MAX_CPUMAPS;
+   for (unsigned i = 0; i < CAP_MAX_CPUMAPS && slot == CAP_MAX_CPUMAPS; i++)
+      if (!atomic_load(&maps[i]))
+         slot = i;
+   if (!m || !dirty || slot == CAP_MAX_CPUMAPS) {
+      free(m);
+      free(dirty);
+      bo->full = true;   /* untracked mapping: read the object whole */
+      return;
+   }
+   *m = (struct cap_cpumap){ (uintptr_t)addr, pages * host_page, prot, f->id, bo->handle,
+                             bo_offset, dirty };
+   atomic_store(&maps[slot], m);
+   /* Nothing recorded yet through this mapping: the object is read whole
+    * at the next snapshot (bo->full), which re-protects it. */
+   bo->full = true;
+}
+
+static void
+unregister(unsigned i)
+{
+   struct cap_cpumap *m = atomic_exchange(&maps[i], NULL);
+   if (!m)
+      return;
+   /* A fault on another thread may still hold m: keep it (rare: mappings
+    * of GPU objects are few and long lived). */
+   (void)m;
+}
+
+void
+cap_wp_unmap(void *addr, size_t len)
+{
+   uintptr_t a = (uintptr_t)addr, e = a + len;
+   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (!m || e <= m->addr || a >= m->addr + m->len)
+         continue;
+      struct cap_file *f = cap_file_by_id(m->file_id);
+      struct cap_bo *bo = f ? cap_bo_get(f, m->handle) : NULL;
+      if (bo)
+         bo->full = true;   /* pages written since the last snapshot */
+      unregister(i);
+   }
+}
+
+void
+cap_wp_forget_bo(uint32_t file_id, uint32_t handle)
+{
+   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (m && m->file_id == file_id && m->handle == handle)
+         unregister(i);
+   }
+}
+
+bool
+cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
+{
+   if (!host_page)
+      return false;
+   const uint8_t *view = NULL;
+   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (!m || m->file_id != f->id || m->handle != bo->handle)
+         continue;
+      size_t pages = m->len / host_page;
+      for (size_t p = 0; p < pages;) {
+         if (!atomic_load(&m->dirty[p])) {
+            p++;
+            continue;
+         }
+         size_t q = p;
+         /* protect first, then read: a write racing with us faults again
+          * and is caught by the next snapshot */
+         while (q < pages && atomic_exchange(&m->dirty[q], 0))
+            q++;
+         mprotect((void *)(m->addr + p * host_page), (q - p) * host_page,
+                  m->prot & ~PROT_WRITE);
+         uint64_t off = m->bo_offset + p * host_page;
+         uint64_t size = (q - p) * host_page;
+         if (off < bo->size) {
+            if (off + size > bo->size)
+               size = bo->size - off;
+            if (!view)
+               view = cap_bo_map(f, bo);
+            if (view && (off % TSR_PAGE_SIZE) == 0) {
+               cap_trace_ok(tsr_write_memory(cap.w, f->id, bo->handle, off, view + off, size));
+               cap.snap_bytes += size;
+            }
+         }
+         p = q;
+      }
+   }
+   return true;
+}
+
+void
+cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
+{
+   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (!m || m->file_id != f->id || m->handle != bo->handle)
+         continue;
+      size_t pages = m->len / host_page;
+      for (size_t p = 0; p < pages; p++)
+         atomic_store(&m->dirty[p], 0);
+      mprotect((void *)m->addr, m->len, m->prot & ~PROT_WRITE);
+   }
+}

@@ -1,0 +1,110 @@
+/*
+ * capture: the pieces of tessera's LD_PRELOAD capture layer
+ * (tessera-capture.so, capture/cap_layer.c) that do not touch the process:
+ * option parsing, trace naming, the per-VM mapping list and command-buffer
+ * scanning. The layer itself is described in docs/capture.md.
+ *
+ * CONTRACT
+ * - cap_options_parse() reads the TESSERA_CAPTURE_* environment (or any
+ *   getenv-like lookup, for tests). Bad values are errors with a message;
+ *   the layer then records nothing and the program runs unchanged.
+ * - Ranges are inclusive and 0-based, counted over the whole run of the
+ *   process (not over the trace): submission N is the N-th SUBMIT ioctl the
+ *   process made, frame N is what follows the N-th frame boundary.
+ * - Trace names: the root process writes NAME.tsr, every other process that
+ *   uses the render node writes NAME.<pid>.tsr (trace/trace.h, the same rule
+ *   tsr_child_traces() lists).
+ * - The mapping list follows the kernel's VM_BIND semantics (drm_gpuvm):
+ *   binding over mapped VA replaces it, unbinding splits mappings.
+ * - No function here allocates global state; all are thread compatible.
+ */
+#ifndef TESSERA_CAPTURE_H
+#define TESSERA_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "drm-uapi/asahi_drm.h"
+
+/* ---------------------------------------------------------------- options */
+
+enum cap_mem_strategy {
+   CAP_MEM_HASH = 0,    /* hash every bound object at every submission */
+   CAP_MEM_WP = 1,      /* write-protect CPU mappings, re-read dirty pages
+                         * (the default; GPU-written objects once a frame) */
+};
+
+struct cap_range {
+   uint64_t first, last;   /* inclusive; last = UINT64_MAX: open */
+};
+
+struct cap_options {
+   char path[4096];           /* TESSERA_CAPTURE_FILE */
+   int root_pid;              /* TESSERA_CAPTURE_ROOT_PID; 0 unknown */
+   bool have_frames, have_submits;
+   struct cap_range frames;   /* TESSERA_CAPTURE_FRAMES=A-B */
+   struct cap_range submits;  /* TESSERA_CAPTURE_SUBMITS=A-B */
+   int trigger_signal;        /* TESSERA_CAPTURE_SIGNAL; 0 none (default SIGUSR1) */
+   char trigger_file[4096];   /* TESSERA_CAPTURE_TRIGGER_FILE */
+   bool start_off;            /* TESSERA_CAPTURE_START=off: wait for a trigger */
+   uint64_t frame_every;      /* TESSERA_CAPTURE_FRAME_EVERY=N submissions; 0 off */
+   enum cap_mem_strategy mem; /* TESSERA_CAPTURE_MEM=hash|wp (default wp) */
+   uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
+   bool quiet;                /* TESSERA_CAPTURE_QUIET=1 */
+};
+
+typedef const char *(*cap_getenv_fn)(const char *name);
+
+/* 0 or -EINVAL with a message in err. Missing FILE is an error. */
+int cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t errlen);
+/* "A-B", "A-", "A" (just A), "-B". 0 or -EINVAL. */
+int cap_range_parse(const char *s, struct cap_range *r);
+static inline bool
+cap_range_has(const struct cap_range *r, uint64_t v)
+{
+   return v >= r->first && v <= r->last;
+}
+/* Signal number from "USR1", "SIGUSR2", "12" or "none" (0); -1 if unknown. */
+int cap_signal_parse(const char *s);
+
+/* The trace path of process `pid`: `base` itself for the root, otherwise
+ * NAME.<pid>.tsr where NAME is base without a trailing ".tsr". Returns
+ * false if it does not fit in len. */
+bool cap_trace_path(const char *base, int pid, bool root, char *out, size_t len);
+
+/* ----------------------------------------------------------- VM mappings */
+
+struct cap_mapping {
+   uint64_t addr, range;   /* GPU VA */
+   uint32_t handle;        /* GEM handle */
+   uint32_t flags;         /* drm_asahi_bind_flags (READ/WRITE/SINGLE_PAGE) */
+   uint64_t offset;        /* byte offset into the object */
+};
+
+struct cap_vm_map {
+   struct cap_mapping *m;  /* sorted by addr, non-overlapping */
+   size_t count, cap;
+};
+
+/* Applies one bind op (bind or unbind). 0 or -ENOMEM (map unchanged). */
+int cap_vm_map_apply(struct cap_vm_map *map, const struct drm_asahi_gem_bind_op *op);
+/* Drops every mapping of `handle` (GEM_CLOSE: the kernel unbinds it). */
+void cap_vm_map_drop_handle(struct cap_vm_map *map, uint32_t handle);
+void cap_vm_map_free(struct cap_vm_map *map);
+
+/* ------------------------------------------------------ command buffers */
+
+/* A timestamp the firmware writes for a command. */
+struct cap_ts_ref {
+   uint32_t object_handle;   /* GEM_BIND_OBJECT handle */
+   uint32_t offset;
+};
+
+/* Collects the non-zero timestamp references of a SUBMIT command buffer
+ * into out[0..max) and returns how many there are (may exceed max), or
+ * -EINVAL if the buffer is malformed. Also counts the hardware commands. */
+int cap_cmdbuf_timestamps(const uint8_t *buf, size_t size, struct cap_ts_ref *out,
+                          unsigned max, unsigned *hw_cmds);
+
+#endif

@@ -1,0 +1,35 @@
+# capture: the LD_PRELOAD capture layer (tessera-capture.so) and its
+# process-independent helpers (library capture, unit tested). docs/capture.md.
+
+LIBS += capture
+capture_SRCS := capture/cap_options.c capture/cap_vm_map.c capture/cap_cmdbuf.c
+
+SHLIBS += tessera-capture
+tessera-capture_SRCS := capture/cap_layer.c capture/cap_state.c capture/cap_reaper.c \
+                        capture/cap_wp.c
+tessera-capture_LIBS := capture trace
+tessera-capture_LDLIBS := -ldl -lzstd -lxxhash
+
+TESTS += test_capture
+test_capture_SRCS := tests/unit/test_capture.c
+test_capture_LIBS := capture
+test_capture_LDLIBS := -lcmocka
+
+# Test programs run under capture (tests/integration/capture_*.sh, bench).
+CAPTURE_PROG_LIBS := agxisa cmdstream
+PROGS += capture_scene capture_mt capture_fork
+capture_scene_SRCS := tests/capture/capture_scene.c tests/capture/capture_util.c
+capture_scene_LIBS := $(CAPTURE_PROG_LIBS)
+capture_scene_LDLIBS := -ldrm
+capture_mt_SRCS := tests/capture/capture_mt.c tests/capture/capture_util.c
+capture_mt_LIBS := $(CAPTURE_PROG_LIBS)
+capture_mt_LDLIBS := -ldrm
+capture_fork_SRCS := tests/capture/capture_fork.c tests/capture/capture_util.c
+capture_fork_LIBS := $(CAPTURE_PROG_LIBS)
+capture_fork_LDLIBS := -ldrm
+
+PROGS += capture_overhead
+capture_overhead_SRCS := bench/capture_overhead.c
+
+# `tessera capture` parses options with the capture library.
+tessera_LIBS += capture

@@ -1,0 +1,231 @@
+/*
+ * tessera replay: run a trace again (replay/replay.h does the work).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cmdstream/isa/agx_isa.h"
+#include "replay/replay.h"
+
+#define MAX_SHADER_BYTES (1u << 20)
+
+static void
+usage(FILE *fp)
+{
+   fputs("usage: tessera replay FILE.tsr [options]\n"
+         "  --device PATH          replay on a render node (default: the model in-process)\n"
+         "  --force                replay even if the trace's device differs from the target\n"
+         "  --dump-images DIR      write render targets as PNG at the end of each frame\n"
+         "  --per-submit           ... after every submission instead\n"
+         "  --frames A-B           replay frames A to B (inclusive; B may be omitted)\n"
+         "  --from-frame N         start at frame N from the recorded state\n"
+         "  --loop N               warm-up pass, then N timed passes over the frames\n"
+         "  --timing FILE          per-frame and per-submission GPU/CPU times as JSON\n"
+         "  --override-shader ADDR=FILE  replace the shader at GPU VA ADDR (.s: assembled)\n"
+         "  --validate             compare the memory each submission wrote with the capture\n"
+         "  --quiet                no progress bar and no summary\n",
+         fp);
+}
+
+static int
+bad(const char *fmt, const char *arg)
+{
+   fprintf(stderr, "tessera replay: ");
+   fprintf(stderr, fmt, arg);
+   fputc('\n', stderr);
+   return 2;
+}
+
+static bool
+parse_u32(const char *s, uint32_t *out)
+{
+   char *end;
+   errno = 0;
+   unsigned long long v = strtoull(s, &end, 0);
+   if (errno || end == s || *end || v > UINT32_MAX)
+      return false;
+   *out = (uint32_t)v;
+   return true;
+}
+
+static uint8_t *
+read_file(const char *path, size_t *size)
+{
+   FILE *f = fopen(path, "rb");
+   if (!f)
+      return NULL;
+   uint8_t *buf = malloc(MAX_SHADER_BYTES + 1);
+   size_t n = buf ? fread(buf, 1, MAX_SHADER_BYTES + 1, f) : 0;
+   fclose(f);
+   if (!buf || n > MAX_SHADER_BYTES) {
+      free(buf);
+      errno = EFBIG;
+      return NULL;
+   }
+   *size = n;
+   return buf;
+}
+
+/* ADDR=FILE; a .s file is assembled, anything else taken as machine code. */
+static int
+parse_override(const char *arg, struct replay_override *ov, uint8_t **owned)
+{
+   const char *eq = strchr(arg, '=');
+   char *end;
+   if (!eq)
+      return bad("--override-shader wants ADDR=FILE, got '%s'", arg);
+   errno = 0;
+   ov->va = strtoull(arg, &end, 0);
+   if (errno || end != eq || end == arg)
+      return bad("--override-shader: bad address in '%s'", arg);
+   const char *path = eq + 1;
+   size_t size;
+   uint8_t *data = read_file(path, &size);
+   if (!data) {
+      fprintf(stderr, "tessera replay: %s: %s\n", path, strerror(errno));
+      return 2;
+   }
+   size_t len = strlen(path);
+   if (len > 2 && !strcmp(path + len - 2, ".s")) {
+      uint8_t *code = malloc(MAX_SHADER_BYTES);
+      char err[256];
+      size_t n;
+      if (!code || !agx_isa_assemble((const char *)data, size, code, MAX_SHADER_BYTES, &n,
+                                     err, sizeof(err))) {
+         fprintf(stderr, "tessera replay: %s:%s\n", path, code ? err : " out of memory");
+         free(code);
+         free(data);
+         return 2;
+      }
+      free(data);
+      data = code;
+      size = n;
+   }
+   ov->code = data;
+   ov->size = size;
+   *owned = data;
+   return 0;
+}
+
+int
+cmd_replay(int argc, char **argv)
+{
+   enum { O_DEVICE = 256, O_FORCE, O_DUMP, O_PER_SUBMIT, O_FRAMES, O_FROM, O_LOOP,
+          O_TIMING, O_OVERRIDE, O_VALIDATE, O_QUIET, O_HELP };
+   static const struct option longopts[] = {
+      { "device", required_argument, NULL, O_DEVICE },
+      { "force", no_argument, NULL, O_FORCE },
+      { "dump-images", required_argument, NULL, O_DUMP },
+      { "per-submit", no_argument, NULL, O_PER_SUBMIT },
+      { "frames", required_argument, NULL, O_FRAMES },
+      { "from-frame", required_argument, NULL, O_FROM },
+      { "loop", required_argument, NULL, O_LOOP },
+      { "timing", required_argument, NULL, O_TIMING },
+      { "override-shader", required_argument, NULL, O_OVERRIDE },
+      { "validate", no_argument, NULL, O_VALIDATE },
+      { "quiet", no_argument, NULL, O_QUIET },
+      { "help", no_argument, NULL, O_HELP },
+      { NULL, 0, NULL, 0 },
+   };
+   struct replay_options o;
+   replay_options_init(&o);
+   const char *device = NULL;
+   bool quiet = false;
+   uint8_t *owned[REPLAY_MAX_OVERRIDES] = { 0 };
+   int rc = 0, c;
+   optind = 1;
+   opterr = 0;
+   while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+      switch (c) {
+      case O_DEVICE: device = optarg; break;
+      case O_FORCE: o.force = true; break;
+      case O_DUMP: o.dump_dir = optarg; break;
+      case O_PER_SUBMIT: o.per_submit = true; break;
+      case O_VALIDATE: o.validate = true; break;
+      case O_QUIET: quiet = true; break;
+      case O_TIMING: o.timing_path = optarg; break;
+      case O_FRAMES: {
+         char a[32], *dash = strchr(optarg, '-');
+         size_t n = dash ? (size_t)(dash - optarg) : strlen(optarg);
+         if (n >= sizeof(a))
+            n = sizeof(a) - 1;
+         memcpy(a, optarg, n);
+         a[n] = 0;
+         if (!parse_u32(a, &o.first_frame) ||
+             (dash && dash[1] && !parse_u32(dash + 1, &o.last_frame)))
+            rc = bad("--frames wants A-B, got '%s'", optarg);
+         else if (!dash)
+            o.last_frame = o.first_frame;
+         break;
+      }
+      case O_FROM:
+         if (!parse_u32(optarg, &o.first_frame))
+            rc = bad("--from-frame wants a frame number, got '%s'", optarg);
+         break;
+      case O_LOOP: {
+         uint32_t n;
+         if (!parse_u32(optarg, &n) || n == 0 || n > 100000)
+            rc = bad("--loop wants a count from 1 to 100000, got '%s'", optarg);
+         o.loops = n;
+         break;
+      }
+      case O_OVERRIDE:
+         if (o.num_overrides == REPLAY_MAX_OVERRIDES)
+            rc = bad("at most %s --override-shader options", "16");
+         else
+            rc = parse_override(optarg, &o.overrides[o.num_overrides],
+                                &owned[o.num_overrides]), o.num_overrides += !rc;
+         break;
+      case O_HELP:
+         usage(stdout);
+         rc = -1;
+         break;
+      default:
+         fprintf(stderr, "tessera replay: unknown or incomplete option '%s'\n",
+                 argv[optind - 1]);
+         usage(stderr);
+         rc = 2;
+      }
+   }
+   if (!rc && optind != argc - 1) {
+      fprintf(stderr, "tessera replay: expected one trace file\n");
+      usage(stderr);
+      rc = 2;
+   }
+   if (rc) {
+      for (unsigned i = 0; i < REPLAY_MAX_OVERRIDES; i++)
+         free(owned[i]);
+      return rc < 0 ? 0 : rc;
+   }
+
+   o.progress = !quiet && isatty(STDERR_FILENO);
+   char err[512];
+   struct replay_backend *b = device ? replay_backend_node(device, err, sizeof(err))
+                                     : replay_backend_model(false, err, sizeof(err));
+   if (!b) {
+      fprintf(stderr, "tessera replay: %s\n", err);
+      for (unsigned i = 0; i < REPLAY_MAX_OVERRIDES; i++)
+         free(owned[i]);
+      return 2;
+   }
+   struct replay_stats st;
+   enum replay_status s = replay_run(argv[optind], b, &o, &st);
+   b->destroy(b);
+   for (unsigned i = 0; i < REPLAY_MAX_OVERRIDES; i++)
+      free(owned[i]);
+   if (!quiet && s != REPLAY_ERROR)
+      printf("replayed %" PRIu64 " submissions in %" PRIu64 " frames on the %s: GPU %.3f ms, "
+             "CPU %.3f ms%s%s\n",
+             st.submits, st.frames, device ? device : "model", st.gpu_ns / 1e6, st.cpu_ns / 1e6,
+             o.validate ? (st.validated_ok ? ", validation passed" : ", validation FAILED") : "",
+             st.gpu_errors ? ", with GPU errors" : "");
+   if (!quiet && o.dump_dir && s != REPLAY_ERROR)
+      printf("wrote %" PRIu64 " images to %s\n", st.images, o.dump_dir);
+   return (int)s;
+}

@@ -1,0 +1,33 @@
+# replay: runs a trace again on the model or a render node (replay/replay.h,
+# docs/replay.md). Render targets are written as PNG through libpng.
+
+REPLAY_LDLIBS := $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
+
+LIBS += replay
+replay_SRCS := replay/replay_engine.c replay/replay_backend.c replay/replay_image.c \
+               replay/replay_png.c replay/replay_timing.c
+# Everything a replay links (the model: driver, executors).
+REPLAY_LIBS := replay trace asahi hwrender hwcdm hwtex hwusc agxisa hw cmdstream
+# TRACE_LDLIBS comes from trace/module.mk (included later): recursive '='.
+REPLAY_ALL_LDLIBS = $(REPLAY_LDLIBS) $(TRACE_LDLIBS)
+
+# The tessera command gains `replay`.
+tessera_LIBS += $(REPLAY_LIBS)
+tessera_LDLIBS += $(REPLAY_LDLIBS)
+
+TESTS += test_replay
+test_replay_SRCS := tests/unit/test_replay.c tests/unit/test_replay_scene.c
+test_replay_LIBS := $(REPLAY_LIBS)
+test_replay_LDLIBS = -lcmocka $(REPLAY_ALL_LDLIBS)
+
+# Writes a trace of a small live program (for the integration test and the
+# benchmark); also the "live program" the benchmark compares against.
+PROGS += replay_mktrace
+replay_mktrace_SRCS := bench/replay_mktrace.c tests/unit/test_replay_scene.c
+replay_mktrace_LIBS := $(REPLAY_LIBS)
+replay_mktrace_LDLIBS = $(REPLAY_ALL_LDLIBS)
+
+PROGS += replay_throughput
+replay_throughput_SRCS := bench/replay_throughput.c tests/unit/test_replay_scene.c
+replay_throughput_LIBS := $(REPLAY_LIBS)
+replay_throughput_LDLIBS = $(REPLAY_ALL_LDLIBS)

@@ -1,0 +1,630 @@
+/*
+ * The trace library: round trip of every record type, content-addressed
+ * memory (dedup, changed runs only), seeking, truncation at every chunk
+ * boundary and mid-chunk, corruption caught by checksums, a write failure
+ * (RLIMIT_FSIZE in a child) leaving a valid truncated trace, version and
+ * garbage rejection, child-trace naming.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trace/trace.h"
+
+static char tmpdir[64];
+
+static const char *tmp_path(const char *name)
+{
+   static char buf[4][256];
+   static int i;
+   i = (i + 1) % 4;
+   snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmpdir, name);
+   return buf[i];
+}
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+   FILE *f = fopen(path, "rb");
+   assert_non_null(f);
+   fseek(f, 0, SEEK_END);
+   long n = ftell(f);
+   fseek(f, 0, SEEK_SET);
+   uint8_t *buf = malloc((size_t)n + 1);
+   assert_non_null(buf);
+   assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+   fclose(f);
+   *size = (size_t)n;
+   return buf;
+}
+
+/* Deterministic page contents: page `tag` of the test. */
+static void fill(uint8_t *p, size_t n, uint32_t tag)
+{
+   uint32_t x = tag * 2654435761u + 1;
+   for (size_t i = 0; i < n; i++) {
+      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+      p[i] = (uint8_t)x;
+   }
+}
+
+static const struct drm_asahi_gem_bind_op g_ops[2] = {
+   {DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE, 1, 0, 0x4000, 0x1000000},
+   {DRM_ASAHI_BIND_UNBIND, 0, 0, 0x4000, 0x2000000},
+};
+static const struct drm_asahi_sync g_syncs[3] = {
+   {DRM_ASAHI_SYNC_SYNCOBJ, 7, 0}, {DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ, 8, 42}, {0, 9, 0}};
+static const uint8_t g_cmdbuf[24] = {1, 0, 16, 0, 0xff, 0xff, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
+                                     9, 10, 11, 12, 13, 14, 15, 16};
+static const struct tsr_timestamp_value g_ts[2] = {{3, 0, 111}, {3, 8, 222}};
+static const uint8_t g_hdr[64] = {4, 1, 2}, g_script[16] = {0x20}, g_payload[16] = {9, 9};
+
+/* Writes one of every record type. */
+static void write_all_records(struct tsr_writer *w, uint8_t *mem)
+{
+   assert_int_equal(tsr_write_meta(w, "program", "unit test"), 0);
+   assert_int_equal(tsr_write_driver(w, 2, &(struct tsr_driver){1, 2, 3, "asahi", "d", "x"}), 0);
+   struct drm_asahi_params_global p = {.gpu_generation = 13, .chip_id = 0x8103,
+                                       .command_timestamp_frequency_hz = 24000000};
+   /* An older, shorter image must come back zero-extended. */
+   assert_int_equal(tsr_write_device_params(w, 2, &p, 24), 0);
+   assert_int_equal(tsr_write_vm_create(w, 2, &(struct tsr_vm_create){5, 0x100000000, 0x200000000}), 0);
+   assert_int_equal(tsr_write_gem_create(w, 2, &(struct tsr_gem_create){1, 1, 0, 0x4000}), 0);
+   assert_int_equal(tsr_write_vm_bind(w, 2, &(struct tsr_vm_bind){5, 2, g_ops, 0}), 0);
+   assert_int_equal(tsr_write_bind_object(w, 2, &(struct tsr_bind_object){0, 1, 1, 77, 0x1000, 0x2000}), 0);
+   assert_int_equal(tsr_write_queue_create(w, 2, &(struct tsr_queue_create){3, 5, 1, 0, 0x1000000}), 0);
+   fill(mem, 0x4000, 1);
+   assert_int_equal(tsr_write_memory(w, 2, 1, 0, mem, 0x4000), 0);
+   uint32_t seq = 99;
+   assert_int_equal(tsr_write_submit(w, 2, &(struct tsr_submit){3, 0, 2, 1, g_syncs, sizeof(g_cmdbuf),
+                                                                g_cmdbuf, -22, 12345},
+                                     &seq), 0);
+   assert_int_equal(seq, 0);
+   assert_int_equal(tsr_write_completion(w, 2, &(struct tsr_completion){0, -5, 555, 2, g_ts}), 0);
+   assert_int_equal(tsr_write_fw_job(w, 2, &(struct tsr_fw_job){0, 3, 2, 1, 0xffffffa000000000,
+                                                                0xffffffa000001000, 64, 16, 16,
+                                                                g_hdr, g_script, g_payload}), 0);
+   struct tsr_shader sh = {0, TSR_STAGE_FRAGMENT, 0x1000000, 0x1000100, 64,
+                           tsr_hash_bytes(mem + 0x100, 64)};
+   assert_int_equal(tsr_write_shader(w, 2, &sh), 0);
+   assert_int_equal(tsr_write_shader(w, 2, &sh), 0); /* deduplicated */
+   assert_int_equal(tsr_write_frame(w, 1, "swap"), 0);
+   assert_int_equal(tsr_write_gem_close(w, 2, 1), 0);
+   assert_int_equal(tsr_write_queue_destroy(w, 2, 3), 0);
+   assert_int_equal(tsr_write_vm_destroy(w, 2, 5), 0);
+}
+
+static void test_round_trip(void **state)
+{
+   (void)state;
+   uint8_t mem[0x4000];
+   struct tsr_writer *w;
+   const char *path = tmp_path("all.tsr");
+   assert_int_equal(tsr_writer_open(&w, path, NULL), 0);
+   write_all_records(w, mem);
+   assert_int_equal(tsr_writer_close(w), 0);
+
+   struct tsr_reader *r;
+   char err[256];
+   assert_int_equal(tsr_reader_open(&r, path, err, sizeof(err)), 0);
+   const struct tsr_info *in = tsr_reader_info(r);
+   assert_true(in->indexed);
+   assert_false(in->truncated);
+   assert_int_equal(in->submits, 1);
+   assert_int_equal(in->frames, 1);
+   assert_int_equal(in->pages, 4);
+   assert_int_equal(in->records, 17);
+
+   static const uint32_t want[] = {
+      TSR_REC_META, TSR_REC_DRIVER, TSR_REC_DEVICE_PARAMS, TSR_REC_VM_CREATE, TSR_REC_GEM_CREATE,
+      TSR_REC_VM_BIND, TSR_REC_BIND_OBJECT, TSR_REC_QUEUE_CREATE, TSR_REC_MEMORY, TSR_REC_SUBMIT,
+      TSR_REC_COMPLETION, TSR_REC_FW_JOB, TSR_REC_SHADER, TSR_REC_FRAME, TSR_REC_GEM_CLOSE,
+      TSR_REC_QUEUE_DESTROY, TSR_REC_VM_DESTROY};
+   struct tsr_record rec;
+   for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+      assert_int_equal(tsr_reader_next(r, &rec), 1);
+      assert_int_equal(rec.type, want[i]);
+      if (rec.type != TSR_REC_META && rec.type != TSR_REC_FRAME)
+         assert_int_equal(rec.file, 2);
+      switch (rec.type) {
+      case TSR_REC_META:
+         assert_string_equal(rec.u.meta.key, "program");
+         assert_string_equal(rec.u.meta.value, "unit test");
+         break;
+      case TSR_REC_DRIVER:
+         assert_int_equal(rec.u.driver.major, 1);
+         assert_int_equal(rec.u.driver.patchlevel, 3);
+         assert_string_equal(rec.u.driver.name, "asahi");
+         assert_string_equal(rec.u.driver.desc, "x");
+         break;
+      case TSR_REC_DEVICE_PARAMS:
+         assert_int_equal(rec.u.params.size, 24);
+         assert_int_equal(rec.u.params.p->gpu_generation, 13);
+         assert_int_equal(rec.u.params.p->chip_id, 0x8103);
+         assert_int_equal(rec.u.params.p->command_timestamp_frequency_hz, 0); /* cut off */
+         break;
+      case TSR_REC_VM_CREATE:
+         assert_int_equal(rec.u.vm_create.vm_id, 5);
+         assert_int_equal(rec.u.vm_create.kernel_end, 0x200000000);
+         break;
+      case TSR_REC_GEM_CREATE:
+         assert_int_equal(rec.u.gem_create.size, 0x4000);
+         assert_int_equal(rec.u.gem_create.flags, 1);
+         break;
+      case TSR_REC_VM_BIND:
+         assert_int_equal(rec.u.vm_bind.num_ops, 2);
+         assert_memory_equal(rec.u.vm_bind.ops, g_ops, sizeof(g_ops));
+         break;
+      case TSR_REC_BIND_OBJECT:
+         assert_int_equal(rec.u.bind_object.object_handle, 77);
+         assert_int_equal(rec.u.bind_object.range, 0x2000);
+         break;
+      case TSR_REC_QUEUE_CREATE:
+         assert_int_equal(rec.u.queue_create.usc_exec_base, 0x1000000);
+         assert_int_equal(rec.u.queue_create.priority, 1);
+         break;
+      case TSR_REC_MEMORY:
+         assert_int_equal(rec.u.memory.handle, 1);
+         assert_int_equal(rec.u.memory.first_page, 0);
+         assert_int_equal(rec.u.memory.num_pages, 4);
+         break;
+      case TSR_REC_SUBMIT: {
+         assert_int_equal(rec.seq, 0);
+         assert_int_equal(rec.u.submit.queue_id, 3);
+         assert_int_equal(rec.u.submit.in_sync_count, 2);
+         assert_int_equal(rec.u.submit.out_sync_count, 1);
+         assert_memory_equal(rec.u.submit.syncs, g_syncs, sizeof(g_syncs));
+         assert_int_equal(rec.u.submit.cmdbuf_size, sizeof(g_cmdbuf));
+         assert_memory_equal(rec.u.submit.cmdbuf, g_cmdbuf, sizeof(g_cmdbuf));
+         assert_int_equal(rec.u.submit.result, -22);
+         assert_int_equal(rec.u.submit.cpu_time_ns, 12345);
+         /* Memory as of the submission, through the VM. */
+         uint8_t got[0x4000];
+         assert_int_equal(tsr_reader_read_va(r, 2, 5, 0x1000000, got, sizeof(got)), sizeof(got));
+         assert_memory_equal(got, mem, sizeof(got));
+         assert_int_equal(tsr_reader_read_va(r, 2, 5, 0x1003ff0, got, 64), 16);
+         uint32_t vm;
+         uint64_t base;
+         assert_true(tsr_reader_queue(r, 2, 3, &vm, &base));
+         assert_int_equal(vm, 5);
+         assert_int_equal(base, 0x1000000);
+         break;
+      }
+      case TSR_REC_COMPLETION:
+         assert_int_equal(rec.u.completion.status, -5);
+         assert_int_equal(rec.u.completion.num_timestamps, 2);
+         assert_memory_equal(rec.u.completion.timestamps, g_ts, sizeof(g_ts));
+         break;
+      case TSR_REC_FW_JOB:
+         assert_int_equal(rec.u.fw_job.pipe, 2);
+         assert_int_equal(rec.u.fw_job.payload_va, 0xffffffa000001000);
+         assert_int_equal(rec.u.fw_job.header_size, 64);
+         assert_memory_equal(rec.u.fw_job.header, g_hdr, 64);
+         assert_memory_equal(rec.u.fw_job.script, g_script, 16);
+         assert_memory_equal(rec.u.fw_job.payload, g_payload, 16);
+         break;
+      case TSR_REC_SHADER: {
+         assert_int_equal(rec.u.shader.stage, TSR_STAGE_FRAGMENT);
+         assert_int_equal(rec.u.shader.va, 0x1000100);
+         struct tsr_hash h = tsr_hash_bytes(mem + 0x100, 64);
+         assert_memory_equal(rec.u.shader.hash.b, h.b, 16);
+         break;
+      }
+      case TSR_REC_FRAME:
+         assert_int_equal(rec.u.frame.frame, 0);
+         assert_int_equal(rec.u.frame.kind, 1);
+         assert_string_equal(rec.u.frame.label, "swap");
+         break;
+      case TSR_REC_GEM_CLOSE:
+         assert_int_equal(rec.u.handle, 1);
+         assert_int_equal(rec.frame, 1);
+         assert_int_equal(rec.seq, 1);
+         break;
+      }
+   }
+   assert_int_equal(tsr_reader_next(r, &rec), 0);
+   assert_int_equal(tsr_reader_verify(r, stderr), 0);
+   tsr_reader_close(r);
+}
+
+/* N frames, each one submission; object 1 changes one page per frame,
+ * object 2 never changes. */
+static void write_frames(const char *path, unsigned frames, size_t chunk_bytes)
+{
+   struct tsr_writer *w;
+   struct tsr_writer_options o = {.chunk_bytes = chunk_bytes, .queue_chunks = 2, .zstd_level = 1};
+   assert_int_equal(tsr_writer_open(&w, path, &o), 0);
+   static uint8_t a[8 * 4096], b[4 * 4096];
+   fill(a, sizeof(a), 100);
+   fill(b, sizeof(b), 200);
+   assert_int_equal(tsr_write_vm_create(w, 0, &(struct tsr_vm_create){1, 0, 0}), 0);
+   assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, sizeof(a)}), 0);
+   assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){2, 0, 0, sizeof(b)}), 0);
+   for (unsigned f = 0; f < frames; f++) {
+      fill(a + (f % 8) * 4096, 4096, 1000 + f);
+      assert_int_equal(tsr_write_memory(w, 0, 1, 0, a, sizeof(a)), 0);
+      assert_int_equal(tsr_write_memory(w, 0, 2, 0, b, sizeof(b)), 0);
+      uint8_t cmd[8] = {(uint8_t)f};
+      assert_int_equal(tsr_write_submit(w, 0, &(struct tsr_submit){.queue_id = 1, .cmdbuf_size = 8,
+                                                                   .cmdbuf = cmd}, NULL), 0);
+      assert_int_equal(tsr_write_frame(w, 0, NULL), 0);
+   }
+   struct tsr_writer_stats st;
+   tsr_writer_get_stats(w, &st);
+   assert_int_equal(st.pages_seen, (uint64_t)frames * 12);
+   assert_int_equal(st.pages_stored, 12 + (frames - 1));
+   assert_int_equal(tsr_writer_close(w), 0);
+}
+
+static void test_dedup(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("dedup.tsr");
+   write_frames(path, 5, 0);
+   struct tsr_reader *r;
+   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
+   assert_int_equal(tsr_reader_info(r)->pages, 12 + 4);
+   struct tsr_record rec;
+   unsigned mem_records = 0, mem_pages = 0;
+   while (tsr_reader_next(r, &rec) > 0)
+      if (rec.type == TSR_REC_MEMORY) {
+         mem_records++;
+         mem_pages += rec.u.memory.num_pages;
+      }
+   /* Frame 0: one run per object; then one changed page per frame. */
+   assert_int_equal(mem_records, 2 + 4);
+   assert_int_equal(mem_pages, 12 + 4);
+   tsr_reader_close(r);
+}
+
+static void test_identical_pages_stored_once(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("same.tsr");
+   struct tsr_writer *w;
+   assert_int_equal(tsr_writer_open(&w, path, NULL), 0);
+   static uint8_t z[16 * 4096];
+   memset(z, 0x5a, sizeof(z));
+   assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, sizeof(z)}), 0);
+   assert_int_equal(tsr_write_gem_create(w, 1, &(struct tsr_gem_create){1, 0, 0, sizeof(z)}), 0);
+   assert_int_equal(tsr_write_memory(w, 0, 1, 0, z, sizeof(z)), 0);
+   assert_int_equal(tsr_write_memory(w, 1, 1, 0, z, 100), 0); /* partial page: rest zero */
+   assert_int_equal(tsr_write_memory(w, 0, 1, 3, z, 10), -EINVAL); /* unaligned */
+   assert_int_equal(tsr_write_memory(w, 0, 9, 0, z, 10), -EINVAL); /* unknown object */
+   assert_int_equal(tsr_writer_close(w), 0);
+   struct tsr_reader *r;
+   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
+   assert_int_equal(tsr_reader_info(r)->pages, 2);
+   struct tsr_record rec;
+   while (tsr_reader_next(r, &rec) > 0)
+      ;
+   uint8_t got[4096];
+   assert_int_equal(tsr_reader_read_object(r, 0, 1, 15 * 4096, got, 4096), 4096);
+   assert_memory_equal(got, z, 4096);
+   assert_int_equal(tsr_reader_read_object(r, 1, 1, 0, got, 4096), 4096);
+   assert_memory_equal(got, z, 100);
+   assert_int_equal(got[100], 0);
+   assert_int_equal(tsr_reader_read_object(r, 1, 1, sizeof(z), got, 1), 0);
+   tsr_reader_close(r);
+}
+
+static void check_seek(struct tsr_reader *r, unsigned frames)
+{
+   static uint8_t a[8 * 4096];
+   fill(a, sizeof(a), 100);
+   struct tsr_record rec;
+   for (unsigned f = 0; f < frames; f++) {
+      fill(a + (f % 8) * 4096, 4096, 1000 + f);
+      /* Seek backwards and forwards alike. */
+      unsigned g = (f * 7) % frames;
+      assert_int_equal(tsr_reader_seek_frame(r, g), 0);
+      assert_int_equal(tsr_reader_next(r, &rec), 1);
+      assert_int_equal(rec.frame, g);
+      assert_int_equal(tsr_reader_seek_submit(r, f), 0);
+      do
+         assert_int_equal(tsr_reader_next(r, &rec), 1);
+      while (rec.type != TSR_REC_SUBMIT);
+      assert_int_equal(rec.seq, f);
+      assert_int_equal(rec.u.submit.cmdbuf[0], (uint8_t)f);
+      uint8_t got[sizeof(a)];
+      assert_int_equal(tsr_reader_read_object(r, 0, 1, 0, got, sizeof(got)), sizeof(got));
+      assert_memory_equal(got, a, sizeof(a));
+   }
+   assert_int_equal(tsr_reader_seek_submit(r, frames), -ERANGE);
+   assert_int_equal(tsr_reader_seek_frame(r, frames + 1), -ERANGE);
+   assert_non_null(strstr(tsr_reader_error(r), "frame"));
+}
+
+static void test_seek(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("seek.tsr");
+   write_frames(path, 20, 8192); /* small chunks: frames span many */
+   struct tsr_reader *r;
+   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
+   assert_true(tsr_reader_info(r)->indexed);
+   assert_int_equal(tsr_reader_info(r)->frames, 20);
+   assert_true(tsr_reader_info(r)->chunks > 10);
+   check_seek(r, 20);
+   tsr_reader_close(r);
+}
+
+/* Chunk boundaries of a file, from the layout in docs/trace-format.md. */
+static size_t chunk_ends(const uint8_t *d, size_t size, size_t *ends, uint64_t *records, size_t max)
+{
+   size_t n = 0, off = 32;
+   uint64_t total = 0;
+   while (off + 40 <= size && n < max && !memcmp(d + off, "TSCK", 4)) {
+      uint32_t stored = (uint32_t)d[off + 8] | (uint32_t)d[off + 9] << 8 |
+                        (uint32_t)d[off + 10] << 16 | (uint32_t)d[off + 11] << 24;
+      uint32_t count = (uint32_t)d[off + 16] | (uint32_t)d[off + 17] << 8;
+      if (d[off + 4] == 1)
+         total += count;
+      off += 40 + stored;
+      ends[n] = off;
+      records[n++] = total;
+   }
+   return n;
+}
+
+static uint64_t count_records(struct tsr_reader *r, int *last)
+{
+   struct tsr_record rec;
+   uint64_t n = 0;
+   while ((*last = tsr_reader_next(r, &rec)) > 0)
+      n++;
+   return n;
+}
+
+static void test_truncation(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("trunc.tsr");
+   write_frames(path, 6, 8192);
+   size_t size;
+   uint8_t *d = read_file(path, &size);
+   size_t ends[256];
+   uint64_t recs[256];
+   size_t n = chunk_ends(d, size, ends, recs, 256);
+   assert_true(n > 4);
+
+   struct tsr_reader *r;
+   /* Below the file header: not a trace. */
+   assert_int_equal(tsr_reader_open_mem(&r, d, 31, NULL, 0), -EBADMSG);
+   assert_null(r);
+   /* Every chunk boundary and the middle of every chunk (and its header). */
+   for (size_t i = 0; i < n; i++) {
+      size_t start = i ? ends[i - 1] : 32;
+      size_t cuts[3] = {ends[i], start + 20, start + (ends[i] - start) / 2};
+      for (int c = 0; c < 3; c++) {
+         assert_int_equal(tsr_reader_open_mem(&r, d, cuts[c], NULL, 0), 0);
+         const struct tsr_info *in = tsr_reader_info(r);
+         bool whole = c == 0;
+         uint64_t want = whole ? recs[i] : (i ? recs[i - 1] : 0);
+         assert_false(in->indexed);
+         /* The last data chunk ends where the index begins: not truncated. */
+         assert_int_equal(in->truncated, !whole);
+         int last;
+         assert_int_equal(count_records(r, &last), want);
+         assert_int_equal(last, 0);
+         /* A truncated file has no index; verify says so, nothing else. */
+         assert_int_equal(tsr_reader_verify(r, NULL), whole ? 1 : 2);
+         tsr_reader_close(r);
+      }
+   }
+   /* The complete file. */
+   assert_int_equal(tsr_reader_open_mem(&r, d, size, NULL, 0), 0);
+   assert_true(tsr_reader_info(r)->indexed);
+   int last;
+   assert_int_equal(count_records(r, &last), recs[n - 2]); /* last chunk is the index */
+   tsr_reader_close(r);
+   free(d);
+}
+
+static void test_unindexed_seek(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("noindex.tsr");
+   write_frames(path, 9, 8192);
+   size_t size;
+   uint8_t *d = read_file(path, &size);
+   /* Drop the footer only: the index chunk is ignored, a scan finds all. */
+   struct tsr_reader *r;
+   assert_int_equal(tsr_reader_open_mem(&r, d, size - 32, NULL, 0), 0);
+   assert_false(tsr_reader_info(r)->indexed);
+   assert_int_equal(tsr_reader_info(r)->frames, 9);
+   check_seek(r, 9);
+   tsr_reader_close(r);
+   free(d);
+}
+
+static void test_corruption(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("corrupt.tsr");
+   write_frames(path, 4, 8192);
+   size_t size;
+   uint8_t *d = read_file(path, &size);
+   size_t ends[256];
+   uint64_t recs[256];
+   size_t n = chunk_ends(d, size, ends, recs, 256);
+   for (size_t i = 0; i + 1 < n; i++) {
+      size_t start = i ? ends[i - 1] : 32;
+      /* A payload byte: the checksum catches it when the chunk is read. */
+      d[start + 40 + 3] ^= 0x40;
+      struct tsr_reader *r;
+      assert_int_equal(tsr_reader_open_mem(&r, d, size, NULL, 0), 0);
+      int last;
+      uint64_t got = count_records(r, &last);
+      if (d[start + 4] == 1) {
+         assert_int_equal(last, -EBADMSG);
+         assert_int_equal(got, i ? recs[i - 1] : 0);
+         assert_non_null(strstr(tsr_reader_error(r), "checksum"));
+      }
+      assert_true(tsr_reader_verify(r, NULL) >= 1);
+      tsr_reader_close(r);
+      d[start + 40 + 3] ^= 0x40;
+
+      /* A header byte: the header check fails, the scan stops there. */
+      d[start + 9] ^= 0x01;
+      assert_int_equal(tsr_reader_open_mem(&r, d, size, NULL, 0), 0);
+      assert_true(tsr_reader_info(r)->truncated);
+      assert_int_equal(tsr_reader_info(r)->chunks, i);
+      tsr_reader_close(r);
+      d[start + 9] ^= 0x01;
+   }
+   free(d);
+}
+
+static void test_bad_files(void **state)
+{
+   (void)state;
+   struct tsr_reader *r;
+   char err[256];
+   assert_int_equal(tsr_reader_open(&r, tmp_path("missing.tsr"), err, sizeof(err)), -ENOENT);
+   assert_non_null(strstr(err, "missing.tsr"));
+   assert_int_equal(tsr_reader_open(&r, tmpdir, err, sizeof(err)), -EISDIR);
+   static const char garbage[100] = "hello, this is not a trace";
+   assert_int_equal(tsr_reader_open_mem(&r, garbage, sizeof(garbage), err, sizeof(err)), -EBADMSG);
+   assert_non_null(strstr(err, "not a tessera trace"));
+
+   const char *path = tmp_path("v2.tsr");
+   write_frames(path, 1, 0);
+   size_t size;
+   uint8_t *d = read_file(path, &size);
+   d[8] = 2; /* major version 2 */
+   assert_int_equal(tsr_reader_open_mem(&r, d, size, err, sizeof(err)), -EPROTONOSUPPORT);
+   assert_non_null(strstr(err, "newer"));
+   d[8] = 1;
+   d[10] = 7; /* a newer minor version is fine */
+   assert_int_equal(tsr_reader_open_mem(&r, d, size, err, sizeof(err)), 0);
+   tsr_reader_close(r);
+   free(d);
+
+   /* Writer argument checks. */
+   struct tsr_writer *w;
+   assert_int_equal(tsr_writer_open(&w, "/nonexistent-dir/x.tsr", NULL), -ENOENT);
+   assert_null(w);
+}
+
+/* Runs in a child: a file-size limit makes write() fail with EFBIG. */
+static int write_until_efbig(const char *path)
+{
+   struct rlimit rl = {96 * 1024, 96 * 1024};
+   signal(SIGXFSZ, SIG_IGN);
+   if (setrlimit(RLIMIT_FSIZE, &rl))
+      return 10;
+   struct tsr_writer *w;
+   struct tsr_writer_options o = {.chunk_bytes = 16384, .quiet = true};
+   if (tsr_writer_open(&w, path, &o))
+      return 11;
+   static uint8_t page[4096];
+   tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, 4096});
+   int err = 0;
+   for (uint32_t i = 0; i < 1000 && !err; i++) {
+      fill(page, sizeof(page), i); /* incompressible, all different */
+      err = tsr_write_memory(w, 0, 1, 0, page, sizeof(page));
+      if (!err)
+         err = tsr_write_submit(w, 0, &(struct tsr_submit){.cmdbuf_size = 8, .cmdbuf = page}, NULL);
+      if (!err)
+         err = tsr_writer_flush(w);
+   }
+   if (err != -EFBIG)
+      return 12;
+   /* Sticky: every later call reports the same error. */
+   if (tsr_write_frame(w, 0, NULL) != -EFBIG || tsr_writer_close(w) != -EFBIG)
+      return 13;
+   return 0;
+}
+
+static void test_write_failure(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("efbig.tsr");
+   pid_t pid = fork();
+   assert_true(pid >= 0);
+   if (pid == 0)
+      _exit(write_until_efbig(path));
+   int status;
+   assert_int_equal(waitpid(pid, &status, 0), pid);
+   assert_true(WIFEXITED(status));
+   assert_int_equal(WEXITSTATUS(status), 0);
+
+   struct tsr_reader *r;
+   char err[256];
+   assert_int_equal(tsr_reader_open(&r, path, err, sizeof(err)), 0);
+   const struct tsr_info *in = tsr_reader_info(r);
+   assert_false(in->indexed);
+   assert_false(in->truncated); /* cut back to the last whole chunk */
+   assert_true(in->file_size <= 96 * 1024);
+   assert_true(in->submits > 5);
+   int last;
+   assert_true(count_records(r, &last) > 10);
+   assert_int_equal(last, 0);
+   assert_int_equal(tsr_reader_verify(r, NULL), 1); /* only "no index" */
+   tsr_reader_close(r);
+}
+
+static void test_child_traces(void **state)
+{
+   (void)state;
+   const char *names[] = {"app.tsr", "app.123.tsr", "app.45.tsr", "app.x1.tsr", "apple.7.tsr",
+                          "app.9.tsr.tmp"};
+   for (size_t i = 0; i < 6; i++) {
+      FILE *f = fopen(tmp_path(names[i]), "w");
+      assert_non_null(f);
+      fclose(f);
+   }
+   char **c = tsr_child_traces(tmp_path("app.tsr"));
+   assert_non_null(c);
+   assert_non_null(c[0]);
+   assert_non_null(strstr(c[0], "/app.123.tsr"));
+   assert_non_null(c[1]);
+   assert_non_null(strstr(c[1], "/app.45.tsr"));
+   assert_null(c[2]);
+   tsr_free_paths(c);
+   for (size_t i = 0; i < 6; i++)
+      unlink(tmp_path(names[i]));
+}
+
+static int setup(void **state)
+{
+   (void)state;
+   snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_trace.XXXXXX");
+   return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+   (void)state;
+   char cmd[128];
+   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+   return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_dedup),
+      cmocka_unit_test(test_identical_pages_stored_once),
+      cmocka_unit_test(test_seek),
+      cmocka_unit_test(test_truncation),
+      cmocka_unit_test(test_unindexed_seek),
+      cmocka_unit_test(test_corruption),
+      cmocka_unit_test(test_bad_files),
+      cmocka_unit_test(test_write_failure),
+      cmocka_unit_test(test_child_traces),
+   };
+   return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,39 @@
+# trace: the .tsr trace file format (writer, reader, verify). See trace/trace.h
+# and docs/trace-format.md. System libraries: libzstd, libxxhash.
+
+TRACE_LDLIBS := -lzstd -lxxhash
+
+LIBS += trace
+trace_SRCS := trace/trace_common.c trace/trace_writer.c trace/trace_reader.c
+
+# The tessera command links the trace library for `info` and `dump`.
+tessera_LIBS += trace
+tessera_LDLIBS += $(TRACE_LDLIBS)
+
+TESTS += test_trace
+test_trace_SRCS := tests/unit/test_trace.c
+test_trace_LIBS := trace
+test_trace_LDLIBS := -lcmocka $(TRACE_LDLIBS)
+
+FUZZERS += fuzz_trace_reader
+fuzz_trace_reader_SRCS := tests/fuzz/fuzz_trace_reader.c
+fuzz_trace_reader_LIBS := trace
+fuzz_trace_reader_LDLIBS := $(TRACE_LDLIBS)
+
+# Writes the small traces used by the integration tests and fuzz seeds.
+PROGS += trace_mktest
+trace_mktest_SRCS := tests/data/trace/trace_mktest.c
+trace_mktest_LIBS := trace cmdstream
+trace_mktest_LDLIBS := $(TRACE_LDLIBS)
+
+PROGS += bench_trace
+bench_trace_SRCS := bench/trace_bench.c
+bench_trace_LIBS := trace
+bench_trace_LDLIBS := $(TRACE_LDLIBS)
+
+# pkg-config file for out-of-tree readers of traces.
+$(B)/lib/pkgconfig/tessera-trace.pc: trace/tessera-trace.pc.in
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(abspath .)|' -e 's|@LIBDIR@|$(abspath $(B)/lib)|' \
+	    -e 's|@VERSION@|0.1.0|' $< > $@
+all: $(B)/lib/pkgconfig/tessera-trace.pc

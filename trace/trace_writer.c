@@ -1,0 +1,1022 @@
+/*
+ * Trace writer: records into chunk buffers on the caller's thread, and a
+ * background thread compresses and writes them (bounded queue).
+ *
+ * Ordering invariant: page chunks are queued before the records chunk that
+ * may reference their pages, so any prefix of the file that ends on a chunk
+ * boundary is self-consistent (a truncated trace never references a page
+ * it does not contain).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "trace/trace_priv.h"
+
+struct wchunk {
+   uint32_t type, count;
+   uint32_t index; /* position in the chunk table */
+   uint8_t *data;
+   size_t size;
+};
+
+struct wpos {
+   uint32_t chunk, offset;
+};
+
+struct wobject {
+   uint64_t size;
+   uint64_t npages;
+   struct tsr_hash *pages; /* last recorded list; zero hash = never recorded */
+   uint8_t *known;         /* per page: recorded at least once */
+};
+
+struct tsr_writer {
+   pthread_mutex_t lock;
+   pthread_cond_t cond;
+   pthread_t thread;
+   bool thread_started, stopping;
+
+   int fd;
+   char *name;
+   struct tsr_writer_options opts;
+   int error;
+   bool error_printed;
+
+   /* Records chunk being filled. */
+   uint8_t *rec;
+   size_t rec_size, rec_cap;
+   uint32_t rec_count;
+
+   /* Pages chunk being filled. */
+   struct tsr_hash *pg_hash;
+   uint8_t *pg_data;
+   uint32_t pg_count, pg_cap;
+
+   /* Chunk indices are assigned when queued; the thread writes in order. */
+   uint32_t next_chunk;
+   struct wchunk *queue;
+   unsigned q_head, q_len;
+
+   /* Written by the thread: offsets and kinds of chunks on disk. */
+   uint64_t *chunk_off;
+   uint32_t *chunk_type, *chunk_count;
+   uint32_t chunks_written, chunk_tab_cap;
+   uint64_t file_off;
+
+   /* Index material. */
+   struct wpos *frames, *submits;
+   uint32_t nframes, nsubmits, frames_cap, submits_cap;
+   struct tsr_map pages;   /* hash -> chunk << 32 | slot */
+   struct tsr_map objects; /* (file, handle) -> index in objs */
+   struct tsr_map shaders; /* (va, hash) */
+   struct wobject *objs;
+   uint32_t nobjs, objs_cap;
+
+   struct tsr_writer_stats st;
+};
+
+static void set_error(struct tsr_writer *w, int err)
+{
+   if (w->error)
+      return;
+   w->error = err;
+   if (!w->opts.quiet && !w->error_printed) {
+      fprintf(stderr, "tessera trace: %s: %s (recording stopped; the trace is "
+                      "kept up to its last whole chunk)\n",
+              w->name, strerror(-err));
+   }
+   w->error_printed = true;
+}
+
+static int write_all(int fd, const void *buf, size_t size)
+{
+   const uint8_t *p = buf;
+   while (size) {
+      ssize_t n = write(fd, p, size);
+      if (n < 0) {
+         if (errno == EINTR)
+            continue;
+         return -errno;
+      }
+      if (n == 0)
+         return -EIO;
+      p += n;
+      size -= (size_t)n;
+   }
+   return 0;
+}
+
+/* Compresses and writes one chunk at the end of the file. On failure the
+ * file is cut back to where the chunk began. Called without the lock (only
+ * the thread, or close() after the thread ended, touches fd/file_off). */
+static int emit_chunk(struct tsr_writer *w, uint32_t type, uint32_t count,
+                      const uint8_t *raw, size_t raw_size, ZSTD_CCtx *cctx)
+{
+   size_t bound = ZSTD_compressBound(raw_size);
+   uint8_t *buf = malloc(TSR_CHUNK_HEADER_SIZE + bound);
+   if (!buf)
+      return -ENOMEM;
+   uint8_t *payload = buf + TSR_CHUNK_HEADER_SIZE;
+   size_t stored = w->opts.zstd_level < 0
+                      ? raw_size
+                      : ZSTD_compressCCtx(cctx, payload, bound, raw, raw_size, w->opts.zstd_level);
+   uint32_t flags = TSR_CHUNK_FLAG_ZSTD;
+   /* Incompressible data is kept raw: never larger than its input. */
+   if (ZSTD_isError(stored) || stored >= raw_size) {
+      memcpy(payload, raw, raw_size);
+      stored = raw_size;
+      flags = 0;
+   }
+   uint8_t *h = buf;
+   tsr_wr32(h, TSR_CHUNK_MAGIC);
+   tsr_wr16(h + 4, (uint16_t)type);
+   tsr_wr16(h + 6, (uint16_t)flags);
+   tsr_wr32(h + 8, (uint32_t)stored);
+   tsr_wr32(h + 12, (uint32_t)raw_size);
+   tsr_wr32(h + 16, count);
+   tsr_wr32(h + 20, 0);
+   tsr_wr64(h + 24, tsr_hash64(payload, stored));
+   tsr_wr64(h + 32, tsr_hash64(h, 32));
+
+   int err = write_all(w->fd, buf, TSR_CHUNK_HEADER_SIZE + stored);
+   free(buf);
+   if (err) {
+      /* Best effort: drop the partial chunk so the file ends cleanly. */
+      if (ftruncate(w->fd, (off_t)w->file_off) == 0)
+         lseek(w->fd, (off_t)w->file_off, SEEK_SET);
+      return err;
+   }
+   w->file_off += TSR_CHUNK_HEADER_SIZE + stored;
+   w->st.file_bytes += TSR_CHUNK_HEADER_SIZE + stored;
+   w->st.raw_bytes += raw_size;
+   return 0;
+}
+
+static void *writer_thread(void *arg)
+{
+   struct tsr_writer *w = arg;
+   ZSTD_CCtx *cctx = ZSTD_createCCtx();
+
+   pthread_mutex_lock(&w->lock);
+   for (;;) {
+      while (!w->q_len && !w->stopping)
+         pthread_cond_wait(&w->cond, &w->lock);
+      if (!w->q_len && w->stopping)
+         break;
+      struct wchunk c = w->queue[w->q_head];
+      int failed = w->error;
+      pthread_mutex_unlock(&w->lock);
+
+      int err = 0;
+      uint64_t off = w->file_off;
+      if (!failed)
+         err = cctx ? emit_chunk(w, c.type, c.count, c.data, c.size, cctx) : -ENOMEM;
+      free(c.data);
+
+      pthread_mutex_lock(&w->lock);
+      if (!failed && !err) {
+         w->chunk_off[c.index] = off;
+         w->chunk_type[c.index] = c.type;
+         w->chunk_count[c.index] = c.count;
+         w->chunks_written = c.index + 1;
+      } else if (err) {
+         set_error(w, err);
+      }
+      w->q_head = (w->q_head + 1) % w->opts.queue_chunks;
+      w->q_len--;
+      pthread_cond_broadcast(&w->cond);
+   }
+   pthread_mutex_unlock(&w->lock);
+   ZSTD_freeCCtx(cctx);
+   return NULL;
+}
+
+/* Hands a filled buffer to the thread (lock held; waits while full). The
+ * buffer is consumed in every case. */
+static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
+                   uint8_t *data, size_t size)
+{
+   if (w->error) {
+      free(data);
+      return w->error;
+   }
+   if (w->next_chunk >= w->chunk_tab_cap) {
+      uint32_t cap = w->chunk_tab_cap ? w->chunk_tab_cap * 2 : 256;
+      uint64_t *o = realloc(w->chunk_off, cap * sizeof(*o));
+      if (o)
+         w->chunk_off = o;
+      uint32_t *t = realloc(w->chunk_type, cap * sizeof(*t));
+      if (t)
+         w->chunk_type = t;
+      uint32_t *n = realloc(w->chunk_count, cap * sizeof(*n));
+      if (n)
+         w->chunk_count = n;
+      if (!o || !t || !n) {
+         free(data);
+         set_error(w, -ENOMEM);
+         return w->error;
+      }
+      w->chunk_tab_cap = cap;
+   }
+   while (w->q_len == w->opts.queue_chunks)
+      pthread_cond_wait(&w->cond, &w->lock);
+   unsigned slot = (w->q_head + w->q_len) % w->opts.queue_chunks;
+   w->queue[slot] = (struct wchunk){type, count, w->next_chunk++, data, size};
+   w->q_len++;
+   pthread_cond_broadcast(&w->cond);
+   return 0;
+}
+
+static int flush_pages(struct tsr_writer *w)
+{
+   if (!w->pg_count)
+      return 0;
+   size_t n = w->pg_count;
+   size_t size = 8 + n * 16 + n * TSR_PAGE_SIZE;
+   uint8_t *buf = malloc(size);
+   if (!buf) {
+      set_error(w, -ENOMEM);
+      return w->error;
+   }
+   tsr_wr32(buf, (uint32_t)n);
+   tsr_wr32(buf + 4, TSR_PAGE_SIZE);
+   memcpy(buf + 8, w->pg_hash, n * 16);
+   memcpy(buf + 8 + n * 16, w->pg_data, n * TSR_PAGE_SIZE);
+   w->pg_count = 0;
+   return enqueue(w, TSR_CHUNK_PAGES, (uint32_t)n, buf, size);
+}
+
+static int flush_records(struct tsr_writer *w)
+{
+   int err = flush_pages(w);
+   if (err || !w->rec_count)
+      return err;
+   /* Only now is this chunk's index known (a pages chunk may go first). */
+   for (uint32_t i = w->nsubmits; i > 0 && w->submits[i - 1].chunk == UINT32_MAX; i--)
+      w->submits[i - 1].chunk = w->next_chunk;
+   for (uint32_t i = w->nframes; i > 0 && w->frames[i - 1].chunk == UINT32_MAX; i--)
+      w->frames[i - 1].chunk = w->next_chunk;
+   uint8_t *buf = w->rec;
+   size_t size = w->rec_size;
+   uint32_t count = w->rec_count;
+   w->rec = NULL;
+   w->rec_size = w->rec_cap = 0;
+   w->rec_count = 0;
+   return enqueue(w, TSR_CHUNK_RECORDS, count, buf, size);
+}
+
+/* Starts a record of `size` payload bytes in the records chunk; returns a
+ * zeroed payload pointer, or NULL with w->error set. *pos receives where
+ * the record starts (for the index). */
+static uint8_t *begin_record(struct tsr_writer *w, uint32_t type, uint32_t file,
+                             size_t size, struct wpos *pos)
+{
+   if (w->error)
+      return NULL;
+   size_t total = TSR_RECORD_HEADER_SIZE + ((size + 7) & ~(size_t)7);
+   if (total > TSR_MAX_CHUNK_BYTES) {
+      set_error(w, -E2BIG);
+      return NULL;
+   }
+   if (w->rec_size && w->rec_size + total > w->opts.chunk_bytes) {
+      if (flush_records(w))
+         return NULL;
+   }
+   if (w->rec_size + total > w->rec_cap) {
+      size_t cap = w->rec_cap ? w->rec_cap : 4096;
+      while (cap < w->rec_size + total)
+         cap *= 2;
+      uint8_t *n = realloc(w->rec, cap);
+      if (!n) {
+         set_error(w, -ENOMEM);
+         return NULL;
+      }
+      w->rec = n;
+      w->rec_cap = cap;
+   }
+   uint8_t *h = w->rec + w->rec_size;
+   memset(h, 0, total);
+   tsr_wr32(h, type);
+   tsr_wr32(h + 4, file);
+   tsr_wr32(h + 8, (uint32_t)size);
+   if (pos)
+      *pos = (struct wpos){UINT32_MAX, (uint32_t)w->rec_size}; /* see flush_records */
+   w->rec_size += total;
+   w->rec_count++;
+   w->st.records++;
+   return h + TSR_RECORD_HEADER_SIZE;
+}
+
+int tsr_writer_open_fd(struct tsr_writer **out, int fd, const char *name,
+                       const struct tsr_writer_options *opts)
+{
+   *out = NULL;
+   struct tsr_writer *w = calloc(1, sizeof(*w));
+   if (!w) {
+      close(fd);
+      return -ENOMEM;
+   }
+   w->fd = fd;
+   w->name = strdup(name ? name : "trace");
+   if (opts)
+      w->opts = *opts;
+   if (!w->opts.zstd_level)
+      w->opts.zstd_level = 3;
+   if (!w->opts.chunk_bytes)
+      w->opts.chunk_bytes = 1u << 20;
+   if (w->opts.chunk_bytes > 16u << 20)
+      w->opts.chunk_bytes = 16u << 20;
+   if (w->opts.chunk_bytes < 2 * TSR_PAGE_SIZE)
+      w->opts.chunk_bytes = 2 * TSR_PAGE_SIZE;
+   if (!w->opts.queue_chunks)
+      w->opts.queue_chunks = 8;
+   w->pg_cap = (uint32_t)(w->opts.chunk_bytes / TSR_PAGE_SIZE);
+   w->pg_hash = malloc(w->pg_cap * sizeof(*w->pg_hash));
+   w->pg_data = malloc((size_t)w->pg_cap * TSR_PAGE_SIZE);
+   w->queue = calloc(w->opts.queue_chunks, sizeof(*w->queue));
+   tsr_map_init(&w->pages);
+   tsr_map_init(&w->objects);
+   tsr_map_init(&w->shaders);
+   pthread_mutex_init(&w->lock, NULL);
+   pthread_cond_init(&w->cond, NULL);
+
+   int err = 0;
+   if (!w->name || !w->pg_hash || !w->pg_data || !w->queue)
+      err = -ENOMEM;
+
+   uint8_t hdr[TSR_FILE_HEADER_SIZE] = {0};
+   memcpy(hdr, TSR_FILE_MAGIC, 8);
+   tsr_wr16(hdr + 8, TSR_VERSION_MAJOR);
+   tsr_wr16(hdr + 10, TSR_VERSION_MINOR);
+   tsr_wr32(hdr + 12, TSR_FILE_HEADER_SIZE);
+   tsr_wr32(hdr + 16, TSR_PAGE_SIZE);
+   if (!err)
+      err = write_all(fd, hdr, sizeof(hdr));
+   w->file_off = TSR_FILE_HEADER_SIZE;
+   if (!err && pthread_create(&w->thread, NULL, writer_thread, w))
+      err = -EAGAIN;
+   if (err) {
+      w->opts.quiet = true;
+      w->error = err;
+      tsr_writer_close(w);
+      return err;
+   }
+   w->thread_started = true;
+   *out = w;
+   return 0;
+}
+
+int tsr_writer_open(struct tsr_writer **out, const char *path,
+                    const struct tsr_writer_options *opts)
+{
+   *out = NULL;
+   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+   if (fd < 0)
+      return -errno;
+   return tsr_writer_open_fd(out, fd, path, opts);
+}
+
+int tsr_writer_error(struct tsr_writer *w)
+{
+   pthread_mutex_lock(&w->lock);
+   int e = w->error;
+   pthread_mutex_unlock(&w->lock);
+   return e;
+}
+
+static void wait_idle(struct tsr_writer *w)
+{
+   while (w->q_len)
+      pthread_cond_wait(&w->cond, &w->lock);
+}
+
+int tsr_writer_flush(struct tsr_writer *w)
+{
+   pthread_mutex_lock(&w->lock);
+   flush_records(w);
+   wait_idle(w);
+   int e = w->error;
+   pthread_mutex_unlock(&w->lock);
+   return e;
+}
+
+void tsr_writer_get_stats(struct tsr_writer *w, struct tsr_writer_stats *st)
+{
+   pthread_mutex_lock(&w->lock);
+   *st = w->st;
+   pthread_mutex_unlock(&w->lock);
+}
+
+/* The index covers only chunks that reached the disk. */
+static int write_index(struct tsr_writer *w, ZSTD_CCtx *cctx)
+{
+   uint32_t nchunks = w->chunks_written;
+   uint32_t nframes = 0, nsubmits = 0;
+   while (nframes < w->nframes && w->frames[nframes].chunk < nchunks)
+      nframes++;
+   while (nsubmits < w->nsubmits && w->submits[nsubmits].chunk < nchunks)
+      nsubmits++;
+   size_t npages = 0;
+   for (size_t i = 0; i < w->pages.cap; i++)
+      if (w->pages.e[i].used && (w->pages.e[i].value >> 32) < nchunks)
+         npages++;
+
+   size_t size = TSR_IDX_HEADER + (size_t)nchunks * TSR_IDX_CHUNK +
+                 (size_t)(nframes + nsubmits) * TSR_IDX_POS + npages * TSR_IDX_PAGE;
+   uint8_t *buf = malloc(size);
+   if (!buf)
+      return -ENOMEM;
+   uint8_t *p = buf;
+   tsr_wr32(p, nchunks);
+   tsr_wr32(p + 4, nframes);
+   tsr_wr32(p + 8, nsubmits);
+   tsr_wr32(p + 12, (uint32_t)npages);
+   p += TSR_IDX_HEADER;
+   for (uint32_t i = 0; i < nchunks; i++, p += TSR_IDX_CHUNK) {
+      tsr_wr64(p, w->chunk_off[i]);
+      tsr_wr32(p + 8, w->chunk_type[i]);
+      tsr_wr32(p + 12, w->chunk_count[i]);
+   }
+   for (uint32_t i = 0; i < nframes; i++, p += TSR_IDX_POS) {
+      tsr_wr32(p, w->frames[i].chunk);
+      tsr_wr32(p + 4, w->frames[i].offset);
+   }
+   for (uint32_t i = 0; i < nsubmits; i++, p += TSR_IDX_POS) {
+      tsr_wr32(p, w->submits[i].chunk);
+      tsr_wr32(p + 4, w->submits[i].offset);
+   }
+   for (size_t i = 0; i < w->pages.cap; i++) {
+      const struct tsr_map_entry *e = &w->pages.e[i];
+      if (!e->used || (e->value >> 32) >= nchunks)
+         continue;
+      memcpy(p, e->key.b, 16);
+      tsr_wr32(p + 16, (uint32_t)(e->value >> 32));
+      tsr_wr32(p + 20, (uint32_t)e->value);
+      p += TSR_IDX_PAGE;
+   }
+
+   uint64_t index_off = w->file_off;
+   int err = size > TSR_MAX_CHUNK_BYTES ? -E2BIG
+                                        : emit_chunk(w, TSR_CHUNK_INDEX, nchunks, buf, size, cctx);
+   free(buf);
+   if (err)
+      return err;
+
+   uint8_t f[TSR_FOOTER_SIZE] = {0};
+   memcpy(f, TSR_FOOTER_MAGIC, 8);
+   tsr_wr64(f + 8, index_off);
+   tsr_wr16(f + 16, TSR_VERSION_MAJOR);
+   tsr_wr16(f + 18, TSR_VERSION_MINOR);
+   tsr_wr64(f + 24, tsr_hash64(f, 24));
+   err = write_all(w->fd, f, sizeof(f));
+   if (err) {
+      /* A footerless file is still read by a forward scan. */
+      if (ftruncate(w->fd, (off_t)index_off) == 0)
+         w->file_off = index_off;
+   }
+   return err;
+}
+
+int tsr_writer_close(struct tsr_writer *w)
+{
+   if (!w)
+      return -EINVAL;
+   if (w->thread_started) {
+      pthread_mutex_lock(&w->lock);
+      flush_records(w);
+      wait_idle(w);
+      w->stopping = true;
+      pthread_cond_broadcast(&w->cond);
+      pthread_mutex_unlock(&w->lock);
+      pthread_join(w->thread, NULL);
+
+      if (!w->error) {
+         ZSTD_CCtx *cctx = ZSTD_createCCtx();
+         int err = cctx ? write_index(w, cctx) : -ENOMEM;
+         ZSTD_freeCCtx(cctx);
+         if (err)
+            set_error(w, err);
+      }
+   }
+   int err = w->error;
+   if (w->fd >= 0 && close(w->fd) && !err) {
+      err = -errno;
+      set_error(w, err);
+   }
+   for (uint32_t i = 0; i < w->nobjs; i++) {
+      free(w->objs[i].pages);
+      free(w->objs[i].known);
+   }
+   free(w->objs);
+   tsr_map_finish(&w->pages);
+   tsr_map_finish(&w->objects);
+   tsr_map_finish(&w->shaders);
+   free(w->frames);
+   free(w->submits);
+   free(w->chunk_off);
+   free(w->chunk_type);
+   free(w->chunk_count);
+   free(w->queue);
+   free(w->rec);
+   free(w->pg_hash);
+   free(w->pg_data);
+   free(w->name);
+   pthread_mutex_destroy(&w->lock);
+   pthread_cond_destroy(&w->cond);
+   free(w);
+   return err;
+}
+
+/* ------------------------------------------------------------- records */
+
+#define LOCKED(w, body)                                                         \
+   do {                                                                         \
+      pthread_mutex_lock(&(w)->lock);                                          \
+      body;                                                                     \
+      int e_ = (w)->error;                                                      \
+      pthread_mutex_unlock(&(w)->lock);                                        \
+      return e_;                                                                \
+   } while (0)
+
+static size_t put_str(uint8_t *p, const char *s, size_t len)
+{
+   if (len)
+      memcpy(p, s, len);
+   p[len] = 0;
+   return len + 1;
+}
+
+int tsr_write_meta(struct tsr_writer *w, const char *key, const char *value)
+{
+   if (!w || !key || !value)
+      return -EINVAL;
+   size_t kl = strlen(key), vl = strlen(value);
+   if (kl > 65535 || vl > (1u << 20))
+      return -EINVAL;
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, TSR_REC_META, 0, TSR_META_FIXED + kl + 1 + vl + 1, NULL);
+      if (p) {
+         tsr_wr32(p, (uint32_t)kl);
+         tsr_wr32(p + 4, (uint32_t)vl);
+         p += TSR_META_FIXED;
+         p += put_str(p, key, kl);
+         put_str(p, value, vl);
+      }
+   });
+}
+
+int tsr_write_driver(struct tsr_writer *w, uint32_t file, const struct tsr_driver *d)
+{
+   if (!w || !d)
+      return -EINVAL;
+   const char *s[3] = {d->name ? d->name : "", d->date ? d->date : "", d->desc ? d->desc : ""};
+   size_t l[3];
+   for (int i = 0; i < 3; i++) {
+      l[i] = strlen(s[i]);
+      if (l[i] > 4096)
+         return -EINVAL;
+   }
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, TSR_REC_DRIVER, file,
+                                TSR_DRIVER_FIXED + l[0] + l[1] + l[2] + 3, NULL);
+      if (p) {
+         tsr_wr32(p, (uint32_t)d->major);
+         tsr_wr32(p + 4, (uint32_t)d->minor);
+         tsr_wr32(p + 8, (uint32_t)d->patchlevel);
+         for (int i = 0; i < 3; i++)
+            tsr_wr32(p + 12 + 4 * i, (uint32_t)l[i]);
+         p += TSR_DRIVER_FIXED;
+         for (int i = 0; i < 3; i++)
+            p += put_str(p, s[i], l[i]);
+      }
+   });
+}
+
+int tsr_write_device_params(struct tsr_writer *w, uint32_t file,
+                            const struct drm_asahi_params_global *prm, size_t size)
+{
+   if (!w || !prm || size > 65536)
+      return -EINVAL;
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, TSR_REC_DEVICE_PARAMS, file, TSR_PARAMS_FIXED + size, NULL);
+      if (p) {
+         tsr_wr32(p, (uint32_t)size);
+         memcpy(p + TSR_PARAMS_FIXED, prm, size);
+      }
+   });
+}
+
+int tsr_write_vm_create(struct tsr_writer *w, uint32_t file, const struct tsr_vm_create *c)
+{
+   if (!w || !c)
+      return -EINVAL;
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, TSR_REC_VM_CREATE, file, 24, NULL);
+      if (p) {
+         tsr_wr32(p, c->vm_id);
+         tsr_wr64(p + 8, c->kernel_start);
+         tsr_wr64(p + 16, c->kernel_end);
+      }
+   });
+}
+
+static int write_u32_record(struct tsr_writer *w, uint32_t type, uint32_t file, uint32_t v)
+{
+   if (!w)
+      return -EINVAL;
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, type, file, 8, NULL);
+      if (p)
+         tsr_wr32(p, v);
+   });
+}
+
+int tsr_write_vm_destroy(struct tsr_writer *w, uint32_t file, uint32_t vm_id)
+{
+   return write_u32_record(w, TSR_REC_VM_DESTROY, file, vm_id);
+}
+
+int tsr_write_gem_close(struct tsr_writer *w, uint32_t file, uint32_t handle)
+{
+   if (!w)
+      return -EINVAL;
+   pthread_mutex_lock(&w->lock);
+   /* A later object with the same handle starts from an empty page list. */
+   struct tsr_hash k = tsr_key3(1, file, handle);
+   uint64_t *v = tsr_map_get(&w->objects, &k);
+   if (v) {
+      struct wobject *o = &w->objs[*v];
+      memset(o->known, 0, o->npages);
+   }
+   pthread_mutex_unlock(&w->lock);
+   return write_u32_record(w, TSR_REC_GEM_CLOSE, file, handle);
+}
+
+int tsr_write_queue_destroy(struct tsr_writer *w, uint32_t file, uint32_t queue_id)
+{
+   return write_u32_record(w, TSR_REC_QUEUE_DESTROY, file, queue_id);
+}
+
+int tsr_write_vm_bind(struct tsr_writer *w, uint32_t file, const struct tsr_vm_bind *b)
+{
+   if (!w || !b || (b->num_ops && !b->ops) || b->num_ops > 65536)
+      return -EINVAL;
+   size_t opsz = sizeof(struct drm_asahi_gem_bind_op);
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, TSR_REC_VM_BIND, file,
+                                TSR_VMBIND_FIXED + b->num_ops * opsz, NULL);
+      if (p) {
+         tsr_wr32(p, b->vm_id);
+         tsr_wr32(p + 4, b->num_ops);
+         tsr_wr32(p + 8, (uint32_t)b->result);
+         tsr_wr32(p + 12, (uint32_t)opsz);
+         for (uint32_t i = 0; i < b->num_ops; i++) {
+            uint8_t *o = p + TSR_VMBIND_FIXED + i * opsz;
+            tsr_wr32(o, b->ops[i].flags);
+            tsr_wr32(o + 4, b->ops[i].handle);
+            tsr_wr64(o + 8, b->ops[i].offset);
+            tsr_wr64(o + 16, b->ops[i].range);
+            tsr_wr64(o + 24, b->ops[i].addr);
+         }
+      }
+   });
+}
+
+static struct wobject *find_object(struct tsr_writer *w, uint32_t file, uint32_t handle,
+                                   uint64_t size, bool create)
+{
+   struct tsr_hash k = tsr_key3(1, file, handle);
+   uint64_t *v = tsr_map_get(&w->objects, &k);
+   if (v && !create)
+      return &w->objs[*v];
+   if (!create)
+      return NULL;
+   uint64_t npages = (size + TSR_PAGE_SIZE - 1) / TSR_PAGE_SIZE;
+   struct tsr_hash *pages = calloc(npages ? npages : 1, sizeof(*pages));
+   uint8_t *known = calloc(npages ? npages : 1, 1);
+   if (!pages || !known) {
+      free(pages);
+      free(known);
+      return NULL;
+   }
+   if (v) {
+      /* Handle reused: the old object is gone. */
+      struct wobject *o = &w->objs[*v];
+      free(o->pages);
+      free(o->known);
+      *o = (struct wobject){size, npages, pages, known};
+      return o;
+   }
+   if (w->nobjs == w->objs_cap) {
+      uint32_t cap = w->objs_cap ? w->objs_cap * 2 : 64;
+      struct wobject *n = realloc(w->objs, cap * sizeof(*n));
+      if (!n)
+         goto fail;
+      w->objs = n;
+      w->objs_cap = cap;
+   }
+   int ins;
+   v = tsr_map_put(&w->objects, &k, &ins);
+   if (!v)
+      goto fail;
+   *v = w->nobjs;
+   w->objs[w->nobjs] = (struct wobject){size, npages, pages, known};
+   return &w->objs[w->nobjs++];
+fail:
+   free(pages);
+   free(known);
+   return NULL;
+}
+
+int tsr_write_gem_create(struct tsr_writer *w, uint32_t file, const struct tsr_gem_create *g)
+{
+   if (!w || !g || g->size > (1ull << 40))
+      return -EINVAL;
+   LOCKED(w, {
+      if (!w->error && !find_object(w, file, g->handle, g->size, true))
+         set_error(w, -ENOMEM);
+      uint8_t *p = begin_record(w, TSR_REC_GEM_CREATE, file, 24, NULL);
+      if (p) {
+         tsr_wr32(p, g->handle);
+         tsr_wr32(p + 4, g->flags);
+         tsr_wr32(p + 8, g->vm_id);
+         tsr_wr64(p + 16, g->size);
+      }
+   });
+}
+
+int tsr_write_bind_object(struct tsr_writer *w, uint32_t file, const struct tsr_bind_object *b)
+{
+   if (!w || !b)
+      return -EINVAL;
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, TSR_REC_BIND_OBJECT, file, 32, NULL);
+      if (p) {
+         tsr_wr32(p, b->op);
+         tsr_wr32(p + 4, b->flags);
+         tsr_wr32(p + 8, b->handle);
+         tsr_wr32(p + 12, b->object_handle);
+         tsr_wr64(p + 16, b->offset);
+         tsr_wr64(p + 24, b->range);
+      }
+   });
+}
+
+int tsr_write_queue_create(struct tsr_writer *w, uint32_t file, const struct tsr_queue_create *q)
+{
+   if (!w || !q)
+      return -EINVAL;
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, TSR_REC_QUEUE_CREATE, file, 24, NULL);
+      if (p) {
+         tsr_wr32(p, q->queue_id);
+         tsr_wr32(p + 4, q->vm_id);
+         tsr_wr32(p + 8, q->priority);
+         tsr_wr32(p + 12, q->flags);
+         tsr_wr64(p + 16, q->usc_exec_base);
+      }
+   });
+}
+
+static int push_pos(struct wpos **arr, uint32_t *n, uint32_t *cap, struct wpos pos)
+{
+   if (*n == *cap) {
+      uint32_t c = *cap ? *cap * 2 : 256;
+      struct wpos *a = realloc(*arr, c * sizeof(*a));
+      if (!a)
+         return -ENOMEM;
+      *arr = a;
+      *cap = c;
+   }
+   (*arr)[(*n)++] = pos;
+   return 0;
+}
+
+int tsr_write_submit(struct tsr_writer *w, uint32_t file, const struct tsr_submit *s,
+                     uint32_t *seq_out)
+{
+   if (!w || !s || (s->cmdbuf_size && !s->cmdbuf) ||
+       ((s->in_sync_count || s->out_sync_count) && !s->syncs) ||
+       s->in_sync_count > 4096 || s->out_sync_count > 4096 || s->cmdbuf_size > (8u << 20))
+      return -EINVAL;
+   uint32_t nsync = s->in_sync_count + s->out_sync_count;
+   LOCKED(w, {
+      struct wpos pos;
+      uint32_t seq = w->nsubmits;
+      uint8_t *p = begin_record(w, TSR_REC_SUBMIT, file,
+                                TSR_SUBMIT_FIXED + nsync * 16u + s->cmdbuf_size, &pos);
+      if (p) {
+         if (push_pos(&w->submits, &w->nsubmits, &w->submits_cap, pos))
+            set_error(w, -ENOMEM);
+         tsr_wr32(p, seq);
+         tsr_wr32(p + 4, s->queue_id);
+         tsr_wr32(p + 8, s->flags);
+         tsr_wr32(p + 12, s->in_sync_count);
+         tsr_wr32(p + 16, s->out_sync_count);
+         tsr_wr32(p + 20, s->cmdbuf_size);
+         tsr_wr32(p + 24, (uint32_t)s->result);
+         tsr_wr64(p + 32, s->cpu_time_ns);
+         uint8_t *q = p + TSR_SUBMIT_FIXED;
+         for (uint32_t i = 0; i < nsync; i++, q += 16) {
+            tsr_wr32(q, s->syncs[i].sync_type);
+            tsr_wr32(q + 4, s->syncs[i].handle);
+            tsr_wr64(q + 8, s->syncs[i].timeline_value);
+         }
+         if (s->cmdbuf_size)
+            memcpy(q, s->cmdbuf, s->cmdbuf_size);
+         w->st.submits++;
+         if (seq_out)
+            *seq_out = seq;
+      }
+   });
+}
+
+int tsr_write_completion(struct tsr_writer *w, uint32_t file, const struct tsr_completion *c)
+{
+   if (!w || !c || (c->num_timestamps && !c->timestamps) || c->num_timestamps > 65536)
+      return -EINVAL;
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, TSR_REC_COMPLETION, file,
+                                TSR_COMPLETION_FIXED + c->num_timestamps * 16u, NULL);
+      if (p) {
+         tsr_wr32(p, c->seq);
+         tsr_wr32(p + 4, (uint32_t)c->status);
+         tsr_wr64(p + 8, c->cpu_time_ns);
+         tsr_wr32(p + 16, c->num_timestamps);
+         uint8_t *q = p + TSR_COMPLETION_FIXED;
+         for (uint32_t i = 0; i < c->num_timestamps; i++, q += 16) {
+            tsr_wr32(q, c->timestamps[i].object_handle);
+            tsr_wr32(q + 4, c->timestamps[i].offset);
+            tsr_wr64(q + 8, c->timestamps[i].value);
+         }
+      }
+   });
+}
+
+int tsr_write_frame(struct tsr_writer *w, uint32_t kind, const char *label)
+{
+   if (!w)
+      return -EINVAL;
+   size_t l = label ? strlen(label) : 0;
+   if (l > 4096)
+      return -EINVAL;
+   LOCKED(w, {
+      struct wpos pos;
+      uint8_t *p = begin_record(w, TSR_REC_FRAME, 0, TSR_FRAME_FIXED + l + 1, &pos);
+      if (p) {
+         if (push_pos(&w->frames, &w->nframes, &w->frames_cap, pos))
+            set_error(w, -ENOMEM);
+         tsr_wr32(p, w->nframes - 1);
+         tsr_wr32(p + 4, kind);
+         tsr_wr32(p + 8, (uint32_t)l);
+         put_str(p + TSR_FRAME_FIXED, label ? label : "", l);
+         w->st.frames++;
+      }
+   });
+}
+
+int tsr_write_fw_job(struct tsr_writer *w, uint32_t file, const struct tsr_fw_job *j)
+{
+   if (!w || !j || (j->header_size && !j->header) || (j->script_size && !j->script) ||
+       (j->payload_size && !j->payload) || j->header_size > (1u << 20) ||
+       j->script_size > (1u << 20) || j->payload_size > (1u << 20))
+      return -EINVAL;
+   size_t var = (size_t)j->header_size + j->script_size + j->payload_size;
+   LOCKED(w, {
+      uint8_t *p = begin_record(w, TSR_REC_FW_JOB, file, TSR_FWJOB_FIXED + var, NULL);
+      if (p) {
+         tsr_wr32(p, j->seq);
+         tsr_wr32(p + 4, j->queue_id);
+         tsr_wr32(p + 8, j->pipe);
+         tsr_wr32(p + 12, j->vm_slot);
+         tsr_wr64(p + 16, j->job_va);
+         tsr_wr64(p + 24, j->payload_va);
+         tsr_wr32(p + 32, j->header_size);
+         tsr_wr32(p + 36, j->script_size);
+         tsr_wr32(p + 40, j->payload_size);
+         uint8_t *q = p + TSR_FWJOB_FIXED;
+         if (j->header_size)
+            memcpy(q, j->header, j->header_size);
+         q += j->header_size;
+         if (j->script_size)
+            memcpy(q, j->script, j->script_size);
+         q += j->script_size;
+         if (j->payload_size)
+            memcpy(q, j->payload, j->payload_size);
+      }
+   });
+}
+
+int tsr_write_shader(struct tsr_writer *w, uint32_t file, const struct tsr_shader *s)
+{
+   if (!w || !s)
+      return -EINVAL;
+   uint8_t kb[24];
+   tsr_wr64(kb, s->va);
+   memcpy(kb + 8, s->hash.b, 16);
+   struct tsr_hash key = tsr_hash_bytes(kb, sizeof(kb));
+   LOCKED(w, {
+      int ins = 0;
+      if (!w->error && !tsr_map_put(&w->shaders, &key, &ins))
+         set_error(w, -ENOMEM);
+      uint8_t *p = ins ? begin_record(w, TSR_REC_SHADER, file, TSR_SHADER_SIZE, NULL) : NULL;
+      if (p) {
+         tsr_wr32(p, s->seq);
+         tsr_wr32(p + 4, s->stage);
+         tsr_wr32(p + 8, s->size);
+         tsr_wr64(p + 16, s->usc_base);
+         tsr_wr64(p + 24, s->va);
+         memcpy(p + 32, s->hash.b, 16);
+      }
+   });
+}
+
+/* Emits one MEMORY record for pages [first, first + n) of o. */
+static void memory_record(struct tsr_writer *w, uint32_t file, uint32_t handle,
+                          const struct wobject *o, uint64_t first, uint32_t n)
+{
+   uint8_t *p = begin_record(w, TSR_REC_MEMORY, file, TSR_MEMORY_FIXED + n * 16u, NULL);
+   if (!p)
+      return;
+   tsr_wr32(p, handle);
+   tsr_wr32(p + 4, n);
+   tsr_wr64(p + 8, first);
+   memcpy(p + TSR_MEMORY_FIXED, o->pages + first, n * 16u);
+}
+
+int tsr_write_memory(struct tsr_writer *w, uint32_t file, uint32_t handle,
+                     uint64_t offset, const void *data, uint64_t size)
+{
+   if (!w || (size && !data) || offset % TSR_PAGE_SIZE)
+      return -EINVAL;
+   pthread_mutex_lock(&w->lock);
+   int err = w->error;
+   struct wobject *o = err ? NULL : find_object(w, file, handle, 0, false);
+   if (!err && (!o || offset > o->size || size > o->size - offset))
+      err = -EINVAL;
+   if (err) {
+      pthread_mutex_unlock(&w->lock);
+      return err;
+   }
+   const uint8_t *src = data;
+   uint64_t first = offset / TSR_PAGE_SIZE;
+   uint64_t npages = (size + TSR_PAGE_SIZE - 1) / TSR_PAGE_SIZE;
+   uint64_t run_start = 0;
+   uint32_t run_len = 0;
+   uint8_t tail[TSR_PAGE_SIZE];
+
+   for (uint64_t i = 0; i < npages && !w->error; i++) {
+      const uint8_t *pg = src + i * TSR_PAGE_SIZE;
+      uint64_t left = size - i * TSR_PAGE_SIZE;
+      if (left < TSR_PAGE_SIZE) {
+         memset(tail, 0, sizeof(tail));
+         memcpy(tail, pg, left);
+         pg = tail;
+      }
+      /* Hashing runs on the caller's thread: it is what decides whether
+       * anything needs copying at all, and xxh3 is memory-bandwidth fast. */
+      struct tsr_hash h = tsr_hash_bytes(pg, TSR_PAGE_SIZE);
+      uint64_t idx = first + i;
+      w->st.pages_seen++;
+      bool changed = !o->known[idx] || memcmp(o->pages[idx].b, h.b, 16);
+      if (changed) {
+         int ins;
+         uint64_t *v = tsr_map_put(&w->pages, &h, &ins);
+         if (!v) {
+            set_error(w, -ENOMEM);
+            break;
+         }
+         if (ins) {
+            if (w->pg_count == w->pg_cap && flush_pages(w))
+               break;
+            *v = (uint64_t)w->next_chunk << 32 | w->pg_count;
+            w->pg_hash[w->pg_count] = h;
+            memcpy(w->pg_data + (size_t)w->pg_count * TSR_PAGE_SIZE, pg, TSR_PAGE_SIZE);
+            w->pg_count++;
+            w->st.pages_stored++;
+         }
+         o->pages[idx] = h;
+         o->known[idx] = 1;
+         if (run_len && run_start + run_len == idx && run_len < TSR_MAX_PAGES_PER_RECORD) {
+            run_len++;
+         } else {
+            if (run_len)
+               memory_record(w, file, handle, o, run_start, run_len);
+            run_start = idx;
+            run_len = 1;
+         }
+      }
+   }
+   if (run_len && !w->error)
+      memory_record(w, file, handle, o, run_start, run_len);
+   err = w->error;
+   pthread_mutex_unlock(&w->lock);
+   return err;
+}
