@@ -268,12 +268,14 @@ cap_finish(void)
          struct tsr_writer_stats st;
          tsr_writer_get_stats(w, &st);
          fprintf(stderr, "tessera capture: %s: %llu submissions of %llu, %llu frames, "
-                 "memory %s: %.3f ms for %llu MiB, pages %llu stored of %llu\n",
+                 "memory %s: %.3f ms for %llu MiB, pages %llu stored of %llu, "
+                 "shader indexing: %.3f ms for %llu submissions\n",
                  cap.trace_path, (unsigned long long)st.submits,
                  (unsigned long long)cap.submits, (unsigned long long)st.frames,
                  cap.opt.mem == CAP_MEM_WP ? "wp" : "hash", (double)cap.snap_ns / 1e6,
                  (unsigned long long)(cap.snap_bytes >> 20),
-                 (unsigned long long)st.pages_stored, (unsigned long long)st.pages_seen);
+                 (unsigned long long)st.pages_stored, (unsigned long long)st.pages_seen,
+                 (double)cap.shader_ns / 1e6, (unsigned long long)cap.shader_scans);
       }
       sigset_t old;
       cap_sig_guard_begin(&old);

@@ -41,6 +41,7 @@ struct cap_vm {
    uint32_t id;
    uint64_t kernel_start, kernel_end;
    struct cap_vm_map map;
+   struct cap_shader_cache shaders; /* va -> size, hash (cap_shaders.c) */
    bool recorded;
    bool binds_stale;     /* binds happened while not recording */
 };
@@ -139,6 +140,7 @@ struct cap_state {
    bool hook_installed;
    /* statistics */
    uint64_t snap_ns, snap_bytes, submit_ns;
+   uint64_t shader_ns, shader_scans; /* shader indexing at SUBMIT */
 };
 
 extern struct cap_state cap;

@@ -132,8 +132,10 @@ cap_file_release(struct cap_file *f)
    for (size_t i = 0; i < f->nbos; i++)
       if (f->bos[i])
          bo_free(f, f->bos[i]);
-   for (size_t i = 0; i < f->nvms; i++)
+   for (size_t i = 0; i < f->nvms; i++) {
       cap_vm_map_free(&f->vms[i].map);
+      cap_shader_cache_free(&f->vms[i].shaders);
+   }
    free(f->bos);
    free(f->vms);
    free(f->queues);
@@ -437,6 +439,84 @@ snapshot_vm(struct cap_file *f, struct cap_vm *vm)
    cap.snap_ns += cap_now_ns() - t0;
 }
 
+/* -------------------------------------------------------------- shaders */
+
+struct vm_reader {
+   struct cap_file *f;
+   struct cap_vm *vm;
+};
+
+/* GPU memory as the submission will see it, through the layer's own
+ * mappings of the bound objects (agx_decode_read_fn). */
+static size_t
+read_vm(void *ctx, uint64_t va, void *dst, size_t size)
+{
+   struct vm_reader *r = ctx;
+   const struct cap_vm_map *map = &r->vm->map;
+   size_t done = 0;
+   while (done < size) {
+      uint64_t a = va + done;
+      size_t lo = 0, hi = map->count;
+      while (lo < hi) {   /* last mapping with addr <= a */
+         size_t mid = (lo + hi) / 2;
+         if (map->m[mid].addr <= a)
+            lo = mid + 1;
+         else
+            hi = mid;
+      }
+      if (!lo)
+         break;
+      const struct cap_mapping *m = &map->m[lo - 1];
+      if (a - m->addr >= m->range)
+         break;
+      struct cap_bo *bo = cap_bo_get(r->f, m->handle);
+      const uint8_t *p = bo ? cap_bo_map(r->f, bo) : NULL;
+      if (!p)
+         break;
+      uint64_t off = m->offset + (a - m->addr), avail = m->range - (a - m->addr);
+      if (m->flags & DRM_ASAHI_BIND_SINGLE_PAGE) {   /* one page, repeated */
+         off = m->offset + ((a - m->addr) & (TSR_PAGE_SIZE - 1));
+         avail = TSR_PAGE_SIZE - ((a - m->addr) & (TSR_PAGE_SIZE - 1));
+      }
+      if (off >= bo->size)
+         break;
+      if (avail > bo->size - off)
+         avail = bo->size - off;
+      size_t n = size - done < avail ? size - done : (size_t)avail;
+      memcpy((uint8_t *)dst + done, p + off, n);
+      done += n;
+   }
+   return done;
+}
+
+/* Shaders of a submission, found over the memory just recorded (before
+ * the kernel runs it: what the trace holds is what they are read from). */
+static void
+scan_shaders(struct cap_file *f, struct cap_vm *vm, struct cap_queue *q,
+             const uint8_t *cmdbuf, size_t size, struct cap_shader_list *out)
+{
+   uint64_t t0 = cap_now_ns();
+   struct vm_reader r = { f, vm };
+   cap_cmdbuf_shaders(cmdbuf, size, q->usc_exec_base, read_vm, &r, &vm->shaders, out);
+   cap.shader_ns += cap_now_ns() - t0;
+   cap.shader_scans++;
+}
+
+static void
+record_shaders(struct cap_file *f, struct cap_queue *q, uint32_t seq,
+               const struct cap_shader_list *l)
+{
+   for (size_t i = 0; i < l->count; i++) {
+      const struct cap_shader *c = &l->v[i];
+      struct tsr_shader sh = {
+         .seq = seq, .stage = c->stage, .usc_base = q->usc_exec_base,
+         .va = c->va, .size = c->size, .hash = c->hash,
+      };
+      if (!cap_trace_ok(tsr_write_shader(cap.w, f->id, &sh)))
+         return;
+   }
+}
+
 /* --------------------------------------------------------------- ioctls */
 
 static int
@@ -484,6 +564,9 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
    unsigned hw_cmds = 0;
    struct cap_ts_ref ts[16];
    int nts = ok ? cap_cmdbuf_timestamps(cmdbuf, s.cmdbuf_size, ts, 16, &hw_cmds) : 0;
+   struct cap_shader_list shaders = { 0 };
+   if (ok && vm)
+      scan_shaders(f, vm, q, cmdbuf, s.cmdbuf_size, &shaders);
    if (ok) {
       cap_hook_expect(f->id, s.queue_id, cap.next_seq, hw_cmds);
       /* a binary out-sync gets a new fence: collect the old one's news */
@@ -508,6 +591,7 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
       uint32_t seq = 0;
       if (cap_trace_ok(tsr_write_submit(cap.w, f->id, &ts_rec, &seq))) {
          cap.next_seq = seq + 1;
+         record_shaders(f, q, seq, &shaders);
          cap.submit_ns += cap_now_ns() - t;
          if (s.out_sync_count) {
             struct cap_pending *p = calloc(1, sizeof(*p));
@@ -535,6 +619,7 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
    }
    free(cmdbuf);
    free(syncs);
+   cap_shader_list_free(&shaders);
    if (*ret == 0 && cap.opt.frame_every && cap.frame_submits >= cap.opt.frame_every)
       cap_frame_locked(0, "every N submissions");
    errno = saved;
@@ -679,6 +764,7 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
          if (vm->recorded && cap.w && !cap.disabled)
             cap_trace_ok(tsr_write_vm_destroy(cap.w, f->id, d.vm_id));
          cap_vm_map_free(&vm->map);
+         cap_shader_cache_free(&vm->shaders);
          memset(vm, 0, sizeof(*vm));
       }
       break;

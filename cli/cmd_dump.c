@@ -5,6 +5,11 @@
  * trace's memory as of that submission, with shaders disassembled; firmware
  * jobs go through the generated agx_fw print functions.
  *
+ * Shaders: the trace's shader index (SHADER records) is listed first and
+ * each recorded shader is disassembled once, at its record; every
+ * submission lists the shaders it uses (found again by walking its streams
+ * over the trace's memory, the way the capture indexed them).
+ *
  * Stability: no host addresses, no wall-clock times (unless --times), and
  * object memory is named by content hash, so two captures of the same work
  * dump identically.
@@ -15,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/capture.h"
 #include "cli/commands.h"
 #include "cmdstream/agx_decode.h"
 #include "cmdstream/agx_fw_pack.h"
@@ -31,6 +37,7 @@ static const char usage_text[] =
    "  --times       include host times (omitted by default for stable diffs)\n"
    "  --no-streams  do not decode the VDM/CDM streams of commands\n"
    "  --no-disasm   do not disassemble shaders\n"
+   "  --shader ADDR only disassemble the indexed shader at GPU VA ADDR\n"
    "  -o FILE       write to FILE instead of standard output\n"
    "  -h, --help    show this help\n"
    "\n"
@@ -41,6 +48,7 @@ struct dump {
    FILE *fp;
    struct tsr_reader *r;
    bool times, streams, disasm;
+   struct cap_shader_cache cache;
 };
 
 struct va_ctx {
@@ -180,6 +188,28 @@ static unsigned decode_stream(struct dump *d, uint32_t file, uint32_t queue,
    return res.errors;
 }
 
+/* Which shaders a submission runs: same scan as the capture's. */
+static void print_submit_shaders(struct dump *d, const struct tsr_record *rec)
+{
+   const struct tsr_submit *s = &rec->u.submit;
+   uint32_t vm;
+   uint64_t usc_base;
+   if (!tsr_reader_queue(d->r, rec->file, s->queue_id, &vm, &usc_base))
+      return;
+   struct va_ctx ctx = {d->r, rec->file, vm};
+   struct cap_shader_list l = {0};
+   cap_cmdbuf_shaders(s->cmdbuf, s->cmdbuf_size, usc_base, read_va, &ctx, &d->cache, &l);
+   for (size_t i = 0; i < l.count; i++) {
+      const struct cap_shader *sh = &l.v[i];
+      fprintf(d->fp, "  uses shader 0x%" PRIx64 " %s size %u (command %u)", sh->va,
+              cap_stage_name(sh->stage), sh->size, sh->cmd);
+      if (!sh->size)
+         fprintf(d->fp, " XXX: %s", sh->why ? sh->why : "size unknown");
+      fprintf(d->fp, "\n");
+   }
+   cap_shader_list_free(&l);
+}
+
 static void print_submit(struct dump *d, const struct tsr_record *rec)
 {
    FILE *fp = d->fp;
@@ -238,6 +268,8 @@ static void print_submit(struct dump *d, const struct tsr_record *rec)
    }
    if (off != s->cmdbuf_size)
       fprintf(fp, "  XXX: %u trailing bytes in the command buffer\n", s->cmdbuf_size - off);
+   if (d->streams)
+      print_submit_shaders(d, rec);
 }
 
 static void print_script(FILE *fp, const uint8_t *p, uint32_t size)
@@ -314,10 +346,8 @@ static void print_shader(struct dump *d, const struct tsr_record *rec)
 {
    FILE *fp = d->fp;
    const struct tsr_shader *s = &rec->u.shader;
-   static const char *const stages[] = {"unknown", "vertex", "fragment", "compute", "bg", "eot",
-                                        "helper"};
    fprintf(fp, "  seq %u stage %s va 0x%" PRIx64 " (usc offset 0x%" PRIx64 ") size %u hash ",
-           s->seq, s->stage < 7 ? stages[s->stage] : "?", s->va, s->va - s->usc_base, s->size);
+           s->seq, cap_stage_name(s->stage), s->va, s->va - s->usc_base, s->size);
    print_hash(fp, s->hash.b);
    fprintf(fp, "\n");
    if (!d->disasm || !s->size)
@@ -473,6 +503,47 @@ static void print_record(struct dump *d, const struct tsr_record *rec)
    }
 }
 
+/* The shader index: one line per SHADER record. Leaves the reader rewound. */
+static unsigned print_index(struct dump *d)
+{
+   struct tsr_record rec;
+   unsigned n = 0;
+   while (tsr_reader_next(d->r, &rec) > 0) {
+      if (rec.type != TSR_REC_SHADER)
+         continue;
+      const struct tsr_shader *s = &rec.u.shader;
+      if (!n++)
+         fprintf(d->fp, "# shader index (address size stage first-submission hash):\n");
+      fprintf(d->fp, "#   0x%" PRIx64 " %u %s %u ", s->va, s->size, cap_stage_name(s->stage),
+              s->seq);
+      print_hash(d->fp, s->hash.b);
+      fprintf(d->fp, "\n");
+   }
+   tsr_reader_rewind(d->r);
+   return n;
+}
+
+/* --shader ADDR: the record of that shader and its code, as of the record. */
+static int dump_one_shader(struct dump *d, uint64_t va)
+{
+   struct tsr_record rec;
+   int ret;
+   while ((ret = tsr_reader_next(d->r, &rec)) > 0) {
+      if (rec.type == TSR_REC_SHADER && rec.u.shader.va == va) {
+         fprintf(d->fp, "shader file %u\n", rec.file);
+         d->disasm = true;
+         print_shader(d, &rec);
+         return 0;
+      }
+   }
+   if (ret < 0)
+      fprintf(stderr, "tessera dump: %s\n", tsr_reader_error(d->r));
+   else
+      fprintf(stderr, "tessera dump: no indexed shader at 0x%" PRIx64
+                      " (tessera info --shaders lists them)\n", va);
+   return 2;
+}
+
 static bool parse_u64(const char *s, uint64_t *out)
 {
    char *end;
@@ -490,8 +561,8 @@ int cmd_dump(int argc, char **argv)
 {
    struct dump d = {.fp = stdout, .streams = true, .disasm = true};
    const char *path = NULL, *out = NULL;
-   uint64_t frame = 0, submit = 0;
-   bool by_frame = false, by_submit = false;
+   uint64_t frame = 0, submit = 0, shader_va = 0;
+   bool by_frame = false, by_submit = false, one_shader = false;
    for (int i = 1; i < argc; i++) {
       const char *a = argv[i];
       if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -503,7 +574,8 @@ int cmd_dump(int argc, char **argv)
          d.streams = false;
       } else if (!strcmp(a, "--no-disasm")) {
          d.disasm = false;
-      } else if (!strcmp(a, "--frame") || !strcmp(a, "--submit") || !strcmp(a, "-o")) {
+      } else if (!strcmp(a, "--frame") || !strcmp(a, "--submit") || !strcmp(a, "-o") ||
+                 !strcmp(a, "--shader")) {
          if (i + 1 >= argc) {
             fprintf(stderr, "tessera dump: %s needs a value\n", a);
             return 2;
@@ -511,6 +583,12 @@ int cmd_dump(int argc, char **argv)
          const char *v = argv[++i];
          if (!strcmp(a, "-o")) {
             out = v;
+         } else if (!strcmp(a, "--shader")) {
+            if (!parse_u64(v, &shader_va)) {
+               fprintf(stderr, "tessera dump: bad address '%s' for --shader\n", v);
+               return 2;
+            }
+            one_shader = true;
          } else if (!parse_u64(v, !strcmp(a, "--frame") ? &frame : &submit)) {
             fprintf(stderr, "tessera dump: bad number '%s' for %s\n", v, a);
             return 2;
@@ -531,6 +609,10 @@ int cmd_dump(int argc, char **argv)
    }
    if (!path) {
       fprintf(stderr, "tessera dump: no trace file given\n%s", usage_text);
+      return 2;
+   }
+   if (one_shader && (by_frame || by_submit)) {
+      fprintf(stderr, "tessera dump: --shader excludes --frame and --submit\n");
       return 2;
    }
    if (by_frame && by_submit) {
@@ -558,9 +640,18 @@ int cmd_dump(int argc, char **argv)
       return 2;
    }
    const struct tsr_info *in = tsr_reader_info(d.r);
-   if (!by_frame && !by_submit)
+   if (one_shader) {
+      int st = dump_one_shader(&d, shader_va);
+      if (d.fp != stdout && fclose(d.fp))
+         st = 2;
+      tsr_reader_close(d.r);
+      return st;
+   }
+   if (!by_frame && !by_submit) {
       fprintf(d.fp, "# tessera trace version %u.%u%s\n", in->version_major, in->version_minor,
               in->truncated ? " (truncated)" : "");
+      print_index(&d);
+   }
    struct tsr_record rec;
    int status = in->truncated ? 1 : 0;
    bool first = true;
@@ -585,5 +676,6 @@ int cmd_dump(int argc, char **argv)
       status = 2;
    }
    tsr_reader_close(d.r);
+   cap_shader_cache_free(&d.cache);
    return status;
 }

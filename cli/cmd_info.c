@@ -11,17 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/capture.h"
 #include "cli/commands.h"
 #include "trace/trace.h"
 
 static const char usage_text[] =
-   "usage: tessera info [--json] [--verify] FILE.tsr\n"
+   "usage: tessera info [--json] [--verify] [--shaders] FILE.tsr\n"
    "\n"
    "Summarizes a trace file.\n"
    "\n"
    "  --json      print one JSON object instead of text\n"
    "  --verify    also check every chunk checksum, record and page reference\n"
    "              and the index; exit 1 if anything is wrong\n"
+   "  --shaders   also list the shader index: address, size, stage, hash and\n"
+   "              the first submission that used it\n"
    "  -h, --help  show this help\n"
    "\n"
    "Exit status: 0 ok; 1 --verify found problems; 2 bad usage or unreadable file.\n";
@@ -45,6 +48,25 @@ struct summary {
 static const char *const cmd_names[6] = {"render", "compute", "vertex_attachments",
                                          "fragment_attachments", "compute_attachments",
                                          "unknown"};
+
+/* The shader index in record order (= order of first use). */
+static void print_shaders(FILE *fp, struct tsr_reader *r)
+{
+   struct tsr_record rec;
+   if (tsr_reader_rewind(r))
+      return;
+   fprintf(fp, "shader index:\n");
+   fprintf(fp, "  %-14s %8s  %-11s %-32s %s\n", "address", "size", "stage", "hash", "first submit");
+   while (tsr_reader_next(r, &rec) > 0) {
+      if (rec.type != TSR_REC_SHADER)
+         continue;
+      const struct tsr_shader *sh = &rec.u.shader;
+      fprintf(fp, "  0x%012" PRIx64 " %8u  %-11s ", sh->va, sh->size, cap_stage_name(sh->stage));
+      for (int i = 0; i < 16; i++)
+         fprintf(fp, "%02x", sh->hash.b[i]);
+      fprintf(fp, " %u\n", sh->seq);
+   }
+}
 
 static void note_time(struct summary *s, uint64_t ns)
 {
@@ -202,7 +224,7 @@ static void print_json(FILE *fp, const char *path, const struct summary *s, char
 
 int cmd_info(int argc, char **argv)
 {
-   bool json = false, verify = false;
+   bool json = false, verify = false, shaders = false;
    const char *path = NULL;
    for (int i = 1; i < argc; i++) {
       if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -212,6 +234,8 @@ int cmd_info(int argc, char **argv)
          json = true;
       } else if (!strcmp(argv[i], "--verify")) {
          verify = true;
+      } else if (!strcmp(argv[i], "--shaders")) {
+         shaders = true;
       } else if (argv[i][0] == '-' && argv[i][1]) {
          fprintf(stderr, "tessera info: unknown option '%s'\n%s", argv[i], usage_text);
          return 2;
@@ -305,6 +329,8 @@ int cmd_info(int argc, char **argv)
       else
          print_text(stdout, path, &s, children);
       tsr_free_paths(children);
+      if (shaders && !json)
+         print_shaders(stdout, r);
       if (verify) {
          unsigned problems = tsr_reader_verify(r, stderr);
          if (!json)

@@ -47,6 +47,10 @@ struct dctx {
    size_t max_shader;
    struct seen_entry *seen;
    size_t seen_cap;
+   /* Visitor mode: text goes to a sink that drops it, shaders go here. */
+   const struct agx_decode_visitor *v;
+   enum agx_decode_stage stage; /* of the pipeline being walked */
+   uint32_t pipe_off;
 };
 
 /* ------------------------------------------------------------ output */
@@ -55,7 +59,7 @@ static ssize_t
 bounded_write(void *cookie, const char *buf, size_t size)
 {
    struct bounded_out *b = cookie;
-   if (b->truncated)
+   if (b->truncated || !b->real)
       return (ssize_t)size;
    size_t n = size < b->left ? size : b->left;
    fwrite(buf, 1, n, b->real);
@@ -141,6 +145,18 @@ static void
 disassemble(struct dctx *d, int ind, const char *what, uint32_t offset)
 {
    uint64_t va = d->o->usc_base + offset;
+   if (d->v) {
+      struct agx_decode_shader_ref ref = {
+         .stage = d->stage,
+         .preshader = !strcmp(what, "Preshader"),
+         .pipeline = d->pipe_off,
+         .code = offset,
+         .va = va,
+      };
+      if (d->v->shader)
+         d->v->shader(d->v->ctx, &ref);
+      return;
+   }
    fprintf(d->fp, "%*s%s at 0x%" PRIx64 " (USC base + 0x%" PRIx32 ")\n", ind,
            "", what, va, offset);
    if (d->o->no_disasm)
@@ -175,6 +191,8 @@ static void
 texture_table(struct dctx *d, int ind, uint64_t base, unsigned start,
               unsigned count)
 {
+   if (d->v)
+      return; /* data, not structure: nothing to visit */
    for (unsigned i = 0; i < count && !stopped(d); i++) {
       uint8_t desc[AGX_TEXTURE_LENGTH];
       uint64_t va = base + (uint64_t)i * AGX_TEXTURE_LENGTH;
@@ -190,6 +208,8 @@ static void
 sampler_table(struct dctx *d, int ind, uint64_t base, unsigned start,
               unsigned count)
 {
+   if (d->v)
+      return; /* data, not structure: nothing to visit */
    for (unsigned i = 0; i < count && !stopped(d); i++) {
       uint8_t desc[AGX_SAMPLER_LENGTH];
       uint64_t va = base + (uint64_t)i * AGX_SAMPLER_LENGTH;
@@ -204,6 +224,8 @@ sampler_table(struct dctx *d, int ind, uint64_t base, unsigned start,
 static void
 uniform_data(struct dctx *d, int ind, uint64_t va, unsigned halfs)
 {
+   if (d->v)
+      return; /* data, not structure: nothing to visit */
    uint8_t data[128];
    size_t n = (size_t)halfs * 2;
    if (n > sizeof(data))
@@ -302,9 +324,12 @@ usc_word(struct dctx *d, int ind, uint64_t va, const uint8_t *p, size_t avail)
 }
 
 static void
-pipeline(struct dctx *d, int ind, const char *what, uint32_t offset)
+pipeline(struct dctx *d, int ind, const char *what, uint32_t offset,
+         enum agx_decode_stage stage)
 {
    uint64_t va = d->o->usc_base + offset;
+   d->stage = stage;
+   d->pipe_off = offset;
    uint8_t buf[MAX_USC_WORDS * 8];
    size_t got = fetch(d, va, buf, sizeof(buf));
 
@@ -454,7 +479,8 @@ ppp_record(struct dctx *d, int ind, uint64_t va, size_t size)
          if (w2.cf_bindings)
             cf_bindings(d, ind + 4, (uint32_t)w2.cf_bindings,
                         w0.cf_binding_count);
-         pipeline(d, ind + 4, "Fragment pipeline", (uint32_t)w1.pipeline);
+         pipeline(d, ind + 4, "Fragment pipeline", (uint32_t)w1.pipeline,
+                  AGX_DECODE_STAGE_FRAGMENT);
       }
    }
    PPP_WORD(&c, h.occlusion_query, FRAGMENT_OCCLUSION_QUERY, "Occlusion query");
@@ -559,7 +585,8 @@ vdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
       if (h.vertex_shader_word_1_present) {
          agx_unpack(w, VDM_STATE_VERTEX_SHADER_WORD_1, w1);
          VDM_WORD(true, vdm_state_vertex_shader_word_1, "Vertex shader word 1");
-         pipeline(d, 4, "Vertex pipeline", (uint32_t)w1.pipeline);
+         pipeline(d, 4, "Vertex pipeline", (uint32_t)w1.pipeline,
+                  AGX_DECODE_STAGE_VERTEX);
       }
       VDM_WORD(h.vertex_outputs_present, vdm_state_vertex_outputs,
                "Vertex outputs");
@@ -697,7 +724,8 @@ cdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
          fprintf(d->fp, "  Local size\n");
          DUMP(d, cdm_local_size, w, 4);
       }
-      pipeline(d, 2, "Compute pipeline", (uint32_t)w1.pipeline);
+      pipeline(d, 2, "Compute pipeline", (uint32_t)w1.pipeline,
+               AGX_DECODE_STAGE_COMPUTE);
       return (struct step){ STEP_NEXT, len, 0 };
    }
    case AGX_CDM_BLOCK_TYPE_STREAM_LINK: {
@@ -819,15 +847,18 @@ walk(struct dctx *d, enum agx_decode_stream_kind kind, uint64_t va)
 
 typedef void (*body_fn)(struct dctx *d, const void *arg);
 
+/* fp is NULL in visitor mode (v set): the text sink then drops everything,
+ * so the walk is exactly the printer's, minus the output limit. */
 static bool
 run(FILE *fp, const struct agx_decode_options *opts,
     struct agx_decode_result *res, body_fn body, const void *arg,
-    bool need_seen)
+    bool need_seen, const struct agx_decode_visitor *v)
 {
    struct agx_decode_result local;
    struct bounded_out out = {
       .real = fp,
-      .left = opts->max_output ? opts->max_output : DEFAULT_MAX_OUTPUT,
+      .left = v ? SIZE_MAX
+                : opts->max_output ? opts->max_output : DEFAULT_MAX_OUTPUT,
    };
    struct dctx d = {
       .o = opts,
@@ -836,6 +867,7 @@ run(FILE *fp, const struct agx_decode_options *opts,
       .max_blocks = opts->max_blocks ? opts->max_blocks : DEFAULT_MAX_BLOCKS,
       .max_shader = opts->max_shader_bytes ? opts->max_shader_bytes
                                            : DEFAULT_MAX_SHADER,
+      .v = v,
    };
    memset(d.res, 0, sizeof(*d.res));
    if (d.max_depth > 64)
@@ -844,7 +876,8 @@ run(FILE *fp, const struct agx_decode_options *opts,
       d.max_blocks = 1u << 24;
 
    if (!opts->read) {
-      fprintf(fp, "XXX: no memory reader given\n");
+      if (fp)
+         fprintf(fp, "XXX: no memory reader given\n");
       d.res->errors++;
       return false;
    }
@@ -855,7 +888,8 @@ run(FILE *fp, const struct agx_decode_options *opts,
          d.seen_cap *= 2;
       d.seen = calloc(d.seen_cap, sizeof(*d.seen));
       if (!d.seen) {
-         fprintf(fp, "XXX: out of memory\n");
+         if (fp)
+            fprintf(fp, "XXX: out of memory\n");
          d.res->errors++;
          return false;
       }
@@ -864,7 +898,11 @@ run(FILE *fp, const struct agx_decode_options *opts,
    cookie_io_functions_t io = { .write = bounded_write };
    d.out = &out;
    d.fp = fopencookie(&out, "w", io);
-   if (!d.fp) {
+   if (!d.fp && !fp) {
+      d.res->errors++;
+      free(d.seen);
+      return false;
+   } else if (!d.fp) {
       /* Unbounded, but still correct. */
       d.out = NULL;
       d.fp = fp;
@@ -876,7 +914,8 @@ run(FILE *fp, const struct agx_decode_options *opts,
 
    if (d.out)
       fclose(d.fp);
-   fflush(fp);
+   if (fp)
+      fflush(fp);
    d.res->truncated = out.truncated;
    free(d.seen);
    return d.res->errors == 0;
@@ -903,21 +942,28 @@ agx_decode_stream(FILE *fp, const struct agx_decode_options *opts,
    struct stream_arg a = { kind, gpu_va };
    if (!res)
       res = &local;
-   bool ok = run(fp, opts, res, stream_body, &a, true);
+   bool ok = run(fp, opts, res, stream_body, &a, true, NULL);
    return ok && res->terminated;
 }
+
+struct pipeline_arg {
+   uint32_t offset;
+   enum agx_decode_stage stage;
+};
 
 static void
 pipeline_body(struct dctx *d, const void *arg)
 {
-   pipeline(d, 0, "Pipeline", *(const uint32_t *)arg);
+   const struct pipeline_arg *a = arg;
+   pipeline(d, 0, "Pipeline", a->offset, a->stage);
 }
 
 bool
 agx_decode_pipeline(FILE *fp, const struct agx_decode_options *opts,
                     uint32_t usc_offset, struct agx_decode_result *res)
 {
-   return run(fp, opts, res, pipeline_body, &usc_offset, false);
+   struct pipeline_arg a = { usc_offset, AGX_DECODE_STAGE_UNKNOWN };
+   return run(fp, opts, res, pipeline_body, &a, false, NULL);
 }
 
 struct ppp_arg {
@@ -938,5 +984,147 @@ agx_decode_ppp_record(FILE *fp, const struct agx_decode_options *opts,
                       struct agx_decode_result *res)
 {
    struct ppp_arg a = { gpu_va, size_bytes };
-   return run(fp, opts, res, ppp_body, &a, false);
+   return run(fp, opts, res, ppp_body, &a, false, NULL);
+}
+
+/* ------------------------------------------------------------ visitor */
+
+static const char *const stage_names[] = {
+   [AGX_DECODE_STAGE_UNKNOWN] = "unknown",
+   [AGX_DECODE_STAGE_VERTEX] = "vertex",
+   [AGX_DECODE_STAGE_FRAGMENT] = "fragment",
+   [AGX_DECODE_STAGE_COMPUTE] = "compute",
+   [AGX_DECODE_STAGE_BG] = "bg",
+   [AGX_DECODE_STAGE_EOT] = "eot",
+   [AGX_DECODE_STAGE_PARTIAL_BG] = "partial-bg",
+   [AGX_DECODE_STAGE_PARTIAL_EOT] = "partial-eot",
+   [AGX_DECODE_STAGE_HELPER] = "helper",
+};
+
+const char *
+agx_decode_stage_name(enum agx_decode_stage stage)
+{
+   if ((unsigned)stage >= sizeof(stage_names) / sizeof(stage_names[0]))
+      return "?";
+   return stage_names[stage];
+}
+
+bool
+agx_decode_visit_stream(const struct agx_decode_options *opts,
+                        enum agx_decode_stream_kind kind, uint64_t gpu_va,
+                        const struct agx_decode_visitor *v,
+                        struct agx_decode_result *res)
+{
+   static const struct agx_decode_visitor none = { 0 };
+   struct agx_decode_result local;
+   struct stream_arg a = { kind, gpu_va };
+   if (!res)
+      res = &local;
+   bool ok = run(NULL, opts, res, stream_body, &a, true, v ? v : &none);
+   return ok && res->terminated;
+}
+
+bool
+agx_decode_visit_pipeline(const struct agx_decode_options *opts,
+                          uint32_t usc_offset, enum agx_decode_stage stage,
+                          const struct agx_decode_visitor *v,
+                          struct agx_decode_result *res)
+{
+   static const struct agx_decode_visitor none = { 0 };
+   struct pipeline_arg a = { usc_offset, stage };
+   return run(NULL, opts, res, pipeline_body, &a, false, v ? v : &none);
+}
+
+/* Signed byte offset of a branch/call instruction's target, if it is one. */
+static bool
+branch_offset(const struct agx_instr *in, int64_t *off)
+{
+   if (in->op != AGX_OP_JMP_EXEC_ANY && in->op != AGX_OP_JMP_EXEC_NONE &&
+       in->op != AGX_OP_CALL)
+      return false;
+   for (unsigned i = 0; i < in->num_operands; i++) {
+      const char *n = agx_isa_op_operand_name(in->op, i);
+      if (n && !strcmp(n, "off")) {
+         *off = in->operands[i].imm;
+         return true;
+      }
+   }
+   return false;
+}
+
+size_t
+agx_decode_shader_size(const struct agx_decode_options *opts, uint64_t gpu_va,
+                       size_t max_bytes, const char **why)
+{
+   const char *dummy;
+   if (!why)
+      why = &dummy;
+   *why = NULL;
+   if (!max_bytes)
+      max_bytes = 64 * 1024;
+   if (!opts || !opts->read) {
+      *why = "no memory reader";
+      return 0;
+   }
+
+   /* Read in growing windows: most shaders are far smaller than the
+    * limit, and reading (copying) 64 KiB per shader is what would cost. */
+   size_t cap = max_bytes < 1024 ? max_bytes : 1024, have = 0;
+   uint8_t *code = malloc(cap);
+   if (!code) {
+      *why = "out of memory";
+      return 0;
+   }
+   have = opts->read(opts->read_ctx, gpu_va, code, cap);
+   if (have > cap)
+      have = cap;
+
+   size_t off = 0, size = 0;
+   int64_t reach = 0;
+   struct agx_instr in;
+   for (;;) {
+      /* Grow the window when the next instruction may cross its end. */
+      if (have - off < AGX_ISA_MAX_BYTES && have == cap && cap < max_bytes) {
+         size_t ncap = cap * 4 < max_bytes ? cap * 4 : max_bytes;
+         uint8_t *n = realloc(code, ncap);
+         if (!n) {
+            *why = "out of memory";
+            break;
+         }
+         code = n;
+         size_t got = opts->read(opts->read_ctx, gpu_va + cap, code + cap,
+                                 ncap - cap);
+         have = cap + (got > ncap - cap ? ncap - cap : got);
+         cap = ncap;
+         continue;
+      }
+      if (off >= have) {
+         *why = have == 0          ? "code is unmapped"
+                : off >= max_bytes ? "no end within the size limit"
+                                   : "code runs into unmapped memory";
+         break;
+      }
+      enum agx_isa_status st = agx_isa_decode(code + off, have - off, &in);
+      if (st != AGX_ISA_OK) {
+         *why = st != AGX_ISA_TRUNCATED ? "undecodable instruction"
+                : have == max_bytes     ? "no end within the size limit"
+                                        : "code runs into unmapped memory";
+         break;
+      }
+      int64_t rel;
+      if (branch_offset(&in, &rel) && (int64_t)off + rel > reach)
+         reach = (int64_t)off + rel;
+      off += in.length;
+      if ((in.op == AGX_OP_STOP || in.op == AGX_OP_RET) &&
+          (int64_t)off > reach) {
+         size = off;
+         break;
+      }
+      if (off >= max_bytes) {
+         *why = "no end within the size limit";
+         break;
+      }
+   }
+   free(code);
+   return size;
 }

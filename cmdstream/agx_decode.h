@@ -85,6 +85,74 @@ bool agx_decode_ppp_record(FILE *fp, const struct agx_decode_options *opts,
                            struct agx_decode_result *res);
 
 /*
+ * Visitor API: the same walk as agx_decode_stream() (same limits, same loop
+ * detection, same tolerance of bad memory) but instead of text it reports
+ * every shader the stream reaches. Nothing is printed; undecodable data is
+ * still counted in `res`. opts->disasm, no_disasm, raw and max_output are
+ * ignored.
+ *
+ * The render command's background/end-of-tile programs and helper programs
+ * are named by the uAPI structs, not by the streams: callers visit them with
+ * agx_decode_visit_pipeline() / agx_decode_shader_size() themselves.
+ */
+enum agx_decode_stage {
+   AGX_DECODE_STAGE_UNKNOWN = 0, /* a pipeline decoded on its own */
+   AGX_DECODE_STAGE_VERTEX,
+   AGX_DECODE_STAGE_FRAGMENT,
+   AGX_DECODE_STAGE_COMPUTE,
+   AGX_DECODE_STAGE_BG,
+   AGX_DECODE_STAGE_EOT,
+   AGX_DECODE_STAGE_PARTIAL_BG,
+   AGX_DECODE_STAGE_PARTIAL_EOT,
+   AGX_DECODE_STAGE_HELPER,
+};
+
+/* Lower-case name ("vertex", "partial-eot", ...); "?" out of range. */
+const char *agx_decode_stage_name(enum agx_decode_stage stage);
+
+struct agx_decode_shader_ref {
+   enum agx_decode_stage stage; /* of the pipeline that names it */
+   bool preshader;              /* named by a Preshader word */
+   uint32_t pipeline;           /* USC offset of that pipeline */
+   uint32_t code;               /* USC offset of the code */
+   uint64_t va;                 /* usc_base + code */
+};
+
+struct agx_decode_visitor {
+   /* Called once per Shader/Preshader word met, in stream order (the same
+    * shader reached twice is reported twice). */
+   void (*shader)(void *ctx, const struct agx_decode_shader_ref *ref);
+   void *ctx;
+};
+
+/* Walks the stream at gpu_va. Returns true if it ended with a terminate
+ * and no errors. `res` may be NULL. */
+bool agx_decode_visit_stream(const struct agx_decode_options *opts,
+                             enum agx_decode_stream_kind kind, uint64_t gpu_va,
+                             const struct agx_decode_visitor *v,
+                             struct agx_decode_result *res);
+/* Walks one pipeline (USC word list); shaders are reported with `stage`. */
+bool agx_decode_visit_pipeline(const struct agx_decode_options *opts,
+                               uint32_t usc_offset, enum agx_decode_stage stage,
+                               const struct agx_decode_visitor *v,
+                               struct agx_decode_result *res);
+
+/*
+ * Byte size of the shader code at gpu_va. A shader ends at the first
+ * `stop` (or `ret`) that lies past every forward branch and call target
+ * seen so far: code after an early stop can still be reached by a jump over
+ * it, so the first stop is not the end. (The same rule the USC model uses
+ * to load a program.)
+ *
+ * Reads at most `max_bytes` (0 selects 64 KiB). Returns 0 if the code is
+ * unmapped, does not decode, or has no end within the limit; *why (may be
+ * NULL) then points to a static reason.
+ */
+size_t agx_decode_shader_size(const struct agx_decode_options *opts,
+                              uint64_t gpu_va, size_t max_bytes,
+                              const char **why);
+
+/*
  * A ready-made read callback over a table of host buffers, each mapped at a
  * GPU address (used by `tessera decode`, the tests and the fuzzer). Buffers
  * are borrowed, not copied, and must not overlap.

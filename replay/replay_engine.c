@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "capture/capture.h"
 #include "drm-uapi/asahi_drm.h"
 #include "replay/replay_image.h"
 #include "replay/replay_priv.h"
@@ -501,6 +502,120 @@ apply_overrides(struct engine *e)
          }
       }
    }
+}
+
+/* ---- override checks ----------------------------------------------------- */
+
+struct index_entry {
+   uint64_t va;
+   uint32_t size;
+};
+
+struct shader_index {
+   struct index_entry *v;
+   size_t n, cap;
+};
+
+static void
+index_add(struct shader_index *ix, uint64_t va, uint32_t size)
+{
+   for (size_t i = 0; i < ix->n; i++)
+      if (ix->v[i].va == va) {
+         if (size > ix->v[i].size)
+            ix->v[i].size = size;   /* the code at va changed: the largest */
+         return;
+      }
+   if (ix->n == ix->cap) {
+      size_t ncap = ix->cap ? ix->cap * 2 : 16;
+      struct index_entry *n = realloc(ix->v, ncap * sizeof(*n));
+      if (!n)
+         return;
+      ix->v = n;
+      ix->cap = ncap;
+   }
+   ix->v[ix->n++] = (struct index_entry){ va, size };
+}
+
+struct trace_va {
+   struct tsr_reader *r;
+   uint32_t file, vm;
+};
+
+static size_t
+trace_read_va(void *ctx, uint64_t va, void *dst, size_t size)
+{
+   struct trace_va *t = ctx;
+   return tsr_reader_read_va(t->r, t->file, t->vm, va, dst, size);
+}
+
+/* The trace's shader index; a trace without one (an older capture, or a
+ * writer that does not index) gets it computed from its streams the way
+ * the capture would have. Leaves the reader rewound. */
+static void
+load_index(struct engine *e, struct shader_index *ix)
+{
+   struct tsr_record rec;
+   while (tsr_reader_next(e->r, &rec) > 0)
+      if (rec.type == TSR_REC_SHADER)
+         index_add(ix, rec.u.shader.va, rec.u.shader.size);
+   tsr_reader_rewind(e->r);
+   if (ix->n)
+      return;
+   struct cap_shader_cache cache = { 0 };
+   while (tsr_reader_next(e->r, &rec) > 0) {
+      if (rec.type != TSR_REC_SUBMIT || rec.u.submit.result)
+         continue;
+      struct trace_va t = { e->r, rec.file, 0 };
+      uint64_t usc_base;
+      if (!tsr_reader_queue(e->r, rec.file, rec.u.submit.queue_id, &t.vm, &usc_base))
+         continue;
+      struct cap_shader_list l = { 0 };
+      cap_cmdbuf_shaders(rec.u.submit.cmdbuf, rec.u.submit.cmdbuf_size, usc_base,
+                         trace_read_va, &t, &cache, &l);
+      for (size_t i = 0; i < l.count; i++)
+         index_add(ix, l.v[i].va, l.v[i].size);
+      cap_shader_list_free(&l);
+   }
+   cap_shader_cache_free(&cache);
+   tsr_reader_rewind(e->r);
+}
+
+/* An override must replace a shader the trace has, and must not spill
+ * over another one (it would silently change a second program). Writing
+ * past the original's end into other data is allowed with a warning. */
+static void
+check_overrides(struct engine *e)
+{
+   struct shader_index ix = { 0 };
+   load_index(e, &ix);
+   for (unsigned k = 0; k < e->o->num_overrides && !e->failed; k++) {
+      const struct replay_override *ov = &e->o->overrides[k];
+      const struct index_entry *hit = NULL;
+      for (size_t i = 0; i < ix.n; i++)
+         if (ix.v[i].va == ov->va)
+            hit = &ix.v[i];
+      if (!hit) {
+         fail(e, "--override-shader: no shader at 0x%llx in the trace's shader index "
+              "(%zu shaders; `tessera info --shaders` lists them)",
+              (unsigned long long)ov->va, ix.n);
+         break;
+      }
+      if (ov->size <= hit->size || !hit->size)
+         continue;
+      for (size_t i = 0; i < ix.n; i++) {
+         if (&ix.v[i] != hit && ix.v[i].va > ov->va && ix.v[i].va < ov->va + ov->size) {
+            fail(e, "--override-shader: %zu bytes at 0x%llx would overwrite the shader at "
+                 "0x%llx (the original is %u bytes)", ov->size, (unsigned long long)ov->va,
+                 (unsigned long long)ix.v[i].va, hit->size);
+            break;
+         }
+      }
+      if (!e->failed)
+         warn(e, "--override-shader: %zu bytes at 0x%llx replace a %u-byte shader: "
+              "%zu bytes after it are overwritten too", ov->size, (unsigned long long)ov->va,
+              hit->size, ov->size - hit->size);
+   }
+   free(ix.v);
 }
 
 /* ---- validation ---------------------------------------------------------- */
@@ -1145,6 +1260,8 @@ replay_run(const char *trace_path, struct replay_backend *b, const struct replay
    e.progress.enabled = o->progress;
    e.progress.total = info->submits * (o->loops ? o->loops + 1 : 1);
    e.looping = o->loops > 0;
+   if (!e.failed && o->num_overrides)
+      check_overrides(&e);
 
    if (!e.failed && setup(&e)) {
       /* Pass 0 is the plain replay, or the warm-up when looping. */

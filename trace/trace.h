@@ -196,9 +196,12 @@ enum tsr_shader_stage {
    TSR_STAGE_VERTEX = 1,
    TSR_STAGE_FRAGMENT = 2,
    TSR_STAGE_COMPUTE = 3,
-   TSR_STAGE_BG = 4,   /* background / partial background */
-   TSR_STAGE_EOT = 5,  /* end of tile / partial end of tile */
+   TSR_STAGE_BG = 4,   /* background (tile load) */
+   TSR_STAGE_EOT = 5,  /* end of tile (tile store) */
    TSR_STAGE_HELPER = 6,
+   TSR_STAGE_PRESHADER = 7,   /* named by a pipeline's Preshader word */
+   TSR_STAGE_PARTIAL_BG = 8,  /* background after a partial render */
+   TSR_STAGE_PARTIAL_EOT = 9, /* end of tile of a partial render */
 };
 
 /* A USC code range reachable from a submission's streams. */

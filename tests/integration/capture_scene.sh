@@ -26,6 +26,18 @@ for mem in hash wp; do
     echo "$dump" | grep -q 'CDM stream at' || fail "no CDM stream in the dump ($mem)"
     echo "$dump" | grep -q 'VDM stream at\|VDM' || fail "no VDM stream in the dump ($mem)"
     echo "$dump" | grep -q 'fmadd32' || fail "the saxpy shader is not disassembled ($mem)"
+    # shader index: the saxpy kernel, 7 instructions = 40 bytes (capture_util.c's
+    # saxpy_src), first used by submission 0; the render pass has no shaders
+    [ "$(info_field "$t" shaders:)" = 1 ] || fail "not 1 indexed shader ($mem)"
+    "$tessera" info --shaders "$t" | grep -Eq '^  0x[0-9a-f]+ +40  compute +[0-9a-f]{32} 0$' ||
+        fail "shader index line ($mem)"
+    [ "$(echo "$dump" | grep -c '^  uses shader 0x[0-9a-f]* compute size 40 (command 0)$')" = 40 ] ||
+        fail "per-submission shader lists ($mem)"
+    sva=$(echo "$dump" | sed -n 's/^#   \(0x[0-9a-f]*\) 40 compute 0 .*/\1/p')
+    one=$("$tessera" dump --shader "$sva" "$t")
+    echo "$one" | grep -q fmadd32 || fail "dump --shader ($mem)"
+    [ "$(echo "$one" | grep -c '^    [a-z]')" = 7 ] || fail "dump --shader: not 7 instructions ($mem)"
+    "$tessera" dump --shader 0x1 "$t" >/dev/null 2>&1 && fail "dump --shader of no shader ($mem)"
     # the uniform the CPU rewrote before each submission (a = 0.5 then 0.625)
     echo "$dump" | grep -q '00 00 00 3f' || fail "first uniform value missing ($mem)"
     echo "$dump" | grep -q '00 00 20 3f' || fail "second uniform value missing ($mem)"

@@ -73,7 +73,13 @@ stop
 ASM
 expect 1 "$tessera" replay "$tmp/t.tsr" --validate --override-shader "$va=$tmp/fix.s"
 grep -q "replay wrote 0x07, the capture recorded 0x00" "$tmp/err"
+# fix.s is one instruction longer than the original: allowed, with a warning
+grep -q "warning: --override-shader: .* bytes at $va replace a .*-byte shader" "$tmp/err"
 expect 2 "$tessera" replay "$tmp/t.tsr" --override-shader "$va=$tmp/nothing.s"
+# Overrides are checked against the shader index (computed from the streams
+# here: replay_mktrace writes no SHADER records): an unknown address is refused.
+expect 2 "$tessera" replay "$tmp/t.tsr" --override-shader "$(printf '0x%x' $((va + 4)))=$tmp/fix.s"
+grep -q "no shader at 0x.* in the trace's shader index" "$tmp/err"
 
 # Device parameters.
 expect 2 "$tessera" replay "$tmp/m2.tsr"

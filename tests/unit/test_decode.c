@@ -620,6 +620,123 @@ test_real_disassembler(void **state)
 }
 
 /* A link to itself: the loop is detected at once. */
+/* ------------------------------------------------------------ visitor */
+
+struct visit_log {
+   struct agx_decode_shader_ref refs[16];
+   unsigned n;
+};
+
+static void
+log_shader(void *ctx, const struct agx_decode_shader_ref *r)
+{
+   struct visit_log *l = ctx;
+   if (l->n < 16)
+      l->refs[l->n] = *r;
+   l->n++;
+}
+
+static void
+check_ref(const struct agx_decode_shader_ref *r, enum agx_decode_stage stage,
+          bool pre, uint32_t pipe, uint32_t code)
+{
+   assert_int_equal(r->stage, stage);
+   assert_int_equal(r->preshader, pre);
+   assert_int_equal(r->pipeline, pipe);
+   assert_int_equal(r->code, code);
+   assert_int_equal(r->va, IMG_VA + code);
+}
+
+/* The visitor reports exactly the shaders the golden text prints, in the
+ * same order, with the stage of the pipeline that names them. */
+static void
+test_visit_golden(void **state)
+{
+   (void)state;
+   struct agx_decode_options o = options();
+   struct visit_log l = { .n = 0 };
+   struct agx_decode_visitor v = { log_shader, &l };
+   struct agx_decode_result res;
+   assert_true(agx_decode_visit_stream(&o, AGX_DECODE_VDM, IMG_VA + VDM_START, &v, &res));
+   assert_int_equal(res.blocks, 9);
+   assert_int_equal(res.errors, 0);
+   assert_int_equal(l.n, 3);
+   check_ref(&l.refs[0], AGX_DECODE_STAGE_FRAGMENT, false, FS_PIPE, SHADER_FS);
+   check_ref(&l.refs[1], AGX_DECODE_STAGE_FRAGMENT, true, FS_PIPE, SHADER_PRE);
+   check_ref(&l.refs[2], AGX_DECODE_STAGE_VERTEX, false, VS_PIPE, SHADER_VS);
+
+   l.n = 0;
+   assert_true(agx_decode_visit_stream(&o, AGX_DECODE_CDM, IMG_VA + CDM_START, &v, &res));
+   assert_int_equal(l.n, 2); /* two launches of the same pipeline */
+   check_ref(&l.refs[0], AGX_DECODE_STAGE_COMPUTE, false, CS_PIPE, SHADER_VS);
+   check_ref(&l.refs[1], AGX_DECODE_STAGE_COMPUTE, false, CS_PIPE, SHADER_VS);
+
+   l.n = 0;
+   assert_true(agx_decode_visit_pipeline(&o, FS_PIPE, AGX_DECODE_STAGE_EOT, &v, &res));
+   assert_int_equal(l.n, 2);
+   check_ref(&l.refs[0], AGX_DECODE_STAGE_EOT, false, FS_PIPE, SHADER_FS);
+   check_ref(&l.refs[1], AGX_DECODE_STAGE_EOT, true, FS_PIPE, SHADER_PRE);
+   assert_string_equal(agx_decode_stage_name(AGX_DECODE_STAGE_PARTIAL_EOT), "partial-eot");
+
+   /* A loop is still caught, with no output anywhere. */
+   struct agx_decode_options bad = options();
+   bad.usc_base = 0;
+   assert_false(agx_decode_visit_stream(&bad, AGX_DECODE_VDM, 0x42, NULL, &res));
+   assert_true(res.errors > 0);
+}
+
+/* Shader sizes: the end is the first stop past every forward branch. */
+static void
+test_shader_size(void **state)
+{
+   (void)state;
+   struct agx_decode_options o = options();
+   const char *why;
+   assert_int_equal(agx_decode_shader_size(&o, IMG_VA + SHADER_VS, 0, &why), 2);
+   assert_null(why);
+
+   static const char src[] =
+      "jmp_exec_none pc+skip\n"
+      "stop\n"
+      "skip:\n"
+      "iadd r2, r2, 1\n"
+      "stop\n"
+      "iadd r2, r2, 2\n"; /* after the end: not counted */
+   uint8_t code[64];
+   size_t n;
+   char err[128];
+   if (!agx_isa_assemble(src, sizeof(src) - 1, code, sizeof(code), &n, err, sizeof(err)))
+      fail_msg("assembler: %s", err);
+   struct agx_decode_mem m;
+   agx_decode_mem_init(&m);
+   assert_true(agx_decode_mem_add(&m, 0x10000, code, n));
+   struct agx_decode_options mo = { .read = agx_decode_mem_read, .read_ctx = &m };
+   size_t size = agx_decode_shader_size(&mo, 0x10000, 0, &why);
+   /* everything but the last iadd */
+   struct agx_instr last;
+   size_t off = 0;
+   for (unsigned i = 0; i < 4; i++) {
+      assert_int_equal(agx_isa_decode(code + off, n - off, &last), AGX_ISA_OK);
+      off += last.length;
+   }
+   assert_int_equal(size, off);
+   assert_true(size > 6 && size < n);
+
+   /* Without its final stop the code runs into unmapped memory. */
+   agx_decode_mem_finish(&m);
+   agx_decode_mem_init(&m);
+   assert_true(agx_decode_mem_add(&m, 0x10000, code, off - 2));
+   assert_int_equal(agx_decode_shader_size(&mo, 0x10000, 0, &why), 0);
+   assert_string_equal(why, "code runs into unmapped memory");
+   assert_int_equal(agx_decode_shader_size(&mo, 0x90000, 0, &why), 0);
+   assert_string_equal(why, "code is unmapped");
+   agx_decode_mem_finish(&m);
+
+   /* A limit smaller than the shader. */
+   assert_int_equal(agx_decode_shader_size(&o, IMG_VA + SHADER_VS - 16, 8, &why), 0);
+   assert_non_null(why);
+}
+
 static void
 test_link_loop(void **state)
 {
@@ -790,6 +907,8 @@ main(void)
       cmocka_unit_test(test_vdm_golden),
       cmocka_unit_test(test_cdm_golden),
       cmocka_unit_test(test_real_disassembler),
+      cmocka_unit_test(test_visit_golden),
+      cmocka_unit_test(test_shader_size),
       cmocka_unit_test(test_link_loop),
       cmocka_unit_test(test_garbage),
       cmocka_unit_test(test_output_limit),
