@@ -60,6 +60,13 @@ struct tile {
    struct hw_render_stats stats;
    struct fstate st;
    bool st_valid;
+   /* Hidden-surface removal: per sample, 1 + the index in dfr[] of the
+    * deferred opaque primitive that owns it (0: none); dfr[] holds the
+    * TVB offsets of the opaque primitives not shaded yet. */
+   uint32_t *owner;
+   uint32_t *dfr;
+   unsigned ndfr, dfr_cap;
+   struct prim *rp;               /* scratch primitive for resolving */
 };
 
 struct fpass {
@@ -800,6 +807,102 @@ sten_write(uint8_t *s, uint8_t v, uint8_t wmask)
    *s = (uint8_t)((*s & ~wmask) | (v & wmask));
 }
 
+/* --------------------------------------------- hidden-surface removal */
+
+struct dfr_ref { uint32_t prim, group; };
+
+static int
+dfr_cmp(const void *a, const void *b)
+{
+   const struct dfr_ref *x = a, *y = b;
+   if (x->prim != y->prim)
+      return x->prim < y->prim ? -1 : 1;
+   return x->group < y->group ? -1 : x->group > y->group;
+}
+
+/*
+ * Shades the deferred opaque fragments: every primitive still owning a
+ * sample runs its shader once per 16x2 group it owns samples in, with
+ * exactly those samples as coverage.  Depth and stencil were written by
+ * the ISP already.  Primitives are shaded in submission order (then
+ * group order), the order in-order shading would have run them in, so
+ * device stores made by the shaders keep their order.
+ */
+static bool
+resolve(struct tile *t)
+{
+   struct fpass *fp = t->fp;
+   if (!t->ndfr)
+      return true;
+   unsigned gw = (t->w + GROUP_W - 1) / GROUP_W, gh = (t->h + GROUP_H - 1) / GROUP_H;
+   size_t cap = 64, n = 0;
+   struct dfr_ref *refs = malloc(cap * sizeof(*refs));
+   bool ok = refs != NULL;
+   if (!ok)
+      return hwr_fail(&t->j, "out of host memory");
+   for (unsigned g = 0; ok && g < gw * gh; g++) {
+      unsigned gx = (g % gw) * GROUP_W, gy = (g / gw) * GROUP_H;
+      uint32_t seen[32 * HWR_MAX_SAMPLES];
+      unsigned nseen = 0;
+      for (unsigned l = 0; l < 32; l++) {
+         unsigned px = gx + quad_dx(l), py = gy + quad_dy(l);
+         if (px >= t->w || py >= t->h)
+            continue;
+         for (unsigned s = 0; s < fp->samples; s++) {
+            uint32_t o = t->owner[sidx(fp, px, py, s)];
+            unsigned k = 0;
+            while (k < nseen && seen[k] != o)
+               k++;
+            if (!o || k < nseen)
+               continue;
+            seen[nseen++] = o;
+            if (n == cap) {
+               struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
+               if (!nr) {
+                  ok = hwr_fail(&t->j, "out of host memory");
+                  break;
+               }
+               refs = nr;
+               cap *= 2;
+            }
+            refs[n++] = (struct dfr_ref){ o - 1, g };
+         }
+      }
+   }
+   if (ok)
+      qsort(refs, n, sizeof(*refs), dfr_cmp);
+   for (size_t i = 0; ok && i < n; i++) {
+      struct prim *p = t->rp;
+      if (i == 0 || refs[i].prim != refs[i - 1].prim) {
+         ok = load_prim(t, t->dfr[refs[i].prim], p) && load_state(t, p->h.state) &&
+              setup_cf(t, p);
+         if (!ok)
+            break;
+      }
+      unsigned g = refs[i].group;
+      struct fs_run r = { .t = t, .p = p, .gx = t->x0 + (g % gw) * GROUP_W,
+                          .gy = t->y0 + (g / gw) * GROUP_H };
+      unsigned lanes = 0;
+      for (unsigned l = 0; l < 32; l++) {
+         unsigned px = r.gx - t->x0 + quad_dx(l), py = r.gy - t->y0 + quad_dy(l);
+         if (px >= t->w || py >= t->h)
+            continue;
+         for (unsigned s = 0; s < fp->samples; s++)
+            if (t->owner[sidx(fp, px, py, s)] == refs[i].prim + 1)
+               r.cov[l] |= (uint8_t)(1u << s);
+         lanes += r.cov[l] != 0;
+      }
+      uint64_t cyc = 0;
+      ok = run_group(t, &r, &t->st.pipe, &cyc);
+      t->j.cycles += cyc + (uint64_t)lanes * HWR_CYC_FRAGMENT;
+      t->stats.fragments += lanes;
+   }
+   free(refs);
+   memset(t->owner, 0, sizeof(*t->owner) * fp->uw * fp->uh * fp->samples);
+   t->ndfr = 0;
+   return ok;
+}
+
 static bool
 shade_prim(struct tile *t, struct prim *p)
 {
@@ -811,10 +914,45 @@ shade_prim(struct tile *t, struct prim *p)
    uint8_t ref = (uint8_t)ff->stencil_reference;
    bool stencil = st->fc.stencil_test_enable;
    const uint16_t (*sp)[2] = positions(fp->samples);
+   /*
+    * Opaque geometry (the driver's promise: its shader neither discards,
+    * writes depth nor reads the tilebuffer) has its visibility resolved
+    * by the ISP before shading: depth/stencil are written now and the
+    * sample's owner becomes this primitive, so a fragment hidden later is
+    * never shaded.  Anything else with a shader is shaded in submission
+    * order, after the deferred fragments before it are resolved.
+    */
+   bool shaded = st->raw.has_shader && st->pipe.shader;
+   bool defer = shaded && st->fc.pass_type == AGX_PASS_TYPE_OPAQUE;
+   uint32_t dfr_id = 0;
+   if (shaded && !defer && t->ndfr) {
+      if (!resolve(t) || !load_state(t, p->h.state))
+         return false;
+   }
+   if (defer) {
+      if (t->ndfr == t->dfr_cap) {
+         unsigned nc = t->dfr_cap ? 2 * t->dfr_cap : 64;
+         uint32_t *nd = realloc(t->dfr, nc * sizeof(*nd));
+         if (!nd)
+            return hwr_fail(&t->j, "out of host memory");
+         t->dfr = nd;
+         t->dfr_cap = nc;
+      }
+      t->dfr[t->ndfr] = p->off;
+      dfr_id = ++t->ndfr;
+   }
+   bool owns = false;
    float bias = 0;
    if (st->fc.depth_bias_enable) {
       float slope = fmaxf(fabsf(p->zp[0]), fabsf(p->zp[1]));
-      bias = st->bias.bias + st->bias.slope_scale * slope;
+      float constant = st->bias.bias;
+      /* DBIAS_IS_INT: the constant counts steps of the depth format
+       * (one unorm16 LSB, or 2^-24 with 32-bit float depth) rather
+       * than depth units, as GL/Vulkan define it for fixed point. */
+      if (t->j.pl->flags & HWR_FLAG_DBIAS_IS_INT)
+         constant *= fp->zls.z_format == AGX_ZLS_FORMAT_16 ? 1.0f / 65535.0f
+                                                           : 1.0f / 16777216.0f;
+      bias = constant + st->bias.slope_scale * slope;
       if (st->bias.clamp > 0) bias = fminf(bias, st->bias.clamp);
       else if (st->bias.clamp < 0) bias = fmaxf(bias, st->bias.clamp);
    }
@@ -844,8 +982,11 @@ shade_prim(struct tile *t, struct prim *p)
    if (x1 > tx1) x1 = tx1;
    if (y1 > ty1) y1 = ty1;
    uint64_t passed_total = 0;
-   if (x0 > x1 || y0 > y1)
+   if (x0 > x1 || y0 > y1) {
+      if (defer)
+         t->ndfr--;
       return true;
+   }
    /* Groups of 16x2 pixels aligned to the tile; only pixels inside the
     * primitive's (clipped) rectangle are tested. */
    long gy0 = t->y0 + ((y0 - (long)t->y0) & ~(long)(GROUP_H - 1));
@@ -889,6 +1030,24 @@ shade_prim(struct tile *t, struct prim *p)
          }
          if (!any)
             continue;
+         if (defer) {
+            for (unsigned l = 0; l < 32; l++) {
+               unsigned lx = gx + quad_dx(l) - t->x0, ly = gy + quad_dy(l) - t->y0;
+               for (unsigned s = 0; s < fp->samples; s++) {
+                  if (!(pass[l] >> s & 1))
+                     continue;
+                  unsigned i = sidx(fp, lx, ly, s);
+                  if (!ff->disable_depth_write)
+                     t->z[i] = zs[l][s];
+                  if (stencil)
+                     sten_write(&t->s[i], sten_op(sf->depth_pass, t->s[i], ref), (uint8_t)sf->write_mask);
+                  t->owner[i] = dfr_id;
+                  owns = true;
+                  passed_total++;
+               }
+            }
+            continue;
+         }
          memcpy(r.cov, pass, sizeof(pass));
          uint64_t cyc = 0;
          if (st->raw.has_shader && st->pipe.shader) {
@@ -899,7 +1058,10 @@ shade_prim(struct tile *t, struct prim *p)
          for (unsigned l = 0; l < 32; l++) {
             if (!pass[l])
                continue;
-            t->stats.fragments++;
+            if (shaded) {
+               t->stats.fragments++;
+               t->j.cycles += HWR_CYC_FRAGMENT;
+            }
             unsigned lx = gx + quad_dx(l) - t->x0, ly = gy + quad_dy(l) - t->y0;
             for (unsigned s = 0; s < fp->samples; s++) {
                if (!(((r.cov[l] & pass[l]) >> s) & 1))
@@ -914,6 +1076,8 @@ shade_prim(struct tile *t, struct prim *p)
          }
       }
    }
+   if (defer && !owns)
+      t->ndfr--;                  /* hidden already: never shaded */
    t->stats.samples_passed += passed_total;
    if (st->fc.visibility_mode != AGX_VISIBILITY_MODE_NONE && passed_total) {
       uint64_t va = t->j.pl->isp_oclqry_base + (uint64_t)st->oq.index * 8;
@@ -1092,7 +1256,7 @@ render_tile(struct tile *t)
       }
    }
    free(p);
-   if (!ok)
+   if (!ok || !resolve(t))
       return false;
    if (!tile_program(t, fp->partial_eot ? pl->partial_eot_usc : pl->eot_usc, true))
       return false;
@@ -1114,13 +1278,23 @@ tile_item(void *ctx, unsigned worker, unsigned item)
    t->tb = malloc(t->tb_size);
    t->z = malloc(sizeof(float) * fp->uw * fp->uh * fp->samples);
    t->s = malloc((size_t)fp->uw * fp->uh * fp->samples);
-   if (!t->tb || !t->z || !t->s)
+   t->owner = calloc((size_t)fp->uw * fp->uh * fp->samples, sizeof(*t->owner));
+   t->rp = malloc(sizeof(*t->rp));
+   t->ndfr = 0;
+   if (!t->tb || !t->z || !t->s || !t->owner || !t->rp)
       hwr_fail(&t->j, "out of host memory");
    else
       render_tile(t);
    free(t->tb);
    free(t->z);
    free(t->s);
+   free(t->owner);
+   free(t->rp);
+   free(t->dfr);
+   t->owner = NULL;
+   t->rp = NULL;
+   t->dfr = NULL;
+   t->ndfr = t->dfr_cap = 0;
    t->tb = NULL;
    t->z = NULL;
    t->s = NULL;

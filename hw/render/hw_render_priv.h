@@ -23,6 +23,8 @@
 #define HWR_LIST_REFS 14           /* primitive references per list block */
 #define HWR_LIST_BLOCK 64
 
+#define HWR_FLAG_DBIAS_IS_INT (1u << 18)   /* payload Flags (uAPI render flag) */
+
 #define HWR_SR_COVERAGE 124        /* input_sample_mask */
 #define HWR_SR_BACKFACING 62
 
@@ -33,6 +35,7 @@
 #define HWR_CYC_BIN_REF 2          /* one tile reference */
 #define HWR_CYC_TILE 64            /* per utile: setup, bg/eot launch */
 #define HWR_CYC_RASTER_PIXEL 1     /* per pixel tested */
+#define HWR_CYC_FRAGMENT 2         /* per pixel shaded: launch + output */
 #define HWR_CYC_MEM_BYTE_SHIFT 4   /* 16 bytes per cycle of memory traffic */
 #define HWR_CORES 8                /* tile work is spread over 8 cores */
 

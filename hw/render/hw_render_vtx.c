@@ -489,8 +489,10 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
    if (v->st.rc.enable) {
       if (tx0 < (long)v->st.rc.min_x) tx0 = v->st.rc.min_x;
       if (ty0 < (long)v->st.rc.min_y) ty0 = v->st.rc.min_y;
-      if (tx1 > (long)v->st.rc.max_x) tx1 = v->st.rc.max_x;
-      if (ty1 > (long)v->st.rc.max_y) ty1 = v->st.rc.max_y;
+      /* Max X/Y are exclusive tile bounds (the record stores them
+       * minus one). */
+      if (tx1 > (long)v->st.rc.max_x - 1) tx1 = (long)v->st.rc.max_x - 1;
+      if (ty1 > (long)v->st.rc.max_y - 1) ty1 = (long)v->st.rc.max_y - 1;
       if (tx0 > tx1 || ty0 > ty1) {
          v->stats.culled++;
          return true;
@@ -810,7 +812,8 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
        * (indexed) or count, instances, first vertex (non-indexed). */
       uint32_t a[5];
       j->mmu.unit = HW_UNIT_VDM;
-      if (!hwr_read(j, &j->mmu, indirect, a, sizeof(a)))
+      /* 5 words indexed, 4 not: read only the record's own bytes. */
+      if (!hwr_read(j, &j->mmu, indirect, a, il.index_buffer_present ? 20 : 16))
          return false;
       count = a[0];
       inst = a[1];

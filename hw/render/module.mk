@@ -20,3 +20,11 @@ render_throughput_LDLIBS := -lcmocka
 FUZZERS += fuzz_hw_render
 fuzz_hw_render_SRCS := tests/fuzz/fuzz_hw_render.c
 fuzz_hw_render_LIBS := hwrender hwtex hw hwusc agxisa cmdstream
+
+# Hidden-surface removal and the ISP/rasteriser features, each against a
+# CPU oracle or an equivalent rendering.
+TESTS += test_hw_render_features
+test_hw_render_features_SRCS := tests/unit/test_hw_render_features.c \
+                                tests/unit/test_hw_render_scene.c tests/unit/test_hw_util.c
+test_hw_render_features_LIBS := hwrender hwtex hwcdm hw hwusc agxisa cmdstream
+test_hw_render_features_LDLIBS := -lcmocka

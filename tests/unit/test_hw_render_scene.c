@@ -119,6 +119,21 @@ const char *const vs_src =
    "st_var 0, r12, 4\nst_var 0, r13, 5\nst_var 0, r14, 6\nst_var_final 0, r15, 7\n"
    "stop\n";
 
+const char *const vs_extra_src =
+   /* 16 floats per vertex: position, colour, one extra output (slot 4:
+    * point size or clip distance), colour moved to slots 5-8 */
+   "iadd r7, 0, r5, lsl 4\n"
+   "device_load 0, i32, xyzw, r8_r9_r10_r11, u0_u1, r7, unsigned\n"
+   "iadd r7, r7, 4\n"
+   "device_load 0, i32, xyzw, r12_r13_r14_r15, u0_u1, r7, unsigned\n"
+   "iadd r7, r7, 4\n"
+   "device_load 0, i32, x, r16, u0_u1, r7, unsigned\n"
+   "wait 0\n"
+   "st_var 0, r8, 0\nst_var 0, r9, 1\nst_var 0, r10, 2\nst_var 0, r11, 3\n"
+   "st_var 0, r16, 4\n"
+   "st_var 0, r12, 5\nst_var 0, r13, 6\nst_var 0, r14, 7\nst_var_final 0, r15, 8\n"
+   "stop\n";
+
 /* Instanced: x += 0.5 * instance (r6). */
 const char *const vs_inst_src =
    "iadd r7, 0, r5, lsl 3\n"
@@ -294,7 +309,7 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
    agx_pack(cb, CF_BINDING_HEADER, h) { h.slots = 4; h.coefficient_registers = 4; }
    agx_pack(cb + 4, CF_BINDING, b) {
       b.components = 4; b.shade_model = ds->shade; b.source = AGX_CF_SOURCE_VARYING;
-      b.base_slot = 4; b.base_coefficient_register = 0;
+      b.base_slot = 4 + ds->extra_slots; b.base_coefficient_register = 0;
    }
    uint32_t cf = (uint32_t)(put(s, cb, sizeof(cb), 4) - USC_BASE);
 
@@ -307,7 +322,7 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
    memcpy(v + 4, &restart, 4);
    agx_pack(v + 8, VDM_STATE_VERTEX_SHADER_WORD_0, w0) { w0.uniform_register_count = 64; }
    agx_pack(v + 12, VDM_STATE_VERTEX_SHADER_WORD_1, w1) { w1.pipeline = vs_pipe; }
-   agx_pack(v + 16, VDM_STATE_VERTEX_OUTPUTS, o) { o.output_count_1 = 8; }
+   agx_pack(v + 16, VDM_STATE_VERTEX_OUTPUTS, o) { o.output_count_1 = 8 + ds->extra_slots; }
    vdm_emit(s, v, 24);
 
    uint8_t p[256];
@@ -316,23 +331,51 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
       h.fragment_control = true; h.front_face = true; h.front_stencil = true;
       h.back_face = true; h.back_stencil = true; h.viewport = true; h.viewport_count = 1;
       h.output_select = true; h.cull = true; h.fragment_shader = true;
+      h.depth_bias_scissor = ds->scissor || ds->dbias;
+      h.region_clip = true;
+      h.occlusion_query = ds->vis != AGX_VISIBILITY_MODE_NONE;
    }
    n = 4;
    agx_pack(p + n, FRAGMENT_CONTROL, fc) {
       fc.stencil_test_enable = ds->stencil; fc.pass_type = ds->pass;
+      fc.two_sided_stencil = ds->two_sided; fc.scissor_enable = ds->scissor;
+      fc.depth_bias_enable = ds->dbias; fc.visibility_mode = ds->vis;
    }
    n += 4;
    for (unsigned f = 0; f < 2; f++) {
+      bool back = f == 1 && ds->two_sided;
       agx_pack(p + n, FRAGMENT_FACE, ff) {
-         ff.stencil_reference = ds->sref; ff.disable_depth_write = !ds->zwrite;
+         ff.stencil_reference = back ? ds->back.ref : ds->sref;
+         ff.disable_depth_write = !ds->zwrite;
          ff.depth_function = ds->zfunc; ff.line_width = ds->line_width;
       }
       n += 4;
       agx_pack(p + n, FRAGMENT_STENCIL, sf) {
-         sf.write_mask = 0xff; sf.read_mask = 0xff; sf.depth_pass = ds->spass;
-         sf.compare = ds->scmp;
+         sf.write_mask = 0xff; sf.read_mask = 0xff;
+         sf.depth_pass = back ? ds->back.pass : ds->spass;
+         sf.depth_fail = back ? ds->back.zfail : ds->szfail;
+         sf.stencil_fail = back ? ds->back.sfail : ds->ssfail;
+         sf.compare = back ? ds->back.cmp : ds->scmp;
       }
       n += 4;
+   }
+   if (ds->scissor || ds->dbias) {
+      agx_pack(p + n, DEPTH_BIAS_SCISSOR, d) {
+         d.scissor = ds->scissor_idx; d.depth_bias = ds->dbias_idx;
+      }
+      n += 4;
+   }
+   {
+      /* Always sent: PPP state is sticky, a draw without a Region Clip
+       * word would inherit the previous draw's. */
+      agx_pack(p + n, REGION_CLIP, rc) {
+         rc.enable = ds->region_clip;
+         if (ds->region_clip) {
+            rc.min_x = ds->rc[0]; rc.max_x = ds->rc[1];
+            rc.min_y = ds->rc[2]; rc.max_y = ds->rc[3];
+         }
+      }
+      n += AGX_REGION_CLIP_LENGTH;
    }
    n += 4;   /* viewport control */
    agx_pack(p + n, VIEWPORT, vp) {
@@ -341,15 +384,25 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
       vp.translate_z = 0.0f; vp.scale_z = 1.0f;
    }
    n += 24;
-   agx_pack(p + n, OUTPUT_SELECT, os) { os.varyings = true; }
+   agx_pack(p + n, OUTPUT_SELECT, os) {
+      os.varyings = true; os.point_size = ds->point_size;
+      os.clip_distance_planes = ds->clip_planes;
+   }
    n += 4;
-   agx_pack(p + n, CULL, c) { c.cull_back = ds->cull_back; c.depth_clip = true; }
+   agx_pack(p + n, CULL, c) {
+      c.cull_back = ds->cull_back; c.depth_clip = !ds->no_depth_clip;
+      c.depth_clamp = ds->depth_clamp;
+   }
    n += 4;
    agx_pack(p + n, FRAGMENT_SHADER_WORD_0, w0) { w0.cf_binding_count = 1; }
    agx_pack(p + n + 4, FRAGMENT_SHADER_WORD_1, w1) { w1.pipeline = fs_pipe; }
    agx_pack(p + n + 8, FRAGMENT_SHADER_WORD_2, w2) { w2.cf_bindings = cf; }
    memset(p + n + 12, 0, 4);
    n += 16;
+   if (ds->vis != AGX_VISIBILITY_MODE_NONE) {
+      agx_pack(p + n, FRAGMENT_OCCLUSION_QUERY, q) { q.index = ds->oq_idx; }
+      n += 4;
+   }
    uint64_t pp = put(s, p, n, 16);
    agx_pack(v, PPP_STATE, ps) {
       ps.pointer_hi = (uint32_t)(pp >> 32); ps.pointer_lo = (uint32_t)pp; ps.size_words = n / 4;
@@ -451,7 +504,10 @@ run(struct scene *s)
          p.vdm_stream_base = stream;
          p.usc_base = USC_BASE;
          p.width = s->w; p.height = s->h; p.layers = 1;
-         p.utile_width = 32; p.utile_height = 32;
+         p.utile_width = s->utile_w ? s->utile_w : 32;
+         p.utile_height = s->utile_h ? s->utile_h : 32;
+         p.isp_dbias_base = s->dbias_va;
+         p.isp_scissor_base = s->scissor_va;
          p.samples = s->samples; p.sample_size = 4;
          p.bg_usc = s->bg_usc; p.eot_usc = s->eot_usc;
          p.partial_bg_usc = s->pbg_usc; p.partial_eot_usc = s->peot_usc;
@@ -460,13 +516,14 @@ run(struct scene *s)
          p.isp_bg_obj_vals = 0;
          p.depth_base = zb;
          p.stencil_base = sb;
-         p.zls_control = 0;
+         p.zls_control = s->zls;
+         p.flags = s->flags;
          p.tvb_heap = TVB_VA; p.tvb_heap_size = s->tvb_size;
          p.tvb_tilemap = tilemap;
          p.tvb_tilemap_size = TILEMAP_BYTES;
          p.buffer_slot = 2;
          p.frame = s->frame;
-         p.isp_oclqry_base = 0;
+         p.isp_oclqry_base = s->oclqry_va;
       }
    }
    struct t_queue qv, qf;

@@ -51,6 +51,17 @@ struct scene {
    struct hw_cdm *cdm;      /* created by scene_compute */
    uint64_t cs_stream;      /* compute job run before the render, 0: none */
    uint64_t last_vb;        /* vertex buffer VA of the last emit_state */
+   unsigned utile_w, utile_h;   /* tilebuffer tile (0: 32x32) */
+   /* ISP arrays of the payload (0: none): Depth Bias, Scissor, queries */
+   uint64_t dbias_va, scissor_va, oclqry_va;
+   uint32_t flags;              /* payload Flags */
+};
+
+/* Back-face stencil of a two-sided draw. */
+struct stencil_face {
+   enum agx_zs_func cmp;
+   enum agx_stencil_op pass, zfail, sfail;
+   uint8_t ref;
 };
 
 struct draw_state {
@@ -66,9 +77,27 @@ struct draw_state {
    bool cull_back;
    uint64_t fs_tex, fs_smp;     /* fragment pipeline's texture/sampler (0: none) */
    unsigned line_width;         /* raw: (width + 1) / 16 pixels */
+   enum agx_stencil_op szfail, ssfail;   /* front depth-fail / stencil-fail */
+   bool two_sided;
+   struct stencil_face back;
+   bool scissor, dbias;                  /* Depth Bias Scissor indices: */
+   unsigned scissor_idx, dbias_idx;
+   enum agx_visibility_mode vis;
+   unsigned oq_idx;
+   bool depth_clamp, no_depth_clip;
+   bool region_clip;
+   unsigned rc[4];                       /* min x, max x, min y, max y (tiles, max exclusive) */
+   /* Extra vertex outputs between the position and the colour (slot 4):
+    * point size and/or clip distances; the colour moves up by this. */
+   unsigned extra_slots;
+   unsigned clip_planes;                 /* Output Select mask */
+   bool point_size;
 };
 
 extern const char *const vs_src, *const vs_inst_src, *const fs_src, *const fs_blend_src;
+/* 16 floats per vertex: struct vtx, then one extra output value. */
+extern const char *const vs_extra_src;
+struct vtx16 { struct vtx v; float e; float pad[7]; };
 extern const struct draw_state default_state;
 
 void scene_init(struct scene *s, unsigned w, unsigned h, unsigned samples,

@@ -1,0 +1,726 @@
+/*
+ * Rendering features against oracles: hidden-surface removal (an image
+ * rendered with HSR must equal the same scene shaded in submission
+ * order, with fewer fragments shaded), and the ISP / rasteriser features
+ * (clip planes, depth bias, occlusion queries, scissor, indirect draws,
+ * 2x MSAA, 16x16 and 32x16 tiles, large points, two-sided stencil,
+ * depth clamp), each checked against values computed here.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_hw_render_scene.h"
+
+/* ---------------------------------------------------------- helpers */
+
+/* Two triangles covering [x0,x1] x [y0,y1] (NDC) at depth z; corner
+ * colours differ so interpolation is exercised. */
+static void
+quad(struct vtx v[6], float x0, float y0, float x1, float y1, float z,
+     const float c[4])
+{
+   struct vtx a = { x0, y0, z, 1, c[0], c[1], c[2], c[3] };
+   struct vtx b = { x1, y0, z, 1, c[1], c[2], c[0], c[3] };
+   struct vtx cc = { x1, y1, z, 1, c[2], c[0], c[1], c[3] };
+   struct vtx d = { x0, y1, z, 1, c[0], c[0], c[2], c[3] };
+   /* alpha 0 marks an alpha-test layer: ramp it to 1 across the quad
+    * so that the test discards part of it */
+   if (c[3] == 0) {
+      b.a = 1;
+      cc.a = 1;
+   }
+   v[0] = a; v[1] = b; v[2] = cc;
+   v[3] = a; v[4] = cc; v[5] = d;
+}
+
+static void
+draw_quad(struct scene *s, const struct draw_state *ds, float x0, float y0,
+          float x1, float y1, float z, const float c[4])
+{
+   struct vtx v[6];
+   quad(v, x0, y0, x1, y1, z, c);
+   emit_state(s, ds, vs_src, v, sizeof(v));
+   emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+}
+
+static unsigned
+count_diff(const uint32_t *a, const uint32_t *b, unsigned n)
+{
+   unsigned bad = 0;
+   for (unsigned i = 0; i < n; i++) {
+      if (a[i] != b[i]) {
+         if (!bad)
+            print_message("pixel %u: %08x vs %08x\n", i, a[i], b[i]);
+         bad++;
+      }
+   }
+   return bad;
+}
+
+/* ------------------------------------------------ hidden-surface removal */
+
+/* Discards (alpha-test) where the interpolated alpha is below 0.5. */
+static const char *const fs_alpha_test_src =
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "fcmpsel lt, r8, r7, 0.5, 0, 255\n"
+   "sample_mask 255, r8l\n"
+   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
+   "stop\n";
+
+struct layer {
+   float x0, y0, x1, y1, z;
+   float c[4];
+   enum agx_pass_type pass;
+   enum agx_zs_func zf;
+   bool zw;
+};
+
+/*
+ * Renders the layers; with `in_order` every primitive is marked
+ * translucent (shaded in submission order, no deferral).  Returns the
+ * image (caller frees) and the fragment count.
+ */
+static uint32_t *
+render_layers(const struct layer *L, unsigned n, unsigned w, unsigned h,
+              unsigned samples, bool in_order, uint64_t *frags, uint64_t *ticks)
+{
+   struct scene s;
+   scene_init(&s, w, h, samples, 0xff202020u, 2, 1 << 20);
+   s.want_depth = true;
+   for (unsigned i = 0; i < n; i++) {
+      struct draw_state ds = default_state;
+      ds.pass = in_order ? AGX_PASS_TYPE_TRANSLUCENT : L[i].pass;
+      ds.fs = L[i].pass == AGX_PASS_TYPE_TRANSLUCENT ? fs_blend_src
+            : L[i].pass == AGX_PASS_TYPE_PUNCH_THROUGH ? fs_alpha_test_src : fs_src;
+      ds.zfunc = L[i].zf;
+      ds.zwrite = L[i].zw;
+      draw_quad(&s, &ds, L[i].x0, L[i].y0, L[i].x1, L[i].y1, L[i].z, L[i].c);
+   }
+   assert_true(run(&s));
+   size_t bytes = (size_t)w * h * 4 * samples;
+   uint32_t *img = malloc(bytes);
+   memcpy(img, s.rt, bytes);
+   *frags = s.stats.fragments;
+   if (ticks)
+      *ticks = s.ts_f[1] - s.ts_f[0];
+   scene_teardown(&s);
+   return img;
+}
+
+/* Four full-screen opaque layers: HSR shades every pixel exactly once. */
+static void
+test_hsr_opaque_overdraw(void **state)
+{
+   (void)state;
+   const struct layer L[4] = {
+      { -1, -1, 1, 1, 0.8f, { 1, 0, 0, 1 }, AGX_PASS_TYPE_OPAQUE, AGX_ZS_FUNC_LEQUAL, true },
+      { -1, -1, 1, 1, 0.6f, { 0, 1, 0, 1 }, AGX_PASS_TYPE_OPAQUE, AGX_ZS_FUNC_LEQUAL, true },
+      { -1, -1, 1, 1, 0.9f, { 0, 0, 1, 1 }, AGX_PASS_TYPE_OPAQUE, AGX_ZS_FUNC_LEQUAL, true },
+      { -1, -1, 1, 1, 0.4f, { 1, 1, 0, 1 }, AGX_PASS_TYPE_OPAQUE, AGX_ZS_FUNC_LEQUAL, true },
+   };
+   uint64_t f_hsr, f_io, t_hsr, t_io;
+   uint32_t *a = render_layers(L, 4, 96, 64, 1, false, &f_hsr, &t_hsr);
+   uint32_t *b = render_layers(L, 4, 96, 64, 1, true, &f_io, &t_io);
+   assert_int_equal(count_diff(a, b, 96 * 64), 0);
+   print_message("opaque overdraw: %llu fragments shaded with HSR, %llu in order; "
+                 "fragment ticks %llu vs %llu\n", (unsigned long long)f_hsr,
+                 (unsigned long long)f_io, (unsigned long long)t_hsr,
+                 (unsigned long long)t_io);
+   assert_int_equal(f_hsr, 96 * 64);
+   /* In order: layers 0, 1 and 3 pass LEQUAL everywhere, layer 2 never. */
+   assert_int_equal(f_io, 3 * 96 * 64);
+   assert_true(t_hsr < t_io);
+   /* The nearest layer's colour at a corner pixel: exact flat values. */
+   assert_int_equal(a[0] >> 24, 0xff);
+   free(a);
+   free(b);
+}
+
+/* Mixes of opaque, translucent and punch-through, depth test on and off,
+ * single- and multisampled: HSR equals in-order shading exactly. */
+static void
+test_hsr_mixed_equals_in_order(void **state)
+{
+   (void)state;
+   const enum agx_pass_type O = AGX_PASS_TYPE_OPAQUE, T = AGX_PASS_TYPE_TRANSLUCENT,
+                            P = AGX_PASS_TYPE_PUNCH_THROUGH;
+   const enum agx_zs_func LE = AGX_ZS_FUNC_LEQUAL, AL = AGX_ZS_FUNC_ALWAYS,
+                          GR = AGX_ZS_FUNC_GREATER;
+   const struct layer L[] = {
+      { -1.0f, -1.0f, 0.7f, 0.8f, 0.50f, { 1, 0, 0, 1 }, O, LE, true },
+      { -0.6f, -0.9f, 1.0f, 1.0f, 0.30f, { 0, 1, 0, 1 }, O, LE, true },
+      { -0.8f, -0.3f, 0.9f, 0.4f, 0.40f, { 0, 0, 1, 0.5f }, T, LE, false },
+      { -0.9f, -0.8f, 0.2f, 0.9f, 0.20f, { 1, 1, 0, 1 }, O, LE, true },
+      { -0.3f, -1.0f, 0.6f, 0.7f, 0.10f, { 0, 1, 1, 0.0f }, P, LE, true },
+      { -1.0f, 0.1f, 1.0f, 0.6f, 0.90f, { 1, 0, 1, 1 }, O, AL, false },
+      { 0.1f, -0.7f, 0.8f, 0.2f, 0.95f, { 0.5f, 0.5f, 0.5f, 1 }, O, GR, true },
+      { -0.5f, -0.5f, 0.5f, 0.5f, 0.05f, { 1, 0.5f, 0, 0.25f }, T, AL, false },
+      { -1.0f, -1.0f, 1.0f, 1.0f, 0.60f, { 0.2f, 0.4f, 0.6f, 1 }, O, LE, true },
+      { -0.7f, -0.2f, 0.3f, 0.9f, 0.00f, { 0.9f, 0.1f, 0.3f, 1 }, O, AL, true },
+   };
+   unsigned n = sizeof(L) / sizeof(L[0]);
+   /* The alpha-test layer alone really discards part of its quad. */
+   uint64_t f1;
+   uint32_t *p = render_layers(&L[4], 1, 80, 72, 1, false, &f1, NULL);
+   unsigned kept = 0;
+   for (unsigned i = 0; i < 80 * 72; i++)
+      kept += p[i] != 0xff202020u;
+   free(p);
+   print_message("alpha test: %u of %llu shaded pixels kept\n", kept, (unsigned long long)f1);
+   assert_true(kept > 100 && kept + 100 < f1);
+   for (unsigned samples = 1; samples <= 4; samples++) {
+      if (samples == 3)
+         continue;
+      uint64_t f_hsr, f_io;
+      uint32_t *a = render_layers(L, n, 80, 72, samples, false, &f_hsr, NULL);
+      uint32_t *b = render_layers(L, n, 80, 72, samples, true, &f_io, NULL);
+      assert_int_equal(count_diff(a, b, 80 * 72 * samples), 0);
+      print_message("mixed scene, %u sample(s): %llu fragments with HSR, %llu in order\n",
+                    samples, (unsigned long long)f_hsr, (unsigned long long)f_io);
+      assert_true(f_hsr < f_io);
+      free(a);
+      free(b);
+   }
+}
+
+/* --------------------------------------------------- feature scenes */
+
+#define RED 0xff0000ffu
+#define GREEN 0xff00ff00u
+#define BLUE 0xffff0000u
+#define BLACK 0xff000000u
+
+static const float c_red[4] = { 1, 0, 0, 1 }, c_green[4] = { 0, 1, 0, 1 },
+                   c_blue[4] = { 0, 0, 1, 1 };
+
+/* Flat-coloured state: the pixel value is exactly the colour. */
+static struct draw_state
+flat(void)
+{
+   struct draw_state ds = default_state;
+   ds.shade = AGX_SHADE_MODEL_FLAT_VERTEX_0;
+   return ds;
+}
+
+static void
+solid_quad(struct scene *s, const struct draw_state *ds, float x0, float y0,
+           float x1, float y1, float z, const float c[4])
+{
+   struct vtx v[6];
+   quad(v, x0, y0, x1, y1, z, c);
+   /* quad() permutes corner colours: make every vertex colour c. */
+   for (unsigned i = 0; i < 6; i++) {
+      v[i].r = c[0]; v[i].g = c[1]; v[i].b = c[2]; v[i].a = c[3];
+   }
+   emit_state(s, ds, vs_src, v, sizeof(v));
+   emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+}
+
+static uint64_t
+zls_word(bool zstore, bool sstore, enum agx_zls_format zf)
+{
+   uint64_t w = 0;
+   agx_pack(&w, ZLS_CONTROL, z) {
+      z.z_store_enable = zstore; z.s_store_enable = sstore; z.z_format = zf;
+   }
+   return w;
+}
+
+static void
+test_occlusion_query(void **state)
+{
+   (void)state;
+   for (unsigned samples = 1; samples <= 4; samples *= 4) {
+      struct scene s;
+      scene_init(&s, 64, 64, samples, BLACK, 2, 1 << 20);
+      s.want_depth = true;
+      s.oclqry_va = alloc(&s, 64, 64);
+      memset(host(&s, s.oclqry_va), 0, 64);
+      struct draw_state ds = flat();
+      ds.zfunc = AGX_ZS_FUNC_LESS;
+      ds.zwrite = true;
+      ds.vis = AGX_VISIBILITY_MODE_COUNTING;
+      ds.oq_idx = 0;
+      solid_quad(&s, &ds, -0.5f, -0.5f, 0.5f, 0.5f, 0.3f, c_red);     /* 32x32 */
+      ds.oq_idx = 1;
+      solid_quad(&s, &ds, 0.0f, 0.0f, 1.0f, 1.0f, 0.6f, c_green);     /* 32x32, 16x16 hidden */
+      ds.vis = AGX_VISIBILITY_MODE_BOOLEAN;
+      ds.oq_idx = 2;
+      solid_quad(&s, &ds, -0.25f, -0.25f, 0.25f, 0.25f, 0.9f, c_blue); /* hidden */
+      ds.oq_idx = 3;
+      solid_quad(&s, &ds, -0.25f, -0.25f, 0.25f, 0.25f, 0.1f, c_blue); /* visible */
+      assert_true(run(&s));
+      uint64_t q[4];
+      memcpy(q, host(&s, s.oclqry_va), sizeof(q));
+      assert_int_equal(q[0], 1024 * samples);
+      assert_int_equal(q[1], (1024 - 256) * samples);
+      assert_int_equal(q[2], 0);
+      assert_int_equal(q[3], 1);
+      scene_teardown(&s);
+   }
+}
+
+static void
+test_scissor_region_clip(void **state)
+{
+   (void)state;
+   struct scene s;
+   const unsigned W = 128, H = 96;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   uint8_t sc[2][AGX_SCISSOR_LENGTH];
+   agx_pack(sc[0], SCISSOR, c) { c.max_x = W; c.max_y = H; c.max_z = 1; }
+   agx_pack(sc[1], SCISSOR, c) {
+      c.min_x = 10; c.max_x = 75; c.min_y = 5; c.max_y = 50; c.max_z = 1;
+   }
+   s.scissor_va = scene_put(&s, sc, sizeof(sc), 64);
+   struct draw_state ds = flat();
+   ds.region_clip = true;            /* tiles x [1,3), y [1,2) */
+   ds.rc[0] = 1; ds.rc[1] = 3; ds.rc[2] = 1; ds.rc[3] = 2;
+   solid_quad(&s, &ds, -1, -1, 1, 1, 0.5f, c_green);
+   ds = flat();
+   ds.scissor = true;
+   ds.scissor_idx = 1;
+   solid_quad(&s, &ds, -1, -1, 1, 1, 0.5f, c_red);
+   assert_true(run(&s));
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++) {
+      for (unsigned x = 0; x < W; x++) {
+         uint32_t want = BLACK;
+         if (x >= 32 && x < 96 && y >= 32 && y < 64)
+            want = GREEN;
+         if (x >= 10 && x < 75 && y >= 5 && y < 50)
+            want = RED;
+         if (s.rt[y * W + x] != want && bad++ < 5)
+            print_message("(%u,%u): %08x want %08x\n", x, y, s.rt[y * W + x], want);
+      }
+   }
+   if (bad)
+      for (unsigned y = 0; y < H; y += 4) {
+         char line[200];
+         for (unsigned x = 0; x < W; x++)
+            line[x] = s.rt[y * W + x] == RED ? 'R' : s.rt[y * W + x] == GREEN ? 'G' : '.';
+         line[W] = 0;
+         print_message("%s\n", line);
+      }
+   assert_int_equal(bad, 0);
+   scene_teardown(&s);
+}
+
+static const float dz_ramp[2] = { 0.2f, 0.6f };   /* z at NDC x = -1, +1 */
+
+/* A full-screen pair of triangles whose depth ramps along x. */
+static void
+ramp_quad(struct scene *s, const struct draw_state *ds)
+{
+   struct vtx v[6];
+   quad(v, -1, -1, 1, 1, 0, c_red);
+   for (unsigned i = 0; i < 6; i++) {
+      v[i].z = v[i].x < 0 ? dz_ramp[0] : dz_ramp[1];
+      v[i].r = 1; v[i].g = 0; v[i].b = 0; v[i].a = 1;
+   }
+   emit_state(s, ds, vs_src, v, sizeof(v));
+   emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+}
+
+static void
+test_depth_bias(void **state)
+{
+   (void)state;
+   const unsigned W = 64, H = 32;
+   /* bias, slope scale, clamp per entry */
+   const float B[4][3] = {
+      { 0.125f, 0, 0 }, { 0, 2.0f, 0 }, { 0.001f, 2.0f, 0.01f }, { 3.0f, 0, 0 },
+   };
+   for (unsigned k = 0; k < 4; k++) {
+      struct scene s;
+      scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+      s.want_depth = true;
+      bool z16 = k == 3;
+      s.zls = zls_word(true, false, z16 ? AGX_ZLS_FORMAT_16 : AGX_ZLS_FORMAT_32F);
+      if (z16)
+         s.flags = 1u << 18;          /* DBIAS_IS_INT */
+      uint8_t db[AGX_DEPTH_BIAS_LENGTH * 2];
+      memset(db, 0, sizeof(db));
+      agx_pack(db + AGX_DEPTH_BIAS_LENGTH, DEPTH_BIAS, d) {
+         d.bias = B[k][0]; d.slope_scale = B[k][1]; d.clamp = B[k][2];
+      }
+      s.dbias_va = scene_put(&s, db, sizeof(db), 64);
+      struct draw_state ds = flat();
+      ds.zwrite = true;
+      ds.dbias = true;
+      ds.dbias_idx = 1;
+      if (k == 0 || k == 3)
+         solid_quad(&s, &ds, -1, -1, 1, 1, 0.25f, c_red);
+      else
+         ramp_quad(&s, &ds);
+      assert_true(run(&s));
+      const float *zf = host(&s, s.zbuf_va);
+      const uint16_t *zh = host(&s, s.zbuf_va);
+      for (unsigned y = 0; y < H; y++) {
+         for (unsigned x = 0; x < W; x++) {
+            unsigned i = y * W + x;
+            if (k == 0) {
+               assert_true(zf[i] == 0.375f);           /* exact in float */
+            } else if (k == 3) {
+               /* 0.25 * 65535 + 3 LSB = 16386.75 -> 16387 */
+               assert_int_equal(zh[i], 16387);
+            } else {
+               double slope = (dz_ramp[1] - dz_ramp[0]) / W;    /* per pixel in x */
+               double bias = B[k][0] + B[k][1] * slope;
+               if (B[k][2] > 0 && bias > B[k][2])
+                  bias = B[k][2];
+               double want = dz_ramp[0] + slope * (x + 0.5) + bias;
+               /* float plane evaluation vs double: a few ulp */
+               if (fabs(zf[i] - want) > 2e-6)
+                  fail_msg("entry %u pixel (%u,%u): depth %.9g want %.9g", k, x, y,
+                           zf[i], want);
+            }
+         }
+      }
+      scene_teardown(&s);
+   }
+}
+
+static void
+test_two_sided_stencil(void **state)
+{
+   (void)state;
+   const unsigned W = 64, H = 32;
+   struct scene s;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   s.want_stencil = true;
+   s.zls = zls_word(false, true, AGX_ZLS_FORMAT_32F);
+   struct draw_state ds = flat();
+   ds.stencil = true;
+   ds.two_sided = true;
+   ds.scmp = AGX_ZS_FUNC_ALWAYS;
+   ds.spass = AGX_STENCIL_OP_INCR_SAT;
+   ds.sref = 5;
+   ds.back = (struct stencil_face){ AGX_ZS_FUNC_ALWAYS, AGX_STENCIL_OP_REPLACE,
+                                    AGX_STENCIL_OP_KEEP, AGX_STENCIL_OP_KEEP, 7 };
+   /* quad() winds counter-clockwise on screen: back-facing.  The left
+    * half is drawn reversed (front-facing), the right half as is. */
+   struct vtx v[12];
+   quad(v, -1, -1, 0, 1, 0.5f, c_red);
+   for (unsigned t = 0; t < 2; t++) {
+      struct vtx tmp = v[3 * t + 1];
+      v[3 * t + 1] = v[3 * t + 2];
+      v[3 * t + 2] = tmp;
+   }
+   quad(v + 6, 0, -1, 1, 1, 0.5f, c_green);
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 12, 1, false);
+   /* Back-facing, upper half only: EQUAL 7 -> INCR_WRAP, else ZERO;
+    * the front state (NEVER) must not be used. */
+   ds.scmp = AGX_ZS_FUNC_NEVER;
+   ds.spass = AGX_STENCIL_OP_INVERT;
+   ds.ssfail = AGX_STENCIL_OP_INVERT;
+   ds.back = (struct stencil_face){ AGX_ZS_FUNC_EQUAL, AGX_STENCIL_OP_INCR_WRAP,
+                                    AGX_STENCIL_OP_KEEP, AGX_STENCIL_OP_ZERO, 7 };
+   solid_quad(&s, &ds, -1, 0, 1, 1, 0.5f, c_blue);
+   assert_true(run(&s));
+   const uint8_t *st = host(&s, s.sbuf_va);
+   for (unsigned y = 0; y < H; y++) {
+      for (unsigned x = 0; x < W; x++) {
+         uint8_t want = x < W / 2 ? 1 : 7;     /* front INCR_SAT from 0, back REPLACE 7 */
+         if (y < H / 2)
+            want = want == 7 ? 8 : 0;
+         if (st[y * W + x] != want)
+            fail_msg("stencil (%u,%u) = %u, want %u", x, y, st[y * W + x], want);
+      }
+   }
+   scene_teardown(&s);
+}
+
+static void
+test_depth_clamp(void **state)
+{
+   (void)state;
+   const unsigned W = 64, H = 32;
+   struct scene s;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   s.want_depth = true;
+   s.zls = zls_word(true, false, AGX_ZLS_FORMAT_32F);
+   struct draw_state ds = flat();
+   ds.zfunc = AGX_ZS_FUNC_LEQUAL;
+   ds.zwrite = true;
+   /* Beyond the far plane, depth clip on: clipped away entirely. */
+   solid_quad(&s, &ds, -1, -1, 1, 1, 1.5f, c_blue);
+   /* Same with clamping instead of clipping: z = 1 passes LEQUAL 1. */
+   ds.no_depth_clip = true;
+   ds.depth_clamp = true;
+   solid_quad(&s, &ds, -1, -1, 0, 1, 1.5f, c_red);
+   /* In front of the near plane, clamped to 0. */
+   solid_quad(&s, &ds, 0, -1, 1, 1, -0.5f, c_green);
+   assert_true(run(&s));
+   const float *z = host(&s, s.zbuf_va);
+   for (unsigned y = 0; y < H; y++) {
+      for (unsigned x = 0; x < W; x++) {
+         assert_int_equal(s.rt[y * W + x], x < W / 2 ? RED : GREEN);
+         assert_true(z[y * W + x] == (x < W / 2 ? 1.0f : 0.0f));
+      }
+   }
+   assert_true(s.stats.clipped + s.stats.culled >= 2);
+   scene_teardown(&s);
+}
+
+/* Draw from an indirect buffer: non-indexed and indexed. */
+static void
+test_indirect_draw(void **state)
+{
+   (void)state;
+   const unsigned W = 64, H = 64;
+   uint32_t *img[2];
+   for (unsigned pass = 0; pass < 2; pass++) {
+      struct scene s;
+      scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+      struct vtx v[12];
+      quad(v, -0.9f, -0.9f, -0.1f, -0.1f, 0.5f, c_red);
+      quad(v + 6, 0.1f, 0.1f, 0.9f, 0.9f, 0.5f, c_green);
+      struct draw_state ds = default_state;
+      emit_state(&s, &ds, vs_src, v, sizeof(v));
+      if (pass == 0) {
+         /* Reference: the same draws made directly. */
+         emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+         uint16_t idx[6] = { 6, 7, 8, 9, 10, 11 };
+         emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, idx, AGX_INDEX_SIZE_U16, 6, 1, false);
+      } else {
+         /* count 3, instances 1, first vertex 0 */
+         uint32_t a[4] = { 3, 1, 0, 0 };
+         /* indexed: count 6, instances 1, first index 2, base vertex 4 */
+         uint32_t b[5] = { 6, 1, 2, 4, 0 };
+         uint16_t idx[8] = { 0, 0, 2, 3, 4, 5, 6, 7 };
+         uint64_t ia = scene_put(&s, a, sizeof(a), 16);
+         uint64_t ib = scene_put(&s, b, sizeof(b), 16);
+         uint64_t ix = scene_put(&s, idx, sizeof(idx), 16);
+         uint8_t blk[16];
+         agx_pack(blk, INDEX_LIST, il) {
+            il.primitive = AGX_PRIMITIVE_TRIANGLES;
+            il.indirect_buffer_present = true;
+         }
+         agx_pack(blk + 4, INDEX_LIST_INDIRECT_BUFFER, p) {
+            p.address_hi = (uint32_t)(ia >> 32); p.address_lo = (uint32_t)ia;
+         }
+         vdm_emit(&s, blk, 12);
+         agx_pack(blk, INDEX_LIST, il) {
+            il.primitive = AGX_PRIMITIVE_TRIANGLES; il.index_size = AGX_INDEX_SIZE_U16;
+            il.index_buffer_present = true; il.indirect_buffer_present = true;
+            il.index_buffer_hi = (uint32_t)(ix >> 32);
+         }
+         uint32_t lo = (uint32_t)ix;
+         memcpy(blk + 4, &lo, 4);
+         agx_pack(blk + 8, INDEX_LIST_INDIRECT_BUFFER, p) {
+            p.address_hi = (uint32_t)(ib >> 32); p.address_lo = (uint32_t)ib;
+         }
+         vdm_emit(&s, blk, 16);
+      }
+      assert_true(run(&s));
+      assert_int_equal(s.stats.primitives, 3);
+      img[pass] = malloc(W * H * 4);
+      memcpy(img[pass], s.rt, W * H * 4);
+      scene_teardown(&s);
+   }
+   assert_int_equal(count_diff(img[0], img[1], W * H), 0);
+   unsigned lit = 0;
+   for (unsigned i = 0; i < W * H; i++)
+      lit += img[0][i] != BLACK;
+   assert_true(lit > 1000);
+   free(img[0]);
+   free(img[1]);
+}
+
+/* Points sized by the vertex shader (Output Select.Point Size, slot 4). */
+static void
+test_large_points(void **state)
+{
+   (void)state;
+   const unsigned W = 64, H = 64;
+   struct scene s;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   /* window centre (x, y) and size */
+   const float P[3][3] = { { 20.5f, 20.5f, 5 }, { 40, 40, 4 }, { 10.25f, 50.75f, 7.5f } };
+   struct vtx16 v[3];
+   memset(v, 0, sizeof(v));
+   for (unsigned i = 0; i < 3; i++) {
+      v[i].v = (struct vtx){ P[i][0] / (W / 2.0f) - 1, 1 - P[i][1] / (H / 2.0f), 0.5f, 1,
+                             0, 1, 0, 1 };
+      v[i].e = P[i][2];
+   }
+   struct draw_state ds = flat();
+   ds.extra_slots = 1;
+   ds.point_size = true;
+   emit_state(&s, &ds, vs_extra_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_POINTS, NULL, 0, 3, 1, false);
+   assert_true(run(&s));
+   unsigned lit = 0;
+   for (unsigned y = 0; y < H; y++) {
+      for (unsigned x = 0; x < W; x++) {
+         bool in = false;
+         for (unsigned i = 0; i < 3; i++) {
+            /* square of the size around the centre, on the 1/256 grid,
+             * half-open: [c - s/2, c + s/2) */
+            double h = P[i][2] / 2.0, cx = x + 0.5, cy = y + 0.5;
+            in |= cx >= P[i][0] - h && cx < P[i][0] + h && cy >= P[i][1] - h &&
+                  cy < P[i][1] + h;
+         }
+         lit += in;
+         if (s.rt[y * W + x] != (in ? GREEN : BLACK))
+            fail_msg("(%u,%u): %08x, point coverage %d", x, y, s.rt[y * W + x], in);
+      }
+   }
+   assert_int_equal(lit, 25 + 16 + 8 * 7);
+   scene_teardown(&s);
+}
+
+/* A user clip distance (slot 4) cuts a full-screen quad at NDC x = -0.2. */
+static void
+test_clip_plane(void **state)
+{
+   (void)state;
+   const unsigned W = 64, H = 32;
+   struct scene s;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   struct vtx q[6];
+   quad(q, -1, -1, 1, 1, 0.5f, c_red);
+   struct vtx16 v[6];
+   memset(v, 0, sizeof(v));
+   for (unsigned i = 0; i < 6; i++) {
+      v[i].v = q[i];
+      v[i].v.r = 1; v[i].v.g = 0; v[i].v.b = 0; v[i].v.a = 1;
+      v[i].e = q[i].x + 0.2f;
+   }
+   struct draw_state ds = flat();
+   ds.extra_slots = 1;
+   ds.clip_planes = 1;
+   emit_state(&s, &ds, vs_extra_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   assert_true(run(&s));
+   /* boundary at window x = 0.8 * 32 = 25.6: centres from 26.5 are in */
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++)
+         if (s.rt[y * W + x] != (x >= 26 ? RED : BLACK))
+            fail_msg("(%u,%u): %08x", x, y, s.rt[y * W + x]);
+   assert_true(s.stats.clipped >= 1);
+   scene_teardown(&s);
+}
+
+/* Own 2x MSAA oracle: a flat triangle, coverage per sample at
+ * (0.75, 0.75) and (0.25, 0.25) with the top-left rule. */
+static void
+test_msaa_2x(void **state)
+{
+   (void)state;
+   const unsigned W = 48, H = 40;
+   struct scene s;
+   scene_init(&s, W, H, 2, BLACK, 2, 1 << 20);
+   struct vtx v[3] = {
+      { -0.83f, -0.71f, 0.5f, 1, 1, 0, 0, 1 }, { 0.77f, -0.52f, 0.5f, 1, 1, 0, 0, 1 },
+      { -0.13f, 0.88f, 0.5f, 1, 1, 0, 0, 1 },
+   };
+   struct draw_state ds = flat();
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   assert_true(run(&s));
+   int64_t X[3], Y[3];
+   for (unsigned i = 0; i < 3; i++) {
+      float xw = W / 2.0f + W / 2.0f * v[i].x, yw = H / 2.0f - H / 2.0f * v[i].y;
+      X[i] = llrintf(xw * 256.0f);
+      Y[i] = llrintf(yw * 256.0f);
+   }
+   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
+   const int pos[2][2] = { { 192, 192 }, { 64, 64 } };
+   unsigned partial = 0;
+   for (unsigned y = 0; y < H; y++) {
+      for (unsigned x = 0; x < W; x++) {
+         unsigned cov = 0;
+         for (unsigned k = 0; k < 2; k++) {
+            int64_t px = x * 256 + pos[k][0], py = y * 256 + pos[k][1];
+            bool in = true;
+            for (unsigned e = 0; e < 3; e++) {
+               unsigned a = e, b = (e + 1) % 3;
+               if (area < 0) { a = (3 - e) % 3; b = (a + 2) % 3; }
+               int64_t dx = X[b] - X[a], dy = Y[b] - Y[a];
+               int64_t E = dx * (py - Y[a]) - dy * (px - X[a]);
+               if (E < 0 || (E == 0 && !(dy < 0 || (dy == 0 && dx > 0))))
+                  in = false;
+            }
+            cov |= in << k;
+            uint32_t got = s.rt[(y * W + x) * 2 + k];
+            if (got != (in ? RED : BLACK))
+               fail_msg("(%u,%u) sample %u: %08x, covered %d", x, y, k, got, in);
+         }
+         partial += cov == 1 || cov == 2;
+      }
+   }
+   assert_true(partial > 20);   /* the edges really split pixels */
+   scene_teardown(&s);
+}
+
+/* 16x16 and 32x16 tilebuffer tiles give the 32x32 image, with MSAA and a
+ * mixed HSR scene; the tile count follows the tile size. */
+static void
+test_tile_sizes(void **state)
+{
+   (void)state;
+   const unsigned W = 80, H = 72;
+   const unsigned sizes[3][2] = { { 32, 32 }, { 16, 16 }, { 32, 16 } };
+   for (unsigned samples = 1; samples <= 2; samples++) {
+      uint32_t *ref = NULL;
+      for (unsigned k = 0; k < 3; k++) {
+         struct scene s;
+         scene_init(&s, W, H, samples, 0xff202020u, 2, 1 << 20);
+         s.utile_w = sizes[k][0];
+         s.utile_h = sizes[k][1];
+         s.want_depth = true;
+         struct draw_state ds = default_state;
+         ds.zfunc = AGX_ZS_FUNC_LEQUAL;
+         ds.zwrite = true;
+         draw_quad(&s, &ds, -0.9f, -0.8f, 0.7f, 0.6f, 0.5f, c_red);
+         draw_quad(&s, &ds, -0.3f, -0.95f, 0.95f, 0.3f, 0.3f, c_green);
+         ds.fs = fs_blend_src;
+         ds.pass = AGX_PASS_TYPE_TRANSLUCENT;
+         const float half[4] = { 0, 0, 1, 0.5f };
+         draw_quad(&s, &ds, -0.6f, -0.2f, 0.4f, 0.9f, 0.1f, half);
+         assert_true(run(&s));
+         unsigned tx = (W + sizes[k][0] - 1) / sizes[k][0], ty = (H + sizes[k][1] - 1) / sizes[k][1];
+         assert_int_equal(s.stats.tiles, tx * ty);
+         size_t n = (size_t)W * H * samples;
+         if (!ref) {
+            ref = malloc(n * 4);
+            memcpy(ref, s.rt, n * 4);
+         } else {
+            assert_int_equal(count_diff(s.rt, ref, (unsigned)n), 0);
+         }
+         scene_teardown(&s);
+      }
+      free(ref);
+   }
+}
+
+int
+main(void)
+{
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_hsr_opaque_overdraw),
+      cmocka_unit_test(test_hsr_mixed_equals_in_order),
+      cmocka_unit_test(test_occlusion_query),
+      cmocka_unit_test(test_scissor_region_clip),
+      cmocka_unit_test(test_depth_bias),
+      cmocka_unit_test(test_two_sided_stencil),
+      cmocka_unit_test(test_depth_clamp),
+      cmocka_unit_test(test_indirect_draw),
+      cmocka_unit_test(test_large_points),
+      cmocka_unit_test(test_clip_plane),
+      cmocka_unit_test(test_msaa_2x),
+      cmocka_unit_test(test_tile_sizes),
+   };
+   return cmocka_run_group_tests(tests, NULL, NULL);
+}
