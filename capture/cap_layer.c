@@ -260,6 +260,8 @@ cap_finish(void)
    cap_reaper_shutdown();
    pthread_mutex_lock(&cap.lock);
    cap_hook_drain_locked();
+   /* the reaper has waited for the outstanding work: its results are final */
+   cap_reread_gpu_written(NULL, NULL);
    struct tsr_writer *w = cap.w;
    cap.w = NULL;
    cap.active = false;

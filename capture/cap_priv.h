@@ -34,6 +34,7 @@ struct cap_bo {
    bool recorded;        /* GEM_CREATE is in the current trace */
    bool full;            /* next snapshot reads the whole object */
    bool gpu_dirty;       /* bound writable where work was submitted */
+   bool gpu_stale;       /* ... and work was submitted since its last whole read */
    uint64_t gen;         /* snapshot generation that last read it */
 };
 
@@ -168,6 +169,10 @@ void cap_update_active(void);
 /* Starts or stops recording as ranges and triggers now say. */
 void cap_update_active_nopoll(void);
 void cap_frame_locked(uint32_t kind, const char *label);
+/* Reads whole every object the GPU may have written since it was last read
+ * (gpu_stale), so the trace holds the GPU's results before a frame marker,
+ * a GEM_CLOSE (bo != NULL: that object only) or the end of the trace. */
+void cap_reread_gpu_written(struct cap_file *f, struct cap_bo *bo);
 void cap_open_writer(void);
 
 /* cap_reaper.c */

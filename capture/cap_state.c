@@ -383,14 +383,22 @@ cap_update_active_nopoll(void)
 void
 cap_frame_locked(uint32_t kind, const char *label)
 {
-   if (recording())
+   /* The frame's GPU results go into the trace before its marker: replay's
+    * --validate checks a submission against the first later recording of
+    * each page it wrote, and the pre-submit snapshots alone would leave the
+    * last submissions of a frame unrecorded (wp) or recorded only after the
+    * CPU touched them again. This read replaces wp's former lazy re-read at
+    * the next frame's first submission, so the cost per frame is unchanged. */
+   if (recording()) {
+      cap_reread_gpu_written(NULL, NULL);
       cap_trace_ok(tsr_write_frame(cap.w, kind, label));
+   }
    cap.frames++;
    cap.frame_submits = 0;
-   /* GPU results are re-read once per frame in the wp strategy */
+   /* Not recording: whatever the GPU wrote is read at the next snapshot. */
    for (struct cap_file *f = cap.files; f; f = f->next)
       for (size_t i = 0; i < f->nbos; i++)
-         if (f->bos[i] && f->bos[i]->gpu_dirty)
+         if (f->bos[i] && f->bos[i]->gpu_stale)
             f->bos[i]->full = true;
 }
 
@@ -415,6 +423,27 @@ snapshot_bo(struct cap_file *f, struct cap_bo *bo)
    cap_trace_ok(tsr_write_memory(cap.w, f->id, bo->handle, 0, p, bo->size));
    cap.snap_bytes += bo->size;
    bo->full = false;
+   bo->gpu_stale = false;
+}
+
+void
+cap_reread_gpu_written(struct cap_file *only_f, struct cap_bo *only_bo)
+{
+   if (!recording())
+      return;
+   uint64_t t0 = cap_now_ns();
+   for (struct cap_file *f = cap.files; f && recording(); f = f->next) {
+      if (only_f && f != only_f)
+         continue;
+      for (size_t i = 0; i < f->nbos && recording(); i++) {
+         struct cap_bo *bo = f->bos[i];
+         if (!bo || !bo->gpu_stale || (only_bo && bo != only_bo))
+            continue;
+         bo->full = true;
+         snapshot_bo(f, bo);
+      }
+   }
+   cap.snap_ns += cap_now_ns() - t0;
 }
 
 /* Everything bound in the VM is what the GPU may read. */
@@ -434,7 +463,7 @@ snapshot_vm(struct cap_file *f, struct cap_vm *vm)
    for (size_t i = 0; i < vm->map.count; i++) {
       struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);
       if (bo && (vm->map.m[i].flags & DRM_ASAHI_BIND_WRITE))
-         bo->gpu_dirty = true;
+         bo->gpu_dirty = bo->gpu_stale = true;
    }
    cap.snap_ns += cap_now_ns() - t0;
 }
@@ -686,6 +715,8 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
       struct drm_gem_close c;
       bool have = read_arg(&c, sizeof(c), req, arg);
       struct cap_bo *bo = have ? cap_bo_get(f, c.handle) : NULL;
+      if (bo)
+         cap_reread_gpu_written(f, bo);   /* its last GPU results */
       if (bo && bo->map) {
          /* our mapping would keep the object alive */
          cap_real.munmap(bo->map, bo->size);

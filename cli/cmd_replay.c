@@ -219,12 +219,18 @@ cmd_replay(int argc, char **argv)
    b->destroy(b);
    for (unsigned i = 0; i < REPLAY_MAX_OVERRIDES; i++)
       free(owned[i]);
-   if (!quiet && s != REPLAY_ERROR)
+   if (!quiet && s != REPLAY_ERROR) {
+      char validation[128] = "";
+      if (o.validate)
+         snprintf(validation, sizeof(validation),
+                  ", validation %s (%" PRIu64 " pages checked, %" PRIu64 " unverifiable)",
+                  st.validated_ok ? "passed" : "FAILED", st.pages_validated,
+                  st.pages_unverifiable);
       printf("replayed %" PRIu64 " submissions in %" PRIu64 " frames on the %s: GPU %.3f ms, "
              "CPU %.3f ms%s%s\n",
              st.submits, st.frames, device ? device : "model", st.gpu_ns / 1e6, st.cpu_ns / 1e6,
-             o.validate ? (st.validated_ok ? ", validation passed" : ", validation FAILED") : "",
-             st.gpu_errors ? ", with GPU errors" : "");
+             validation, st.gpu_errors ? ", with GPU errors" : "");
+   }
    if (!quiet && o.dump_dir && s != REPLAY_ERROR)
       printf("wrote %" PRIu64 " images to %s\n", st.images, o.dump_dir);
    return (int)s;

@@ -170,8 +170,11 @@ cmp_pairs_find(const char *a, const char *b, struct cmp_pair_list *out,
    struct name_list na = {0}, nb = {0};
    bool ok = walk(a, "", 0, &na, err) && walk(b, "", 0, &nb, err);
    if (ok) {
-      qsort(na.v, na.n, sizeof(char *), cmp_str);
-      qsort(nb.v, nb.n, sizeof(char *), cmp_str);
+      /* An empty directory leaves a NULL list, which qsort must not see. */
+      if (na.n > 1)
+         qsort(na.v, na.n, sizeof(char *), cmp_str);
+      if (nb.n > 1)
+         qsort(nb.v, nb.n, sizeof(char *), cmp_str);
       size_t i = 0, j = 0;
       while (ok && (i < na.n || j < nb.n)) {
          int c = i == na.n ? 1 : j == nb.n ? -1 : strcmp(na.v[i], nb.v[j]);

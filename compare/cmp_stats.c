@@ -34,8 +34,10 @@ sorted_copy(const double *x, size_t n)
    double *s = malloc((n ? n : 1) * sizeof(*s));
    if (!s)
       return NULL;
-   memcpy(s, x, n * sizeof(*s));
-   qsort(s, n, sizeof(*s), cmp_double);
+   if (n) {
+      memcpy(s, x, n * sizeof(*s));
+      qsort(s, n, sizeof(*s), cmp_double);
+   }
    return s;
 }
 

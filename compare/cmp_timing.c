@@ -155,7 +155,8 @@ parse_root(json_t *root, struct cmp_timing_file *f, char *err)
          ids[nids++] = json_integer_value(id);
       }
    }
-   qsort(ids, nids, sizeof(*ids), cmp_i64);
+   if (nids > 1)   /* qsort must not see the NULL of an empty list */
+      qsort(ids, nids, sizeof(*ids), cmp_i64);
    size_t nf = 0;
    for (size_t i = 0; i < nids; i++)
       if (nf == 0 || ids[nf - 1] != ids[i])

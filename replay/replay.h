@@ -71,6 +71,9 @@ struct replay_stats {
    uint64_t gpu_ns;          /* sum of the submissions' GPU time, last pass */
    uint64_t cpu_ns;          /* wall time of the last pass */
    bool validated_ok;        /* validate: no difference found */
+   uint64_t pages_validated;    /* validate: pages compared with the trace */
+   uint64_t pages_unverifiable; /* validate: pages rewritten by the GPU, or
+                                   dropped, before the trace recorded them */
 };
 
 void replay_options_init(struct replay_options *o);

@@ -52,9 +52,12 @@ struct obj_range {
    uint64_t offset, size;
 };
 
+/* A page a replayed submission changed, waiting for the trace's first
+ * later recording of it (validation). */
 struct pending_page {
    int obj;
    uint64_t offset;
+   uint32_t seq;                    /* the submission that wrote it */
    uint8_t before[TSR_PAGE_SIZE];   /* the replay's page before the submission */
    uint8_t data[TSR_PAGE_SIZE];     /* ... and after it */
 };
@@ -99,7 +102,6 @@ struct engine {
    VEC(struct pending_page) pending;
    VEC(struct frame_render) renders;
    VEC(struct obj_range) overridden;
-   uint32_t pending_seq;
    bool difference_reported;
 
    /* The replay's own objects. */
@@ -435,6 +437,8 @@ do_queue_create(struct engine *e, uint32_t file, const struct tsr_queue_create *
    VEC_PUSH(e->queues, m);
 }
 
+static void validate_page(struct engine *e, int obj, uint64_t offset, const uint8_t *want);
+
 static void
 do_memory(struct engine *e, const struct tsr_record *rec)
 {
@@ -458,6 +462,8 @@ do_memory(struct engine *e, const struct tsr_record *rec)
          return;
       }
       uint64_t n = o->size - off < TSR_PAGE_SIZE ? o->size - off : TSR_PAGE_SIZE;
+      if (e->pending.n)
+         validate_page(e, obj, off, page);
       memcpy(o->map + off, page, n);
       e->st.pages_restored++;
    }
@@ -648,11 +654,39 @@ is_timestamp_obj(struct engine *e, unsigned obj)
    return false;
 }
 
+static int
+find_pending(struct engine *e, int obj, uint64_t offset)
+{
+   for (unsigned i = 0; i < e->pending.n; i++)
+      if (e->pending.v[i].obj == obj && e->pending.v[i].offset == offset)
+         return (int)i;
+   return -1;
+}
+
+/* A pending page that will never be compared: the GPU wrote it again, or
+ * its object went away, before the capture recorded it. */
+static void
+drop_pending(struct engine *e, unsigned i, bool unverifiable)
+{
+   if (unverifiable)
+      e->st.pages_unverifiable++;
+   e->pending.v[i] = e->pending.v[--e->pending.n];
+}
+
+static void
+drop_all_pending(struct engine *e, int obj)
+{
+   for (unsigned i = e->pending.n; i-- > 0;)
+      if (obj < 0 || e->pending.v[i].obj == obj)
+         drop_pending(e, i, true);
+}
+
+/* The pages submission `seq` changed join the pending list. A page still
+ * pending from an earlier submission was rewritten before the capture
+ * recorded it: the earlier result cannot be checked against this trace. */
 static void
 snapshot_diff(struct engine *e, struct snapshot *s, uint32_t seq)
 {
-   e->pending.n = 0;
-   e->pending_seq = seq;
    for (unsigned i = 0; s->data && i < s->n; i++) {
       struct obj *o = &e->objs.v[i];
       if (!s->data[i] || !o->live || is_timestamp_obj(e, i))
@@ -668,9 +702,16 @@ snapshot_diff(struct engine *e, struct snapshot *s, uint32_t seq)
          }
          p->obj = (int)i;
          p->offset = off;
+         p->seq = seq;
          memcpy(p->before, s->data[i] + off, n);
          memcpy(p->data, o->map + off, n);
-         VEC_PUSH(e->pending, *p);
+         int old = find_pending(e, (int)i, off);
+         if (old >= 0) {
+            e->st.pages_unverifiable++;
+            e->pending.v[old] = *p;
+         } else {
+            VEC_PUSH(e->pending, *p);
+         }
          free(p);
       }
    }
@@ -691,39 +732,34 @@ is_overridden(struct engine *e, int obj, uint64_t offset)
    return false;
 }
 
-/* Bytes the GPU changed in submission pending_seq against what the capture
- * recorded after it: the reader's state at the next submission, frame
- * marker or object close, whichever comes first. */
+/* A memory record brings the first recording of page (obj, offset) since
+ * the pending submission wrote it: the bytes that submission changed must
+ * read the same in `want`. Other bytes may have been rewritten by the
+ * program's CPU before the capture recorded the page. */
 static void
-validate_pending(struct engine *e)
+validate_page(struct engine *e, int obj, uint64_t offset, const uint8_t *want)
 {
-   for (unsigned i = 0; i < e->pending.n && !e->difference_reported; i++) {
-      struct pending_page *p = &e->pending.v[i];
-      struct obj *o = &e->objs.v[p->obj];
-      if (!o->live)
+   int i = find_pending(e, obj, offset);
+   if (i < 0)
+      return;
+   struct pending_page *p = &e->pending.v[i];
+   struct obj *o = &e->objs.v[obj];
+   uint64_t n = o->size - p->offset < TSR_PAGE_SIZE ? o->size - p->offset : TSR_PAGE_SIZE;
+   e->st.pages_validated++;
+   for (uint64_t k = 0; k < n && !e->difference_reported; k++) {
+      if (p->before[k] == p->data[k] || want[k] == p->data[k] ||
+          is_overridden(e, p->obj, p->offset + k))
          continue;
-      uint8_t want[TSR_PAGE_SIZE] = { 0 };
-      uint64_t n = o->size - p->offset < TSR_PAGE_SIZE ? o->size - p->offset : TSR_PAGE_SIZE;
-      tsr_reader_read_object(e->r, o->file, o->handle, p->offset, want, n);
-      for (uint64_t k = 0; k < n; k++) {
-         /* Only bytes this submission changed: the program's CPU may have
-          * rewritten others before the capture recorded the page. */
-         if (p->before[k] == p->data[k] || want[k] == p->data[k] ||
-             is_overridden(e, p->obj, p->offset + k))
-            continue;
-         fprintf(e->log,
-                 "tessera replay: validation: submission %u: GEM object %u offset 0x%llx: "
-                 "replay wrote 0x%02x, the capture recorded 0x%02x\n",
-                 e->pending_seq, o->handle, (unsigned long long)(p->offset + k), p->data[k],
-                 want[k]);
-         e->difference_reported = true;
-         e->st.validated_ok = false;
-         if (e->status == REPLAY_OK)
-            e->status = REPLAY_DIFFERENT;
-         break;
-      }
+      fprintf(e->log,
+              "tessera replay: validation: submission %u: GEM object %u offset 0x%llx: "
+              "replay wrote 0x%02x, the capture recorded 0x%02x\n",
+              p->seq, o->handle, (unsigned long long)(p->offset + k), p->data[k], want[k]);
+      e->difference_reported = true;
+      e->st.validated_ok = false;
+      if (e->status == REPLAY_OK)
+         e->status = REPLAY_DIFFERENT;
    }
-   e->pending.n = 0;
+   drop_pending(e, (unsigned)i, false);
 }
 
 /* ---- images -------------------------------------------------------------- */
@@ -852,8 +888,6 @@ do_submit(struct engine *e, const struct tsr_record *rec)
       fail(e, "submission %u on unknown queue %u", seq, s->queue_id);
       return;
    }
-   if (e->o->validate && e->pending.n)
-      validate_pending(e);
    apply_overrides(e);
 
    /* The command buffer with translated timestamp handles; short payloads
@@ -1058,9 +1092,6 @@ run_pass(struct engine *e, bool first)
       in_range = rec.frame >= e->o->first_frame;
       if (!first && is_lifetime_record(rec.type))
          continue;
-      if (e->o->validate && e->pending.n &&
-          (rec.type == TSR_REC_FRAME || rec.type == TSR_REC_SUBMIT))
-         validate_pending(e);
       switch (rec.type) {
       case TSR_REC_DEVICE_PARAMS:
          check_params(e, rec.u.params.p);
@@ -1088,8 +1119,7 @@ run_pass(struct engine *e, bool first)
          if (!e->looping) {
             int obj = find_obj(e, rec.file, rec.u.handle);
             if (obj >= 0) {
-               if (e->o->validate && e->pending.n)
-                  validate_pending(e);
+               drop_all_pending(e, obj);
                close_obj(e, obj);
             }
          }
@@ -1121,8 +1151,8 @@ run_pass(struct engine *e, bool first)
          break;   /* metadata, completions, firmware jobs, shaders */
       }
    }
-   if (!e->failed && e->o->validate && e->pending.n)
-      validate_pending(e);
+   /* Pages the trace never recorded again cannot be checked. */
+   drop_all_pending(e, -1);
    end_frame(e);
 }
 

@@ -478,7 +478,9 @@ rs_run(struct replay_backend *b, const struct rs_options *o, struct rs_result *r
          break;
       /* The capture sees the compute result when it records memory before
        * the next submission: that is where a corrupted page goes. */
-      record_memory(&s, o->corrupt_output && f == 0 ? out + 4 * 5 : 0);
+      uint64_t bad = f ? 0 : o->corrupt_output ? out + 4 * 5 : o->corrupt_target ? rt : 0;
+      if (!o->late_records)
+         record_memory(&s, bad);
 
       struct drm_asahi_cmd_render r = {
          .flags = DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES,
@@ -492,7 +494,7 @@ rs_run(struct replay_backend *b, const struct rs_options *o, struct rs_result *r
       };
       if ((rc = submit(&s, DRM_ASAHI_CMD_RENDER, &r, sizeof(r), &res->gpu_ns)))
          break;
-      record_memory(&s, 0);
+      record_memory(&s, o->late_records ? bad : 0);
       if (s.w)
          tsr_write_frame(s.w, 1, NULL);
    }

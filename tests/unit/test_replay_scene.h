@@ -26,6 +26,10 @@ struct rs_options {
    bool corrupt_output;       /* record a wrong compute result (frame 0) */
    uint32_t chip_id;          /* recorded device chip id; 0: the real one */
    bool draw_triangle;        /* else only the clear */
+   bool late_records;         /* no recording between compute and render:
+                                 the corruptions below go into the frame's
+                                 last recording instead */
+   bool corrupt_target;       /* record a wrong first target byte (frame 0) */
 };
 
 struct rs_result {
