@@ -230,6 +230,60 @@ finish_submission(struct asahi_dev *dev, struct asahi_submission *sub)
    q->inflight--;
 }
 
+/* What a command waits for on one subqueue, by the uAPI's barrier rule. */
+struct stamp_wait {
+   bool wait;
+   uint64_t stamp;
+   uint32_t value;
+};
+
+static struct stamp_wait
+subqueue_wait(uint16_t barrier, const struct asahi_wq *wq, bool work_before,
+              uint32_t base, const uint32_t *done_in_submit)
+{
+   /* 0: everything submitted to that subqueue before this SUBMIT. */
+   if (barrier == 0 && work_before)
+      return (struct stamp_wait){ true, wq->stamp_va, base };
+   /* N: the first N commands of that subqueue in this SUBMIT. */
+   if (barrier != DRM_ASAHI_BARRIER_NONE && barrier > 0)
+      return (struct stamp_wait){ true, wq->stamp_va, done_in_submit[barrier - 1] };
+   return (struct stamp_wait){ false, 0, 0 };
+}
+
+/*
+ * Queues one Run* job: it advances its work queue's stamp by one increment,
+ * its header points at its script and payload, the capture hook sees it
+ * exactly as built, and completion is tracked by the stamp it will write.
+ * Returns that stamp value.
+ */
+static uint32_t
+queue_run_job(struct asahi_dev *dev, struct asahi_queue *q,
+              struct asahi_submission *sub, unsigned pipe, unsigned tag,
+              uint8_t *hdr, uint64_t hdr_va, uint64_t script_va,
+              uint32_t script_size, uint64_t payload_va, uint32_t payload_size,
+              uint32_t *wr)
+{
+   struct asahi_wq *wq = &q->wq[pipe];
+   wq->last_stamp += HW_FW_STAMP_INCREMENT;
+   uint32_t id = dev->next_job_id++;
+   agx_pack(hdr, FW_JOB_HEADER, h) {
+      h.tag = tag;
+      h.vm_slot = q->vm->slot;
+      h.event_slot = q->event_slot;
+      h.job_id = id;
+      h.stamp = wq->stamp_va;
+      h.stamp_value = wq->last_stamp;
+      h.script = script_va;
+      h.script_size = script_size;
+      h.payload = payload_va;
+   }
+   call_hook(dev, q, pipe, hdr_va, script_va, script_size, payload_va,
+             payload_size);
+   track_job(sub, wq, hdr_va, wq->last_stamp, id);
+   wq_put(wq, &wr[pipe], hdr_va);
+   return wq->last_stamp;
+}
+
 /*
  * Builds and queues the firmware jobs of a submission whose in-fences have
  * signalled. Stamp values are assigned here, in queue order, so barriers
@@ -256,19 +310,9 @@ push_submission(struct asahi_dev *dev, struct asahi_queue *q, struct asahi_submi
       const struct asahi_cmd *c = &sub->cmds[i];
       if (!is_hw_cmd(c->type))
          continue;
-      bool wait = false;
-      uint64_t wait_stamp = 0;
-      uint32_t wait_value = 0;
       if (c->type == DRM_ASAHI_CMD_RENDER) {
-         if (c->cdm_barrier == 0 && cmp_before) {
-            wait = true;
-            wait_stamp = cmp->stamp_va;
-            wait_value = cmp_base;
-         } else if (c->cdm_barrier != DRM_ASAHI_BARRIER_NONE && c->cdm_barrier > 0) {
-            wait = true;
-            wait_stamp = cmp->stamp_va;
-            wait_value = compute_done[c->cdm_barrier - 1];
-         }
+         struct stamp_wait w =
+            subqueue_wait(c->cdm_barrier, cmp, cmp_before, cmp_base, compute_done);
          uint64_t vb = sub->blocks[blk++], fb = sub->blocks[blk++];
          uint8_t *vh = asahi_kva_host(dev, vb), *fh = asahi_kva_host(dev, fb);
          asahi_tilemap_ensure(dev, q, tilemap_bytes(&c->render));
@@ -278,30 +322,16 @@ push_submission(struct asahi_dev *dev, struct asahi_queue *q, struct asahi_submi
 
          /* vertex */
          struct script s = { vh + BLK_SCRIPT, 0 };
-         if (wait)
-            op_barrier(&s, wait_stamp, wait_value);
+         if (w.wait)
+            op_barrier(&s, w.stamp, w.value);
          /* The queue has one TVB heap: this pass may only bin into it once
           * the previous pass's fragment job has stopped reading it. */
          if (frag_before || nrender > 0)
             op_barrier(&s, frag->stamp_va, frag->last_stamp);
          op_body(&s, AGX_FW_PIPE_VERTEX, c->ts[0], c->ts[1]);
-         vtx->last_stamp += HW_FW_STAMP_INCREMENT;
-         uint32_t vid = dev->next_job_id++;
-         agx_pack(vh + BLK_HDR, FW_JOB_HEADER, h) {
-            h.tag = AGX_FW_COMMAND_RUN_VERTEX;
-            h.vm_slot = q->vm->slot;
-            h.event_slot = q->event_slot;
-            h.job_id = vid;
-            h.stamp = vtx->stamp_va;
-            h.stamp_value = vtx->last_stamp;
-            h.script = vb + BLK_SCRIPT;
-            h.script_size = s.size;
-            h.payload = vb + BLK_PAYLOAD;
-         }
-         call_hook(dev, q, AGX_FW_PIPE_VERTEX, vb, vb + BLK_SCRIPT, s.size,
-                   vb + BLK_PAYLOAD, AGX_FW_RENDER_PAYLOAD_LENGTH);
-         track_job(sub, vtx, vb, vtx->last_stamp, vid);
-         wq_put(vtx, &wr[AGX_FW_PIPE_VERTEX], vb);
+         queue_run_job(dev, q, sub, AGX_FW_PIPE_VERTEX, AGX_FW_COMMAND_RUN_VERTEX,
+                       vh + BLK_HDR, vb, vb + BLK_SCRIPT, s.size,
+                       vb + BLK_PAYLOAD, AGX_FW_RENDER_PAYLOAD_LENGTH, wr);
          used[AGX_FW_PIPE_VERTEX] = true;
 
          /* fragment: wait for this pass's vertex stamp, then run */
@@ -322,35 +352,15 @@ push_submission(struct asahi_dev *dev, struct asahi_queue *q, struct asahi_submi
 
          s = (struct script){ fh + BLK_FRAG_SCRIPT, 0 };
          op_body(&s, AGX_FW_PIPE_FRAGMENT, c->ts[2], c->ts[3]);
-         frag->last_stamp += HW_FW_STAMP_INCREMENT;
-         uint32_t fid = dev->next_job_id++;
-         agx_pack(fh + BLK_FRAG_HDR, FW_JOB_HEADER, h) {
-            h.tag = AGX_FW_COMMAND_RUN_FRAGMENT;
-            h.vm_slot = q->vm->slot;
-            h.event_slot = q->event_slot;
-            h.job_id = fid;
-            h.stamp = frag->stamp_va;
-            h.stamp_value = frag->last_stamp;
-            h.script = fb + BLK_FRAG_SCRIPT;
-            h.script_size = s.size;
-            h.payload = vb + BLK_PAYLOAD;
-         }
-         call_hook(dev, q, AGX_FW_PIPE_FRAGMENT, fb + BLK_FRAG_HDR, fb + BLK_FRAG_SCRIPT,
-                   s.size, vb + BLK_PAYLOAD, AGX_FW_RENDER_PAYLOAD_LENGTH);
-         track_job(sub, frag, fb + BLK_FRAG_HDR, frag->last_stamp, fid);
-         wq_put(frag, &wr[AGX_FW_PIPE_FRAGMENT], fb + BLK_FRAG_HDR);
+         /* The fragment job shares the vertex job's payload. */
+         render_done[nrender++] =
+            queue_run_job(dev, q, sub, AGX_FW_PIPE_FRAGMENT, AGX_FW_COMMAND_RUN_FRAGMENT,
+                          fh + BLK_FRAG_HDR, fb + BLK_FRAG_HDR, fb + BLK_FRAG_SCRIPT,
+                          s.size, vb + BLK_PAYLOAD, AGX_FW_RENDER_PAYLOAD_LENGTH, wr);
          used[AGX_FW_PIPE_FRAGMENT] = true;
-         render_done[nrender++] = frag->last_stamp;
       } else {
-         if (c->vdm_barrier == 0 && frag_before) {
-            wait = true;
-            wait_stamp = frag->stamp_va;
-            wait_value = frag_base;
-         } else if (c->vdm_barrier != DRM_ASAHI_BARRIER_NONE && c->vdm_barrier > 0) {
-            wait = true;
-            wait_stamp = frag->stamp_va;
-            wait_value = render_done[c->vdm_barrier - 1];
-         }
+         struct stamp_wait w =
+            subqueue_wait(c->vdm_barrier, frag, frag_before, frag_base, render_done);
          uint64_t cb = sub->blocks[blk++];
          uint8_t *ch = asahi_kva_host(dev, cb);
          const struct drm_asahi_cmd_compute *cc = &c->compute;
@@ -366,28 +376,14 @@ push_submission(struct asahi_dev *dev, struct asahi_queue *q, struct asahi_submi
             p.helper_data = cc->helper.data;
          }
          struct script s = { ch + BLK_SCRIPT, 0 };
-         if (wait)
-            op_barrier(&s, wait_stamp, wait_value);
+         if (w.wait)
+            op_barrier(&s, w.stamp, w.value);
          op_body(&s, AGX_FW_PIPE_COMPUTE, c->ts[0], c->ts[1]);
-         cmp->last_stamp += HW_FW_STAMP_INCREMENT;
-         uint32_t id = dev->next_job_id++;
-         agx_pack(ch + BLK_HDR, FW_JOB_HEADER, h) {
-            h.tag = AGX_FW_COMMAND_RUN_COMPUTE;
-            h.vm_slot = q->vm->slot;
-            h.event_slot = q->event_slot;
-            h.job_id = id;
-            h.stamp = cmp->stamp_va;
-            h.stamp_value = cmp->last_stamp;
-            h.script = cb + BLK_SCRIPT;
-            h.script_size = s.size;
-            h.payload = cb + BLK_PAYLOAD;
-         }
-         call_hook(dev, q, AGX_FW_PIPE_COMPUTE, cb, cb + BLK_SCRIPT, s.size,
-                   cb + BLK_PAYLOAD, AGX_FW_COMPUTE_PAYLOAD_LENGTH);
-         track_job(sub, cmp, cb, cmp->last_stamp, id);
-         wq_put(cmp, &wr[AGX_FW_PIPE_COMPUTE], cb);
+         compute_done[ncompute++] =
+            queue_run_job(dev, q, sub, AGX_FW_PIPE_COMPUTE, AGX_FW_COMMAND_RUN_COMPUTE,
+                          ch + BLK_HDR, cb, cb + BLK_SCRIPT, s.size,
+                          cb + BLK_PAYLOAD, AGX_FW_COMPUTE_PAYLOAD_LENGTH, wr);
          used[AGX_FW_PIPE_COMPUTE] = true;
-         compute_done[ncompute++] = cmp->last_stamp;
       }
       dev->stats.jobs_submitted++;
    }
