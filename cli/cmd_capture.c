@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "cli/cli_paths.h"
 #include "cli/commands.h"
 #include "trace/trace.h"
 
@@ -41,25 +42,6 @@ usage(FILE *fp)
       "  -q, --quiet            no messages from the layer\n"
       "  -h, --help\n"
       "The exit status is the program's (128+N if it died of signal N).\n");
-}
-
-/* <dir of tessera>/../lib/NAME, else the release build's. */
-static bool
-find_lib(const char *name, char *out, size_t len)
-{
-   char self[PATH_MAX];
-   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-   if (n <= 0)
-      return false;
-   self[n] = 0;
-   char *s = strrchr(self, '/');
-   if (!s)
-      return false;
-   *s = 0;
-   if (snprintf(out, len, "%.3000s/../lib/%s", self, name) < (int)len && access(out, R_OK) == 0)
-      return true;
-   return snprintf(out, len, "%.3000s/../../release/lib/%s", self, name) < (int)len &&
-          access(out, R_OK) == 0;
 }
 
 static void
@@ -149,11 +131,11 @@ cmd_capture(int argc, char **argv)
    char layer_path[PATH_MAX], shim_path[PATH_MAX];
    if (layer)
       snprintf(layer_path, sizeof(layer_path), "%s", layer);
-   else if (!find_lib("tessera-capture.so", layer_path, sizeof(layer_path)))
+   else if (!cli_find_lib("tessera-capture.so", layer_path, sizeof(layer_path)))
       return fail("cannot find tessera-capture.so (use --layer)", NULL);
    if (access(layer_path, R_OK))
       return fail("cannot read the capture layer", layer_path);
-   if (shim && !find_lib("tessera-shim.so", shim_path, sizeof(shim_path)))
+   if (shim && !cli_find_lib("tessera-shim.so", shim_path, sizeof(shim_path)))
       return fail("cannot find tessera-shim.so", NULL);
    char abs_layer[PATH_MAX], abs_out[PATH_MAX];
    if (!realpath(layer_path, abs_layer))

@@ -19,5 +19,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 
 int cmd_capture(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -1,0 +1,145 @@
+/*
+ * tessera run: run any program on the embedded GPU through Mesa with the
+ * tessera Gallium driver. Sets the library and driver search paths to the
+ * Mesa build, preloads tessera-shim.so (the render node backed by the GPU
+ * model) and execs the program: it keeps its pid, so `tessera capture --
+ * tessera run -- PROG` records PROG itself.
+ *
+ * Paths: EGL (surfaceless, or x11) and GLX find the shim's node, whose
+ * kernel driver is "asahi", and load asahi_dri.so = tessera (the DRM path).
+ * --sw selects the software-winsys path instead (swrast_dri.so with
+ * GALLIUM_DRIVER=tessera), the one X11 servers without DRI3 (Xvfb) need
+ * for presentation; the driver still renders on the render node.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli_paths.h"
+#include "cli/commands.h"
+
+static void
+usage(FILE *fp)
+{
+   fprintf(fp,
+      "usage: tessera run [options] -- PROGRAM [ARGS...]\n"
+      "Run PROGRAM with OpenGL/GLES on the embedded GPU (Mesa + the tessera driver).\n\n"
+      "  -s, --sw          software-winsys path (GALLIUM_DRIVER=tessera via swrast_dri.so),\n"
+      "                    for X11 servers without DRI3 such as Xvfb\n"
+      "      --no-shim     do not preload tessera-shim.so (use a real Asahi render node)\n"
+      "      --driver NAME run Mesa's NAME instead (softpipe: the reference rasterizer;\n"
+      "                    implies --sw and --no-shim)\n"
+      "      --print-env   print the environment settings and exit\n"
+      "  -h, --help\n"
+      "Environment the driver reads: TESSERA_DEBUG=shaders,sync,trace,flush,perf,notwiddle\n");
+}
+
+static int
+fail(const char *what, const char *detail)
+{
+   fprintf(stderr, "tessera run: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+   return 2;
+}
+
+/* VAR=value:$VAR (or value alone), so the program's own settings survive. */
+static bool
+prepend(const char *var, const char *value, char sep)
+{
+   const char *old = getenv(var);
+   if (!old || !*old)
+      return setenv(var, value, 1) == 0;
+   size_t n = strlen(value) + strlen(old) + 2;
+   char *s = malloc(n);
+   if (!s)
+      return false;
+   snprintf(s, n, "%s%c%s", value, sep, old);
+   bool ok = setenv(var, s, 1) == 0;
+   free(s);
+   return ok;
+}
+
+/* LD_PRELOAD=$LD_PRELOAD shim: a capture layer already there stays first,
+ * so it sees the program's ioctls before the shim does. */
+static bool
+append_preload(const char *lib)
+{
+   const char *old = getenv("LD_PRELOAD");
+   if (old && strstr(old, lib))
+      return true;
+   if (!old || !*old)
+      return setenv("LD_PRELOAD", lib, 1) == 0;
+   size_t n = strlen(lib) + strlen(old) + 2;
+   char *s = malloc(n);
+   if (!s)
+      return false;
+   snprintf(s, n, "%s %s", old, lib);
+   bool ok = setenv("LD_PRELOAD", s, 1) == 0;
+   free(s);
+   return ok;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+   enum { O_NO_SHIM = 256, O_DRIVER, O_PRINT_ENV };
+   static const struct option opts[] = {
+      { "sw", no_argument, NULL, 's' },
+      { "no-shim", no_argument, NULL, O_NO_SHIM },
+      { "driver", required_argument, NULL, O_DRIVER },
+      { "print-env", no_argument, NULL, O_PRINT_ENV },
+      { "help", no_argument, NULL, 'h' },
+      { NULL, 0, NULL, 0 },
+   };
+   bool sw = false, shim = true, print_env = false;
+   const char *driver = NULL;
+   int c;
+   optind = 1;
+   while ((c = getopt_long(argc, argv, "+sh", opts, NULL)) != -1) {
+      switch (c) {
+      case 's': sw = true; break;
+      case O_NO_SHIM: shim = false; break;
+      case O_DRIVER: driver = optarg; sw = true; shim = false; break;
+      case O_PRINT_ENV: print_env = true; break;
+      case 'h': usage(stdout); return 0;
+      default: usage(stderr); return 2;
+      }
+   }
+   if (optind >= argc && !print_env) {
+      usage(stderr);
+      return 2;
+   }
+
+   char mesa[PATH_MAX], dri[PATH_MAX + 8], shim_path[PATH_MAX];
+   if (!cli_find_mesa_lib(mesa, sizeof(mesa)))
+      return fail("cannot find the Mesa build (build/mesa/lib): run `make` first", NULL);
+   snprintf(dri, sizeof(dri), "%s/dri", mesa);
+   if (shim && !cli_find_lib("tessera-shim.so", shim_path, sizeof(shim_path)))
+      return fail("cannot find tessera-shim.so", NULL);
+
+   if (!prepend("LD_LIBRARY_PATH", mesa, ':') || setenv("LIBGL_DRIVERS_PATH", dri, 1) ||
+       (shim && !append_preload(shim_path)))
+      return fail("cannot set the environment", strerror(errno));
+   if (sw) {
+      setenv("LIBGL_ALWAYS_SOFTWARE", "1", 1);
+      setenv("GALLIUM_DRIVER", driver ? driver : "tessera", 1);
+   }
+   if (print_env) {
+      static const char *vars[] = { "LD_LIBRARY_PATH", "LIBGL_DRIVERS_PATH", "LD_PRELOAD",
+                                    "LIBGL_ALWAYS_SOFTWARE", "GALLIUM_DRIVER" };
+      for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+         const char *v = getenv(vars[i]);
+         if (v)
+            printf("%s=%s\n", vars[i], v);
+      }
+      if (optind >= argc)
+         return 0;
+   }
+   fflush(stdout);
+   execvp(argv[optind], &argv[optind]);
+   fprintf(stderr, "tessera run: cannot run %s: %s\n", argv[optind], strerror(errno));
+   return 127;
+}

@@ -1,0 +1,19 @@
+# The Mesa side: Debian's Mesa 22.3.6 with the tessera Gallium driver
+# (gallium/driver, gallium/compiler), built by gallium/mesa/build-mesa into a
+# cache outside the checkout and copied to build/mesa/lib. Only the release
+# variant builds it; the driver is exercised through the release binaries.
+# TESSERA_NO_MESA=1 skips it (tessera's own components only).
+
+ifeq ($(VARIANT),release)
+ifneq ($(TESSERA_NO_MESA),1)
+MESA_OUT := build/mesa
+
+.PHONY: mesa
+# build-mesa is cheap when nothing changed (ninja no-op), so it always runs;
+# the generated headers and ISA tables must exist first.
+mesa: $(GENERATED)
+	@gallium/mesa/build-mesa . $(MESA_OUT)
+
+all: mesa
+endif
+endif
