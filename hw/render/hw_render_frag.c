@@ -437,7 +437,9 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
       for (unsigned l = 0; l < 32 && z; l++) {
          if (!(exec >> l & 1))
             continue;
-         r->zout[l] = u2f(hw_usc_simd_read32(s, T->value, l));
+         /* The zs operand names 16-bit halves: the depth is the 32-bit
+          * register holding halves T, T+1. */
+         r->zout[l] = u2f(hw_usc_simd_read32(s, T->value / 2, l));
          r->zset |= 1u << l;
       }
       return HW_USC_OK;

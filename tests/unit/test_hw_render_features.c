@@ -4,7 +4,8 @@
  * order, with fewer fragments shaded), and the ISP / rasteriser features
  * (clip planes, depth bias, occlusion queries, scissor, indirect draws,
  * 2x MSAA, 16x16 and 32x16 tiles, large points, two-sided stencil,
- * depth clamp), each checked against values computed here.
+ * depth clamp, shader depth output), each checked against values
+ * computed here.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -190,6 +191,7 @@ test_hsr_mixed_equals_in_order(void **state)
       free(b);
    }
 }
+
 
 /* --------------------------------------------------- feature scenes */
 
@@ -705,6 +707,45 @@ test_tile_sizes(void **state)
    }
 }
 
+/* ------------------------------------------------------------ zs_emit */
+
+/* The shader replaces the depth with 0.125 (r4, the halves r4l_r4h), a
+ * value the rasterised quad (z = 0.75) never has; r8 holds a decoy. */
+static const char *const fs_zs_emit_src =
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
+   "mov_imm r8, 1063675494, 0b0\n"
+   "mov_imm r4, 1040187392, 0b0\n"
+   "zs_emit 255, r4l_r4h, 0\n"
+   "stop\n";
+
+static void
+test_zs_emit_depth(void **state)
+{
+   (void)state;
+   const unsigned W = 32, H = 32;
+   struct scene s;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   s.want_depth = true;
+   s.zls = zls_word(true, false, AGX_ZLS_FORMAT_32F);
+   struct draw_state ds = flat();
+   ds.zfunc = AGX_ZS_FUNC_ALWAYS;
+   ds.zwrite = true;
+   ds.pass = AGX_PASS_TYPE_PUNCH_THROUGH;
+   ds.fs = fs_zs_emit_src;
+   solid_quad(&s, &ds, -1, -1, 0, 1, 0.75f, c_red);      /* left half */
+   assert_true(run(&s));
+   const float *zf = host(&s, s.zbuf_va);
+   for (unsigned y = 0; y < H; y++) {
+      for (unsigned x = 0; x < W; x++) {
+         float want = x < W / 2 ? 0.125f : 1.0f;          /* cleared to 1 */
+         if (zf[y * W + x] != want)
+            fail_msg("pixel (%u,%u): depth %.9g want %.9g", x, y, zf[y * W + x], want);
+      }
+   }
+   scene_teardown(&s);
+}
+
 int
 main(void)
 {
@@ -721,6 +762,7 @@ main(void)
       cmocka_unit_test(test_clip_plane),
       cmocka_unit_test(test_msaa_2x),
       cmocka_unit_test(test_tile_sizes),
+      cmocka_unit_test(test_zs_emit_depth),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
