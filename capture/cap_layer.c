@@ -629,13 +629,19 @@ tessera_capture_frame(const char *label)
 typedef unsigned (*swap_fn)(void *, void *);
 typedef void (*glx_swap_fn)(void *, unsigned long);
 
+/* The swap functions found by dlsym() on a library handle (see dlsym below):
+ * the real ones when the library is not in the global scope. */
+static _Atomic(swap_fn) handle_egl_swap;
+static _Atomic(glx_swap_fn) handle_glx_swap;
+
 EXPORT unsigned
 eglSwapBuffers(void *dpy, void *surface)
 {
    static swap_fn real;
    if (!real)
       real = (swap_fn)dlsym(RTLD_NEXT, "eglSwapBuffers");
-   unsigned r = real ? real(dpy, surface) : 0;
+   swap_fn fn = real ? real : handle_egl_swap;
+   unsigned r = fn ? fn(dpy, surface) : 0;
    frame_boundary(1, "eglSwapBuffers");
    return r;
 }
@@ -646,9 +652,75 @@ glXSwapBuffers(void *dpy, unsigned long drawable)
    static glx_swap_fn real;
    if (!real)
       real = (glx_swap_fn)dlsym(RTLD_NEXT, "glXSwapBuffers");
-   if (real)
-      real(dpy, drawable);
+   glx_swap_fn fn = real ? real : handle_glx_swap;
+   if (fn)
+      fn(dpy, drawable);
    frame_boundary(1, "glXSwapBuffers");
+}
+
+/* Programs that dlopen() libEGL or libGL and look the swap functions up with
+ * dlsym() on that handle (waffle, and so apitrace's eglretrace) never call
+ * the interposed functions above: a lookup in a handle's scope does not see
+ * LD_PRELOAD. So dlsym is interposed too, and answers such lookups with the
+ * layer's function, remembering the library's for it to call.
+ *
+ * Every other lookup must reach the real dlsym as if called directly:
+ * RTLD_NEXT is resolved relative to the caller's return address (the shim
+ * and this layer rely on it), so the pass-through has to be a tail call
+ * (a jump, leaving the caller's return address in place). GCC makes it one
+ * from -O2 on and, with the attribute, at -O1 with the sanitizers too (seen
+ * in the object code); clang from -O1. If it ever were not a tail call,
+ * every capture on the shim would break at once (the shim's own RTLD_NEXT
+ * lookups would find the shim itself). */
+typedef void *(*dlsym_fn)(void *, const char *);
+static _Atomic(dlsym_fn) real_dlsym;
+
+static dlsym_fn
+find_real_dlsym(void)
+{
+   /* dlvsym is not interposed; dlsym moved into libc in glibc 2.34. */
+   static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
+   dlsym_fn fn = NULL;
+   for (unsigned i = 0; !fn && i < sizeof(versions) / sizeof(versions[0]); i++)
+      fn = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+   real_dlsym = fn;
+   return fn;
+}
+
+static void *
+swap_lookup(void *handle, const char *name)
+{
+   if (!name || (name[0] != 'e' && name[0] != 'g'))
+      return NULL;
+   bool egl = strcmp(name, "eglSwapBuffers") == 0;
+   if (!egl && strcmp(name, "glXSwapBuffers") != 0)
+      return NULL;
+   void *fn = real_dlsym(handle, name);
+   /* A handle whose scope is global (dlopen(NULL)) finds the layer itself. */
+   if (!fn || fn == (void *)eglSwapBuffers || fn == (void *)glXSwapBuffers)
+      return fn;
+   if (egl) {
+      handle_egl_swap = (swap_fn)fn;
+      return (void *)eglSwapBuffers;
+   }
+   handle_glx_swap = (glx_swap_fn)fn;
+   return (void *)glXSwapBuffers;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("optimize-sibling-calls")))
+#endif
+EXPORT void *
+dlsym(void *handle, const char *name)
+{
+   if (!real_dlsym && !find_real_dlsym())
+      return NULL;
+   if (handle != RTLD_NEXT && handle != RTLD_DEFAULT) {
+      void *ours = swap_lookup(handle, name);
+      if (ours)
+         return ours;
+   }
+   return real_dlsym(handle, name);
 }
 
 /* Lets programs and tests tell that the capture layer is loaded. */

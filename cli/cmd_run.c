@@ -5,11 +5,12 @@
  * model) and execs the program: it keeps its pid, so `tessera capture --
  * tessera run -- PROG` records PROG itself.
  *
- * Paths: EGL (surfaceless, or x11) and GLX find the shim's node, whose
- * kernel driver is "asahi", and load asahi_dri.so = tessera (the DRM path).
- * --sw selects the software-winsys path instead (swrast_dri.so with
- * GALLIUM_DRIVER=tessera), the one X11 servers without DRI3 (Xvfb) need
- * for presentation; the driver still renders on the render node.
+ * Paths: EGL (surfaceless, device) finds the shim's node, whose kernel
+ * driver is "asahi", and loads asahi_dri.so = tessera (the DRM path).
+ * Where Mesa falls back to swrast_dri.so by itself (GLX and EGL/x11 on an
+ * X server without DRI3, such as Xvfb), GALLIUM_DRIVER=tessera makes that
+ * the tessera sw-winsys screen; --sw forces that path everywhere
+ * (LIBGL_ALWAYS_SOFTWARE=1). Either way the driver renders on the node.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,8 +29,8 @@ usage(FILE *fp)
    fprintf(fp,
       "usage: tessera run [options] -- PROGRAM [ARGS...]\n"
       "Run PROGRAM with OpenGL/GLES on the embedded GPU (Mesa + the tessera driver).\n\n"
-      "  -s, --sw          software-winsys path (GALLIUM_DRIVER=tessera via swrast_dri.so),\n"
-      "                    for X11 servers without DRI3 such as Xvfb\n"
+      "  -s, --sw          force the software-winsys path (swrast_dri.so with\n"
+      "                    GALLIUM_DRIVER=tessera) also where a render node would be used\n"
       "      --no-shim     do not preload tessera-shim.so (use a real Asahi render node)\n"
       "      --driver NAME run Mesa's NAME instead (softpipe: the reference rasterizer;\n"
       "                    implies --sw and --no-shim)\n"
@@ -123,10 +124,12 @@ cmd_run(int argc, char **argv)
    if (!prepend("LD_LIBRARY_PATH", mesa, ':') || setenv("LIBGL_DRIVERS_PATH", dri, 1) ||
        (shim && !append_preload(shim_path)))
       return fail("cannot set the environment", strerror(errno));
-   if (sw) {
+   /* Even without --sw: where Mesa falls back to swrast_dri.so on its own
+    * (GLX and EGL/x11 on Xvfb), the driver it picks must be tessera, not
+    * softpipe. */
+   setenv("GALLIUM_DRIVER", driver ? driver : "tessera", 1);
+   if (sw)
       setenv("LIBGL_ALWAYS_SOFTWARE", "1", 1);
-      setenv("GALLIUM_DRIVER", driver ? driver : "tessera", 1);
-   }
    if (print_env) {
       static const char *vars[] = { "LD_LIBRARY_PATH", "LIBGL_DRIVERS_PATH", "LD_PRELOAD",
                                     "LIBGL_ALWAYS_SOFTWARE", "GALLIUM_DRIVER" };

@@ -246,6 +246,18 @@ read_colour(const struct replay_target *t, uint32_t layer, replay_read_fn read, 
       ok = false;
    }
    if (ok) {
+      /* The PBE routes source component swizzle[c] to memory channel c
+       * (BGRA surfaces are RGBA formats with R and B swapped). When that is
+       * a permutation, undo it: the picture shows the components the
+       * shaders wrote, as glReadPixels of the same surface does. */
+      unsigned dst[4] = { 0, 1, 2, 3 };
+      unsigned seen = 0;
+      for (unsigned c = 0; c < 4; c++)
+         seen |= im->swizzle[c] <= 3 ? 1u << im->swizzle[c] : 0;
+      if (seen == 0xf) {
+         for (unsigned c = 0; c < 4; c++)
+            dst[c] = im->swizzle[c];
+      }
       /* Show the stored sRGB bytes, not linearised values. */
       struct hw_tex_format fmt = im->fmt;
       fmt.srgb = false;
@@ -260,7 +272,7 @@ read_colour(const struct replay_target *t, uint32_t layer, replay_read_fn read, 
                   sum[c] += v[c];
             }
             for (unsigned c = 0; c < 4; c++)
-               rgba[((size_t)y * w + x) * 4 + c] = (uint8_t)lrintf(sum[c] / im->samples);
+               rgba[((size_t)y * w + x) * 4 + dst[c]] = (uint8_t)lrintf(sum[c] / im->samples);
          }
       }
    }

@@ -29,6 +29,16 @@
  *   to the tilebuffer with st_tile at key.rt[i].offset in key.rt[i]
  *   format; blending and colour masks are lowered into the shader
  *   (ld_tile); discard uses sample_mask; depth writes use zs_emit.
+ *   A TC_CF_VARYING input reads the 4 slots the vertex shader gives its
+ *   location (tc_vs_info.varying_slot; components = 4). gl_FragCoord.xy
+ *   is the pixel position (sr80/sr81, upper-left origin) + 0.5, .z the
+ *   Fragcoord Z plane, .w the POSITION_W plane (1/w); gl_FrontFacing is
+ *   !sr62. Both also work when st/mesa passes them as VARYING_SLOT_POS /
+ *   VARYING_SLOT_FACE inputs (no CF binding is made for those).
+ *
+ *   Errors: anything the compiler cannot translate faithfully makes
+ *   tc_compile() return false with a message naming the NIR op,
+ *   intrinsic or feature; it never emits approximate code silently.
  */
 #ifndef TC_COMPILER_H
 #define TC_COMPILER_H

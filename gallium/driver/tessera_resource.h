@@ -18,6 +18,8 @@
 
 #include "pipe/p_context.h"
 #include "pipe/p_state.h"
+#include "util/u_dynarray.h"
+#include "cmdstream/agx_pack.h"
 #include "tessera_screen.h"
 
 struct tessera_context;
@@ -37,8 +39,12 @@ struct tessera_resource {
       uint64_t offset;                /* bytes from the BO start, layer 0 */
       uint32_t stride;                /* linear: bytes per row */
       uint32_t size;                  /* bytes of one layer of this level */
+      uint16_t tile_w, tile_h;        /* twiddled: tile size in texels */
+      uint32_t tiles_per_row;         /* twiddled */
    } level[PIPE_MAX_TEXTURE_LEVELS];
    uint64_t layer_stride;
+   uint64_t size;                     /* bytes of the whole image */
+   bool page_aligned_layers;          /* twiddled arrays/cubes: layer stride page aligned */
    struct tessera_resource *separate_stencil;
    struct sw_displaytarget *dt;       /* sw path scanout target, or NULL */
    uint32_t dt_stride;
@@ -47,6 +53,9 @@ struct tessera_resource {
    struct tessera_batch *writer;
    uint32_t reader_mask;
    bool valid;                        /* has defined contents (clears can skip loads) */
+   /* Buffers: BOs replaced by a PIPE_MAP_DISCARD_WHOLE_RESOURCE map while
+    * batches still used them; freed once the resource is idle or dies. */
+   struct util_dynarray zombie_bos;   /* struct tessera_bo * */
 };
 
 static inline struct tessera_resource *
@@ -77,8 +86,23 @@ void tessera_pack_rt_texture(const struct tessera_resource *r, enum pipe_format 
                              unsigned level, unsigned layer, void *out);
 
 /* Format support (tessera_format.c). */
-bool tessera_format_renderable(enum pipe_format f);
+struct tessera_format_info {
+   enum agx_channels channels;        /* memory layout, channels from bit/byte 0 */
+   enum agx_texture_type type;
+   bool valid;
+};
+
+/* The texture unit / PBE encoding of a format, NULL when it has none
+ * (packed depth/stencil formats: see u_transfer_helper's split). */
+const struct tessera_format_info *tessera_format_info(enum pipe_format f);
+bool tessera_format_renderable(enum pipe_format f);   /* colour render target */
 bool tessera_format_sampleable(enum pipe_format f);
+bool tessera_format_depth_stencil(enum pipe_format f); /* ZS attachment */
+/* Texture swizzle: the view's swizzle (NULL: identity) after the format's. */
+void tessera_format_texture_swizzle(enum pipe_format f, const unsigned char view[4],
+                                    enum agx_channel out[4]);
+/* PBE swizzle: which shader component each memory channel receives. */
+void tessera_format_pbe_swizzle(enum pipe_format f, enum agx_channel out[4]);
 
 /* Present a resource on the sw path: copy into its display target. */
 void tessera_flush_frontbuffer(struct pipe_screen *screen, struct pipe_context *pctx,

@@ -23,6 +23,7 @@
 
 #include "pipe/p_screen.h"
 #include "pipe/p_state.h"
+#include "util/hash_table.h"
 #include "util/simple_mtx.h"
 #include "util/u_atomic.h"
 #include "util/vma.h"
@@ -64,11 +65,19 @@ struct tessera_screen {
    uint32_t vm_id;
    uint64_t usc_base;              /* USC heap base = queue usc_exec_base */
    unsigned debug;                 /* enum tessera_debug */
-   char name[64];                  /* "tessera (Apple M1 G13G B1 model)" */
+   char name[64];                  /* "tessera (Apple M1 G13G A0, model)" */
+   uint64_t kernel_start, kernel_end; /* VA range handed to VM_CREATE */
 
    simple_mtx_t bo_lock;
    struct util_vma_heap main_heap;
    struct util_vma_heap usc_heap;
+
+   /* Shared BOs by GEM handle: importing a dma-buf the file already has
+    * (our own export, or the same buffer twice) returns the same handle,
+    * which must stay one BO (one GEM_CLOSE). Protected by shared_lock,
+    * which also covers the last unreference of a shared BO. */
+   simple_mtx_t shared_lock;
+   struct hash_table_u64 *shared_bos;
 };
 
 static inline struct tessera_screen *
@@ -82,6 +91,17 @@ tessera_screen(struct pipe_screen *p)
 struct tessera_bo *tessera_bo_create(struct tessera_screen *s, uint64_t size,
                                      unsigned flags, const char *label);
 void *tessera_bo_map(struct tessera_bo *bo);
+
+/* Imports a dma-buf (a shared BO bound into our VM); min_size is what the
+ * caller's image needs when the dma-buf does not report its size. */
+struct tessera_bo *tessera_bo_import(struct tessera_screen *s, int dmabuf_fd,
+                                     uint64_t min_size, const char *label);
+/* A new reference to our shared BO with that GEM handle (a KMS handle we
+ * handed out), or NULL: foreign handles are not ours to close. */
+struct tessera_bo *tessera_bo_lookup_shared(struct tessera_screen *s, uint32_t handle,
+                                            uint64_t min_size);
+/* A new PRIME fd for a TESSERA_BO_SHARED BO, or -1 (reason printed). */
+int tessera_bo_export(struct tessera_bo *bo);
 
 static inline void
 tessera_bo_reference(struct tessera_bo *bo)

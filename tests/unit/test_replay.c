@@ -117,6 +117,56 @@ test_twiddled_target(void **state)
    free(f.mem);
 }
 
+/* A BGRA surface: an RGBA8 PBE whose swizzle stores source B, G, R, A in
+ * memory channels 0..3. The picture undoes it (the components the shader
+ * wrote, as glReadPixels returns them); a swizzle that is not a permutation
+ * (a channel written twice) shows memory as stored. */
+static void
+test_swizzled_target(void **state)
+{
+   (void)state;
+   struct flat f = { calloc(1, FLAT_SIZE) };
+   const uint32_t W = 40, H = 24;
+   uint8_t *mem = f.mem + 0x10000;
+   for (uint32_t i = 0; i < W * H; i++) {
+      mem[i * 4 + 0] = (uint8_t)(i * 3);       /* B */
+      mem[i * 4 + 1] = (uint8_t)(i * 5 + 1);   /* G */
+      mem[i * 4 + 2] = (uint8_t)(i * 7 + 2);   /* R */
+      mem[i * 4 + 3] = (uint8_t)(255 - i);     /* A */
+   }
+   for (unsigned twice = 0; twice < 2; twice++) {
+      uint8_t d[1][24];
+      agx_pack(d[0], PBE, p) {
+         p.layout = AGX_LAYOUT_LINEAR; p.channels = AGX_CHANNELS_R8G8B8A8;
+         p.type = AGX_TEXTURE_TYPE_UNORM;
+         p.swizzle_r = AGX_CHANNEL_B; p.swizzle_g = AGX_CHANNEL_G;
+         p.swizzle_b = twice ? AGX_CHANNEL_B : AGX_CHANNEL_R; p.swizzle_a = AGX_CHANNEL_A;
+         p.width = W; p.height = H; p.buffer = FLAT_BASE + 0x10000; p.stride = W * 4 - 4;   /* a linear PBE stores stride - 4 */
+      }
+      struct drm_asahi_cmd_render cmd;
+      eot_with_table(&f, (const uint8_t (*)[24])d, 1, &cmd);
+      struct replay_target t[2];
+      char err[256];
+      assert_int_equal(replay_find_targets(&cmd, FLAT_BASE, flat_read, &f, t, 2, err, sizeof(err)), 1);
+      uint8_t *px;
+      uint32_t w, h;
+      assert_true(replay_target_read_rgba8(&t[0], 0, flat_read, &f, &px, &w, &h, err, sizeof(err)));
+      for (uint32_t i = 0; i < W * H; i++) {
+         const uint8_t *m = mem + i * 4, *o = px + i * 4;
+         if (twice) {
+            assert_memory_equal(o, m, 4);
+         } else {
+            assert_int_equal(o[0], m[2]);
+            assert_int_equal(o[1], m[1]);
+            assert_int_equal(o[2], m[0]);
+            assert_int_equal(o[3], m[3]);
+         }
+      }
+      free(px);
+   }
+   free(f.mem);
+}
+
 static void
 test_float_and_depth_targets(void **state)
 {
@@ -485,6 +535,7 @@ main(void)
 {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_twiddled_target),
+      cmocka_unit_test(test_swizzled_target),
       cmocka_unit_test(test_float_and_depth_targets),
       cmocka_unit_test_setup_teardown(test_replay_images, setup_dir, teardown_dir),
       cmocka_unit_test_setup_teardown(test_validate, setup_dir, teardown_dir),

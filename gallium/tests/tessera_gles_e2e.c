@@ -1,0 +1,321 @@
+/*
+ * End-to-end check of the compiler through st/mesa: GLSL ES 2.0 shaders
+ * (loops, conditionals, lighting math, dynamic uniform indexing, textures,
+ * cube maps, discard, gl_FragCoord, gl_FrontFacing, blending) drawn into a
+ * 64x64 FBO and compared with CPU values. Not built by meson (it needs the
+ * installed libEGL/libGLESv2); build and run:
+ *
+ *   gcc -O1 -o /tmp/tessera_gles_e2e gallium/tests/tessera_gles_e2e.c \
+ *       -L build/mesa/lib -lEGL -lGLESv2 -lm
+ *   LD_LIBRARY_PATH=build/mesa/lib LIBGL_DRIVERS_PATH=build/mesa/lib/dri \
+ *       LD_PRELOAD=build/release/lib/tessera-shim.so /tmp/tessera_gles_e2e
+ *
+ * (GALLIUM_DRIVER=softpipe LIBGL_ALWAYS_SOFTWARE=1 without the shim checks
+ * the references themselves.) Exit status 1 when a case fails.
+ */
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 64
+#define H 64
+
+static const char *vs_src =
+   "attribute vec2 pos;\n"
+   "varying vec2 v;\n"
+   "uniform float u_vs_n;\n"
+   "varying float vl;\n"
+   "void main() {\n"
+   "  v = pos * 0.5 + 0.5;\n"
+   "  float acc = 0.0;\n"
+   "  for (int i = 0; i < 8; i++) { if (float(i) >= u_vs_n) break; acc += 0.125; }\n"
+   "  vl = acc;\n"
+   "  gl_Position = vec4(pos, 0.0, 1.0);\n"
+   "}\n";
+
+struct fs_case {
+   const char *name;
+   const char *src;
+   void (*ref)(float x, float y, float out[4]);
+};
+
+static float u_n = 5.0f;
+
+static void r_loop(float x, float y, float o[4])
+{
+   float acc = 0;
+   for (int i = 0; i < 16; i++) {
+      if ((float)i > x * 16.0f)
+         break;
+      acc += 1.0f / 16.0f;
+   }
+   float b = 0;
+   for (int i = 0; i < 5; i++)
+      b += 0.1f;
+   o[0] = acc; o[1] = b; o[2] = 0.625f; o[3] = 1;
+   (void)y;
+}
+
+static void r_cond(float x, float y, float o[4])
+{
+   if (x > 0.5f) {
+      if (y > 0.5f) { o[0] = 1; o[1] = 0; }
+      else { o[0] = 0.5f; o[1] = 0.25f; }
+   } else if (y < 0.25f) {
+      o[0] = 0; o[1] = 1;
+   } else {
+      o[0] = x; o[1] = y;
+   }
+   o[2] = fabsf(x - y); o[3] = 1;
+}
+
+static void r_math(float x, float y, float o[4])
+{
+   float n[3] = { x - 0.5f, y - 0.5f, 0.75f };
+   float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+   float d = fmaxf(n[2] / l, 0.0f);
+   o[0] = powf(d, 8.0f);
+   o[1] = 0.5f + 0.5f * sinf(x * 6.0f);
+   o[2] = x * (1.0f - y) + y * 0.3f;   /* mix(x, 0.3, y) */
+   o[3] = 1;
+}
+
+static void r_array(float x, float y, float o[4])
+{
+   int i = (int)(x * 4.0f);
+   if (i > 3) i = 3;
+   float arr[4] = { 0.1f, 0.4f, 0.7f, 1.0f };
+   o[0] = arr[i]; o[1] = y; o[2] = 0; o[3] = 1;
+}
+
+static void r_while(float x, float y, float o[4])
+{
+   int i = 0;
+   float acc = 0;
+   while (i < 10) {
+      i++;
+      if ((i & 1) == 0 && (float)i < y * 10.0f)
+         continue;
+      acc += 0.05f;
+   }
+   o[0] = acc; o[1] = x; o[2] = 0.625f; o[3] = 1;
+}
+
+static void r_tex(float x, float y, float o[4])
+{
+   int tx = (int)(x * 8), ty = (int)(y * 8);
+   o[0] = tx * 32 / 255.0f; o[1] = ty * 32 / 255.0f; o[2] = 128 / 255.0f; o[3] = 1;
+}
+
+static void r_discard(float x, float y, float o[4])
+{
+   float fx = x * 64.0f, fy = y * 64.0f;   /* fragcoord */
+   if (fmodf(floorf(fx), 2.0f) < 1.0f) {
+      o[0] = o[1] = o[2] = o[3] = 0.2f;
+      return;
+   }
+   o[0] = fx / 64.0f; o[1] = fy / 64.0f; o[2] = 0; o[3] = 1;
+}
+
+static void r_front(float x, float y, float o[4])
+{
+   o[0] = 1; o[1] = 0; o[2] = x; o[3] = 1;
+   (void)y;
+}
+
+static void r_blend(float x, float y, float o[4])
+{
+   float a = 0.25f, src[4] = { x, y, 0.5f, a };
+   for (int k = 0; k < 4; k++)
+      o[k] = k < 3 ? src[k] * a + 0.2f * (1 - a) : a * a + 0.2f * (1 - a);
+}
+
+static void r_cube(float x, float y, float o[4])
+{
+   /* direction (1, x - 0.5, y - 0.5): +X face (red) unless |y-.5| etc. */
+   o[0] = 1; o[1] = 0.5f; o[2] = 0; o[3] = 1;
+   (void)x; (void)y;
+}
+
+static const struct fs_case cases[] = {
+   { "texture2D nearest",
+     "precision highp float;\nvarying vec2 v;\nuniform sampler2D t;\n"
+     "void main() { gl_FragColor = texture2D(t, v); }\n", r_tex },
+   { "discard + gl_FragCoord",
+     "precision highp float;\nvarying vec2 v;\n"
+     "void main() { if (mod(floor(gl_FragCoord.x), 2.0) < 1.0) discard;\n"
+     "  gl_FragColor = vec4(gl_FragCoord.xy / 64.0, 0.0, 1.0); }\n", r_discard },
+   { "gl_FrontFacing",
+     "precision highp float;\nvarying vec2 v;\n"
+     "void main() { gl_FragColor = gl_FrontFacing ? vec4(1.0, 0.0, v.x, 1.0) : vec4(0.0, 1.0, v.x, 1.0); }\n", r_front },
+   { "blending (src alpha, one minus src alpha)",
+     "precision highp float;\nvarying vec2 v;\n"
+     "void main() { gl_FragColor = vec4(v, 0.5, 0.25); }\n", r_blend },
+   { "textureCube",
+     "precision highp float;\nvarying vec2 v;\nuniform samplerCube tc;\n"
+     "void main() { gl_FragColor = textureCube(tc, vec3(1.0, (v.x - 0.5) * 0.5, (v.y - 0.5) * 0.5)); }\n", r_cube },
+   { "loops (varying break, uniform count), VS loop",
+     "precision highp float;\nvarying vec2 v;\nvarying float vl;\nuniform float u_n;\n"
+     "void main() {\n"
+     "  float acc = 0.0;\n"
+     "  for (int i = 0; i < 16; i++) { if (float(i) > v.x * 16.0) break; acc += 1.0/16.0; }\n"
+     "  float b = 0.0;\n"
+     "  for (int i = 0; i < 100; i++) { if (float(i) >= u_n) break; b += 0.1; }\n"
+     "  gl_FragColor = vec4(acc, b, vl, 1.0);\n"
+     "}\n", r_loop },
+   { "nested conditionals",
+     "precision highp float;\nvarying vec2 v;\n"
+     "void main() {\n"
+     "  vec2 c;\n"
+     "  if (v.x > 0.5) { if (v.y > 0.5) c = vec2(1.0, 0.0); else c = vec2(0.5, 0.25); }\n"
+     "  else if (v.y < 0.25) c = vec2(0.0, 1.0); else c = v;\n"
+     "  gl_FragColor = vec4(c, abs(v.x - v.y), 1.0);\n"
+     "}\n", r_cond },
+   { "lighting math (normalize, dot, pow, sin, mix)",
+     "precision highp float;\nvarying vec2 v;\n"
+     "float spec(vec3 n) { return pow(max(dot(normalize(n), vec3(0.0, 0.0, 1.0)), 0.0), 8.0); }\n"
+     "void main() {\n"
+     "  gl_FragColor = vec4(spec(vec3(v - 0.5, 0.75)), 0.5 + 0.5 * sin(v.x * 6.0), mix(v.x, 0.3, v.y), 1.0);\n"
+     "}\n", r_math },
+   { "uniform array, dynamic index",
+     "precision highp float;\nvarying vec2 v;\nuniform float arr[4];\n"
+     "void main() {\n"
+     "  int i = int(min(v.x * 4.0, 3.0));\n"
+     "  gl_FragColor = vec4(arr[i], v.y, 0.0, 1.0);\n"
+     "}\n", r_array },
+   { "while loop with continue",
+     "precision highp float;\nvarying vec2 v;\nvarying float vl;\n"
+     "void main() {\n"
+     "  int i = 0; float acc = 0.0;\n"
+     "  while (i < 10) { i++; if (mod(float(i), 2.0) == 0.0 && float(i) < v.y * 10.0) continue; acc += 0.05; }\n"
+     "  gl_FragColor = vec4(acc, v.x, vl, 1.0);\n"
+     "}\n", r_while },
+};
+
+static GLuint
+shader(GLenum type, const char *src)
+{
+   GLuint s = glCreateShader(type);
+   glShaderSource(s, 1, &src, NULL);
+   glCompileShader(s);
+   GLint ok;
+   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+   if (!ok) {
+      char log[1024];
+      glGetShaderInfoLog(s, sizeof(log), NULL, log);
+      fprintf(stderr, "compile: %s\n", log);
+   }
+   return s;
+}
+
+int
+main(void)
+{
+   EGLDisplay dpy = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+   if (!eglInitialize(dpy, NULL, NULL)) {
+      fprintf(stderr, "eglInitialize failed\n");
+      return 2;
+   }
+   eglBindAPI(EGL_OPENGL_ES_API);
+   EGLint cattr[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
+   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, cattr);
+   if (!ctx || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+      fprintf(stderr, "context failed\n");
+      return 2;
+   }
+   printf("renderer: %s\n", glGetString(GL_RENDERER));
+   GLuint fbo, rb;
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glGenRenderbuffers(1, &rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+   glViewport(0, 0, W, H);
+   static const float quad[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
+   int fails = 0;
+   for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+      GLuint p = glCreateProgram();
+      glAttachShader(p, shader(GL_VERTEX_SHADER, vs_src));
+      glAttachShader(p, shader(GL_FRAGMENT_SHADER, cases[c].src));
+      glBindAttribLocation(p, 0, "pos");
+      glLinkProgram(p);
+      glUseProgram(p);
+      glUniform1f(glGetUniformLocation(p, "u_n"), u_n);
+      glUniform1f(glGetUniformLocation(p, "u_vs_n"), 5.0f);
+      float arr[4] = { 0.1f, 0.4f, 0.7f, 1.0f };
+      glUniform1fv(glGetUniformLocation(p, "arr"), 4, arr);
+      glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, quad);
+      glEnableVertexAttribArray(0);
+      /* textures: unit 0 2D 8x8, unit 1 cube with one colour per face */
+      static uint8_t texels[8 * 8 * 4];
+      for (int ty = 0; ty < 8; ty++)
+         for (int tx = 0; tx < 8; tx++) {
+            uint8_t *t = &texels[(ty * 8 + tx) * 4];
+            t[0] = tx * 32; t[1] = ty * 32; t[2] = 128; t[3] = 255;
+         }
+      GLuint tex[2];
+      glGenTextures(2, tex);
+      glActiveTexture(GL_TEXTURE0);
+      glBindTexture(GL_TEXTURE_2D, tex[0]);
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 8, 8, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glActiveTexture(GL_TEXTURE1);
+      glBindTexture(GL_TEXTURE_CUBE_MAP, tex[1]);
+      for (int f = 0; f < 6; f++) {
+         uint8_t face[4 * 4 * 4];
+         for (int i = 0; i < 16; i++) {
+            face[i * 4 + 0] = f == 0 ? 255 : 0; face[i * 4 + 1] = f == 0 ? 128 : 255;
+            face[i * 4 + 2] = f * 40; face[i * 4 + 3] = 255;
+         }
+         glTexImage2D(GL_TEXTURE_CUBE_MAP_POSITIVE_X + f, 0, GL_RGBA, 4, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE, face);
+      }
+      glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glUniform1i(glGetUniformLocation(p, "t"), 0);
+      glUniform1i(glGetUniformLocation(p, "tc"), 1);
+      if (cases[c].ref == r_blend) {
+         glEnable(GL_BLEND);
+         glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+      } else {
+         glDisable(GL_BLEND);
+      }
+      glClearColor(0.2f, 0.2f, 0.2f, 0.2f);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+      static uint8_t px[W * H * 4];
+      glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+      int bad = 0, maxd = 0;
+      for (int y = 0; y < H; y++)
+         for (int x = 0; x < W; x++) {
+            float o[4];
+            float fx = (x + 0.5f) / W, fy = (y + 0.5f) / H;
+            cases[c].ref(fx, fy, o);
+            if (cases[c].ref == r_loop || cases[c].ref == r_while)
+               o[2] = 0.625f;
+            for (int k = 0; k < 4; k++) {
+               float cl = o[k] < 0 ? 0 : o[k] > 1 ? 1 : o[k];
+               int w = (int)lrintf(cl * 255.0f), g = px[(y * W + x) * 4 + k];
+               int d = abs(w - g);
+               if (d > maxd) maxd = d;
+               if (d > 3) {
+                  if (bad < 3)
+                     printf("  (%d,%d) comp %d: got %d want %d\n", x, y, k, g, w);
+                  bad++;
+               }
+            }
+         }
+      printf("%s %s: %d bad components, max diff %d\n", bad ? "FAIL" : "ok  ", cases[c].name, bad, maxd);
+      fails += bad != 0;
+      glDeleteProgram(p);
+      glDeleteTextures(2, tex);
+   }
+   return fails ? 1 : 0;
+}

@@ -1,0 +1,857 @@
+/*
+ * gl_basic: the tessera Gallium driver's render passes on a surfaceless
+ * GLES2 context, checked pixel by pixel with glReadPixels.
+ *
+ * Tests (all by default, or the ones named on the command line):
+ *   clear      glClear of an RGBA8 FBO to a colour, twice with a readback
+ *              between (background program clear, end-of-tile store)
+ *   clearmask  a colour-masked-off clear keeps the old contents (load)
+ *   triangle   a triangle with a colour per vertex (interpolation)
+ *   strip      an indexed triangle strip with primitive ... restart-free
+ *              GLES2 indices (u16), flat colour via a uniform
+ *   texture    a textured quad (nearest, 4x4 checker) from a texture
+ *   depth      two overlapping quads with the depth test (far drawn last)
+ *   blend      alpha blending over a cleared background
+ *   scissor    a scissored clear (st draws a quad) and a scissored draw
+ *   stencil    stencil writes (REPLACE) and tests (EQUAL, NOTEQUAL) on a
+ *              packed depth/stencil renderbuffer, across two passes
+ *   polyoffset glPolygonOffset pulls a coplanar quad in front (Z16 steps)
+ *   discard    a discarding shader in front of an opaque quad (punch-through
+ *              pass type next to hidden-surface removal)
+ *   mipmap     glGenerateMipmap (CPU blits) and sampling the 1x1 level
+ *   rtt        render to a texture, then sample it in the next pass
+ *   copytex    glCopyTexSubImage2D from the framebuffer, then sample it
+ *   mrt        two render targets (EXT_draw_buffers; SKIP with one):
+ *              per-target clear values and fragment outputs
+ *   query      EXT_occlusion_query_boolean (SKIP when not exposed): a visible
+ *              and a fully hidden quad
+ *   overflow   8192 one-pixel triangles pairs in front of a second full
+ *              layer, depth tested: with a small TVB (TESSERA_SHIM_TVB_KB=16)
+ *              the pass overflows and partial renders must store and
+ *              reload colour and depth losslessly
+ * Each prints PASS/FAIL; exit status 1 when any fails.
+ *
+ * Build:
+ *   gcc -O1 -Wall -I. -o build/gl_basic tests/gl/gl_basic.c -lEGL -lGLESv2 -lm -ldl
+ * Run (render-node path):
+ *   LD_LIBRARY_PATH=build/mesa/lib LIBGL_DRIVERS_PATH=build/mesa/lib/dri \
+ *   LD_PRELOAD=build/release/lib/tessera-shim.so build/gl_basic [test...]
+ * (sw path: add LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=tessera; the
+ * reference: GALLIUM_DRIVER=softpipe LIBGL_ALWAYS_SOFTWARE=1, no shim.)
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES2/gl2.h>
+#include <GLES2/gl2ext.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/asahi_model.h"   /* the shim's statistics */
+
+#define W 64
+#define H 64
+
+static int failures;
+static GLuint fbo, rb_color, rb_depth;
+
+/* Compares a pixel with an expected RGBA8 value (tolerance tol). */
+static bool
+pixel_is(const uint8_t *px, unsigned x, unsigned y, const uint8_t want[4], int tol,
+         const char *test)
+{
+   const uint8_t *p = px + ((size_t)y * W + x) * 4;
+   for (unsigned c = 0; c < 4; c++) {
+      if (abs((int)p[c] - (int)want[c]) > tol) {
+         printf("  %s: pixel (%u,%u) is %02x%02x%02x%02x, expected %02x%02x%02x%02x\n", test,
+                x, y, p[0], p[1], p[2], p[3], want[0], want[1], want[2], want[3]);
+         return false;
+      }
+   }
+   return true;
+}
+
+static void
+read_fb(uint8_t *px)
+{
+   memset(px, 0x55, W * H * 4);
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+}
+
+static void
+result(const char *test, bool ok)
+{
+   GLenum err = glGetError();
+   if (err != GL_NO_ERROR) {
+      printf("  %s: GL error 0x%x\n", test, err);
+      ok = false;
+   }
+   printf("%s: %s\n", ok ? "PASS" : "FAIL", test);
+   if (!ok)
+      failures++;
+}
+
+static bool
+all_pixels(const uint8_t *px, const uint8_t want[4], int tol, const char *test)
+{
+   for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++)
+         if (!pixel_is(px, x, y, want, tol, test))
+            return false;
+   return true;
+}
+
+/* ------------------------------------------------------------ shaders */
+
+static GLuint
+compile(GLenum type, const char *src)
+{
+   GLuint s = glCreateShader(type);
+   glShaderSource(s, 1, &src, NULL);
+   glCompileShader(s);
+   GLint ok = 0;
+   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+   if (!ok) {
+      char log[1024];
+      glGetShaderInfoLog(s, sizeof(log), NULL, log);
+      printf("  shader compile error: %s\n", log);
+   }
+   return s;
+}
+
+static GLuint
+program(const char *vs, const char *fs)
+{
+   GLuint p = glCreateProgram();
+   glAttachShader(p, compile(GL_VERTEX_SHADER, vs));
+   glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs));
+   glBindAttribLocation(p, 0, "pos");
+   glBindAttribLocation(p, 1, "attr");
+   glLinkProgram(p);
+   GLint ok = 0;
+   glGetProgramiv(p, GL_LINK_STATUS, &ok);
+   if (!ok) {
+      char log[1024];
+      glGetProgramInfoLog(p, sizeof(log), NULL, log);
+      printf("  link error: %s\n", log);
+   }
+   glUseProgram(p);
+   return p;
+}
+
+static const char vs_color[] =
+   "attribute vec4 pos;\nattribute vec4 attr;\nvarying vec4 c;\n"
+   "void main() { gl_Position = pos; c = attr; }\n";
+static const char fs_color[] =
+   "precision mediump float;\nvarying vec4 c;\nvoid main() { gl_FragColor = c; }\n";
+static const char fs_uniform[] =
+   "precision mediump float;\nuniform vec4 col;\nvoid main() { gl_FragColor = col; }\n";
+static const char vs_tex[] =
+   "attribute vec4 pos;\nattribute vec2 attr;\nvarying vec2 uv;\n"
+   "void main() { gl_Position = pos; uv = attr; }\n";
+static const char fs_tex[] =
+   "precision mediump float;\nvarying vec2 uv;\nuniform sampler2D t;\n"
+   "void main() { gl_FragColor = texture2D(t, uv); }\n";
+
+/* -------------------------------------------------------------- tests */
+
+static void
+test_clear(void)
+{
+   static uint8_t px[W * H * 4];
+   bool ok;
+   glClearColor(1.0f, 0.0f, 0.0f, 1.0f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   read_fb(px);
+   ok = all_pixels(px, (uint8_t[4]){ 255, 0, 0, 255 }, 0, "clear");
+   glClearColor(0.2f, 0.4f, 0.6f, 0.8f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   read_fb(px);
+   ok = ok && all_pixels(px, (uint8_t[4]){ 51, 102, 153, 204 }, 1, "clear");
+   result("clear", ok);
+}
+
+static void
+test_clearmask(void)
+{
+   static uint8_t px[W * H * 4];
+   glClearColor(0.0f, 1.0f, 0.0f, 1.0f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glColorMask(GL_TRUE, GL_FALSE, GL_TRUE, GL_TRUE);
+   glClearColor(1.0f, 0.0f, 1.0f, 1.0f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+   read_fb(px);
+   result("clearmask", all_pixels(px, (uint8_t[4]){ 255, 255, 255, 255 }, 0, "clearmask"));
+}
+
+static void
+test_triangle(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint p = program(vs_color, fs_color);
+   static const float v[] = { -1, -1, 0, 1, 3, -1, 0, 1, -1, 3, 0, 1 };
+   static const float c[] = { 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1 };
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 0, v);
+   glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 0, c);
+   glEnableVertexAttribArray(0);
+   glEnableVertexAttribArray(1);
+   glDrawArrays(GL_TRIANGLES, 0, 3);
+   read_fb(px);
+   bool ok = all_pixels(px, (uint8_t[4]){ 255, 0, 0, 255 }, 0, "triangle");
+
+   /* Interpolation: red at the bottom left, green right, blue top. */
+   static const float v2[] = { -1, -1, 0, 1, 1, -1, 0, 1, -1, 1, 0, 1 };
+   static const float c2[] = { 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1 };
+   glClear(GL_COLOR_BUFFER_BIT);
+   glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 0, v2);
+   glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 0, c2);
+   glDrawArrays(GL_TRIANGLES, 0, 3);
+   read_fb(px);
+   /* Pixel (x, y) centre in NDC; barycentrics of the right triangle. */
+   for (unsigned y = 2; ok && y < H; y += 7) {
+      for (unsigned x = 2; ok && x < W; x += 7) {
+         float nx = (x + 0.5f) / (W / 2.0f) - 1, ny = (y + 0.5f) / (H / 2.0f) - 1;
+         float g = (nx + 1) / 2, b = (ny + 1) / 2, r = 1 - g - b;
+         if (r < 0.02f)
+            ok = pixel_is(px, x, y, (uint8_t[4]){ 0, 0, 0, 255 }, 0, "triangle");
+         else if (r > 0.02f)
+            ok = pixel_is(px, x, y,
+                          (uint8_t[4]){ (uint8_t)lrintf(r * 255), (uint8_t)lrintf(g * 255),
+                                        (uint8_t)lrintf(b * 255), 255 },
+                          2, "triangle");
+      }
+   }
+   glDisableVertexAttribArray(1);
+   glDeleteProgram(p);
+   result("triangle", ok);
+}
+
+static void
+test_strip(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint p = program(vs_color, fs_uniform);
+   glUniform4f(glGetUniformLocation(p, "col"), 0.0f, 0.0f, 1.0f, 1.0f);
+   /* Left half of the viewport as a 4-vertex strip through a VBO, with
+    * indices in an element buffer. */
+   static const float v[] = { -1, -1, 0, 1, 0, -1, 0, 1, -1, 1, 0, 1, 0, 1, 0, 1 };
+   static const uint16_t idx[] = { 0, 1, 2, 3 };
+   GLuint bufs[2];
+   glGenBuffers(2, bufs);
+   glBindBuffer(GL_ARRAY_BUFFER, bufs[0]);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STATIC_DRAW);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, bufs[1]);
+   glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(idx), idx, GL_STATIC_DRAW);
+   glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 0, 0);
+   glEnableVertexAttribArray(0);
+   glClearColor(0, 0, 0, 0);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glDrawElements(GL_TRIANGLE_STRIP, 4, GL_UNSIGNED_SHORT, 0);
+   read_fb(px);
+   bool ok = true;
+   for (unsigned y = 0; ok && y < H; y++)
+      for (unsigned x = 0; ok && x < W; x++)
+         ok = pixel_is(px, x, y,
+                       x < W / 2 ? (uint8_t[4]){ 0, 0, 255, 255 } : (uint8_t[4]){ 0, 0, 0, 0 },
+                       0, "strip");
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+   glDeleteBuffers(2, bufs);
+   glDeleteProgram(p);
+   result("strip", ok);
+}
+
+static void
+test_texture(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint p = program(vs_tex, fs_tex);
+   uint8_t tex[4 * 4 * 4];
+   for (unsigned y = 0; y < 4; y++)
+      for (unsigned x = 0; x < 4; x++) {
+         uint8_t *t = tex + (y * 4 + x) * 4;
+         bool odd = (x ^ y) & 1;
+         t[0] = odd ? 255 : 0; t[1] = (uint8_t)(x * 60); t[2] = (uint8_t)(y * 60); t[3] = 255;
+      }
+   GLuint t;
+   glGenTextures(1, &t);
+   glBindTexture(GL_TEXTURE_2D, t);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 4, 4, 0, GL_RGBA, GL_UNSIGNED_BYTE, tex);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+   glUniform1i(glGetUniformLocation(p, "t"), 0);
+   static const float v[] = { -1, -1, 0, 1, 1, -1, 0, 1, -1, 1, 0, 1, 1, 1, 0, 1 };
+   static const float uv[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
+   glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 0, v);
+   glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 0, uv);
+   glEnableVertexAttribArray(0);
+   glEnableVertexAttribArray(1);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   read_fb(px);
+   bool ok = true;
+   for (unsigned y = 0; ok && y < H; y++)
+      for (unsigned x = 0; ok && x < W; x++)
+         ok = pixel_is(px, x, y, tex + ((y * 4 / H) * 4 + x * 4 / W) * 4, 0, "texture");
+   glDisableVertexAttribArray(1);
+   glDeleteTextures(1, &t);
+   glDeleteProgram(p);
+   result("texture", ok);
+}
+
+static void
+quad(float x0, float y0, float x1, float y1, float z)
+{
+   const float v[] = { x0, y0, z, 1, x1, y0, z, 1, x0, y1, z, 1, x1, y1, z, 1 };
+   glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 0, v);
+   glEnableVertexAttribArray(0);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+static void
+test_depth(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint p = program(vs_color, fs_uniform);
+   GLint col = glGetUniformLocation(p, "col");
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LESS);
+   glClearColor(0, 0, 0, 1);
+   glClearDepthf(1.0f);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   glUniform4f(col, 1, 0, 0, 1);           /* near, left */
+   quad(-1, -1, 0.5f, 1, -0.5f);
+   glUniform4f(col, 0, 1, 0, 1);           /* far, right: hidden where they overlap */
+   quad(-0.5f, -1, 1, 1, 0.5f);
+   read_fb(px);
+   bool ok = true;
+   for (unsigned x = 0; ok && x < W; x++) {
+      uint8_t want[4] = { 0, 0, 0, 255 };
+      float nx = (x + 0.5f) / (W / 2.0f) - 1;
+      if (nx < 0.5f)
+         want[0] = 255;
+      else
+         want[1] = 255;
+      ok = pixel_is(px, x, H / 2, want, 0, "depth");
+   }
+   /* A second pass keeps the depth buffer (ZLS load): green behind. */
+   read_fb(px);
+   glUniform4f(col, 0, 0, 1, 1);
+   quad(-1, -1, 1, 1, 0.0f);
+   read_fb(px);
+   for (unsigned x = 0; ok && x < W; x++) {
+      float nx = (x + 0.5f) / (W / 2.0f) - 1;
+      uint8_t want[4] = { 0, 0, 0, 255 };
+      if (nx < 0.5f)
+         want[0] = 255;
+      else
+         want[2] = 255;
+      ok = pixel_is(px, x, H / 2, want, 0, "depth");
+   }
+   glDisable(GL_DEPTH_TEST);
+   glDeleteProgram(p);
+   result("depth", ok);
+}
+
+static void
+test_blend(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint p = program(vs_color, fs_uniform);
+   glClearColor(0, 0, 1, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glEnable(GL_BLEND);
+   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+   glUniform4f(glGetUniformLocation(p, "col"), 1, 0, 0, 0.25f);
+   quad(-1, -1, 1, 1, 0);
+   glDisable(GL_BLEND);
+   read_fb(px);
+   /* 0.25 red over blue, alpha 0.25*0.25 + 1*0.75 */
+   result("blend", all_pixels(px, (uint8_t[4]){ 64, 0, 191, 207 }, 2, "blend"));
+   glDeleteProgram(p);
+}
+
+static void
+test_scissor(void)
+{
+   static uint8_t px[W * H * 4];
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glEnable(GL_SCISSOR_TEST);
+   glScissor(8, 8, 16, 16);
+   glClearColor(1, 1, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   GLuint p = program(vs_color, fs_uniform);
+   glUniform4f(glGetUniformLocation(p, "col"), 0, 1, 1, 1);
+   glScissor(40, 40, 8, 8);
+   quad(-1, -1, 1, 1, 0);
+   glDisable(GL_SCISSOR_TEST);
+   read_fb(px);
+   bool ok = true;
+   for (unsigned y = 0; ok && y < H; y++)
+      for (unsigned x = 0; ok && x < W; x++) {
+         uint8_t want[4] = { 0, 0, 0, 255 };
+         if (x >= 8 && x < 24 && y >= 8 && y < 24)
+            want[0] = want[1] = 255;
+         if (x >= 40 && x < 48 && y >= 40 && y < 48)
+            want[1] = want[2] = 255;
+         ok = pixel_is(px, x, y, want, 0, "scissor");
+      }
+   glDeleteProgram(p);
+   result("scissor", ok);
+}
+
+static void
+test_overflow(void)
+{
+   static uint8_t px[W * H * 4];
+   static float v[W * H * 6 * 4], c[W * H * 6 * 4];
+   GLuint p = program(vs_color, fs_color);
+   unsigned n = 0;
+   /* Layer 1: a quad per pixel at z = 0; layer 2: the same behind, grey. */
+   for (unsigned layer = 0; layer < 2; layer++) {
+      for (unsigned y = 0; y < H; y++) {
+         for (unsigned x = 0; x < W; x++) {
+            float x0 = 2.0f * x / W - 1, x1 = 2.0f * (x + 1) / W - 1;
+            float y0 = 2.0f * y / H - 1, y1 = 2.0f * (y + 1) / H - 1;
+            const float q[6][2] = { { x0, y0 }, { x1, y0 }, { x0, y1 },
+                                    { x1, y0 }, { x1, y1 }, { x0, y1 } };
+            for (unsigned k = 0; k < 6; k++, n++) {
+               v[4 * n] = q[k][0];
+               v[4 * n + 1] = q[k][1];
+               v[4 * n + 2] = layer ? 0.5f : 0.0f;
+               v[4 * n + 3] = 1;
+               c[4 * n] = layer ? 0.5f : (x * 4) / 255.0f;
+               c[4 * n + 1] = layer ? 0.5f : (y * 4) / 255.0f;
+               c[4 * n + 2] = layer ? 0.5f : 128 / 255.0f;
+               c[4 * n + 3] = 1;
+            }
+         }
+      }
+      if (layer == 0) {
+         /* Draw layer 1 first (n vertices so far). */
+         glEnable(GL_DEPTH_TEST);
+         glDepthFunc(GL_LESS);
+         glClearColor(0, 0, 0, 1);
+         glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+         glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 0, v);
+         glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 0, c);
+         glEnableVertexAttribArray(0);
+         glEnableVertexAttribArray(1);
+         glDrawArrays(GL_TRIANGLES, 0, n);
+         n = 0;
+      }
+   }
+   glDrawArrays(GL_TRIANGLES, 0, n);
+   glDisable(GL_DEPTH_TEST);
+   glDisableVertexAttribArray(1);
+   read_fb(px);
+   bool ok = true;
+   for (unsigned y = 0; ok && y < H; y++)
+      for (unsigned x = 0; ok && x < W; x++)
+         ok = pixel_is(px, x, y, (uint8_t[4]){ x * 4, y * 4, 128, 255 }, 0, "overflow");
+   /* On the embedded GPU, say whether the pass really overflowed. */
+   void (*stats)(struct asahi_model_stats *) =
+      (void (*)(struct asahi_model_stats *))dlsym(RTLD_DEFAULT, "tessera_shim_get_stats");
+   if (stats) {
+      struct asahi_model_stats st;
+      memset(&st, 0, sizeof(st));
+      stats(&st);
+      printf("  overflow: %llu partial renders, %llu TVB grow events so far\n",
+             (unsigned long long)st.partial_renders, (unsigned long long)st.grow_events);
+   }
+   glDeleteProgram(p);
+   result("overflow", ok);
+}
+
+static const char fs_discard[] =
+   "precision mediump float;\nvarying vec4 c;\n"
+   "void main() { if (gl_FragCoord.x < 32.0) discard; gl_FragColor = c; }\n";
+
+/* A quad with a constant colour attribute. */
+static void
+color_quad(float x0, float y0, float x1, float y1, float z, const float rgba[4])
+{
+   glVertexAttrib4fv(1, rgba);
+   glDisableVertexAttribArray(1);
+   quad(x0, y0, x1, y1, z);
+}
+
+static bool
+check_halves(const uint8_t *px, const uint8_t left[4], const uint8_t right[4], const char *t)
+{
+   bool ok = true;
+   for (unsigned y = 0; ok && y < H; y += 3)
+      for (unsigned x = 0; ok && x < W; x++)
+         ok = pixel_is(px, x, y, x < W / 2 ? left : right, 0, t);
+   return ok;
+}
+
+static void
+test_stencil(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint f, rb[2];
+   glGenFramebuffers(1, &f);
+   glBindFramebuffer(GL_FRAMEBUFFER, f);
+   glGenRenderbuffers(2, rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[0]);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8_OES, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_STENCIL_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
+   bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+   GLuint p = program(vs_color, fs_color);
+   static const float red[4] = { 1, 0, 0, 1 }, green[4] = { 0, 1, 0, 1 };
+   glClearColor(0, 0, 0, 1);
+   glClearStencil(0);
+   glClear(GL_COLOR_BUFFER_BIT | GL_STENCIL_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   glEnable(GL_STENCIL_TEST);
+   /* Mark the left half with 1, colour writes off. */
+   glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+   glStencilFunc(GL_ALWAYS, 1, 0xff);
+   glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+   color_quad(-1, -1, 0, 1, 0, red);
+   glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+   glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+   glStencilFunc(GL_EQUAL, 1, 0xff);
+   color_quad(-1, -1, 1, 1, 0, red);
+   read_fb(px);
+   ok = ok && check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 }, (uint8_t[4]){ 0, 0, 0, 255 },
+                           "stencil");
+   /* A new pass: the stencil buffer is loaded back. */
+   glStencilFunc(GL_NOTEQUAL, 1, 0xff);
+   color_quad(-1, -1, 1, 1, 0, green);
+   read_fb(px);
+   ok = ok && check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 }, (uint8_t[4]){ 0, 255, 0, 255 },
+                           "stencil");
+   glDisable(GL_STENCIL_TEST);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glDeleteFramebuffers(1, &f);
+   glDeleteRenderbuffers(2, rb);
+   glDeleteProgram(p);
+   result("stencil", ok);
+}
+
+static void
+test_polyoffset(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint p = program(vs_color, fs_color);
+   static const float red[4] = { 1, 0, 0, 1 }, blue[4] = { 0, 0, 1, 1 };
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LESS);
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   color_quad(-1, -1, 1, 1, 0, red);
+   /* Coplanar: fails LESS on the left, pulled in front on the right. */
+   color_quad(-1, -1, 0, 1, 0, blue);
+   glEnable(GL_POLYGON_OFFSET_FILL);
+   glPolygonOffset(0, -4);
+   color_quad(0, -1, 1, 1, 0, blue);
+   glDisable(GL_POLYGON_OFFSET_FILL);
+   glDisable(GL_DEPTH_TEST);
+   read_fb(px);
+   result("polyoffset", check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 },
+                                     (uint8_t[4]){ 0, 0, 255, 255 }, "polyoffset"));
+   glDeleteProgram(p);
+}
+
+static void
+test_discard(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint p = program(vs_color, fs_color), pd;
+   static const float red[4] = { 1, 0, 0, 1 }, blue[4] = { 0, 0, 1, 1 };
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LESS);
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   color_quad(-1, -1, 1, 1, 0.5f, red);           /* opaque, behind */
+   pd = program(vs_color, fs_discard);
+   color_quad(-1, -1, 1, 1, 0.0f, blue);          /* discards its left half */
+   glUseProgram(p);
+   color_quad(-1, -1, 1, 1, 0.75f, (const float[4]){ 0, 1, 0, 1 });   /* hidden */
+   glDisable(GL_DEPTH_TEST);
+   read_fb(px);
+   result("discard", check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 },
+                                  (uint8_t[4]){ 0, 0, 255, 255 }, "discard"));
+   glDeleteProgram(p);
+   glDeleteProgram(pd);
+}
+
+/* Draws the bound texture on the whole viewport. */
+static void
+textured_quad(void)
+{
+   static const float v[] = { -1, -1, 0, 1, 1, -1, 0, 1, -1, 1, 0, 1, 1, 1, 0, 1 };
+   static const float uv[] = { 0, 0, 1, 0, 0, 1, 1, 1 };
+   glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 0, v);
+   glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 0, uv);
+   glEnableVertexAttribArray(0);
+   glEnableVertexAttribArray(1);
+   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+   glDisableVertexAttribArray(1);
+}
+
+static void
+test_mipmap(void)
+{
+   uint8_t tex[16 * 16 * 4], px[4];
+   for (unsigned i = 0; i < 16 * 16; i++) {
+      bool left = (i % 16) < 8;
+      tex[4 * i] = left ? 255 : 0;
+      tex[4 * i + 1] = left ? 0 : 255;
+      tex[4 * i + 2] = 0;
+      tex[4 * i + 3] = 255;
+   }
+   GLuint p = program(vs_tex, fs_tex), t;
+   glGenTextures(1, &t);
+   glBindTexture(GL_TEXTURE_2D, t);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 16, 16, 0, GL_RGBA, GL_UNSIGNED_BYTE, tex);
+   glGenerateMipmap(GL_TEXTURE_2D);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glUniform1i(glGetUniformLocation(p, "t"), 0);
+   glClearColor(0, 0, 0, 0);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glViewport(0, 0, 1, 1);   /* 16 texels per pixel: level 4 */
+   textured_quad();
+   glViewport(0, 0, W, H);
+   glReadPixels(0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
+   bool ok = abs(px[0] - 128) <= 1 && abs(px[1] - 128) <= 1 && px[2] == 0 && px[3] == 255;
+   if (!ok)
+      printf("  mipmap: level 4 is %02x%02x%02x%02x, expected 808000ff\n", px[0], px[1], px[2],
+             px[3]);
+   glDeleteTextures(1, &t);
+   glDeleteProgram(p);
+   result("mipmap", ok);
+}
+
+static void
+test_rtt(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint t, f;
+   glGenTextures(1, &t);
+   glBindTexture(GL_TEXTURE_2D, t);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glGenFramebuffers(1, &f);
+   glBindFramebuffer(GL_FRAMEBUFFER, f);
+   glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t, 0);
+   bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+   GLuint pc = program(vs_color, fs_color);
+   glClearColor(0, 1, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   color_quad(-1, -1, 0, 1, 0, (const float[4]){ 1, 0, 1, 1 });
+   /* Sample it in the main framebuffer (no readback in between). */
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   GLuint pt = program(vs_tex, fs_tex);
+   glUniform1i(glGetUniformLocation(pt, "t"), 0);
+   textured_quad();
+   read_fb(px);
+   ok = ok && check_halves(px, (uint8_t[4]){ 255, 0, 255, 255 }, (uint8_t[4]){ 0, 255, 0, 255 },
+                           "rtt");
+   glDeleteFramebuffers(1, &f);
+   glDeleteTextures(1, &t);
+   glDeleteProgram(pc);
+   glDeleteProgram(pt);
+   result("rtt", ok);
+}
+
+static void
+test_copytex(void)
+{
+   static uint8_t px[W * H * 4];
+   GLuint t;
+   glClearColor(0.0f, 0.0f, 1.0f, 1.0f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   GLuint pc = program(vs_color, fs_color);
+   color_quad(-1, -1, 0, 1, 0, (const float[4]){ 1, 1, 0, 1 });
+   glGenTextures(1, &t);
+   glBindTexture(GL_TEXTURE_2D, t);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, W, H, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, W, H);
+   glClearColor(0, 0, 0, 0);
+   glClear(GL_COLOR_BUFFER_BIT);
+   GLuint pt = program(vs_tex, fs_tex);
+   glUniform1i(glGetUniformLocation(pt, "t"), 0);
+   textured_quad();
+   read_fb(px);
+   bool ok = check_halves(px, (uint8_t[4]){ 255, 255, 0, 255 }, (uint8_t[4]){ 0, 0, 255, 255 },
+                          "copytex");
+   glDeleteTextures(1, &t);
+   glDeleteProgram(pc);
+   glDeleteProgram(pt);
+   result("copytex", ok);
+}
+
+static void
+test_mrt(void)
+{
+   static uint8_t px[W * H * 4];
+   GLint max = 1;
+   const char *ext = (const char *)glGetString(GL_EXTENSIONS);
+   if (ext && strstr(ext, "GL_EXT_draw_buffers"))
+      glGetIntegerv(GL_MAX_DRAW_BUFFERS_EXT, &max);
+   if (max < 2) {
+      printf("SKIP: mrt (%d draw buffer)\n", max);
+      return;
+   }
+   PFNGLDRAWBUFFERSEXTPROC draw_buffers =
+      (PFNGLDRAWBUFFERSEXTPROC)eglGetProcAddress("glDrawBuffersEXT");
+   GLuint f, rb[2];
+   glGenFramebuffers(1, &f);
+   glBindFramebuffer(GL_FRAMEBUFFER, f);
+   glGenRenderbuffers(2, rb);
+   for (unsigned i = 0; i < 2; i++) {
+      glBindRenderbuffer(GL_RENDERBUFFER, rb[i]);
+      glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, W, H);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0_EXT + i, GL_RENDERBUFFER,
+                                rb[i]);
+   }
+   static const GLenum bufs[2] = { GL_COLOR_ATTACHMENT0_EXT, GL_COLOR_ATTACHMENT1_EXT };
+   draw_buffers(2, bufs);
+   bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+   glClearColor(0, 0, 1, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   static const char fs_mrt[] =
+      "#extension GL_EXT_draw_buffers : require\nprecision mediump float;\nvarying vec4 c;\n"
+      "void main() { gl_FragData[0] = c; gl_FragData[1] = vec4(1.0) - c; }\n";
+   GLuint p = program(vs_color, fs_mrt);
+   color_quad(-1, -1, 0, 1, 0, (const float[4]){ 1, 0, 0, 1 });
+   /* GLES2 has no glReadBuffer: read each target through its own FBO. */
+   GLuint rf;
+   glGenFramebuffers(1, &rf);
+   glBindFramebuffer(GL_FRAMEBUFFER, rf);
+   for (unsigned i = 0; ok && i < 2; i++) {
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[i]);
+      read_fb(px);
+      ok = check_halves(px, i ? (uint8_t[4]){ 0, 255, 255, 0 } : (uint8_t[4]){ 255, 0, 0, 255 },
+                        (uint8_t[4]){ 0, 0, 255, 255 }, "mrt");
+   }
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glDeleteFramebuffers(1, &f);
+   glDeleteFramebuffers(1, &rf);
+   glDeleteRenderbuffers(2, rb);
+   glDeleteProgram(p);
+   result("mrt", ok);
+}
+
+static void
+test_query(void)
+{
+   const char *ext = (const char *)glGetString(GL_EXTENSIONS);
+   if (!ext || !strstr(ext, "GL_EXT_occlusion_query_boolean")) {
+      printf("SKIP: query (no EXT_occlusion_query_boolean)\n");
+      return;
+   }
+   PFNGLGENQUERIESEXTPROC gen = (PFNGLGENQUERIESEXTPROC)eglGetProcAddress("glGenQueriesEXT");
+   PFNGLBEGINQUERYEXTPROC begin = (PFNGLBEGINQUERYEXTPROC)eglGetProcAddress("glBeginQueryEXT");
+   PFNGLENDQUERYEXTPROC end = (PFNGLENDQUERYEXTPROC)eglGetProcAddress("glEndQueryEXT");
+   PFNGLGETQUERYOBJECTUIVEXTPROC get =
+      (PFNGLGETQUERYOBJECTUIVEXTPROC)eglGetProcAddress("glGetQueryObjectuivEXT");
+   PFNGLDELETEQUERIESEXTPROC del =
+      (PFNGLDELETEQUERIESEXTPROC)eglGetProcAddress("glDeleteQueriesEXT");
+   GLuint p = program(vs_color, fs_color), q[2];
+   gen(2, q);
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LESS);
+   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+   begin(GL_ANY_SAMPLES_PASSED_EXT, q[0]);
+   color_quad(-1, -1, 0, 1, 0, (const float[4]){ 1, 0, 0, 1 });
+   end(GL_ANY_SAMPLES_PASSED_EXT);
+   begin(GL_ANY_SAMPLES_PASSED_EXT, q[1]);
+   color_quad(-1, -1, 0, 1, 0.5f, (const float[4]){ 0, 1, 0, 1 });   /* behind */
+   end(GL_ANY_SAMPLES_PASSED_EXT);
+   GLuint r[2] = { 7, 7 };
+   get(q[0], GL_QUERY_RESULT_EXT, &r[0]);
+   get(q[1], GL_QUERY_RESULT_EXT, &r[1]);
+   glDisable(GL_DEPTH_TEST);
+   bool ok = r[0] == GL_TRUE && r[1] == GL_FALSE;
+   if (!ok)
+      printf("  query: results %u %u, expected 1 0\n", r[0], r[1]);
+   del(2, q);
+   glDeleteProgram(p);
+   result("query", ok);
+}
+
+static const struct {
+   const char *name;
+   void (*fn)(void);
+} tests[] = {
+   { "clear", test_clear },     { "clearmask", test_clearmask }, { "triangle", test_triangle },
+   { "strip", test_strip },     { "texture", test_texture },     { "depth", test_depth },
+   { "blend", test_blend },     { "scissor", test_scissor },     { "stencil", test_stencil },
+   { "polyoffset", test_polyoffset }, { "discard", test_discard }, { "mipmap", test_mipmap },
+   { "rtt", test_rtt },         { "copytex", test_copytex },     { "mrt", test_mrt },
+   { "query", test_query },
+   { "overflow", test_overflow },
+};
+
+int
+main(int argc, char **argv)
+{
+   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA,
+                                              EGL_DEFAULT_DISPLAY, NULL)
+                                : EGL_NO_DISPLAY;
+   EGLint major, minor;
+   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) {
+      printf("FAIL: no surfaceless EGL display\n");
+      return 1;
+   }
+   eglBindAPI(EGL_OPENGL_ES_API);
+   static const EGLint ctx_attribs[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
+   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, ctx_attribs);
+   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+      printf("FAIL: no GLES2 context\n");
+      return 1;
+   }
+   printf("renderer: %s\n", (const char *)glGetString(GL_RENDERER));
+
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glGenRenderbuffers(1, &rb_color);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb_color);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb_color);
+   glGenRenderbuffers(1, &rb_depth);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb_depth);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT16, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb_depth);
+   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      printf("FAIL: framebuffer incomplete\n");
+      return 1;
+   }
+   glViewport(0, 0, W, H);
+
+   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+      bool run = argc < 2;
+      for (int a = 1; a < argc; a++)
+         run |= !strcmp(argv[a], tests[i].name);
+      if (run)
+         tests[i].fn();
+   }
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+   eglDestroyContext(dpy, ctx);
+   eglTerminate(dpy);
+   printf("%s\n", failures ? "FAILED" : "ALL PASSED");
+   return failures ? 1 : 0;
+}

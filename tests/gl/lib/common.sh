@@ -1,0 +1,44 @@
+# Shared setup of tests/gl/*.sh (run by scripts/run-tests on the release build).
+# Sets top, tessera, work (a temporary directory removed at exit) and the
+# functions of scripts/gl-lib.sh. GL_TEST_DRIVER (default tessera) runs the
+# same checks on another driver, e.g. softpipe, to validate the scripts.
+#
+# A script reports each of its checks with `result ok|FAILED NAME`, which
+# prints the "gl-result:" line scripts/run-tests counts, and exits non-zero
+# if any failed (`finish`).
+set -u
+top=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+export TESSERA=${TESSERA:-$top/build/release/bin/tessera}
+. "$top/scripts/gl-lib.sh"
+tessera=$gl_tessera
+driver=${GL_TEST_DRIVER:-tessera}
+gl_check_driver "$driver" || exit 2
+for f in "$tessera" "$top/build/release/lib/tessera-shim.so" "$top/build/release/lib/tessera-capture.so" \
+         "$top/build/mesa/lib/libEGL.so.1"; do
+    [ -e "$f" ] || { echo "missing $f: build the release variant first (make)"; exit 1; }
+done
+for p in eglretrace apitrace eglinfo es2_info; do
+    command -v "$p" > /dev/null || { echo "missing $p (scripts/install-deps)"; exit 1; }
+done
+workloads=$(gl_workloads) || exit 1
+work=$(mktemp -d)
+gl_cleanup_hooks=()
+gl_cleanup() {
+    local h
+    for h in "${gl_cleanup_hooks[@]}"; do eval "$h"; done
+    rm -rf "$work"
+}
+trap gl_cleanup EXIT
+n_failed=0
+
+result() { # ok|FAILED NAME [why]
+    local st=$1 name=$2
+    shift 2
+    [ "$st" = ok ] || n_failed=$((n_failed + 1))
+    [ $# -eq 0 ] || [ "$st" = ok ] || echo "$name: $*"
+    echo "gl-result: $st $name"
+}
+finish() {
+    echo "$(basename "$0" .sh): $n_failed failed"
+    [ "$n_failed" -eq 0 ]
+}
