@@ -1480,6 +1480,256 @@ test_nested_loops(void)
    ralloc_free(b.shader);
 }
 
+/* Whether the disassembly has a line with opcode `op` naming `operand`. */
+static bool
+binary_has(const struct tc_shader_binary *bin, const char *op, const char *operand)
+{
+   char *buf = NULL;
+   size_t len = 0;
+   FILE *f = open_memstream(&buf, &len);
+   tc_print_binary(f, bin);
+   fclose(f);
+   bool found = false;
+   for (char *line = strtok(buf, "\n"); line && !found; line = strtok(NULL, "\n")) {
+      while (*line == ' ')
+         line++;
+      found = !strncmp(line, op, strlen(op)) && line[strlen(op)] == ' ' && strstr(line, operand);
+   }
+   free(buf);
+   return found;
+}
+
+static void
+add_to(nir_builder *b, nir_variable *v, int k)
+{
+   nir_store_var(b, v, nir_iadd_imm(b, nir_load_var(b, v), k), 1);
+}
+
+/* break/continue two and three ifs deep in a loop, divergent across the
+ * lanes, with else branches next to parked lanes (which must stay parked).
+ * Levels 4 and 5 exceed else_icmp's push count: the r0l write path. */
+static void
+test_deep_jumps(void)
+{
+   vs_begin();
+   nir_builder b = vs_builder("deep_jumps");
+   nir_ssa_def *vid = nir_load_vertex_id(&b);
+   nir_variable *acc = nir_local_variable_create(b.impl, glsl_int_type(), "acc");
+   nir_variable *i = nir_local_variable_create(b.impl, glsl_int_type(), "i");
+   nir_store_var(&b, acc, nir_imm_int(&b, 0), 1);
+   nir_store_var(&b, i, nir_imm_int(&b, 0), 1);
+   nir_ssa_def *limit = nir_iadd_imm(&b, nir_iand_imm(&b, vid, 7), 6);
+   nir_push_loop(&b);
+   {
+      nir_ssa_def *iv = nir_load_var(&b, i);
+      nir_push_if(&b, nir_ige(&b, iv, limit));
+      nir_jump(&b, nir_jump_break);
+      nir_pop_if(&b, NULL);
+      nir_store_var(&b, i, nir_iadd_imm(&b, iv, 1), 1);
+      nir_push_if(&b, nir_ine(&b, nir_iand_imm(&b, vid, 1), nir_imm_int(&b, 0)));
+      {
+         /* if (iv >= (vid >> 2) + 3) { acc += 100; break; } else acc += 1; */
+         nir_push_if(&b, nir_ige(&b, iv, nir_iadd_imm(&b, nir_ushr_imm(&b, vid, 2), 3)));
+         add_to(&b, acc, 100);
+         nir_jump(&b, nir_jump_break);
+         nir_push_else(&b, NULL);
+         add_to(&b, acc, 1);
+         nir_pop_if(&b, NULL);
+         /* if ((iv & 3) == ((vid >> 1) & 3)) { if (iv != 0) continue; acc += 1000; } */
+         nir_push_if(&b, nir_ieq(&b, nir_iand_imm(&b, iv, 3),
+                                 nir_iand_imm(&b, nir_ushr_imm(&b, vid, 1), 3)));
+         nir_push_if(&b, nir_ine(&b, iv, nir_imm_int(&b, 0)));
+         nir_jump(&b, nir_jump_continue);
+         nir_pop_if(&b, NULL);
+         add_to(&b, acc, 1000);
+         nir_pop_if(&b, NULL);
+      }
+      nir_push_else(&b, NULL);
+      {
+         /* if (iv % 3 == vid % 3) { if (iv > vid >> 3) { acc += 10000; break; } continue; } */
+         nir_push_if(&b, nir_ieq(&b, nir_umod(&b, iv, nir_imm_int(&b, 3)),
+                                 nir_umod(&b, vid, nir_imm_int(&b, 3))));
+         nir_push_if(&b, nir_ilt(&b, nir_ushr_imm(&b, vid, 3), iv));
+         add_to(&b, acc, 10000);
+         nir_jump(&b, nir_jump_break);
+         nir_pop_if(&b, NULL);
+         nir_jump(&b, nir_jump_continue);
+         nir_pop_if(&b, NULL);
+      }
+      nir_pop_if(&b, NULL);
+      nir_store_var(&b, acc, nir_iadd(&b, nir_load_var(&b, acc),
+                                      nir_iadd_imm(&b, nir_imul_imm(&b, iv, 7), 2)), 1);
+   }
+   nir_pop_loop(&b, NULL);
+   vs_output(&b, VARYING_SLOT_POS, nir_imm_vec4(&b, 0, 0, 0, 1));
+   vs_output(&b, VARYING_SLOT_VAR0, nir_vec4(&b, nir_i2f32(&b, nir_load_var(&b, acc)),
+                                              nir_i2f32(&b, nir_load_var(&b, i)),
+                                              nir_imm_float(&b, 0), nir_imm_float(&b, 0)));
+   union tc_key key;
+   memset(&key, 0, sizeof(key));
+   struct tc_shader_binary bin;
+   bool ok = compile(b.shader, &key, &bin) && run_binary(&bin, true);
+   if (ok) {
+      unsigned s = bin.vs.varying_slot[VARYING_SLOT_VAR0];
+      for (unsigned l = 0; l < LANES; l++) {
+         int wacc = 0, wi = 0, lim = (int)(l & 7) + 6;
+         for (;;) {
+            int iv = wi;
+            if (iv >= lim)
+               break;
+            wi = iv + 1;
+            if (l & 1) {
+               if (iv >= (int)(l >> 2) + 3) {
+                  wacc += 100;
+                  break;
+               }
+               wacc += 1;
+               if ((iv & 3) == (int)((l >> 1) & 3)) {
+                  if (iv != 0)
+                     continue;
+                  wacc += 1000;
+               }
+            } else if (iv % 3 == (int)(l % 3)) {
+               if (iv > (int)(l >> 3)) {
+                  wacc += 10000;
+                  break;
+               }
+               continue;
+            }
+            wacc += iv * 7 + 2;
+         }
+         if (out_f(s, l) != (float)wacc || out_f(s + 1, l) != (float)wi) {
+            note("lane %u: acc %g want %d, i %g want %d\n", l, out_f(s, l), wacc,
+                 out_f(s + 1, l), wi);
+            ok = false;
+         }
+      }
+      if (ok && !binary_has(&bin, "mov_imm", "r0l")) {
+         note("no r0l write: the deep jumps did not survive to the backend\n");
+         ok = false;
+      }
+      if (!ok)
+         dump_binary(&bin);
+      tc_shader_binary_finish(&bin);
+   }
+   report("control flow: break/continue 2-3 ifs deep, divergent", ok);
+   ralloc_free(b.shader);
+}
+
+/* A deep break/continue in an inner loop inside an if of the outer loop
+ * (levels count from the innermost loop), then a break of the outer loop
+ * three ifs deep after the inner loop has finished. */
+static void
+test_deep_jumps_nested_loops(void)
+{
+   vs_begin();
+   nir_builder b = vs_builder("deep_jumps_nested");
+   nir_ssa_def *vid = nir_load_vertex_id(&b);
+   nir_variable *acc = nir_local_variable_create(b.impl, glsl_int_type(), "acc");
+   nir_variable *i = nir_local_variable_create(b.impl, glsl_int_type(), "i");
+   nir_variable *j = nir_local_variable_create(b.impl, glsl_int_type(), "j");
+   nir_store_var(&b, acc, nir_imm_int(&b, 0), 1);
+   nir_store_var(&b, i, nir_imm_int(&b, 0), 1);
+   nir_ssa_def *lim = nir_iadd_imm(&b, nir_iand_imm(&b, vid, 3), 2);
+   nir_push_loop(&b);
+   {
+      nir_ssa_def *iv = nir_load_var(&b, i);
+      nir_push_if(&b, nir_ige(&b, iv, lim));
+      nir_jump(&b, nir_jump_break);
+      nir_pop_if(&b, NULL);
+      nir_store_var(&b, i, nir_iadd_imm(&b, iv, 1), 1);
+      nir_push_if(&b, nir_ine(&b, nir_iand_imm(&b, iv, 1), nir_imm_int(&b, 0)));
+      {
+         nir_store_var(&b, j, nir_imm_int(&b, 0), 1);
+         nir_push_loop(&b);
+         {
+            nir_ssa_def *jv = nir_load_var(&b, j);
+            nir_push_if(&b, nir_ige(&b, jv, nir_imm_int(&b, 5)));
+            nir_jump(&b, nir_jump_break);
+            nir_pop_if(&b, NULL);
+            nir_push_if(&b, nir_ine(&b, nir_iand_imm(&b, vid, 2), nir_imm_int(&b, 0)));
+            nir_push_if(&b, nir_ieq(&b, jv, nir_iand_imm(&b, nir_ushr_imm(&b, vid, 2), 3)));
+            nir_push_if(&b, nir_ine(&b, nir_iand_imm(&b, vid, 4), nir_imm_int(&b, 0)));
+            add_to(&b, acc, 50);
+            nir_jump(&b, nir_jump_break);
+            nir_push_else(&b, NULL);
+            nir_store_var(&b, j, nir_iadd_imm(&b, jv, 1), 1);
+            nir_jump(&b, nir_jump_continue);
+            nir_pop_if(&b, NULL);
+            nir_pop_if(&b, NULL);
+            nir_pop_if(&b, NULL);
+            nir_store_var(&b, acc, nir_iadd(&b, nir_load_var(&b, acc), nir_iadd_imm(&b, jv, 1)), 1);
+            nir_store_var(&b, j, nir_iadd_imm(&b, jv, 1), 1);
+         }
+         nir_pop_loop(&b, NULL);
+         nir_push_if(&b, nir_ine(&b, nir_iand_imm(&b, vid, 8), nir_imm_int(&b, 0)));
+         nir_push_if(&b, nir_ieq(&b, iv, nir_imm_int(&b, 3)));
+         nir_push_if(&b, nir_ilt(&b, nir_load_var(&b, j), nir_imm_int(&b, 5)));
+         nir_jump(&b, nir_jump_break);
+         nir_pop_if(&b, NULL);
+         nir_pop_if(&b, NULL);
+         nir_pop_if(&b, NULL);
+      }
+      nir_pop_if(&b, NULL);
+      add_to(&b, acc, 3);
+   }
+   nir_pop_loop(&b, NULL);
+   vs_output(&b, VARYING_SLOT_POS, nir_imm_vec4(&b, 0, 0, 0, 1));
+   vs_output(&b, VARYING_SLOT_VAR0, nir_vec4(&b, nir_i2f32(&b, nir_load_var(&b, acc)),
+                                              nir_i2f32(&b, nir_load_var(&b, i)),
+                                              nir_imm_float(&b, 0), nir_imm_float(&b, 0)));
+   union tc_key key;
+   memset(&key, 0, sizeof(key));
+   struct tc_shader_binary bin;
+   bool ok = compile(b.shader, &key, &bin) && run_binary(&bin, true);
+   if (ok) {
+      unsigned s = bin.vs.varying_slot[VARYING_SLOT_VAR0];
+      for (unsigned l = 0; l < LANES; l++) {
+         int wacc = 0, wi = 0, lim = (int)(l & 3) + 2;
+         for (;;) {
+            int iv = wi;
+            if (iv >= lim)
+               break;
+            wi = iv + 1;
+            if (iv & 1) {
+               int jj = 0;
+               for (;;) {
+                  if (jj >= 5)
+                     break;
+                  if ((l & 2) && jj == (int)((l >> 2) & 3)) {
+                     if (l & 4) {
+                        wacc += 50;
+                        break;
+                     }
+                     jj++;
+                     continue;
+                  }
+                  wacc += jj + 1;
+                  jj++;
+               }
+               if ((l & 8) && iv == 3 && jj < 5)
+                  break;
+            }
+            wacc += 3;
+         }
+         if (out_f(s, l) != (float)wacc || out_f(s + 1, l) != (float)wi) {
+            note("lane %u: acc %g want %d, i %g want %d\n", l, out_f(s, l), wacc,
+                 out_f(s + 1, l), wi);
+            ok = false;
+         }
+      }
+      if (ok && !binary_has(&bin, "mov_imm", "r0l")) {
+         note("no r0l write: the deep jumps did not survive to the backend\n");
+         ok = false;
+      }
+      if (!ok)
+         dump_binary(&bin);
+      tc_shader_binary_finish(&bin);
+   }
+   report("control flow: deep break/continue in nested loops", ok);
+   ralloc_free(b.shader);
+}
+
 /* values read from a phi-web register before it is rewritten in the same
  * iteration must not be re-read later (condition and negation folding) */
 static void
@@ -1583,6 +1833,8 @@ main(void)
    test_logicop();
    test_sysval_inputs();
    test_nested_loops();
+   test_deep_jumps();
+   test_deep_jumps_nested_loops();
    test_register_hazard();
    test_refusal();
    printf("1..%u\n", test_no);
