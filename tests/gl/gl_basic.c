@@ -31,15 +31,15 @@
  *              reload colour and depth losslessly
  * Each prints PASS/FAIL; exit status 1 when any fails.
  *
- * Build:
- *   gcc -O1 -Wall -I. -o build/gl_basic tests/gl/gl_basic.c -lEGL -lGLESv2 -lm -ldl
+ * Built by `make` (tests/gl/module.mk) into build/release/bin/gl_basic;
+ * tests/gl/programs.sh runs it on both paths and with a 16 KiB TVB.
  * Run (render-node path):
- *   LD_LIBRARY_PATH=build/mesa/lib LIBGL_DRIVERS_PATH=build/mesa/lib/dri \
- *   LD_PRELOAD=build/release/lib/tessera-shim.so build/gl_basic [test...]
- * (sw path: add LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=tessera; the
- * reference: GALLIUM_DRIVER=softpipe LIBGL_ALWAYS_SOFTWARE=1, no shim.)
+ *   build/release/bin/tessera run -- build/release/bin/gl_basic [test...]
+ * (sw path: `tessera run --sw`; the reference: `tessera run --driver softpipe`.)
  */
+#ifndef _GNU_SOURCE /* RTLD_DEFAULT; the Makefile defines it already */
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <EGL/egl.h>
 #include <EGL/eglext.h>

@@ -1,17 +1,15 @@
 /*
- * End-to-end check of the compiler through st/mesa: GLSL ES 2.0 shaders
- * (loops, conditionals, lighting math, dynamic uniform indexing, textures,
- * cube maps, discard, gl_FragCoord, gl_FrontFacing, blending) drawn into a
- * 64x64 FBO and compared with CPU values. Not built by meson (it needs the
- * installed libEGL/libGLESv2); build and run:
+ * gl_glsl_e2e: end-to-end check of the compiler through st/mesa: GLSL ES 2.0
+ * shaders (loops, conditionals, lighting math, dynamic uniform indexing,
+ * textures, cube maps, discard, gl_FragCoord, gl_FrontFacing, blending)
+ * drawn into a 64x64 FBO and compared with CPU values. Prints PASS/FAIL per
+ * case; exit status 1 when a case fails.
  *
- *   gcc -O1 -o /tmp/tessera_gles_e2e gallium/tests/tessera_gles_e2e.c \
- *       -L build/mesa/lib -lEGL -lGLESv2 -lm
- *   LD_LIBRARY_PATH=build/mesa/lib LIBGL_DRIVERS_PATH=build/mesa/lib/dri \
- *       LD_PRELOAD=build/release/lib/tessera-shim.so /tmp/tessera_gles_e2e
- *
- * (GALLIUM_DRIVER=softpipe LIBGL_ALWAYS_SOFTWARE=1 without the shim checks
- * the references themselves.) Exit status 1 when a case fails.
+ * Built by `make` (tests/gl/module.mk) into build/release/bin/gl_glsl_e2e;
+ * tests/gl/programs.sh runs it. By hand:
+ *   build/release/bin/tessera run -- build/release/bin/gl_glsl_e2e
+ * (`tessera run --sw` for the sw path, `tessera run --driver softpipe`
+ * checks the references themselves.)
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -312,7 +310,7 @@ main(void)
                }
             }
          }
-      printf("%s %s: %d bad components, max diff %d\n", bad ? "FAIL" : "ok  ", cases[c].name, bad, maxd);
+      printf("%s %s: %d bad components, max diff %d\n", bad ? "FAIL" : "PASS", cases[c].name, bad, maxd);
       fails += bad != 0;
       glDeleteProgram(p);
       glDeleteTextures(2, tex);

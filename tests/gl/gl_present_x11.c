@@ -4,12 +4,11 @@
  * scissored corner), eglSwapBuffers, and reads the window back with
  * XGetImage. Prints PASS/FAIL per frame; exit status 1 on a failure.
  *
- * Build:
- *   gcc -O1 -Wall -o build/gl_present_x11 tests/gl/gl_present_x11.c -lEGL -lGLESv2 -lX11
+ * Built by `make` (tests/gl/module.mk) into build/release/bin/gl_present_x11;
+ * tests/gl/programs.sh runs it under its own Xvfb.
  * Run (under Xvfb :91, sw path: tessera_sw.c's flush_frontbuffer):
- *   DISPLAY=:91 LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=tessera \
- *   LD_LIBRARY_PATH=build/mesa/lib LIBGL_DRIVERS_PATH=build/mesa/lib/dri \
- *   LD_PRELOAD=build/release/lib/tessera-shim.so build/gl_present_x11
+ *   DISPLAY=:91 EGL_PLATFORM=x11 build/release/bin/tessera run --sw -- \
+ *       build/release/bin/gl_present_x11
  */
 #include <EGL/egl.h>
 #include <GLES2/gl2.h>

@@ -1,0 +1,19 @@
+# GL test programs: GLES2 on a surfaceless EGL context (gl_present_x11: an
+# X11 window), checked pixel by pixel. They link the system's libEGL and
+# libGLESv2 (libglvnd) and run on our Mesa through `tessera run`, which puts
+# build/mesa/lib first on the library path; tests/gl/programs.sh runs them.
+# Release only, like the Mesa build they exercise (the sanitizer variant
+# would check the test programs, not the driver).
+ifeq ($(VARIANT),release)
+GL_TEST_LDLIBS := -lEGL -lGLESv2
+
+PROGS += gl_basic gl_resources gl_glsl_e2e gl_present_x11
+gl_basic_SRCS := tests/gl/gl_basic.c
+gl_basic_LDLIBS := $(GL_TEST_LDLIBS) -ldl
+gl_resources_SRCS := tests/gl/gl_resources.c
+gl_resources_LDLIBS := $(GL_TEST_LDLIBS)
+gl_glsl_e2e_SRCS := tests/gl/gl_glsl_e2e.c
+gl_glsl_e2e_LDLIBS := $(GL_TEST_LDLIBS)
+gl_present_x11_SRCS := tests/gl/gl_present_x11.c
+gl_present_x11_LDLIBS := $(GL_TEST_LDLIBS) -lX11
+endif

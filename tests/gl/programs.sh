@@ -1,0 +1,116 @@
+#!/bin/bash
+# tessera's own GL test programs (tests/gl/module.mk builds them into
+# build/release/bin), each checked pixel by pixel against values it computes:
+#   gl_basic        draw tests (clear ... overflow, mrt, query)
+#   gl_resources    texture formats, mip chains, cubes, depth/stencil,
+#                   dma-buf round trip, fences
+#   gl_glsl_e2e     GLSL ES cases compared with CPU values
+#   gl_present_x11  presentation of an X11 window (XGetImage)
+# Surfaceless programs run on the render-node path (`tessera run`) and the sw
+# path (`tessera run --sw`); gl_basic once more on the render-node path with
+# a 16 KiB TVB (TESSERA_SHIM_TVB_KB), where its overflow test must cause
+# partial renders; gl_present_x11 under our own Xvfb, through both commands
+# (Xvfb has no DRI3, so plain `tessera run` takes the sw path there too: it
+# checks that an X11 program started the default way presents).
+#
+# One gl-result per program and path. A run passes when the program exits 0,
+# prints at least one PASS and no FAIL line, and reports the expected
+# renderer (Mesa silently falls back to another driver when one fails to
+# load). Failing and skipped cases (SKIP: a cap or extension is off, not a
+# failure) are listed in the log.
+# GL_TEST_DRIVER=softpipe (or llvmpipe) runs every program once on that driver.
+. "$(dirname "$0")/lib/common.sh"
+
+bin=$top/build/release/bin
+for p in gl_basic gl_resources gl_glsl_e2e gl_present_x11; do
+    [ -x "$bin/$p" ] || { echo "missing $bin/$p: build the release variant first (make)"; exit 1; }
+done
+
+if [ "$driver" = tessera ] || [ "$driver" = tessera-sw ]; then
+    paths="tessera tessera-sw"
+else
+    paths=$driver
+fi
+path_name() {
+    case "$1" in
+        tessera) echo render-node ;;
+        tessera-sw) echo sw ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# check NAME DRIVER LOG RC: the verdict on one program run.
+check() {
+    local name=$1 drv=$2 log=$3 rc=$4 r why=() npass nskip
+    r=$(sed -n 's/^\(GL_\)\{0,1\}[Rr][Ee][Nn][Dd][Ee][Rr][Ee][Rr]: *//p' "$log" | head -n1)
+    npass=$(grep -c '^PASS' "$log")
+    nskip=$(grep -c '^SKIP' "$log")
+    echo "$name: renderer '${r:-none}', $npass passed, $nskip skipped, exit $rc"
+    grep '^SKIP' "$log" | sed "s/^/  $name: /"
+    if grep -q '^FAIL:' "$log"; then
+        grep '^FAIL:' "$log" | sed "s/^/  $name: /"
+        why+=("failed: $(sed -n 's/^FAIL: *//p' "$log" | head -n 8 | paste -sd, - | sed 's/,/, /g')")
+    fi
+    [ "$rc" -eq 0 ] || why+=("exit status $rc")
+    [ "$npass" -gt 0 ] || why+=("no PASS line")
+    echo "$r" | grep -qiE "$(gl_renderer_pattern "$drv")" ||
+        why+=("renderer '${r:-none}' is not $drv's")
+    if [ ${#why[@]} -eq 0 ]; then
+        result ok "$name"
+    else
+        tail -n 20 "$log" | sed "s/^/  | /"
+        result FAILED "$name" "$(printf '%s; ' "${why[@]}" | sed 's/; $//')"
+    fi
+}
+
+# run NAME DRIVER PROGRAM [ARGS...] (environment set by the caller).
+run() {
+    local name=$1 drv=$2 log=$work/$1.log rc=0 t0 t1
+    shift 2
+    t0=$(date +%s.%N)
+    gl_run "$drv" timeout 600 "$@" > "$log" 2>&1 || rc=$?
+    t1=$(date +%s.%N)
+    echo "$name: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
+    check "$name" "$drv" "$log" "$rc"
+}
+
+for drv in $paths; do
+    pn=$(path_name "$drv")
+    for p in gl_basic gl_resources gl_glsl_e2e; do
+        run "$p-$pn" "$drv" "$bin/$p"
+    done
+done
+
+# Tiny TVB: the overflow test's 16k triangles do not fit, so the kernel must
+# split the pass into partial renders that store and reload the tiles.
+if [ "$driver" = tessera ]; then
+    name=gl_basic-render-node-tvb16k
+    TESSERA_SHIM_TVB_KB=16 run "$name" tessera "$bin/gl_basic"
+    partial=$(sed -n 's/^ *overflow: \([0-9]*\) partial renders.*/\1/p' "$work/$name.log" | tail -n1)
+    echo "$name: ${partial:-no} partial renders"
+    if [ "${partial:-0}" -gt 0 ]; then result ok "$name-partial-renders"
+    else result FAILED "$name-partial-renders" "the 16 KiB TVB caused no partial render"; fi
+fi
+
+# Presentation: our own X server on a free display (-displayfd picks one).
+command -v Xvfb > /dev/null || { echo "missing Xvfb (scripts/install-deps)"; exit 1; }
+Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp -nolisten unix 3> "$work/display" \
+    > "$work/xvfb.log" 2>&1 &
+xvfb=$!
+gl_cleanup_hooks+=("kill $xvfb 2>/dev/null; wait $xvfb 2>/dev/null")
+for _ in $(seq 100); do
+    [ -s "$work/display" ] && break
+    kill -0 $xvfb 2>/dev/null || break
+    sleep 0.1
+done
+if [ ! -s "$work/display" ]; then
+    cat "$work/xvfb.log"
+    for drv in $paths; do result FAILED "gl_present_x11-$(path_name "$drv")" "Xvfb did not start"; done
+else
+    export DISPLAY=:$(head -n1 "$work/display")
+    echo "Xvfb on $DISPLAY (pid $xvfb)"
+    for drv in $paths; do
+        EGL_PLATFORM=x11 run "gl_present_x11-$(path_name "$drv")" "$drv" "$bin/gl_present_x11"
+    done
+fi
+finish
