@@ -116,7 +116,7 @@ emit_vs_load_input(struct tc *c, nir_intrinsic_instr *in)
    for (unsigned i = 0; i < def->num_components; i++) {
       unsigned k = comp + i;
       if (k < nc)
-         tc_set_ssa(c, def, i, R(v, k));
+         tc_set_ssa(c, def, i, R(v, tc_vertex_format_swizzle(a->format, k)));
       else
          tc_set_ssa(c, def, i, IMM(k == 3 ? (is_int ? 1 : fui(1.0f)) : 0));
    }

@@ -130,6 +130,10 @@ tc_vertex_format_info(enum pipe_format format, const char **mem_format,
    case PIPE_FORMAT_R32G32B32_UINT: case PIPE_FORMAT_R32G32B32_SINT: mf = "i32"; item = 4; n = 3; break;
    case PIPE_FORMAT_R32G32B32A32_UINT: case PIPE_FORMAT_R32G32B32A32_SINT: mf = "i32"; item = 4; n = 4; break;
    case PIPE_FORMAT_R8G8B8A8_UNORM: mf = "u8norm"; item = 1; n = 4; break;
+   /* GL_BGRA colour arrays (ARB_vertex_array_bgra, used by GL compat
+    * programs such as Irrlicht/Minetest): fetched as R8G8B8A8, the shader
+    * swaps R and B (tc_vertex_format_swizzle). */
+   case PIPE_FORMAT_B8G8R8A8_UNORM: mf = "u8norm"; item = 1; n = 4; break;
    case PIPE_FORMAT_R8G8_UNORM: mf = "u8norm"; item = 1; n = 2; break;
    case PIPE_FORMAT_R8_UNORM: mf = "u8norm"; item = 1; n = 1; break;
    case PIPE_FORMAT_R8G8B8A8_SNORM: mf = "s8norm"; item = 1; n = 4; break;
@@ -149,6 +153,15 @@ tc_vertex_format_info(enum pipe_format format, const char **mem_format,
    if (comps)
       *comps = n;
    return true;
+}
+
+/* Which fetched component feeds component k of the attribute. */
+unsigned
+tc_vertex_format_swizzle(enum pipe_format format, unsigned k)
+{
+   if (format == PIPE_FORMAT_B8G8R8A8_UNORM && k < 3)
+      return 2 - k;
+   return k;
 }
 
 static int

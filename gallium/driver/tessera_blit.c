@@ -49,14 +49,16 @@ clampi(int v, int lo, int hi)
    return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* One destination layer from source layer src_layer, blended with
+ * src_layer1 by fz when fz > 0 (linear filtering across 3D slices). */
 static void
 blit_layer(struct pipe_context *pctx, const struct pipe_blit_info *info, int dst_layer,
-           int src_layer)
+           int src_layer, int src_layer1, float fz)
 {
    const struct pipe_box *db = &info->dst.box, *sb = &info->src.box;
    struct span sx = make_span(sb->x, sb->width), sy = make_span(sb->y, sb->height);
    enum pipe_format sf = info->src.format, df = info->dst.format;
-   struct pipe_transfer *st = NULL, *dt = NULL;
+   struct pipe_transfer *st = NULL, *dt = NULL, *st1 = NULL;
    if (!sx.size || !sy.size || !db->width || !db->height)
       return;
 
@@ -79,6 +81,13 @@ blit_layer(struct pipe_context *pctx, const struct pipe_blit_info *info, int dst
    const struct util_format_description *dd = util_format_description(df);
    unsigned sbpp = util_format_get_blocksize(sf), dbpp = util_format_get_blocksize(df);
    bool zs = dd->colorspace == UTIL_FORMAT_COLORSPACE_ZS;
+   const uint8_t *src1 = NULL;
+   if (fz > 0 && src_layer1 != src_layer && !zs && !util_format_is_pure_integer(sf)) {
+      src1 = pipe_texture_map(pctx, info->src.resource, info->src.level, src_layer1,
+                              PIPE_MAP_READ, sx.x0, sy.x0, sx.size, sy.size, &st1);
+      if (!src1)
+         fprintf(stderr, "tessera: blit: cannot map source layer %d\n", src_layer1);
+   }
    bool linear = info->filter == PIPE_TEX_FILTER_LINEAR && !zs &&
                  (sx.size != db->width || sy.size != db->height);
    float *row = malloc(sizeof(float) * 4 * (size_t)sx.size * 2);
@@ -86,7 +95,8 @@ blit_layer(struct pipe_context *pctx, const struct pipe_blit_info *info, int dst
    float *old = malloc(sizeof(float) * 4 * (size_t)db->width);
    float *z = malloc(sizeof(float) * (size_t)MAX2(sx.size, db->width) * 2);
    uint8_t *s8 = malloc((size_t)MAX2(sx.size, db->width) * 2);
-   if (!row || !out || !old || !z || !s8)
+   float *row1 = src1 ? malloc(sizeof(float) * 4 * (size_t)sx.size * 2) : NULL;
+   if (!row || !out || !old || !z || !s8 || (src1 && !row1))
       goto done;
 
    for (int y = 0; y < db->height; y++) {
@@ -138,6 +148,14 @@ blit_layer(struct pipe_context *pctx, const struct pipe_blit_info *info, int dst
       if (linear)
          util_format_unpack_rgba(sf, row + 4 * sx.size, src + (size_t)y1 * st->stride,
                                  sx.size);
+      if (src1) {
+         util_format_unpack_rgba(sf, row1, src1 + (size_t)y0 * st1->stride, sx.size);
+         if (linear)
+            util_format_unpack_rgba(sf, row1 + 4 * sx.size, src1 + (size_t)y1 * st1->stride,
+                                    sx.size);
+         for (int i = 0; i < 4 * sx.size * (linear ? 2 : 1); i++)
+            row[i] = row[i] * (1 - fz) + row1[i] * fz;
+      }
       if ((info->mask & PIPE_MASK_RGBA) != PIPE_MASK_RGBA || info->scissor_enable)
          util_format_unpack_rgba(df, old, drow, db->width);
       bool integer = util_format_is_pure_integer(sf);
@@ -170,6 +188,9 @@ blit_layer(struct pipe_context *pctx, const struct pipe_blit_info *info, int dst
       util_format_pack_rgba(df, drow, out, db->width);
    }
 done:
+   free(row1);
+   if (st1)
+      pipe_texture_unmap(pctx, st1);
    free(row);
    free(out);
    free(old);
@@ -205,11 +226,26 @@ tessera_blit(struct pipe_context *pctx, const struct pipe_blit_info *info)
                 info->dst.box.width, info->dst.box.height,
                 util_format_short_name(info->dst.format));
 
+   /* Layers: nearest, except that a linear blit between 3D images filters
+    * across slices too (glGenerateMipmap of a 3D texture). */
    struct span sz = make_span(info->src.box.z, info->src.box.depth);
+   bool linear_z = info->filter == PIPE_TEX_FILTER_LINEAR &&
+                   info->src.resource->target == PIPE_TEXTURE_3D &&
+                   info->dst.resource->target == PIPE_TEXTURE_3D &&
+                   sz.size != info->dst.box.depth;
+   int last = MAX2(sz.size, 1) - 1;
    for (int z = 0; z < info->dst.box.depth; z++) {
-      int s = sz.x0 + clampi((int)floorf(src_coord(&sz, info->dst.box.depth, z)), 0,
-                             MAX2(sz.size, 1) - 1);
-      blit_layer(pctx, info, info->dst.box.z + z, s);
+      float w = src_coord(&sz, info->dst.box.depth, z);
+      if (linear_z) {
+         float t = w - 0.5f;
+         int z0 = (int)floorf(t);
+         float fz = t - (float)z0;
+         blit_layer(pctx, info, info->dst.box.z + z, sz.x0 + clampi(z0, 0, last),
+                    sz.x0 + clampi(z0 + 1, 0, last), fz);
+      } else {
+         int s = sz.x0 + clampi((int)floorf(w), 0, last);
+         blit_layer(pctx, info, info->dst.box.z + z, s, s, 0.0f);
+      }
    }
 }
 

@@ -144,8 +144,9 @@ wants_linear(const struct tessera_screen *s, const struct pipe_resource *t)
 {
    if (t->target == PIPE_BUFFER)
       return true;
-   if (t->last_level > 0 || t->array_size > 1 || t->depth0 > 1)
-      return false;
+   if (t->last_level > 0 || t->array_size > 1 || t->depth0 > 1 ||
+       t->target == PIPE_TEXTURE_3D)
+      return false;   /* 3D: the texture unit reads 3D images twiddled only */
    if (util_format_is_depth_or_stencil(t->format))
       return true;   /* the ZLS unit reads and writes linear rows */
    if (s->debug & TESSERA_DBG_NOTWIDDLE)
@@ -170,8 +171,13 @@ tessera_resource_layout(struct tessera_screen *s, struct tessera_resource *r,
       r->size = t->width0;
       return true;
    }
-   if (t->target == PIPE_TEXTURE_3D) {
-      fprintf(stderr, "tessera: 3D textures are not supported\n");
+   /* 3D slices are stored as layers, each with its own mip chain (the
+    * texture unit's layout, docs/texture.md): a slice of level l is layer z
+    * of that level. */
+   bool is_3d = t->target == PIPE_TEXTURE_3D;
+   if (is_3d && (util_format_is_depth_or_stencil(r->internal_format) || t->depth0 > 2048)) {
+      fprintf(stderr, "tessera: 3D %s image of depth %u is not supported\n",
+              util_format_short_name(r->internal_format), t->depth0);
       return false;
    }
    if (t->nr_samples > 1) {
@@ -206,7 +212,8 @@ tessera_resource_layout(struct tessera_screen *s, struct tessera_resource *r,
               t->width0, t->height0);
       return false;
    }
-   return layout_twiddled(r, bytes, t->width0, t->height0, t->array_size, levels);
+   return layout_twiddled(r, bytes, t->width0, t->height0, is_3d ? t->depth0 : t->array_size,
+                          levels);
 }
 
 /* ---- creation ------------------------------------------------------------ */
@@ -610,8 +617,10 @@ tessera_transfer_map(struct pipe_context *pctx, struct pipe_resource *prsc, unsi
                      struct pipe_transfer **out)
 {
    struct tessera_resource *r = tessera_resource(prsc);
+   unsigned layers = prsc->target == PIPE_TEXTURE_3D ? u_minify(prsc->depth0, level)
+                                                     : prsc->array_size;
    if (prsc->target != PIPE_BUFFER && (level > prsc->last_level || box->z < 0 ||
-                                       (unsigned)(box->z + box->depth) > prsc->array_size)) {
+                                       (unsigned)(box->z + box->depth) > layers)) {
       fprintf(stderr, "tessera: map of level %u layers %d..%d out of range\n", level,
               box->z, box->z + box->depth - 1);
       return NULL;
@@ -762,6 +771,7 @@ dimension_for(enum pipe_texture_target target)
    case PIPE_TEXTURE_1D_ARRAY: return AGX_TEXTURE_DIMENSION_1D_ARRAY;
    case PIPE_TEXTURE_2D_ARRAY: return AGX_TEXTURE_DIMENSION_2D_ARRAY;
    case PIPE_TEXTURE_CUBE:     return AGX_TEXTURE_DIMENSION_CUBE;
+   case PIPE_TEXTURE_3D:       return AGX_TEXTURE_DIMENSION_3D;
    case PIPE_TEXTURE_CUBE_ARRAY: return AGX_TEXTURE_DIMENSION_CUBE_ARRAY;
    default:                    return AGX_TEXTURE_DIMENSION_2D;
    }
@@ -810,7 +820,9 @@ pack_texture_common(const struct tessera_resource *r, enum pipe_format format,
                       ? 1 : r->base.height0;
       cfg.first_level = first_level;
       cfg.last_level = last_level;
-      cfg.address = tessera_resource_va(r, 0, first_layer);
+      /* A 3D view covers every slice: its depth is the level-0 depth. */
+      bool is_3d = target == PIPE_TEXTURE_3D;
+      cfg.address = tessera_resource_va(r, 0, is_3d ? 0 : first_layer);
       cfg.srgb = util_format_is_srgb(format);
       if (linear) {
          /* Stored as stride - 16 (in 16-byte units by the pack helper). */
@@ -818,7 +830,7 @@ pack_texture_common(const struct tessera_resource *r, enum pipe_format format,
       } else {
          cfg.unk_mipmapped = r->base.last_level > 0;
          bool cube = target == PIPE_TEXTURE_CUBE || target == PIPE_TEXTURE_CUBE_ARRAY;
-         cfg.depth = cube ? MAX2(nr_layers / 6, 1) : nr_layers;
+         cfg.depth = is_3d ? r->base.depth0 : cube ? MAX2(nr_layers / 6, 1) : nr_layers;
          cfg.page_aligned_layers = r->page_aligned_layers;
       }
    }

@@ -101,6 +101,7 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
    case PIPE_CAP_VERTEX_ELEMENT_SRC_OFFSET_4BYTE_ALIGNED_ONLY:
    case PIPE_CAP_MIXED_COLOR_DEPTH_BITS:
    case PIPE_CAP_OCCLUSION_QUERY:            /* ISP counters (tests/gl/gl_basic query) */
+   case PIPE_CAP_TEXTURE_SHADOW_MAP:         /* sampler compare; tests/gl/gl_desktop shadow */
       return 1;
 
    /* Lowered by the state tracker (NIR) instead. */
@@ -114,13 +115,11 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
       return 0;
 
    /* Not supported (yet): no MSAA, timer queries (the context has no GPU
-    * clock readback), geometry/tessellation/compute, stream output, 3D
-    * textures, texture buffers, shadow samplers; features implemented but
-    * not yet covered by a test stay off too. */
+    * clock readback), geometry/tessellation/compute, stream output, array
+    * textures, texture buffers; features implemented but not yet covered
+    * by a test stay off too. */
    case PIPE_CAP_QUERY_TIME_ELAPSED:
    case PIPE_CAP_QUERY_TIMESTAMP:
-   case PIPE_CAP_TEXTURE_SHADOW_MAP:
-   case PIPE_CAP_MAX_TEXTURE_3D_LEVELS:
    case PIPE_CAP_MAX_TEXTURE_ARRAY_LAYERS:
    case PIPE_CAP_TEXTURE_BUFFER_OBJECTS:
    case PIPE_CAP_MAX_TEXEL_BUFFER_ELEMENTS_UINT:
@@ -149,6 +148,8 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
       return 16384;                          /* 14-bit width/height fields */
    case PIPE_CAP_MAX_TEXTURE_CUBE_LEVELS:
       return 15;                             /* 16384 x 16384 faces */
+   case PIPE_CAP_MAX_TEXTURE_3D_LEVELS:
+      return 12;                             /* 2048^3: slices are layers with a chain each */
    case PIPE_CAP_MAX_VERTEX_BUFFERS:
       return TC_MAX_VBUFS;
    case PIPE_CAP_MAX_VARYINGS:
@@ -277,7 +278,11 @@ tessera_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format
 
    if (sample_count > 1 || MAX2(storage_sample_count, 1) != MAX2(sample_count, 1))
       return false;
-   if (target == PIPE_TEXTURE_3D || target >= PIPE_MAX_TEXTURE_TYPES)
+   if (target >= PIPE_MAX_TEXTURE_TYPES)
+      return false;
+   /* 3D: colour formats only (the depth/stencil unit reads linear 2D). */
+   if (target == PIPE_TEXTURE_3D &&
+       (util_format_is_depth_or_stencil(format) || (usage & PIPE_BIND_DEPTH_STENCIL)))
       return false;
    if (usage & (PIPE_BIND_SHADER_IMAGE | PIPE_BIND_SHADER_BUFFER | PIPE_BIND_STREAM_OUTPUT |
                 PIPE_BIND_COMPUTE_RESOURCE | PIPE_BIND_GLOBAL))

@@ -5,6 +5,9 @@
 #   gl_resources    texture formats, mip chains, cubes, depth/stencil,
 #                   dma-buf round trip, fences
 #   gl_glsl_e2e     GLSL ES cases compared with CPU values
+#   gl_desktop      desktop GL 2.1 (compatibility, EGL_OPENGL_API): client-side
+#                   BGRA arrays (the Minetest crash), wide index ranges,
+#                   ARB_shadow, 3D textures
 #   gl_present_x11  presentation of an X11 window (XGetImage)
 # Surfaceless programs run on the render-node path (`tessera run`) and the sw
 # path (`tessera run --sw`); gl_basic once more on the render-node path with
@@ -22,7 +25,7 @@
 . "$(dirname "$0")/lib/common.sh"
 
 bin=$top/build/release/bin
-for p in gl_basic gl_resources gl_glsl_e2e gl_present_x11; do
+for p in gl_basic gl_resources gl_glsl_e2e gl_desktop gl_present_x11; do
     [ -x "$bin/$p" ] || { echo "missing $bin/$p: build the release variant first (make)"; exit 1; }
 done
 
@@ -76,7 +79,7 @@ run() {
 
 for drv in $paths; do
     pn=$(path_name "$drv")
-    for p in gl_basic gl_resources gl_glsl_e2e; do
+    for p in gl_basic gl_resources gl_glsl_e2e gl_desktop; do
         run "$p-$pn" "$drv" "$bin/$p"
     done
 done

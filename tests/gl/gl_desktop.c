@@ -1,0 +1,547 @@
+/*
+ * gl_desktop: desktop GL (compatibility profile) on a surfaceless EGL
+ * context (eglBindAPI(EGL_OPENGL_API)), checked pixel by pixel.
+ *
+ * Tests (all by default, or the ones named on the command line):
+ *   bgra_arrays  client-side (user memory) interleaved vertex arrays with a
+ *                GL_BGRA colour array (ARB_vertex_array_bgra) and user u16
+ *                indices, as Irrlicht/Minetest draw.  Regression: without
+ *                the BGRA vertex format glColorPointer failed, the enabled
+ *                colour array kept its NULL pointer and u_vbuf's upload
+ *                crashed in memcpy (minetest-seed7 replay).
+ *   index_range  client-side arrays of 40000 vertices drawn through a few
+ *                indices spanning the whole range (u_vbuf unrolls them)
+ *                and glDrawRangeElements with a tight range
+ *   version      the context reports GL >= 2.1 and GLSL >= 1.20
+ *   shadow       ARB_shadow: a depth texture sampled with shadow2D
+ *                (GLSL 1.20) against references on both sides, LEQUAL and
+ *                GREATER, and the DEPTH_TEXTURE_MODE swizzles
+ *   tex3d        a 4x4x4 RGBA8 3D texture (glTexImage3D) sampled per slice
+ *                with texture3D, nearest and linear between two slices,
+ *                then glGenerateMipmap and level 1 on its own, then a
+ *                clear of one slice attached to a framebuffer
+ * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
+ * exit status 1 when any fails.
+ *
+ * Built by `make` (tests/gl/module.mk); tests/gl/programs.sh runs it.
+ * Run: build/release/bin/tessera run -- build/release/bin/gl_desktop [test...]
+ */
+#define GL_GLEXT_PROTOTYPES 1
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 64
+#define H 64
+
+static int failures;
+static int gl_version, glsl_version; /* major * 10 + minor */
+
+static bool
+pixel_is(const uint8_t *px, unsigned x, unsigned y, const uint8_t want[4], int tol,
+         const char *test)
+{
+   const uint8_t *p = px + ((size_t)y * W + x) * 4;
+   for (unsigned c = 0; c < 4; c++) {
+      if (abs((int)p[c] - (int)want[c]) > tol) {
+         printf("  %s: pixel (%u,%u) is %02x%02x%02x%02x, expected %02x%02x%02x%02x\n", test,
+                x, y, p[0], p[1], p[2], p[3], want[0], want[1], want[2], want[3]);
+         return false;
+      }
+   }
+   return true;
+}
+
+static void
+read_fb(uint8_t *px)
+{
+   memset(px, 0x55, W * H * 4);
+   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
+}
+
+static void
+result(const char *test, bool ok)
+{
+   GLenum err = glGetError();
+   if (err != GL_NO_ERROR) {
+      printf("  %s: GL error 0x%x\n", test, err);
+      ok = false;
+   }
+   printf("%s: %s\n", ok ? "PASS" : "FAIL", test);
+   if (!ok)
+      failures++;
+}
+
+static bool
+has_ext(const char *name)
+{
+   GLint n = 0;
+   glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+   if (glGetError() == GL_NO_ERROR && n > 0) {
+      for (GLint i = 0; i < n; i++)
+         if (!strcmp((const char *)glGetStringi(GL_EXTENSIONS, i), name))
+            return true;
+      return false;
+   }
+   const char *all = (const char *)glGetString(GL_EXTENSIONS);
+   size_t len = strlen(name);
+   for (const char *p = all; p && (p = strstr(p, name)); p += len)
+      if ((p == all || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
+         return true;
+   return false;
+}
+
+static GLuint
+compile(GLenum type, const char *src)
+{
+   GLuint s = glCreateShader(type);
+   glShaderSource(s, 1, &src, NULL);
+   glCompileShader(s);
+   GLint ok = 0;
+   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+   if (!ok) {
+      char log[1024];
+      glGetShaderInfoLog(s, sizeof(log), NULL, log);
+      printf("  shader compile error: %s\n", log);
+   }
+   return s;
+}
+
+static GLuint
+program(const char *vs, const char *fs)
+{
+   GLuint p = glCreateProgram();
+   glAttachShader(p, compile(GL_VERTEX_SHADER, vs));
+   glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs));
+   glBindAttribLocation(p, 0, "pos");
+   glLinkProgram(p);
+   GLint ok = 0;
+   glGetProgramiv(p, GL_LINK_STATUS, &ok);
+   if (!ok) {
+      char log[1024];
+      glGetProgramInfoLog(p, sizeof(log), NULL, log);
+      printf("  program link error: %s\n", log);
+   }
+   return p;
+}
+
+/* ------------------------------------------------------------ client arrays */
+
+/* Minetest's S3DVertex layout: position (3 floats), normal (3 floats),
+ * colour (BGRA bytes), texcoord (2 floats): 36 bytes. */
+struct vtx {
+   float pos[3];
+   float normal[3];
+   uint8_t bgra[4];
+   float uv[2];
+};
+
+static void
+set_vtx(struct vtx *v, float x, float y, uint8_t r, uint8_t g, uint8_t b)
+{
+   memset(v, 0, sizeof(*v));
+   v->pos[0] = x;
+   v->pos[1] = y;
+   v->normal[2] = 1.0f;
+   v->bgra[0] = b;
+   v->bgra[1] = g;
+   v->bgra[2] = r;
+   v->bgra[3] = 255;
+}
+
+static void
+test_bgra_arrays(void)
+{
+   const char *t = "bgra_arrays";
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   /* Left half red, right half blue: R and B swapped would show. */
+   struct vtx v[8];
+   set_vtx(&v[0], -1, -1, 255, 0, 0);
+   set_vtx(&v[1], 0, -1, 255, 0, 0);
+   set_vtx(&v[2], 0, 1, 255, 0, 0);
+   set_vtx(&v[3], -1, 1, 255, 0, 0);
+   set_vtx(&v[4], 0, -1, 0, 64, 255);
+   set_vtx(&v[5], 1, -1, 0, 64, 255);
+   set_vtx(&v[6], 1, 1, 0, 64, 255);
+   set_vtx(&v[7], 0, 1, 0, 64, 255);
+   static const uint16_t idx[] = { 0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7 };
+   bool ok = has_ext("GL_ARB_vertex_array_bgra") || has_ext("GL_EXT_vertex_array_bgra");
+   if (!ok)
+      printf("  %s: no ARB_vertex_array_bgra\n", t);
+   glEnableClientState(GL_VERTEX_ARRAY);
+   glEnableClientState(GL_COLOR_ARRAY);
+   glEnableClientState(GL_NORMAL_ARRAY);
+   glColorPointer(GL_BGRA, GL_UNSIGNED_BYTE, sizeof(struct vtx), v[0].bgra);
+   if (glGetError() != GL_NO_ERROR) {
+      /* The colour array would keep its NULL pointer: drawing now is
+       * what crashed the Minetest replay. */
+      printf("  %s: glColorPointer(GL_BGRA) failed\n", t);
+      ok = false;
+   }
+   glNormalPointer(GL_FLOAT, sizeof(struct vtx), v[0].normal);
+   glVertexPointer(3, GL_FLOAT, sizeof(struct vtx), v[0].pos);
+   if (ok)
+      glDrawElements(GL_TRIANGLES, 12, GL_UNSIGNED_SHORT, idx);
+   glDisableClientState(GL_VERTEX_ARRAY);
+   glDisableClientState(GL_COLOR_ARRAY);
+   glDisableClientState(GL_NORMAL_ARRAY);
+   uint8_t px[W * H * 4];
+   read_fb(px);
+   static const uint8_t red[4] = { 255, 0, 0, 255 }, blue[4] = { 0, 64, 255, 255 };
+   ok = ok && pixel_is(px, 5, 5, red, 1, t) && pixel_is(px, 30, 60, red, 1, t) &&
+        pixel_is(px, 40, 5, blue, 1, t) && pixel_is(px, 60, 60, blue, 1, t);
+   result(t, ok);
+}
+
+static void
+test_index_range(void)
+{
+   const char *t = "index_range";
+   enum { N = 40000 };
+   struct vtx *v = calloc(N, sizeof(*v));
+   if (!v) {
+      result(t, false);
+      return;
+   }
+   /* Everything off screen except the vertices the indices pick. */
+   for (unsigned i = 0; i < N; i++)
+      set_vtx(&v[i], 5.0f, 5.0f, 255, 255, 255);
+   /* Bottom half green through indices 0..39999 (u_vbuf sees a range of
+    * 40000 vertices for 6 indices), top half yellow through a tight range
+    * at the end with glDrawRangeElements. */
+   set_vtx(&v[0], -1, -1, 0, 255, 0);
+   set_vtx(&v[N - 1], 1, -1, 0, 255, 0);
+   set_vtx(&v[N / 2], 1, 0, 0, 255, 0);
+   set_vtx(&v[N / 3], -1, 0, 0, 255, 0);
+   set_vtx(&v[N - 10], -1, 0, 255, 255, 0);
+   set_vtx(&v[N - 9], 1, 0, 255, 255, 0);
+   set_vtx(&v[N - 8], 1, 1, 255, 255, 0);
+   set_vtx(&v[N - 7], -1, 1, 255, 255, 0);
+   const uint16_t wide[] = { 0, N - 1, N / 2, 0, N / 2, N / 3 };
+   const uint32_t tight[] = { N - 10, N - 9, N - 8, N - 10, N - 8, N - 7 };
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glEnableClientState(GL_VERTEX_ARRAY);
+   glEnableClientState(GL_COLOR_ARRAY);
+   glColorPointer(4, GL_UNSIGNED_BYTE, sizeof(struct vtx), v[0].bgra); /* RGBA here */
+   for (unsigned i = 0; i < N; i++) {
+      uint8_t b = v[i].bgra[0];
+      v[i].bgra[0] = v[i].bgra[2];
+      v[i].bgra[2] = b;
+   }
+   glVertexPointer(2, GL_FLOAT, sizeof(struct vtx), v[0].pos);
+   glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, wide);
+   glDrawRangeElements(GL_TRIANGLES, N - 10, N - 7, 6, GL_UNSIGNED_INT, tight);
+   glDisableClientState(GL_VERTEX_ARRAY);
+   glDisableClientState(GL_COLOR_ARRAY);
+   uint8_t px[W * H * 4];
+   read_fb(px);
+   free(v);
+   static const uint8_t green[4] = { 0, 255, 0, 255 }, yellow[4] = { 255, 255, 0, 255 };
+   bool ok = pixel_is(px, 3, 3, green, 1, t) && pixel_is(px, 60, 28, green, 1, t) &&
+             pixel_is(px, 3, 36, yellow, 1, t) && pixel_is(px, 60, 60, yellow, 1, t);
+   result(t, ok);
+}
+
+/* ------------------------------------------------------------ GL 2.1 */
+
+static void
+test_version(void)
+{
+   printf("  version: GL %d.%d, GLSL %d.%02d\n", gl_version / 10, gl_version % 10,
+          glsl_version / 100, glsl_version % 100);
+   result("version", gl_version >= 21 && glsl_version >= 120);
+}
+
+static const char vs_quad[] =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "varying vec2 uv;\n"
+   "void main() { uv = pos * 0.5 + 0.5; gl_Position = vec4(pos, 0.0, 1.0); }\n";
+
+static void
+draw_quad(GLuint prog)
+{
+   static const float q[] = { -1, -1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1 };
+   glUseProgram(prog);
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, q);
+   glDrawArrays(GL_TRIANGLES, 0, 6);
+   glDisableVertexAttribArray(0);
+   glUseProgram(0);
+}
+
+/* shadow2D of a depth texture whose left half is 0.25 and right half 0.75
+ * against reference 0.5: LEQUAL passes on the right only. */
+static const char fs_shadow[] =
+   "#version 120\n"
+   "uniform sampler2DShadow s;\n"
+   "uniform float ref;\n"
+   "varying vec2 uv;\n"
+   "void main() { gl_FragColor = shadow2D(s, vec3(uv, ref)); }\n";
+
+static void
+test_shadow(void)
+{
+   const char *t = "shadow";
+   if (glsl_version < 120 || !has_ext("GL_ARB_shadow")) {
+      printf("SKIP: shadow (no ARB_shadow / GLSL 1.20)\n");
+      return;
+   }
+   enum { S = 16 };
+   uint16_t depth[S * S];
+   for (unsigned y = 0; y < S; y++)
+      for (unsigned x = 0; x < S; x++)
+         depth[y * S + x] = x < S / 2 ? 0x4000 : 0xc000;
+   /* DEPTH_COMPONENT16 and 24 (whatever depth format the driver picks). */
+   static const GLenum ifmt[] = { GL_DEPTH_COMPONENT16, GL_DEPTH_COMPONENT24 };
+   bool ok = true;
+   for (unsigned f = 0; f < 2 && ok; f++) {
+      GLuint tex;
+      glGenTextures(1, &tex);
+      glBindTexture(GL_TEXTURE_2D, tex);
+      glTexImage2D(GL_TEXTURE_2D, 0, ifmt[f], S, S, 0, GL_DEPTH_COMPONENT,
+                   GL_UNSIGNED_SHORT, depth);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_R_TO_TEXTURE);
+      GLuint prog = program(vs_quad, fs_shadow);
+      glUseProgram(prog);
+      glUniform1i(glGetUniformLocation(prog, "s"), 0);
+      GLint ref = glGetUniformLocation(prog, "ref");
+      static const struct {
+         GLenum func, mode;
+         float ref;
+         uint8_t left[4], right[4];
+      } cases[] = {
+         /* LUMINANCE (the compatibility default): (r, r, r, 1) */
+         { GL_LEQUAL, GL_LUMINANCE, 0.5f, { 0, 0, 0, 255 }, { 255, 255, 255, 255 } },
+         { GL_GREATER, GL_LUMINANCE, 0.5f, { 255, 255, 255, 255 }, { 0, 0, 0, 255 } },
+         { GL_LEQUAL, GL_LUMINANCE, 0.1f, { 255, 255, 255, 255 }, { 255, 255, 255, 255 } },
+         { GL_LEQUAL, GL_INTENSITY, 0.5f, { 0, 0, 0, 0 }, { 255, 255, 255, 255 } },
+         { GL_LEQUAL, GL_ALPHA, 0.5f, { 0, 0, 0, 0 }, { 0, 0, 0, 255 } },
+         { GL_LEQUAL, GL_RED, 0.5f, { 0, 0, 0, 255 }, { 255, 0, 0, 255 } },
+      };
+      for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]) && ok; i++) {
+         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, cases[i].func);
+         glTexParameteri(GL_TEXTURE_2D, GL_DEPTH_TEXTURE_MODE, cases[i].mode);
+         glUseProgram(prog);
+         glUniform1f(ref, cases[i].ref);
+         glClearColor(0.5f, 0.5f, 0.5f, 0.5f);
+         glClear(GL_COLOR_BUFFER_BIT);
+         draw_quad(prog);
+         uint8_t px[W * H * 4];
+         read_fb(px);
+         if (!pixel_is(px, 4, 30, cases[i].left, 1, t) ||
+             !pixel_is(px, 60, 30, cases[i].right, 1, t)) {
+            printf("  %s: format 0x%x case %u (func 0x%x, mode 0x%x, ref %.2f)\n", t, ifmt[f],
+                   i, cases[i].func, cases[i].mode, cases[i].ref);
+            ok = false;
+         }
+      }
+      glDeleteProgram(prog);
+      glDeleteTextures(1, &tex);
+   }
+   result(t, ok);
+}
+
+static const char fs_tex3d[] =
+   "#version 120\n"
+   "uniform sampler3D s;\n"
+   "uniform float r;\n"
+   "varying vec2 uv;\n"
+   "void main() { gl_FragColor = texture3D(s, vec3(uv, r)); }\n";
+
+static void
+test_tex3d(void)
+{
+   const char *t = "tex3d";
+   GLint max3d = 0;
+   glGetIntegerv(GL_MAX_3D_TEXTURE_SIZE, &max3d);
+   if (glsl_version < 120 || max3d < 4) {
+      printf("SKIP: tex3d (3D textures: max size %d)\n", max3d);
+      return;
+   }
+   enum { S = 4 };
+   /* texel (x, y, z) = (x * 64, y * 64, z * 80, 255) */
+   uint8_t texels[S * S * S * 4];
+   for (unsigned z = 0; z < S; z++)
+      for (unsigned y = 0; y < S; y++)
+         for (unsigned x = 0; x < S; x++) {
+            uint8_t *p = texels + ((z * S + y) * S + x) * 4;
+            p[0] = x * 64;
+            p[1] = y * 64;
+            p[2] = z * 80;
+            p[3] = 255;
+         }
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_3D, tex);
+   glTexImage3D(GL_TEXTURE_3D, 0, GL_RGBA8, S, S, S, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+   glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   GLuint prog = program(vs_quad, fs_tex3d);
+   glUseProgram(prog);
+   glUniform1i(glGetUniformLocation(prog, "s"), 0);
+   GLint r = glGetUniformLocation(prog, "r");
+   bool ok = true;
+   uint8_t px[W * H * 4];
+   for (unsigned z = 0; z < S && ok; z++) {
+      glUseProgram(prog);
+      glUniform1f(r, (z + 0.5f) / S);
+      draw_quad(prog);
+      read_fb(px);
+      for (unsigned ty = 0; ty < S && ok; ty++)
+         for (unsigned tx = 0; tx < S && ok; tx++) {
+            uint8_t want[4] = { tx * 64, ty * 64, z * 80, 255 };
+            ok = pixel_is(px, tx * 16 + 8, ty * 16 + 8, want, 0, t);
+         }
+   }
+   /* Linear filtering halfway between slices 1 and 2 (texel centres). */
+   if (ok) {
+      glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+      glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+      glUseProgram(prog);
+      glUniform1f(r, 0.5f);
+      draw_quad(prog);
+      read_fb(px);
+      /* pixel 24: u = 24.5 / 64, texel space 1.03125 -> 66 in x and y;
+       * r = 0.5 lies halfway between slices 1 and 2 -> (80 + 160) / 2 */
+      uint8_t want[4] = { 66, 66, 120, 255 };
+      ok = pixel_is(px, 24, 24, want, 1, t);
+   }
+   /* glGenerateMipmap, then level 1 alone (BASE_LEVEL 1): 2x2x2 with
+    * slice z the average of level-0 slices 2z and 2z+1. */
+   if (ok) {
+      glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+      glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glGenerateMipmap(GL_TEXTURE_3D);
+      glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_BASE_LEVEL, 1);
+      for (unsigned z = 0; z < S / 2 && ok; z++) {
+         glUseProgram(prog);
+         glUniform1f(r, (z + 0.5f) / (S / 2));
+         draw_quad(prog);
+         read_fb(px);
+         for (unsigned ty = 0; ty < S / 2 && ok; ty++)
+            for (unsigned tx = 0; tx < S / 2 && ok; tx++) {
+               uint8_t want[4] = { tx * 128 + 32, ty * 128 + 32, z * 160 + 40, 255 };
+               ok = pixel_is(px, tx * 32 + 16, ty * 32 + 16, want, 1, t);
+            }
+      }
+   }
+   /* Render into slice 2 of level 0 (FBO attachment of a 3D slice: the
+    * end-of-tile store writes that layer), then sample slices 1 and 2. */
+   if (ok) {
+      GLint prev = 0;
+      glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev);
+      glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_BASE_LEVEL, 0);
+      glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      GLuint fb3;
+      glGenFramebuffers(1, &fb3);
+      glBindFramebuffer(GL_FRAMEBUFFER, fb3);
+      glFramebufferTexture3D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_3D, tex, 0, 2);
+      if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+         printf("  %s: 3D slice framebuffer incomplete\n", t);
+         ok = false;
+      } else {
+         glViewport(0, 0, S, S);
+         glClearColor(1.0f, 0.0f, 1.0f, 1.0f);
+         glClear(GL_COLOR_BUFFER_BIT);
+      }
+      glBindFramebuffer(GL_FRAMEBUFFER, prev);
+      glDeleteFramebuffers(1, &fb3);
+      glViewport(0, 0, W, H);
+      for (unsigned z = 1; z <= 2 && ok; z++) {
+         glUseProgram(prog);
+         glUniform1f(r, (z + 0.5f) / S);
+         draw_quad(prog);
+         read_fb(px);
+         for (unsigned ty = 0; ty < S && ok; ty++)
+            for (unsigned tx = 0; tx < S && ok; tx++) {
+               uint8_t old[4] = { tx * 64, ty * 64, z * 80, 255 };
+               static const uint8_t magenta[4] = { 255, 0, 255, 255 };
+               ok = pixel_is(px, tx * 16 + 8, ty * 16 + 8, z == 2 ? magenta : old, 0, t);
+            }
+      }
+   }
+   glDeleteProgram(prog);
+   glDeleteTextures(1, &tex);
+   result(t, ok);
+}
+
+static const struct {
+   const char *name;
+   void (*fn)(void);
+} tests[] = {
+   { "bgra_arrays", test_bgra_arrays }, { "index_range", test_index_range },
+   { "version", test_version },         { "shadow", test_shadow },
+   { "tex3d", test_tex3d },
+};
+
+int
+main(int argc, char **argv)
+{
+   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA,
+                                              EGL_DEFAULT_DISPLAY, NULL)
+                                : EGL_NO_DISPLAY;
+   EGLint major, minor;
+   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) {
+      printf("FAIL: no surfaceless EGL display\n");
+      return 1;
+   }
+   if (!eglBindAPI(EGL_OPENGL_API)) {
+      printf("FAIL: no desktop GL API in EGL\n");
+      return 1;
+   }
+   /* A compatibility context of whatever version the driver offers. */
+   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, NULL);
+   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+      printf("FAIL: no desktop GL context\n");
+      return 1;
+   }
+   printf("renderer: %s\n", (const char *)glGetString(GL_RENDERER));
+   const char *ver = (const char *)glGetString(GL_VERSION);
+   const char *sl = (const char *)glGetString(GL_SHADING_LANGUAGE_VERSION);
+   int a = 0, b = 0;
+   if (ver && sscanf(ver, "%d.%d", &a, &b) == 2)
+      gl_version = a * 10 + b;
+   a = b = 0;
+   if (sl && sscanf(sl, "%d.%d", &a, &b) == 2)
+      glsl_version = a * 100 + b;
+   glGetError();
+
+   GLuint fbo, rb;
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glGenRenderbuffers(1, &rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+      printf("FAIL: framebuffer incomplete\n");
+      return 1;
+   }
+   glViewport(0, 0, W, H);
+
+   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+      bool run = argc < 2;
+      for (int k = 1; k < argc; k++)
+         run |= !strcmp(argv[k], tests[i].name);
+      if (run)
+         tests[i].fn();
+   }
+   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+   eglDestroyContext(dpy, ctx);
+   eglTerminate(dpy);
+   printf("%s\n", failures ? "FAILED" : "ALL PASSED");
+   return failures ? 1 : 0;
+}
