@@ -124,6 +124,12 @@ fetch_shader(struct hwr_job *j, struct hw_mmu *m, uint64_t va,
 {
    (void)stage;   /* register preloads are start hooks, not code */
    struct hw_render *r = j->r;
+   /* Pipelines are loaded per tile and per state change: reuse the
+    * compile when the code is unchanged instead of fetching and
+    * compiling it again. */
+   const struct hw_usc_shader *hit = hw_usc_cache_find(r->cache, m, va);
+   if (hit)
+      return hit;
    size_t cap = 256 * 1024, len = 0;
    uint8_t *buf = malloc(cap);
    if (!buf) {

@@ -5,7 +5,9 @@
  * depth/stencil store.  Tiles are independent work items on the pool;
  * each keeps its own errors, counters and cycles, merged in tile order.
  */
+#include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,10 @@ struct prim {
    float zp[3];                   /* depth plane A, B, C */
    float cf[HWR_MAX_CF][3];
    unsigned ncf;
+   /* Triangle edges in coverage order (tri_setup): start, delta and
+    * whether E == 0 counts (top-left rule). */
+   int64_t eax[3], eay[3], edx[3], edy[3];
+   bool etl[3];
 };
 
 struct fstate {                   /* a decoded TVB State */
@@ -106,6 +112,42 @@ plane(const float *p, float x, float y)
 }
 
 /* ------------------------------------------------------------- hook */
+
+/* Operands and fields the hooks read, through per-opcode index tables
+ * (hw_isa_names_fill): the hooks run once per instruction and group. */
+enum { FLD_INTERP, FLD_S, FLD_LOAD, FLD_F, FLD_MASK, FLD_O, FLD_Z, NUM_FLD };
+static const char *const fld_names[NUM_FLD] = {
+   "interpolation", "S", "load", "F", "mask", "O", "z",
+};
+static int8_t fld_idx[AGX_NUM_OPCODES][HW_ISA_NAMES_MAX];
+/* ldst_tile's R and S: the last operand of that name (-1: none). */
+static int8_t tile_r_idx[AGX_NUM_OPCODES], tile_s_idx[AGX_NUM_OPCODES];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void
+names_init(void)
+{
+   hw_isa_names_fill(fld_idx, fld_names, NUM_FLD, true);
+   for (unsigned op = 0; op < AGX_NUM_OPCODES; op++) {
+      tile_r_idx[op] = tile_s_idx[op] = -1;
+      for (unsigned i = 0; i < 127; i++) {
+         const char *n = agx_isa_op_operand_name((enum agx_isa_opcode)op, i);
+         if (!n)
+            break;
+         if (!strcmp(n, "R"))
+            tile_r_idx[op] = (int8_t)i;
+         if (!strcmp(n, "S"))
+            tile_s_idx[op] = (int8_t)i;
+      }
+   }
+}
+
+static uint32_t
+fld(const struct agx_instr *in, unsigned k)
+{
+   return hw_isa_field(in, (const int8_t (*)[HW_ISA_NAMES_MAX])fld_idx, k);
+}
+
 
 /*
  * A pixel SIMD group covers a 16x2 block as eight 2x2 quads: lane l is
@@ -192,11 +234,18 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
 {
    const struct agx_operand *d = &in->operands[0], *I = &in->operands[1];
    const struct agx_operand *J = in->op == AGX_OP_ITERPROJ ? &in->operands[2] : NULL;
-   uint32_t interp = 0, samp = 0;
-   agx_instr_field(in, "interpolation", &interp);
-   agx_instr_field(in, "S", &samp);
+   uint32_t interp = fld(in, FLD_INTERP), samp = fld(in, FLD_S);
    bool at_sample = interp == 1 || interp == 3;
    unsigned cnt = d->count ? d->count : 1;
+   /* Destination rows (as put() addresses them), looked up once. */
+   uint32_t *row[8];
+   unsigned sh[8];
+   bool rows = cnt <= 8;
+   for (unsigned k = 0; rows && k < cnt; k++) {
+      unsigned reg = d->size == 16 ? ((d->value + k) & 255) >> 1 : (d->value + k) & 127;
+      row[k] = hw_usc_simd_row32(s, reg);
+      sh[k] = d->size == 16 ? ((d->value + k) & 1) * 16 : 0;
+   }
    for (unsigned l = 0; l < 32; l++) {
       if (!(exec >> l & 1))
          continue;
@@ -218,7 +267,13 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          float v = plane(r->p->cf[c], x, y);
          if (J)
             v = v / jw;
-         put(s, d, k, l, f2u(v));
+         if (!rows)
+            put(s, d, k, l, f2u(v));
+         else if (d->size == 16)
+            row[k][l] = (row[k][l] & ~(0xffffu << sh[k])) |
+                        (uint32_t)hw_usc_f32_to_f16(v) << sh[k];
+         else
+            row[k][l] = f2u(v);
       }
    }
    return HW_USC_OK;
@@ -255,10 +310,31 @@ fmt_info(unsigned f, unsigned *bytes)
    }
 }
 
+/* NaN -> 0, else v clamped to [lo, hi] (lo < hi); written as two selects
+ * the compiler turns into maxss/minss instead of data-dependent branches
+ * (same results, -0.0 included). */
 static float
 clampf(float v, float lo, float hi)
 {
-   return v != v ? 0.0f : v < lo ? lo : v > hi ? hi : v;
+   float r = lo > v ? lo : v;
+   r = r > hi ? hi : r;
+   return v != v ? 0.0f : r;
+}
+
+/*
+ * lrintf() for |v| < 2^22 (every normalised value the tilebuffer stores
+ * is in [-65535, 65535]), inline: adding and removing 1.5 * 2^23 rounds to
+ * an integer in the current rounding mode, as lrintf does.
+ */
+static inline long
+rint_small(float v)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+   /* Not folded: without -ffast-math the compiler keeps both roundings. */
+   return (long)((v + 12582912.0f) - 12582912.0f);
+#else
+   return lrintf(v);
+#endif
 }
 
 static float
@@ -283,17 +359,17 @@ tile_store_comp(unsigned f, unsigned comp, uint8_t *dst, uint32_t reg, bool r16)
    case 1: { uint16_t v = (uint16_t)reg; memcpy(dst, &v, 2); break; }
    case 2: memcpy(dst, &reg, 4); break;
    case 3: { uint16_t v = r16 ? (uint16_t)reg : hw_usc_f32_to_f16(u2f(reg)); memcpy(dst, &v, 2); break; }
-   case 4: dst[0] = (uint8_t)lrintf(clampf(fv, 0, 1) * 255.0f); break;
-   case 5: dst[0] = (uint8_t)(int8_t)lrintf(clampf(fv, -1, 1) * 127.0f); break;
-   case 6: { uint16_t v = (uint16_t)lrintf(clampf(fv, 0, 1) * 65535.0f); memcpy(dst, &v, 2); break; }
-   case 7: { int16_t v = (int16_t)lrintf(clampf(fv, -1, 1) * 32767.0f); memcpy(dst, &v, 2); break; }
-   case 10: dst[comp] = (uint8_t)lrintf((comp < 3 ? srgb_enc(clampf(fv, 0, 1)) : clampf(fv, 0, 1)) * 255.0f); break;
+   case 4: dst[0] = (uint8_t)rint_small(clampf(fv, 0, 1) * 255.0f); break;
+   case 5: dst[0] = (uint8_t)(int8_t)rint_small(clampf(fv, -1, 1) * 127.0f); break;
+   case 6: { uint16_t v = (uint16_t)rint_small(clampf(fv, 0, 1) * 65535.0f); memcpy(dst, &v, 2); break; }
+   case 7: { int16_t v = (int16_t)rint_small(clampf(fv, -1, 1) * 32767.0f); memcpy(dst, &v, 2); break; }
+   case 10: dst[comp] = (uint8_t)rint_small((comp < 3 ? srgb_enc(clampf(fv, 0, 1)) : clampf(fv, 0, 1)) * 255.0f); break;
    case 8: {
       uint32_t w;
       memcpy(&w, dst - 0, 4);
       unsigned bits = comp < 3 ? 10 : 2, sh = comp * 10;
       uint32_t m = (1u << bits) - 1;
-      uint32_t v = (uint32_t)lrintf(clampf(fv, 0, 1) * (float)m);
+      uint32_t v = (uint32_t)rint_small(clampf(fv, 0, 1) * (float)m);
       w = (w & ~(m << sh)) | v << sh;
       memcpy(dst, &w, 4);
       break;
@@ -333,16 +409,22 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
 {
    struct fpass *fp = r->t->fp;
-   uint32_t load = 0, F = 0, mask = 0, O = 0;
-   agx_instr_field(in, "load", &load);
-   agx_instr_field(in, "F", &F);
-   agx_instr_field(in, "mask", &mask);
-   agx_instr_field(in, "O", &O);
+   uint32_t load = fld(in, FLD_LOAD), F = fld(in, FLD_F), mask = fld(in, FLD_MASK),
+            O = fld(in, FLD_O);
+   /* The last operand named R / S (operands[1] / [5] when none is). */
    const struct agx_operand *R = &in->operands[1], *S = &in->operands[5];
-   for (unsigned i = 0; i < in->num_operands; i++) {
-      const char *n = agx_isa_op_operand_name(in->op, i);
-      if (n && !strcmp(n, "R")) R = &in->operands[i];
-      if (n && !strcmp(n, "S")) S = &in->operands[i];
+   int ri = (unsigned)in->op < AGX_NUM_OPCODES ? tile_r_idx[in->op] : -1;
+   int si = (unsigned)in->op < AGX_NUM_OPCODES ? tile_s_idx[in->op] : -1;
+   if (ri < in->num_operands && si < in->num_operands) {
+      if (ri >= 0) R = &in->operands[ri];
+      if (si >= 0) S = &in->operands[si];
+   } else {
+      /* fewer operands than the opcode lists: search what is there */
+      for (unsigned i = 0; i < in->num_operands; i++) {
+         const char *n = agx_isa_op_operand_name(in->op, i);
+         if (n && !strcmp(n, "R")) R = &in->operands[i];
+         if (n && !strcmp(n, "S")) S = &in->operands[i];
+      }
    }
    unsigned bytes;
    if (!fmt_info(F, &bytes)) {
@@ -351,11 +433,29 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    }
    bool packed = F == 8 || F == 10;
    bool r16 = R->size == 16;
+   /* Whether component c's access leaves the sample: the same for every
+    * pixel and sample (O + offset + size past the sample stride), so it
+    * is decided once; the error is still raised where it is reached. */
+   bool oob[4];
+   for (unsigned c = 0; c < 4; c++)
+      oob[c] = (size_t)O + (packed ? 0 : c * bytes) + (packed ? 4 : bytes) > fp->ss;
+   /* Register rows of the components (k-th selected component in R + k)
+    * and of S: one lookup per instruction instead of one per lane. */
+   uint32_t *row[4];
+   unsigned sh[4];
+   for (unsigned k = 0; k < 4; k++) {
+      unsigned reg = r16 ? ((R->value + k) & 255) >> 1 : (R->value + k) & 127;
+      row[k] = hw_usc_simd_row32(s, reg);
+      sh[k] = r16 ? ((R->value + k) & 1) * 16 : 0;
+   }
+   const uint32_t *srow = S->type == AGX_OPERAND_IMM ? NULL
+                          : hw_usc_simd_row32(s, (S->value & 255) >> 1);
+   unsigned ssh = (S->value & 1) * 16;
    for (unsigned l = 0; l < 32; l++) {
       if (!(exec >> l & 1))
          continue;
       uint32_t smask = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm
-                       : hw_usc_simd_read16(s, S->value, l);
+                       : (srow[l] >> ssh) & 0xffff;
       smask &= (1u << fp->samples) - 1;
       if (!load)
          smask &= r->cov[l];
@@ -371,21 +471,21 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
             if (!(mask >> c & 1))
                continue;
             size_t at = base + (packed ? 0 : c * bytes);
-            if (at + (packed ? 4 : bytes) > (size_t)(sidx(fp, px, py, smp) + 1) * fp->ss) {
+            if (oob[c]) {
                snprintf(r->err, sizeof(r->err), "tilebuffer access at offset %u "
                         "past the %u-byte sample", O, fp->ss);
                return HW_USC_OUT_OF_BOUNDS;
             }
             uint8_t *p = r->t->tb + at;
             if (load) {
-               put(s, R, k, l, 0);
+               /* (a put() of 0 first would be overwritten at once) */
+               uint32_t v = hwr_tile_load_comp(F, c, p, r16);
                if (r16)
-                  hw_usc_simd_write16(s, R->value + k, l, (uint16_t)hwr_tile_load_comp(F, c, p, true));
+                  row[k][l] = (row[k][l] & ~(0xffffu << sh[k])) | (v & 0xffff) << sh[k];
                else
-                  hw_usc_simd_write32(s, R->value + k, l, hwr_tile_load_comp(F, c, p, false));
+                  row[k][l] = v;
             } else {
-               uint32_t v = r16 ? hw_usc_simd_read16(s, R->value + k, l)
-                                : hw_usc_simd_read32(s, R->value + k, l);
+               uint32_t v = r16 ? (row[k][l] >> sh[k]) & 0xffff : row[k][l];
                tile_store_comp(F, c, p, v, r16);
             }
             k++;
@@ -402,6 +502,7 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
 {
    struct fs_run *r = user;
+   pthread_once(&names_once, names_init);
    /* One SIMD group per launch: group index must be 0. */
    if (hw_usc_simd_index(s) != 0)
       exec = 0;
@@ -431,8 +532,7 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
       return HW_USC_OK;
    }
    case AGX_OP_ZS_EMIT: {
-      uint32_t z = 0;
-      agx_instr_field(in, "z", &z);
+      uint32_t z = fld(in, FLD_Z);
       const struct agx_operand *T = &in->operands[1];
       for (unsigned l = 0; l < 32 && z; l++) {
          if (!(exec >> l & 1))
@@ -486,10 +586,11 @@ fs_start(void *user, struct hw_usc_simd *s)
 {
    struct fs_run *r = user;
    uint32_t off = 0;
+   uint32_t *r1 = hw_usc_simd_row32(s, 1);   /* r1l = half 2 */
    for (unsigned l = 0; l < 32; l++) {
       hw_usc_simd_set_position(s, l, r->gx + quad_dx(l) - r->t->x0,
                                r->gy + quad_dy(l) - r->t->y0, 0);
-      hw_usc_simd_write16(s, 2, l, r->cov[l]);
+      r1[l] = (r1[l] & 0xffff0000u) | r->cov[l];
    }
    for (unsigned q = 0; q < 8; q++)
       if (!(r->cov[4 * q] | r->cov[4 * q + 1] | r->cov[4 * q + 2] | r->cov[4 * q + 3]))
@@ -692,6 +793,8 @@ setup_cf(struct tile *t, struct prim *p)
    return true;
 }
 
+static void tri_setup(struct prim *p);
+
 static bool
 load_prim(struct tile *t, uint32_t off, struct prim *p)
 {
@@ -714,6 +817,8 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
       p->Y[i] = (int64_t)llrintf(p->v[i].y * 256.0f);
       va += sizeof(vb) + 4 * p->h.varyings;
    }
+   if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
+      tri_setup(p);
    float zf[3] = { p->v[0].z, p->h.vertices > 1 ? p->v[1].z : 0, p->h.vertices > 2 ? p->v[2].z : 0 };
    make_plane(p, zf, p->zp);
    t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * (16 + 4 * p->h.varyings)) >> HWR_CYC_MEM_BYTE_SHIFT;
@@ -745,12 +850,42 @@ tri_covers(const int64_t *X, const int64_t *Y, int64_t px, int64_t py)
    return true;
 }
 
+/* tri_covers() with the per-triangle part (orientation, edges, top-left
+ * flags) done once per primitive: the same integer tests. */
+static void
+tri_setup(struct prim *p)
+{
+   const int64_t *X = p->X, *Y = p->Y;
+   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
+   int o[3] = { 0, 1, 2 };
+   if (area < 0) { o[1] = 2; o[2] = 1; }
+   for (unsigned e = 0; e < 3; e++) {
+      unsigned a = o[e], b = o[(e + 1) % 3];
+      p->eax[e] = X[a];
+      p->eay[e] = Y[a];
+      p->edx[e] = X[b] - X[a];
+      p->edy[e] = Y[b] - Y[a];
+      p->etl[e] = top_left(p->edx[e], p->edy[e]);
+   }
+}
+
+static bool
+tri_covers_setup(const struct prim *p, int64_t px, int64_t py)
+{
+   for (unsigned e = 0; e < 3; e++) {
+      int64_t E = p->edx[e] * (py - p->eay[e]) - p->edy[e] * (px - p->eax[e]);
+      if (E < 0 || (E == 0 && !p->etl[e]))
+         return false;
+   }
+   return true;
+}
+
 static bool
 covers(const struct prim *p, int64_t px, int64_t py)
 {
    switch (p->h.type) {
    case AGX_TVB_PRIMITIVE_TYPE_TRIANGLE:
-      return tri_covers(p->X, p->Y, px, py);
+      return tri_covers_setup(p, px, py);
    case AGX_TVB_PRIMITIVE_TYPE_POINT: {
       int64_t h = (int64_t)llrintf(p->h.size * 128.0f);
       return px >= p->X[0] - h && px < p->X[0] + h && py >= p->Y[0] - h && py < p->Y[0] + h;

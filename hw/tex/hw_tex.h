@@ -165,6 +165,25 @@ enum hw_tex_status hw_tex_sample(struct hw_mmu *mmu, const struct hw_tex_view *v
                                  const struct hw_tex_sample_req *req,
                                  const struct hw_tex_coord *c,
                                  const struct hw_tex_lod *lod, union hw_texel *out);
+/*
+ * hw_tex_sample() with the level of detail shared between calls: when
+ * shared->valid, its lambda (from an earlier call with the same view,
+ * sampler and lod) is used instead of computing it; otherwise it is
+ * computed and stored there (valid set) once the call gets that far.
+ * The lanes of a quad share their derivatives, so a SIMD group computes
+ * lambda once per quad.
+ */
+struct hw_tex_lambda {
+   float clamped, unclamped;
+   bool valid;
+};
+enum hw_tex_status hw_tex_sample_lambda(struct hw_mmu *mmu, const struct hw_tex_view *v,
+                                        const struct hw_tex_sampler *s,
+                                        const struct hw_tex_sample_req *req,
+                                        const struct hw_tex_coord *c,
+                                        const struct hw_tex_lod *lod,
+                                        struct hw_tex_lambda *shared,
+                                        union hw_texel *out);
 
 /*
  * texture_load: integer texel (x, y, z-or-layer) of level first_level +

@@ -22,6 +22,7 @@
  *    offset from a register.  Samplers: ss index or 16-bit register.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,31 +45,46 @@ struct exec {
    /* one-entry descriptor caches, keyed by GPU address */
    uint64_t view_addr, sampler_addr, image_addr;
    bool view_ok, sampler_ok, image_ok;
+   unsigned view_gen, sampler_gen;  /* bumped when view / sampler is decoded */
    struct hw_tex_view view;
    struct hw_tex_sampler sampler;
    struct hw_tex_image image;
    /* operands and fields looked up once per execution */
    const struct agx_operand *R, *C, *D, *T, *S, *O, *U;
    uint32_t tt, cs, mask;
+   /* write_result's destination rows (R + k), looked up on first use */
+   uint32_t *rrow[4];
+   unsigned rsh[4];
+   bool rrows;
 };
 
-static const struct agx_operand *
-operand(const struct agx_instr *in, const char *name)
+/* Operands and fields by name, through per-opcode index tables (the
+ * lookups run on every texture instruction execution). */
+enum { OP_R, OP_C, OP_D, OP_T, OP_S, OP_O, OP_U, NUM_OPS };
+enum { F_TT, F_CS, F_MASK, F_N, F_LOD, F_COMPARE, F_Q6, F_MODE, F_OT, F_ROUND, F_F, NUM_FIELDS };
+static const char *const op_names[NUM_OPS] = { "R", "C", "D", "T", "S", "O", "U" };
+static const char *const field_names[NUM_FIELDS] = { "Tt", "Cs", "mask", "n", "lod", "compare", "q6", "mode", "Ot", "round", "F" };
+static int8_t op_idx[AGX_NUM_OPCODES][HW_ISA_NAMES_MAX];
+static int8_t field_idx[AGX_NUM_OPCODES][HW_ISA_NAMES_MAX];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void
+names_init(void)
 {
-   for (unsigned i = 0; i < in->num_operands; i++) {
-      const char *n = agx_isa_op_operand_name(in->op, i);
-      if (n && strcmp(n, name) == 0)
-         return &in->operands[i];
-   }
-   return NULL;
+   hw_isa_names_fill(op_idx, op_names, NUM_OPS, false);
+   hw_isa_names_fill(field_idx, field_names, NUM_FIELDS, true);
+}
+
+static const struct agx_operand *
+operand(const struct agx_instr *in, unsigned k)
+{
+   return hw_isa_operand(in, (const int8_t (*)[HW_ISA_NAMES_MAX])op_idx, k);
 }
 
 static uint32_t
-field(const struct agx_instr *in, const char *name)
+field(const struct agx_instr *in, unsigned k)
 {
-   uint32_t v = 0;
-   (void)agx_instr_field(in, name, &v);
-   return v;
+   return hw_isa_field(in, (const int8_t (*)[HW_ISA_NAMES_MAX])field_idx, k);
 }
 
 static uint16_t
@@ -173,6 +189,7 @@ get_view(struct exec *e, unsigned lane)
       return HW_USC_BAD_CODE;
    e->view_addr = a;
    e->view_ok = true;
+   e->view_gen++;
    return HW_USC_OK;
 }
 
@@ -199,6 +216,7 @@ get_sampler(struct exec *e, unsigned lane)
       return HW_USC_BAD_CODE;
    e->sampler_addr = a;
    e->sampler_ok = true;
+   e->sampler_gen++;
    return HW_USC_OK;
 }
 
@@ -276,16 +294,25 @@ write_result(struct exec *e, unsigned lane, const union hw_texel *t, bool is_flo
    if (!R || R->type != AGX_OPERAND_REG)
       return;
    uint32_t mask = e->mask;
+   if (!e->rrows) {
+      for (unsigned k = 0; k < 4; k++) {
+         unsigned reg = R->size == 32 ? (R->value + k) & 0x7f : ((R->value + k) & 0xff) >> 1;
+         e->rrow[k] = hw_usc_simd_row32(e->simd, reg);
+         e->rsh[k] = R->size == 32 ? 0 : ((R->value + k) & 1) * 16;
+      }
+      e->rrows = true;
+   }
    unsigned k = 0;
    for (unsigned c = 0; c < 4; c++) {
       if (!(mask >> c & 1))
          continue;
-      if (R->size == 32)
-         hw_usc_simd_write32(e->simd, (R->value + k) & 0x7f, lane, t->u[c]);
-      else
-         hw_usc_simd_write16(e->simd, (R->value + k) & 0xff, lane,
-                             is_float ? hw_tex_float_to_half(t->f[c], false)
-                                      : (uint16_t)t->u[c]);
+      if (R->size == 32) {
+         e->rrow[k][lane] = t->u[c];
+      } else {
+         uint16_t h = is_float ? hw_tex_float_to_half(t->f[c], false) : (uint16_t)t->u[c];
+         e->rrow[k][lane] = (e->rrow[k][lane] & ~(0xffffu << e->rsh[k])) |
+                            (uint32_t)h << e->rsh[k];
+      }
       k++;
    }
 }
@@ -316,12 +343,12 @@ lane_coords(struct exec *e, unsigned dim, unsigned lane, struct hw_tex_coord *hc
 static enum hw_usc_status
 exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
 {
-   unsigned dim = field(e->in, "n");
-   unsigned lod_mode = field(e->in, "lod");
-   bool compare = field(e->in, "compare") != 0;
-   unsigned q6 = field(e->in, "q6");
-   bool query = field(e->in, "mode") == 2;
-   bool has_offset = field(e->in, "Ot") != 0;
+   unsigned dim = field(e->in, F_N);
+   unsigned lod_mode = field(e->in, F_LOD);
+   bool compare = field(e->in, F_COMPARE) != 0;
+   unsigned q6 = field(e->in, F_Q6);
+   bool query = field(e->in, F_MODE) == 2;
+   bool has_offset = field(e->in, F_OT) != 0;
    if (dim > 8)
       return bad(e, "texture instruction with an invalid dimension");
    if (lod_mode != 0 && lod_mode != 1 && lod_mode != 2 && lod_mode != 4 &&
@@ -343,6 +370,11 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
          if (implicit || (exec_mask >> l & 1))
             lane_coords(e, dim, l, &hc[l], st[l]);
 
+   /* Lambda of the previous sampled lane, reused while the view, the
+    * sampler and the lod inputs are bit-identical (a quad's lanes). */
+   struct hw_tex_lod prev_lod;
+   unsigned prev_vg = 0, prev_sg = 0;
+   struct hw_tex_lambda lam = { .valid = false };
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
       if (!(exec_mask >> l & 1))
          continue;
@@ -419,7 +451,14 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
             .gather_comp = (q6 >> 2) & 3,
             .compare = compare,
          };
-         ts = hw_tex_sample(&e->tex_mmu, &e->view, &e->sampler, &req, &c, &lod, &out);
+         if (lam.valid && (prev_vg != e->view_gen || prev_sg != e->sampler_gen ||
+                           memcmp(&prev_lod, &lod, sizeof(lod)) != 0))
+            lam.valid = false;
+         ts = hw_tex_sample_lambda(&e->tex_mmu, &e->view, &e->sampler, &req, &c, &lod,
+                                   &lam, &out);
+         prev_lod = lod;
+         prev_vg = e->view_gen;
+         prev_sg = e->sampler_gen;
          if (ts == HW_TEX_BAD_ARGS)
             return bad(e, "texture_sample on a multisampled texture");
       }
@@ -434,8 +473,8 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
 static enum hw_usc_status
 exec_image_write(struct exec *e, uint32_t exec_mask)
 {
-   unsigned dim = field(e->in, "n");
-   bool rtz = field(e->in, "round") != 0;
+   unsigned dim = field(e->in, F_N);
+   bool rtz = field(e->in, F_ROUND) != 0;
    if (dim > 8)
       return bad(e, "image_write with an invalid dimension");
    const struct agx_operand *R = e->R;
@@ -499,8 +538,8 @@ exec_block(struct exec *e, uint32_t exec_mask, const struct hw_tex_tile *tile)
    const struct agx_operand *D = e->D;
    uint32_t offset = small_operand(e, R, lane);
    uint32_t level = small_operand(e, D, lane) & 0xffff;
-   enum hw_tex_status ts = hw_tex_block_store(&e->pbe_mmu, &e->image, tile, field(e->in, "F"),
-                                              offset, level, field(e->in, "round") != 0,
+   enum hw_tex_status ts = hw_tex_block_store(&e->pbe_mmu, &e->image, tile, field(e->in, F_F),
+                                              offset, level, field(e->in, F_ROUND) != 0,
                                               e->err, e->err_size);
    if (ts == HW_TEX_FAULT)
       return fault(e, &e->pbe_mmu);
@@ -533,16 +572,17 @@ hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
    memset(&e.tex_mmu.fault, 0, sizeof(e.tex_mmu.fault));
    e.pbe_mmu = e.tex_mmu;
    e.pbe_mmu.unit = HW_UNIT_PBE;
-   e.R = operand(instr, "R");
-   e.C = operand(instr, "C");
-   e.D = operand(instr, "D");
-   e.T = operand(instr, "T");
-   e.S = operand(instr, "S");
-   e.O = operand(instr, "O");
-   e.U = operand(instr, "U");
-   e.tt = field(instr, "Tt");
-   e.cs = field(instr, "Cs");
-   e.mask = field(instr, "mask");
+   pthread_once(&names_once, names_init);
+   e.R = operand(instr, OP_R);
+   e.C = operand(instr, OP_C);
+   e.D = operand(instr, OP_D);
+   e.T = operand(instr, OP_T);
+   e.S = operand(instr, OP_S);
+   e.O = operand(instr, OP_O);
+   e.U = operand(instr, OP_U);
+   e.tt = field(instr, F_TT);
+   e.cs = field(instr, F_CS);
+   e.mask = field(instr, F_MASK);
 
    switch (instr->op) {
    case AGX_OP_TEXTURE_SAMPLE:

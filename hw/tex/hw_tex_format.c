@@ -3,6 +3,7 @@
  * rounding step is explicit (one rounding, to nearest even unless rtz).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -298,12 +299,31 @@ hw_tex_one(const struct hw_tex_format *fmt)
    return fmt->cls == HW_TEX_CLASS_FLOAT ? 0x3f800000u : 1u;
 }
 
+/* 8-bit unorm and sRGB texels are the common case of every sampled and
+ * blitted texel: their decodes are tables filled by the functions
+ * themselves, so the values are the same bits. */
+static float unorm8_table[256], srgb8_table[256];
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void
+table_init(void)
+{
+   for (unsigned i = 0; i < 256; i++) {
+      unorm8_table[i] = hw_tex_unorm_to_float(i, 8);
+      srgb8_table[i] = hw_tex_srgb_to_linear(unorm8_table[i]);
+   }
+}
+
 static uint32_t
 decode_comp(const struct hw_tex_format *fmt, unsigned c, uint32_t raw)
 {
    unsigned bits = fmt->bits[c];
    switch (fmt->type) {
    case AGX_TEXTURE_TYPE_UNORM: {
+      if (bits == 8) {
+         pthread_once(&table_once, table_init);
+         return f2u(fmt->srgb && c < 3 ? srgb8_table[raw & 0xff] : unorm8_table[raw & 0xff]);
+      }
       float f = hw_tex_unorm_to_float(raw, bits);
       if (fmt->srgb && c < 3)
          f = hw_tex_srgb_to_linear(f);
@@ -484,15 +504,28 @@ memfmt_as_format(unsigned fmt, unsigned comps, struct hw_tex_format *f)
 }
 
 bool
+hw_tex_memfmt_format(unsigned fmt, unsigned comps, struct hw_tex_format *f)
+{
+   return memfmt_as_format(fmt, comps, f);
+}
+
+void
+hw_tex_memfmt_unpack_with(const struct hw_tex_format *f, unsigned comps,
+                          const uint8_t *src, union hw_texel *out)
+{
+   hw_tex_unpack(f, src, out);
+   if (f->cls != HW_TEX_CLASS_FLOAT && comps < 4)
+      out->u[3] = 1;
+}
+
+bool
 hw_tex_memfmt_unpack(unsigned fmt, unsigned comps, const uint8_t *src,
                      union hw_texel *out)
 {
    struct hw_tex_format f;
    if (!memfmt_as_format(fmt, comps, &f))
       return false;
-   hw_tex_unpack(&f, src, out);
-   if (f.cls != HW_TEX_CLASS_FLOAT && comps < 4)
-      out->u[3] = 1;
+   hw_tex_memfmt_unpack_with(&f, comps, src, out);
    return true;
 }
 

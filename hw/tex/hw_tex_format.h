@@ -131,6 +131,12 @@ enum hw_tex_memfmt {
  * (packed formats are 4 bytes whatever comps is); 0 for an unknown fmt.
  */
 unsigned hw_tex_memfmt_bytes(unsigned fmt, unsigned comps);
+/* The texture format a memory format reads as (false: unknown), and the
+ * unpack with it: hw_tex_memfmt_unpack() in two steps, so a caller
+ * converting many texels looks the format up once. */
+bool hw_tex_memfmt_format(unsigned fmt, unsigned comps, struct hw_tex_format *f);
+void hw_tex_memfmt_unpack_with(const struct hw_tex_format *f, unsigned comps,
+                               const uint8_t *src, union hw_texel *out);
 /*
  * i8/i16/i32 carry raw integers (i32 also carries f32 bits: the float
  * class of a 32-bit image), zero-extended; the others decode to floats.

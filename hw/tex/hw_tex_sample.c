@@ -302,6 +302,15 @@ hw_tex_sample(struct hw_mmu *mmu, const struct hw_tex_view *v,
               const struct hw_tex_coord *c, const struct hw_tex_lod *lod,
               union hw_texel *out)
 {
+   return hw_tex_sample_lambda(mmu, v, s, req, c, lod, NULL, out);
+}
+
+enum hw_tex_status
+hw_tex_sample_lambda(struct hw_mmu *mmu, const struct hw_tex_view *v,
+                     const struct hw_tex_sampler *s, const struct hw_tex_sample_req *req,
+                     const struct hw_tex_coord *c, const struct hw_tex_lod *lod,
+                     struct hw_tex_lambda *shared, union hw_texel *out)
+{
    if (v->null) {
       memset(out, 0, sizeof(*out));
       return HW_TEX_OK;
@@ -332,7 +341,17 @@ hw_tex_sample(struct hw_mmu *mmu, const struct hw_tex_view *v,
    }
 
    float lam, unclamped;
-   hw_tex_compute_lambda(v, s, lod, &lam, &unclamped);
+   if (shared && shared->valid) {
+      lam = shared->clamped;
+      unclamped = shared->unclamped;
+   } else {
+      hw_tex_compute_lambda(v, s, lod, &lam, &unclamped);
+      if (shared) {
+         shared->clamped = lam;
+         shared->unclamped = unclamped;
+         shared->valid = true;
+      }
+   }
    if (req->op == HW_TEX_OP_QUERY_LOD) {
       memset(out, 0, sizeof(*out));
       out->f[0] = lam;

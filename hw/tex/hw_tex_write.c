@@ -47,6 +47,73 @@ hw_tex_image_store(struct hw_mmu *mmu, const struct hw_tex_image *im, int32_t x,
    return store_texel(mmu, im, (uint32_t)x, (uint32_t)y, layer, level, sample, value, rtz);
 }
 
+/*
+ * The end-of-tile store converts every pixel of every tile, so it is
+ * built for throughput without changing a byte of its result:
+ *  - the memory format is looked up once per store, not per texel;
+ *  - the conversion (unpack, PBE swizzle, pack) is a pure function of
+ *    the texel's tilebuffer bytes, so a small direct-mapped memo keyed by
+ *    those bytes reuses it (tiles are mostly runs of equal colours), or,
+ *    with 8-bit components on both sides, a byte table (below);
+ *  - texels landing at consecutive addresses (linear rows, twiddled
+ *    pairs) are written with one MMU copy.  A copy that faults is redone
+ *    texel by texel from the fault state before it, so faults (which
+ *    texel, which address) are exactly those of per-texel stores.
+ */
+#define MEMO_SIZE 64
+
+struct memo_entry {
+   uint64_t key[2];            /* the raw tilebuffer bytes, zero-padded */
+   uint8_t packed[16];
+   bool valid;
+};
+
+struct run {
+   struct hw_mmu *mmu;
+   uint64_t va;                /* start of the pending run */
+   unsigned len;
+   unsigned texel;             /* bytes per texel */
+   uint8_t buf[512];
+};
+
+static bool
+run_flush(struct run *r)
+{
+   if (!r->len)
+      return true;
+   struct hw_fault before = r->mmu->fault;
+   bool ok = hw_mmu_write(r->mmu, r->va, r->buf, r->len);
+   if (!ok) {
+      r->mmu->fault = before;
+      ok = true;
+      for (unsigned o = 0; o < r->len; o += r->texel) {
+         if (!hw_mmu_write(r->mmu, r->va + o, r->buf + o, r->texel)) {
+            ok = false;
+            break;
+         }
+      }
+   }
+   r->len = 0;
+   return ok;
+}
+
+static inline bool
+run_add(struct run *r, uint64_t va, const uint8_t *texel)
+{
+   if (r->len && (va != r->va + r->len || r->len + r->texel > sizeof(r->buf))) {
+      if (!run_flush(r))
+         return false;
+   }
+   if (!r->len)
+      r->va = va;
+   if (r->texel == 4)
+      memcpy(r->buf + r->len, texel, 4);
+   else
+      memcpy(r->buf + r->len, texel, r->texel);
+   r->len += r->texel;
+   return true;
+}
+
 enum hw_tex_status
 hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
                    const struct hw_tex_tile *tile, unsigned memfmt, uint32_t offset,
@@ -72,10 +139,42 @@ hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
    uint32_t samples = tile->samples < im->samples ? tile->samples : im->samples;
    if (samples == 0)
       samples = 1;
+   struct hw_tex_format mf;
+   bool have_fmt = hw_tex_memfmt_format(memfmt, im->fmt.comps, &mf);
+   bool memo_ok = have_fmt && bytes <= 16 && im->fmt.bytes <= 16 && im->fmt.bytes > 0;
+   struct memo_entry memo[MEMO_SIZE];
+   if (memo_ok)
+      for (unsigned i = 0; i < MEMO_SIZE; i++)
+         memo[i].valid = false;
+   /* 8 bits per component on both sides (RGBA8 tilebuffers to RGBA8
+    * images, sRGB or not): each output byte is a function of one input
+    * byte (the component the swizzle routes there; a constant when it
+    * routes a missing one), so a byte table replaces the memo.  Entry v
+    * comes from converting the texel whose bytes are all v. */
+   bool lut_ok = memo_ok && mf.packing == HW_TEX_PACK_ARRAY && mf.bits[0] == 8 &&
+                 bytes == mf.comps && bytes <= 4 &&
+                 im->fmt.packing == HW_TEX_PACK_ARRAY && im->fmt.bits[0] == 8 &&
+                 im->fmt.bytes == im->fmt.comps && im->fmt.bytes <= 4;
+   uint8_t lut[256][4];
+   bool lut_valid[256];
+   unsigned lut_src[4] = { 0, 0, 0, 0 };   /* input byte of output byte c */
+   bool lut_const[4] = { false, false, false, false };
+   if (lut_ok) {
+      memset(lut_valid, 0, sizeof(lut_valid));
+      for (unsigned c = 0; c < im->fmt.comps; c++) {
+         lut_src[c] = im->swizzle[c] & 3;
+         lut_const[c] = lut_src[c] >= mf.comps;
+      }
+   }
+   uint32_t prev_raw = 0, prev_w = 0;   /* lut path: last texel converted */
+   bool have_prev = false;
+   struct run run = { .mmu = mmu, .texel = im->fmt.bytes };
    for (uint32_t ty = 0; ty < tile->height; ty++) {
       uint32_t y = tile->y0 + ty;
       if (y >= lv->height)
          break;
+      uint64_t row_off = im->layout.twiddled ? 0
+                         : hw_tex_offset(&im->layout, tile->x0, y, tile->layer, level);
       for (uint32_t tx = 0; tx < tile->width; tx++) {
          uint32_t x = tile->x0 + tx;
          if (x >= lv->width)
@@ -84,19 +183,89 @@ hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
             uint64_t at = (uint64_t)ty * tile->row_stride + (uint64_t)tx * tile->pixel_stride +
                           (uint64_t)s * tile->sample_stride + offset;
             if (at + bytes > tile->size) {
+               if (!run_flush(&run))
+                  return HW_TEX_FAULT;
                if (err)
                   snprintf(err, err_size,
                            "image_write_block: tilebuffer read at %llu+%u past %zu bytes",
                            (unsigned long long)at, bytes, tile->size);
                return HW_TEX_BAD_ARGS;
             }
-            union hw_texel t;
-            hw_tex_memfmt_unpack(memfmt, im->fmt.comps, tile->mem + at, &t);
-            enum hw_tex_status st = store_texel(mmu, im, x, y, tile->layer, level, s, &t, rtz);
-            if (st != HW_TEX_OK)
-               return st;
+            const uint8_t *src = tile->mem + at;
+            if (!memo_ok) {
+               if (!run_flush(&run))
+                  return HW_TEX_FAULT;
+               union hw_texel t;
+               hw_tex_memfmt_unpack(memfmt, im->fmt.comps, src, &t);
+               enum hw_tex_status st = store_texel(mmu, im, x, y, tile->layer, level, s, &t, rtz);
+               if (st != HW_TEX_OK)
+                  return st;
+               continue;
+            }
+            if (lut_ok) {
+               uint32_t raw = 0, w = 0;   /* input / output bytes, little endian */
+               if (bytes == 4)
+                  memcpy(&raw, src, 4);
+               else
+                  for (unsigned b = 0; b < bytes; b++)
+                     raw |= (uint32_t)src[b] << (8 * b);
+               if (have_prev && raw == prev_raw) {
+                  w = prev_w;
+                  goto lut_done;
+               }
+               for (unsigned c = 0; c < im->fmt.comps; c++) {
+                  unsigned v = lut_const[c] ? 0 : src[lut_src[c]];
+                  if (!lut_valid[v]) {
+                     uint8_t same[16];
+                     union hw_texel t, sw;
+                     memset(same, (int)v, sizeof(same));
+                     hw_tex_memfmt_unpack_with(&mf, im->fmt.comps, same, &t);
+                     pbe_swizzle(im, &t, &sw);
+                     hw_tex_pack(&im->fmt, &sw, rtz, lut[v]);
+                     lut_valid[v] = true;
+                  }
+                  w |= (uint32_t)lut[v][c] << (8 * c);
+               }
+               prev_raw = raw;
+               prev_w = w;
+               have_prev = true;
+            lut_done:;
+               uint8_t out[4] = { (uint8_t)w, (uint8_t)(w >> 8), (uint8_t)(w >> 16),
+                                  (uint8_t)(w >> 24) };
+               /* Linear images: hw_tex_offset() is row base + x * block
+                * bytes, so it is evaluated once per row. */
+               uint64_t off = (im->layout.twiddled ? hw_tex_offset(&im->layout, x, y, tile->layer, level)
+                               : row_off + (uint64_t)tx * im->layout.block_bytes) +
+                              (uint64_t)s * im->fmt.bytes;
+               if (!run_add(&run, im->base + off, out))
+                  return HW_TEX_FAULT;
+               continue;
+            }
+            uint64_t key[2] = { 0, 0 };
+            if (bytes == 4) {           /* the common case, without a libc call */
+               uint32_t w;
+               memcpy(&w, src, 4);
+               key[0] = w;
+            } else {
+               memcpy(key, src, bytes);
+            }
+            uint64_t h = (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+            struct memo_entry *e = &memo[(h >> 58) % MEMO_SIZE];
+            if (!e->valid || e->key[0] != key[0] || e->key[1] != key[1]) {
+               union hw_texel t, sw;
+               hw_tex_memfmt_unpack_with(&mf, im->fmt.comps, src, &t);
+               pbe_swizzle(im, &t, &sw);
+               hw_tex_pack(&im->fmt, &sw, rtz, e->packed);
+               e->key[0] = key[0];
+               e->key[1] = key[1];
+               e->valid = true;
+            }
+            uint64_t off = hw_tex_offset(&im->layout, x, y, tile->layer, level) +
+                           (uint64_t)s * im->fmt.bytes;
+            if (!run_add(&run, im->base + off, e->packed))
+               return HW_TEX_FAULT;
          }
       }
    }
-   return HW_TEX_OK;
+   return run_flush(&run) ? HW_TEX_OK : HW_TEX_FAULT;
 }

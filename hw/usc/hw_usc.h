@@ -125,6 +125,11 @@ const struct hw_usc_shader *hw_usc_cache_get_bytes(struct hw_usc_cache *c,
                                                    size_t size,
                                                    struct hw_usc_result *res);
 unsigned hw_usc_cache_entries(struct hw_usc_cache *c);
+/* The cached compile of the code at va if memory still holds exactly its
+ * bytes, else NULL (no fault recorded): a cheap check before fetching
+ * and compiling. */
+const struct hw_usc_shader *hw_usc_cache_find(struct hw_usc_cache *c,
+                                              struct hw_mmu *mmu, uint64_t va);
 
 /* ---- launching ------------------------------------------------------ */
 
@@ -228,6 +233,11 @@ uint32_t hw_usc_simd_read32(const struct hw_usc_simd *s, unsigned reg, unsigned 
 void hw_usc_simd_write32(struct hw_usc_simd *s, unsigned reg, unsigned lane, uint32_t v);
 uint16_t hw_usc_simd_read16(const struct hw_usc_simd *s, unsigned half, unsigned lane);
 void hw_usc_simd_write16(struct hw_usc_simd *s, unsigned half, unsigned lane, uint16_t v);
+/* The 32 lanes of 32-bit register reg & 127 at once (lane l at [l]), for
+ * hooks that walk every lane: same values as the per-lane accessors; the
+ * pointer stays valid for the group's run.  A 16-bit half h is bits
+ * (h & 1) * 16 of row h >> 1. */
+uint32_t *hw_usc_simd_row32(struct hw_usc_simd *s, unsigned reg);
 uint32_t hw_usc_simd_uniform32(const struct hw_usc_simd *s, unsigned u);
 unsigned hw_usc_simd_index(const struct hw_usc_simd *s);
 /* Start hooks only.  Sets a lane's thread_position_in_threadgroup (and so
@@ -246,5 +256,40 @@ float hw_usc_f16_to_f32(uint16_t h);
 /* round to nearest even (rtz = false) or toward zero (rtz = true) */
 uint16_t hw_usc_f64_to_f16(double d, bool rtz);
 uint16_t hw_usc_f32_to_f16(float f);
+
+/* ---- instruction operand/field lookup for stage hooks ----------------- */
+
+/*
+ * Hooks look operands and fields of their instructions up by XML name on
+ * every execution; by name that is a string search per lookup.  A
+ * hook module lists its names once and fills a table of indices per
+ * opcode (from a pthread_once routine):
+ *    static const char *const names[] = { "R", "C" };
+ *    static int8_t idx[AGX_NUM_OPCODES][HW_ISA_NAMES_MAX];
+ *    hw_isa_names_fill(idx, names, 2, false);
+ * then hw_isa_operand(in, idx, k) / hw_isa_field(in, idx, k) return what
+ * the by-name search (first match; NULL / 0 when absent) returns.
+ */
+#define HW_ISA_NAMES_MAX 16
+void hw_isa_names_fill(int8_t (*idx)[HW_ISA_NAMES_MAX], const char *const *names,
+                       unsigned n, bool fields);
+
+static inline const struct agx_operand *
+hw_isa_operand(const struct agx_instr *in, const int8_t (*idx)[HW_ISA_NAMES_MAX], unsigned k)
+{
+   if ((unsigned)in->op >= AGX_NUM_OPCODES)
+      return NULL;
+   int i = idx[in->op][k];
+   return i >= 0 && i < in->num_operands ? &in->operands[i] : NULL;
+}
+
+static inline uint32_t
+hw_isa_field(const struct agx_instr *in, const int8_t (*idx)[HW_ISA_NAMES_MAX], unsigned k)
+{
+   if ((unsigned)in->op >= AGX_NUM_OPCODES)
+      return 0;
+   int i = idx[in->op][k];
+   return i >= 0 ? in->fields[i] : 0;
+}
 
 #endif

@@ -611,6 +611,32 @@ hw_usc_compile(const uint8_t *code, size_t size, uint64_t va, char *err,
    }
    s->bytes = off;
    s->max_gpr = max_gpr;
+   /* Registers the records can touch: every register operand with its
+    * tuple (memory tuples up to 4 + packing, 64-bit pairs) and a wide
+    * margin, plus r1 (call link).  simd_init() zeroes only these. */
+   unsigned bound = 2;
+   for (unsigned i = 0; i < s->count; i++) {
+      const struct usc_inst *in = &s->inst[i];
+      if (in->d.size) {
+         unsigned r = in->d.size == 16 ? in->d.idx / 2u : in->d.idx;
+         unsigned hi = r + 2u * (in->d.count ? in->d.count : 1) + 8;
+         if (hi > bound)
+            bound = hi;
+      }
+      for (unsigned k = 0; k < 4; k++) {
+         const struct usc_src *src = &in->s[k];
+         unsigned r;
+         if (src->kind == SRC_R16)
+            r = src->idx / 2u;
+         else if (src->kind == SRC_R32 || src->kind == SRC_R64)
+            r = src->idx;
+         else
+            continue;
+         if (r + 16 > bound)
+            bound = r + 16;
+      }
+   }
+   s->reg_bound = bound > HW_USC_NUM_GPRS ? HW_USC_NUM_GPRS : bound;
 
    /* Resolve branch targets to records. */
    for (unsigned i = 0; i < s->count; i++) {
@@ -644,6 +670,7 @@ hw_usc_shader_free(struct hw_usc_shader *s)
       return;
    free(s->inst);
    free(s->hook_instrs);
+   free(s->code);
    free(s);
 }
 
@@ -659,7 +686,14 @@ struct hw_usc_cache {
    pthread_mutex_t lock;
    unsigned entries;
    struct hw_usc_shader *bucket[CACHE_BUCKETS];
+   struct hw_usc_shader *by_va[CACHE_BUCKETS];   /* newest first */
 };
+
+static unsigned
+va_bucket(uint64_t va)
+{
+   return (unsigned)((va >> 2) ^ (va >> 12)) % CACHE_BUCKETS;
+}
 
 static uint64_t
 fnv1a(const uint8_t *p, size_t n)
@@ -742,8 +776,13 @@ hw_usc_cache_get_bytes(struct hw_usc_cache *c, uint64_t va, const uint8_t *code,
          return e;
       }
    }
+   s->code = malloc(s->bytes);
+   if (s->code)
+      memcpy(s->code, code, s->bytes);
    s->next = c->bucket[b];
    c->bucket[b] = s;
+   s->next_va = c->by_va[va_bucket(va)];
+   c->by_va[va_bucket(va)] = s;
    c->entries++;
    pthread_mutex_unlock(&c->lock);
    if (res)
@@ -795,4 +834,73 @@ hw_usc_cache_get(struct hw_usc_cache *c, struct hw_mmu *mmu, uint64_t va,
    res_set(res, HW_USC_BAD_CODE, va, err);
    free(buf);
    return NULL;
+}
+
+/*
+ * A cached compile of the code now at `va`, without compiling: the
+ * newest few entries compiled at va have their code bytes compared with
+ * memory.  Compiling is a function of the code bytes alone, so a match is
+ * exactly what compiling again would return.  NULL (and mmu untouched,
+ * fault state included) when nothing matches or the read fails: the
+ * caller then takes the compiling path.
+ */
+const struct hw_usc_shader *
+hw_usc_cache_find(struct hw_usc_cache *c, struct hw_mmu *mmu, uint64_t va)
+{
+   pthread_mutex_lock(&c->lock);
+   struct hw_usc_shader *e = c->by_va[va_bucket(va)];
+   pthread_mutex_unlock(&c->lock);
+   /* Entries are immutable once published and live until the cache is
+    * destroyed, so the chain is walked without the lock. */
+   uint8_t stackbuf[4096];
+   uint8_t *heap = NULL;
+   size_t heap_size = 0;
+   const struct hw_usc_shader *found = NULL;
+   unsigned tries = 0;
+   for (; e && !found && tries < 4; e = e->next_va) {
+      if (e->va != va || !e->code)
+         continue;
+      tries++;
+      uint8_t *buf = stackbuf;
+      if (e->bytes > sizeof(stackbuf)) {
+         if (heap_size < e->bytes) {
+            uint8_t *n = realloc(heap, e->bytes);
+            if (!n)
+               break;
+            heap = n;
+            heap_size = e->bytes;
+         }
+         buf = heap;
+      }
+      struct hw_fault before = mmu->fault;
+      if (!hw_mmu_read(mmu, va, buf, e->bytes)) {
+         mmu->fault = before;
+         break;
+      }
+      if (memcmp(buf, e->code, e->bytes) == 0)
+         found = e;
+   }
+   free(heap);
+   return found;
+}
+
+void
+hw_isa_names_fill(int8_t (*idx)[HW_ISA_NAMES_MAX], const char *const *names,
+                  unsigned n, bool fields)
+{
+   for (unsigned op = 0; op < AGX_NUM_OPCODES; op++) {
+      for (unsigned k = 0; k < n && k < HW_ISA_NAMES_MAX; k++) {
+         idx[op][k] = -1;
+         for (unsigned i = 0; i < 127; i++) {
+            const char *nm = fields ? agx_isa_op_field_name((enum agx_isa_opcode)op, i)
+                                    : agx_isa_op_operand_name((enum agx_isa_opcode)op, i);
+            if (!nm)
+               break;
+            if (strcmp(nm, names[k]) == 0) {
+               idx[op][k] = (int8_t)i;
+               break;
+            }
+         }
+      }
+   }
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hw/usc/hw_usc.h"
 
@@ -110,10 +111,15 @@ struct hw_usc_shader {
    size_t bytes;
    unsigned count;
    unsigned max_gpr;          /* highest 32-bit GPR named + 1 */
+   unsigned reg_bound;        /* GPRs the interpreter can touch (simd_init) */
    struct usc_inst *inst;
    struct agx_instr *hook_instrs;
    unsigned hook_count;
    struct hw_usc_shader *next; /* cache chain */
+   /* Cached shaders: their code bytes and the chain of the va index
+    * (hw_usc_cache_find). */
+   uint8_t *code;
+   struct hw_usc_shader *next_va;
 };
 
 /* Pending register writes of an async load under HW_USC_STRICT_WAIT. */
@@ -127,6 +133,7 @@ struct usc_pending {
 
 struct hw_usc_simd {
    uint32_t r[HW_USC_NUM_GPRS][USC_W];  /* [register][lane] for lane loops */
+   unsigned zeroed;                 /* r[0..zeroed) are initialised (usc_touch) */
    uint32_t *u;                     /* the workgroup's uniform registers */
    uint32_t exec;                   /* active lanes */
    uint32_t present;                /* lanes that exist */
@@ -180,6 +187,23 @@ uint32_t usc_pack_float10(float f, bool rtz);
 float usc_srgb_to_linear(unsigned v);
 unsigned usc_linear_to_srgb(float f);
 double usc_fma16(double a, double b, double c);
+
+/*
+ * A group starts with every register zero.  simd_init() zeroes only the
+ * registers the shader's records can reach (shader->reg_bound); the
+ * stage hooks reach registers only through the hw_usc_simd_read/write
+ * accessors, which zero the rest on first touch.  Same values, without
+ * clearing 16 KB per launch.
+ */
+static inline void
+usc_touch(struct hw_usc_simd *s, unsigned reg32)
+{
+   reg32 &= 127;
+   if (reg32 >= s->zeroed) {
+      memset(s->r[s->zeroed], 0, (size_t)(reg32 + 1 - s->zeroed) * sizeof(s->r[0]));
+      s->zeroed = reg32 + 1;
+   }
+}
 
 static inline uint32_t
 usc_rd16(const struct hw_usc_simd *s, unsigned half, unsigned lane)

@@ -3,6 +3,7 @@
  * thread and only switch at threadgroup_barrier, in SIMD-index order, so a
  * run is a pure function of its inputs.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,13 @@ simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
           const struct hw_usc_workgroup *wg, struct hw_mmu *mmu, uint32_t *uniforms,
           struct hw_usc_stats *st, unsigned index, unsigned threads)
 {
-   memset(s->r, 0, sizeof(s->r));
+   unsigned z = L->shader->reg_bound;
+   if (z < 2)
+      z = 2;
+   if (z > HW_USC_NUM_GPRS)
+      z = HW_USC_NUM_GPRS;
+   memset(s->r, 0, (size_t)z * sizeof(s->r[0]));
+   s->zeroed = z;
    s->u = uniforms;
    s->index = index;
    s->pc = 0;
@@ -84,12 +91,21 @@ simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
    const uint32_t *dim = usc_wg_threads(L, wg);
    uint32_t dx = dim[0] ? dim[0] : 1;
    uint32_t dy = dim[1] ? dim[1] : 1;
+   /* lin % dx, (lin / dx) % dy, lin / (dx * dy), stepped instead of
+    * divided per lane. */
+   uint32_t x = first % dx, q = first / dx, y = q % dy, zz = q / dy;
    for (unsigned l = 0; l < USC_W; l++) {
-      uint32_t lin = first + l;
-      s->linear_id[l] = lin;
-      s->local_id[0][l] = lin % dx;
-      s->local_id[1][l] = (lin / dx) % dy;
-      s->local_id[2][l] = lin / (dx * dy);
+      s->linear_id[l] = first + l;
+      s->local_id[0][l] = x;
+      s->local_id[1][l] = y;
+      s->local_id[2][l] = zz;
+      if (++x == dx) {
+         x = 0;
+         if (++y == dy) {
+            y = 0;
+            zz++;
+         }
+      }
    }
 }
 
@@ -119,6 +135,78 @@ finish_simd(struct hw_usc_simd *s, struct hw_usc_stats *st)
       st->max_simd_cycles = s->cycles;
 }
 
+/*
+ * Per-thread launch scratch.  The render core launches one small
+ * workgroup per 16x2 pixel group, so allocating and freeing the SIMD
+ * state (tens of KB) per launch was a large share of fragment time.  Each
+ * host thread keeps its buffers for the next launch; a launch made while
+ * the thread's scratch is in use (a hook launching a workgroup) falls back
+ * to the heap.  The SIMD state is fully initialised by simd_init() and
+ * the uniforms are rewritten per launch, so reuse changes no result.
+ */
+struct scratch {
+   struct hw_usc_simd *simd;
+   unsigned cap;               /* SIMD groups simd holds */
+   uint32_t uni[HW_USC_NUM_UNIFORMS];
+   bool busy;
+};
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static bool scratch_key_ok;
+
+static void
+scratch_free(void *p)
+{
+   struct scratch *sc = p;
+   if (sc)
+      free(sc->simd);
+   free(sc);
+}
+
+static void
+scratch_init(void)
+{
+   scratch_key_ok = pthread_key_create(&scratch_key, scratch_free) == 0;
+}
+
+static struct scratch *
+scratch_get(unsigned nsimd)
+{
+   pthread_once(&scratch_once, scratch_init);
+   if (!scratch_key_ok)
+      return NULL;
+   struct scratch *sc = pthread_getspecific(scratch_key);
+   if (!sc) {
+      sc = calloc(1, sizeof(*sc));
+      if (!sc)
+         return NULL;
+      if (pthread_setspecific(scratch_key, sc)) {
+         free(sc);
+         return NULL;
+      }
+   }
+   if (sc->busy)
+      return NULL;
+   if (sc->cap < nsimd) {
+      struct hw_usc_simd *n = malloc(nsimd * sizeof(*n));
+      if (!n)
+         return NULL;
+      free(sc->simd);
+      sc->simd = n;
+      sc->cap = nsimd;
+   }
+   sc->busy = true;
+   return sc;
+}
+
+static void
+scratch_put(struct scratch *sc)
+{
+   if (sc)
+      sc->busy = false;
+}
+
 enum hw_usc_status
 hw_usc_run_workgroup(const struct hw_usc_launch *L, const struct hw_usc_workgroup *wg,
                      struct hw_mmu *mmu, struct hw_usc_stats *stats,
@@ -138,15 +226,21 @@ hw_usc_run_workgroup(const struct hw_usc_launch *L, const struct hw_usc_workgrou
          return launch_fail(res, "workgroup larger than the launch's threadgroup size");
    unsigned nsimd = (unsigned)((threads + USC_W - 1) / USC_W);
 
-   struct hw_usc_simd *simd = malloc(nsimd * sizeof(*simd));
-   uint32_t *uni = calloc(HW_USC_NUM_UNIFORMS, sizeof(uint32_t));
+   struct scratch *sc = scratch_get(nsimd);
+   struct hw_usc_simd *simd = sc ? sc->simd : malloc(nsimd * sizeof(*simd));
+   uint32_t *uni = sc ? sc->uni : malloc(HW_USC_NUM_UNIFORMS * sizeof(uint32_t));
    if (!simd || !uni) {
-      free(simd);
-      free(uni);
+      if (!sc) {
+         free(simd);
+         free(uni);
+      }
+      scratch_put(sc);
       return launch_fail(res, "out of memory");
    }
    if (L->uniforms)
       memcpy(uni, L->uniforms, HW_USC_NUM_UNIFORMS * sizeof(uint32_t));
+   else
+      memset(uni, 0, HW_USC_NUM_UNIFORMS * sizeof(uint32_t));
 
    struct hw_usc_stats st = { 0 };
    for (unsigned i = 0; i < nsimd; i++) {
@@ -184,8 +278,12 @@ hw_usc_run_workgroup(const struct hw_usc_launch *L, const struct hw_usc_workgrou
    }
    if (stats)
       add_stats(stats, &st);
-   free(simd);
-   free(uni);
+   if (sc) {
+      scratch_put(sc);
+   } else {
+      free(simd);
+      free(uni);
+   }
    return rc;
 }
 
@@ -229,28 +327,41 @@ hw_usc_run_preshader(const struct hw_usc_launch *L, uint32_t uniforms[HW_USC_NUM
 
 /* ---- accessors --------------------------------------------------------- */
 
+/* The groups are never const objects: reads may zero registers on
+ * first touch (usc_touch). */
 uint32_t
 hw_usc_simd_read32(const struct hw_usc_simd *s, unsigned reg, unsigned lane)
 {
+   usc_touch((struct hw_usc_simd *)s, reg);
    return s->r[reg & 127][lane & 31];
 }
 
 void
 hw_usc_simd_write32(struct hw_usc_simd *s, unsigned reg, unsigned lane, uint32_t v)
 {
+   usc_touch(s, reg);
    s->r[reg & 127][lane & 31] = v;
 }
 
 uint16_t
 hw_usc_simd_read16(const struct hw_usc_simd *s, unsigned half, unsigned lane)
 {
+   usc_touch((struct hw_usc_simd *)s, (half & 255) >> 1);
    return (uint16_t)usc_rd16(s, half & 255, lane & 31);
 }
 
 void
 hw_usc_simd_write16(struct hw_usc_simd *s, unsigned half, unsigned lane, uint16_t v)
 {
+   usc_touch(s, (half & 255) >> 1);
    usc_wr16(s, half & 255, lane & 31, v);
+}
+
+uint32_t *
+hw_usc_simd_row32(struct hw_usc_simd *s, unsigned reg)
+{
+   usc_touch(s, reg);
+   return s->r[reg & 127];
 }
 
 uint32_t

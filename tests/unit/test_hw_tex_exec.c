@@ -430,6 +430,52 @@ test_block_needs_tile(void **state)
    assert_int_equal(run(k, 4, NULL, &res), HW_USC_BAD_CODE);
 }
 
+/* An end-of-tile store running off the end of mapped memory: rows 0-3 of
+ * the image are mapped, rows 4-7 are not. The store writes runs of
+ * texels with one copy each and redoes a faulting run texel by texel, so
+ * everything before the first unmapped texel lands and the fault names
+ * exactly that texel's address. */
+static void
+test_block_store_partial_fault(void **state)
+{
+   (void)state;
+   uint8_t tile[8 * 8 * 4];
+   for (unsigned i = 0; i < sizeof(tile); i++)
+      tile[i] = (uint8_t)(i * 7 + 3);
+   struct hw_tex_tile tt = {
+      .mem = tile, .size = sizeof(tile), .width = 8, .height = 8, .samples = 1,
+      .row_stride = 32, .pixel_stride = 4, .x0 = 0, .y0 = 0,
+   };
+   frag_tile = &tt;
+   run_hook = frag_hook;
+   const uint64_t base = TEX_GPU_BASE + TEX_GPU_SIZE - 4 * 32;   /* 4 rows of 32 bytes */
+   struct agx_pbe p = { AGX_PBE_HEADER };
+   p.layout = AGX_LAYOUT_LINEAR;
+   p.channels = AGX_CHANNELS_R8G8B8A8;
+   p.type = AGX_TEXTURE_TYPE_UNORM;
+   p.swizzle_r = AGX_CHANNEL_R;
+   p.swizzle_g = AGX_CHANNEL_G;
+   p.swizzle_b = AGX_CHANNEL_B;
+   p.swizzle_a = AGX_CHANNEL_A;
+   p.width = 8;
+   p.height = 8;
+   p.buffer = base;
+   p.stride = 32 - 4;
+   struct agx_pbe_packed pp;
+   agx_pbe_pack(&pp, &p);
+   memcpy(tex_host(TEXTAB_VA), pp.opaque, 24);
+   const char *k = "mov_imm          r0l, 0\n"
+                   "image_write_block r0l, r4_r5, 0, ts0, tex_2d, rte, u8norm, 0, 0, 0\n"
+                   "stop\n";
+   struct hw_usc_result res;
+   memset(&res, 0, sizeof(res));
+   assert_int_equal(run(k, 32, NULL, &res), HW_USC_FAULT);
+   assert_true(last_mmu.fault.valid);
+   assert_int_equal(last_mmu.fault.unit, HW_UNIT_PBE);
+   assert_int_equal(last_mmu.fault.addr, base + 4 * 32);
+   assert_memory_equal(tex_host(base), tile, 4 * 32);
+}
+
 int
 main(void)
 {
@@ -441,6 +487,7 @@ main(void)
       cmocka_unit_test_setup(test_fault_reported, setup),
       cmocka_unit_test_setup(test_block_needs_tile, setup),
       cmocka_unit_test_setup(test_block_store_instruction, setup),
+      cmocka_unit_test_setup(test_block_store_partial_fault, setup),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
