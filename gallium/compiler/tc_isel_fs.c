@@ -337,6 +337,16 @@ void
 tc_emit_fs_epilogue(struct tc *c)
 {
    const struct tc_fs_key *k = &c->key->fs;
+   /* Depth first: the ISP tests the emitted depth at zs_emit and drops the
+    * samples that fail from the coverage, so the colour stores after it
+    * only write what survived. */
+   if (c->outw[FRAG_RESULT_DEPTH][0]) {
+      c->out->fs.writes_depth = true;
+      struct opnd z = tc_to_reg(c, c->outv[FRAG_RESULT_DEPTH][0]);
+      /* depth is written from a 32-bit register named as its 16-bit pair */
+      z.flags |= F_PAIR16;
+      EMIT(c, "zs_emit 255, $0, 0", z);
+   }
    for (unsigned rt = 0; rt < k->nr_cbufs && rt < TC_MAX_RTS; rt++) {
       unsigned loc = FRAG_RESULT_DATA0 + rt;
       bool any = false;
@@ -370,13 +380,6 @@ tc_emit_fs_epilogue(struct tc *c)
       char buf[96];
       snprintf(buf, sizeof(buf), "st_tile $0, %s, 0, %s, %u, 255, 0", f, masks[mask], k->rt[rt].offset);
       EMIT(c, buf, vec);
-   }
-   if (c->outw[FRAG_RESULT_DEPTH][0]) {
-      c->out->fs.writes_depth = true;
-      struct opnd z = tc_to_reg(c, c->outv[FRAG_RESULT_DEPTH][0]);
-      /* depth is written from a 32-bit register named as its 16-bit pair */
-      z.flags |= F_PAIR16;
-      EMIT(c, "zs_emit 255, $0, 0", z);
    }
    if (c->outw[FRAG_RESULT_STENCIL][0] || c->outw[FRAG_RESULT_SAMPLE_MASK][0]) {
       tc_fail(c, "stencil / sample mask outputs are not supported");

@@ -91,6 +91,7 @@ struct fs_run {
    uint8_t cov[32];               /* samples per lane (in/out) */
    float zout[32];
    uint32_t zset;
+   bool late_z;                   /* depth is tested at zs_emit (shader depth) */
    char err[96];
 };
 
@@ -497,6 +498,8 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    return HW_USC_OK;
 }
 
+static void late_depth_test(struct fs_run *r, unsigned l, float z);
+
 static enum hw_usc_status
 fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
@@ -538,9 +541,16 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
          if (!(exec >> l & 1))
             continue;
          /* The zs operand names 16-bit halves: the depth is the 32-bit
-          * register holding halves T, T+1. */
-         r->zout[l] = u2f(hw_usc_simd_read32(s, T->value / 2, l));
+          * register holding halves T, T+1. Like any fragment depth it is
+          * clamped to the buffer's [0, 1]. */
+         float zv = u2f(hw_usc_simd_read32(s, T->value / 2, l));
+         zv = fminf(fmaxf(zv, 0.0f), 1.0f);
+         r->zout[l] = zv;
          r->zset |= 1u << l;
+         /* The ISP tests the emitted depth now: samples that fail leave
+          * the coverage, so later tilebuffer stores skip them. */
+         if (r->late_z)
+            late_depth_test(r, l, zv);
       }
       return HW_USC_OK;
    }
@@ -1040,6 +1050,35 @@ resolve(struct tile *t)
    return ok;
 }
 
+/*
+ * The depth test of a fragment whose shader writes depth, run when the
+ * value is emitted (zs_emit) or, for a lane that never emitted one, after
+ * the shader: samples of lane l that fail leave its coverage and take the
+ * stencil depth-fail op. Stencil was tested before shading.
+ */
+static void
+late_depth_test(struct fs_run *r, unsigned l, float z)
+{
+   struct tile *t = r->t;
+   struct fpass *fp = t->fp;
+   const struct fstate *st = &t->st;
+   unsigned face = r->p->h.back_facing ? 1 : 0;
+   const struct agx_fragment_face *ff = &st->face[face];
+   const struct agx_fragment_stencil *sf = &st->sten[face];
+   uint8_t ref = (uint8_t)ff->stencil_reference;
+   unsigned lx = r->gx + quad_dx(l) - t->x0, ly = r->gy + quad_dy(l) - t->y0;
+   for (unsigned s = 0; s < fp->samples; s++) {
+      if (!(r->cov[l] >> s & 1))
+         continue;
+      unsigned i = sidx(fp, lx, ly, s);
+      if (zs_func(ff->depth_function, z, t->z[i]))
+         continue;
+      r->cov[l] &= (uint8_t)~(1u << s);
+      if (st->fc.stencil_test_enable)
+         sten_write(&t->s[i], sten_op(sf->depth_fail, t->s[i], ref), (uint8_t)sf->write_mask);
+   }
+}
+
 static bool
 shade_prim(struct tile *t, struct prim *p)
 {
@@ -1061,6 +1100,10 @@ shade_prim(struct tile *t, struct prim *p)
     */
    bool shaded = st->raw.has_shader && st->pipe.shader;
    bool defer = shaded && st->fc.pass_type == AGX_PASS_TYPE_OPAQUE;
+   /* A shader that writes depth is depth-tested with the value it emits
+    * (late), not the interpolated one: before shading only coverage and
+    * stencil count. (Opaque is the driver's promise it does not.) */
+   bool late_z = shaded && !defer && hw_usc_shader_writes_depth(st->pipe.shader);
    uint32_t dfr_id = 0;
    if (shaded && !defer && t->ndfr) {
       if (!resolve(t) || !load_state(t, p->h.state))
@@ -1155,7 +1198,7 @@ shade_prim(struct tile *t, struct prim *p)
                      continue;
                   }
                }
-               if (!zs_func(ff->depth_function, z, t->z[i])) {
+               if (!late_z && !zs_func(ff->depth_function, z, t->z[i])) {
                   if (stencil)
                      sten_write(sv, sten_op(sf->depth_fail, *sv, ref), (uint8_t)sf->write_mask);
                   continue;
@@ -1186,6 +1229,7 @@ shade_prim(struct tile *t, struct prim *p)
             continue;
          }
          memcpy(r.cov, pass, sizeof(pass));
+         r.late_z = late_z;
          uint64_t cyc = 0;
          if (st->raw.has_shader && st->pipe.shader) {
             if (!run_group(t, &r, &st->pipe, &cyc))
@@ -1198,6 +1242,16 @@ shade_prim(struct tile *t, struct prim *p)
             if (shaded) {
                t->stats.fragments++;
                t->j.cycles += HWR_CYC_FRAGMENT;
+            }
+            /* A lane that emitted no depth is tested with its own. */
+            if (late_z && !(r.zset >> l & 1)) {
+               for (unsigned s = 0; s < fp->samples; s++) {
+                  uint8_t keep = r.cov[l];
+                  r.cov[l] = keep & (uint8_t)(1u << s);
+                  if (r.cov[l])
+                     late_depth_test(&r, l, zs[l][s]);
+                  r.cov[l] = (uint8_t)((keep & ~(1u << s)) | r.cov[l]);
+               }
             }
             unsigned lx = gx + quad_dx(l) - t->x0, ly = gy + quad_dy(l) - t->y0;
             for (unsigned s = 0; s < fp->samples; s++) {

@@ -106,6 +106,9 @@ unsigned hw_usc_shader_length(const struct hw_usc_shader *s);   /* records */
 size_t hw_usc_shader_bytes(const struct hw_usc_shader *s);
 /* Highest GPR (32-bit register number) the shader names, +1. */
 unsigned hw_usc_shader_gprs(const struct hw_usc_shader *s);
+/* Whether the shader writes depth (a zs_emit with its z bit): the ISP
+ * then tests depth with the emitted value instead of before shading. */
+bool hw_usc_shader_writes_depth(const struct hw_usc_shader *s);
 
 struct hw_usc_cache *hw_usc_cache_create(void);
 void hw_usc_cache_destroy(struct hw_usc_cache *c);

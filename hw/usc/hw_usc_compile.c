@@ -678,6 +678,18 @@ unsigned hw_usc_shader_length(const struct hw_usc_shader *s) { return s->count; 
 size_t hw_usc_shader_bytes(const struct hw_usc_shader *s) { return s->bytes; }
 unsigned hw_usc_shader_gprs(const struct hw_usc_shader *s) { return s->max_gpr; }
 
+bool
+hw_usc_shader_writes_depth(const struct hw_usc_shader *s)
+{
+   for (unsigned i = 0; i < s->hook_count; i++) {
+      uint32_t z = 0;
+      if (s->hook_instrs[i].op == AGX_OP_ZS_EMIT &&
+          agx_instr_field(&s->hook_instrs[i], "z", &z) && z)
+         return true;
+   }
+   return false;
+}
+
 /* ---- cache ---------------------------------------------------------- */
 
 #define CACHE_BUCKETS 256

@@ -709,41 +709,62 @@ test_tile_sizes(void **state)
 
 /* ------------------------------------------------------------ zs_emit */
 
-/* The shader replaces the depth with 0.125 (r4, the halves r4l_r4h), a
- * value the rasterised quad (z = 0.75) never has; r8 holds a decoy. */
-static const char *const fs_zs_emit_src =
-   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
-   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
-   "mov_imm r8, 1063675494, 0b0\n"
-   "mov_imm r4, 1040187392, 0b0\n"
-   "zs_emit 255, r4l_r4h, 0\n"
-   "stop\n";
+/* The shader replaces the depth with a constant (r6, the halves r6l_r6h;
+ * r12, the register numbered like those halves, holds a decoy 0.9) and
+ * then stores its colour. */
+#define FS_ZS_EMIT(bits)                                                  \
+   "iter r8_r9_r10_r11, cf0, center, 0b0, 0, 0, 0, 0, 0\n"                \
+   "mov_imm r12, 1063675494, 0b0\n"                                       \
+   "mov_imm r6, " bits ", 0b0\n"                                          \
+   "zs_emit 255, r6l_r6h, 0\n"                                            \
+   "st_tile r8_r9_r10_r11, u8norm, 0, xyzw, 0, 255, 0\n"                  \
+   "stop\n"
 
+/* Depth written by the shader is what the ISP tests and stores: a green
+ * quad at z = 0.25, then over its left half a shader-depth quad whose
+ * interpolated z would decide the opposite of its emitted one. */
 static void
 test_zs_emit_depth(void **state)
 {
    (void)state;
    const unsigned W = 32, H = 32;
-   struct scene s;
-   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
-   s.want_depth = true;
-   s.zls = zls_word(true, false, AGX_ZLS_FORMAT_32F);
-   struct draw_state ds = flat();
-   ds.zfunc = AGX_ZS_FUNC_ALWAYS;
-   ds.zwrite = true;
-   ds.pass = AGX_PASS_TYPE_PUNCH_THROUGH;
-   ds.fs = fs_zs_emit_src;
-   solid_quad(&s, &ds, -1, -1, 0, 1, 0.75f, c_red);      /* left half */
-   assert_true(run(&s));
-   const float *zf = host(&s, s.zbuf_va);
-   for (unsigned y = 0; y < H; y++) {
-      for (unsigned x = 0; x < W; x++) {
-         float want = x < W / 2 ? 0.125f : 1.0f;          /* cleared to 1 */
-         if (zf[y * W + x] != want)
-            fail_msg("pixel (%u,%u): depth %.9g want %.9g", x, y, zf[y * W + x], want);
+   struct {
+      const char *fs;
+      float interp, emitted;
+      bool visible;
+   } cases[] = {
+      /* interpolated 0.75 fails LESS against 0.25, emitted 0.125 passes */
+      { FS_ZS_EMIT("1040187392"), 0.75f, 0.125f, true },
+      /* interpolated 0.1 passes, emitted 0.5 fails */
+      { FS_ZS_EMIT("1056964608"), 0.1f, 0.5f, false },
+   };
+   for (unsigned k = 0; k < 2; k++) {
+      struct scene s;
+      scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+      s.want_depth = true;
+      s.zls = zls_word(true, false, AGX_ZLS_FORMAT_32F);
+      struct draw_state ds = flat();
+      ds.zfunc = AGX_ZS_FUNC_LESS;
+      ds.zwrite = true;
+      solid_quad(&s, &ds, -1, -1, 1, 1, 0.25f, c_green);
+      ds.pass = AGX_PASS_TYPE_PUNCH_THROUGH;
+      ds.fs = cases[k].fs;
+      solid_quad(&s, &ds, -1, -1, 0, 1, cases[k].interp, c_red);
+      assert_true(run(&s));
+      const float *zf = host(&s, s.zbuf_va);
+      for (unsigned y = 0; y < H; y++) {
+         for (unsigned x = 0; x < W; x++) {
+            bool left = x < W / 2, red = left && cases[k].visible;
+            float want_z = red ? cases[k].emitted : 0.25f;
+            if (zf[y * W + x] != want_z)
+               fail_msg("case %u pixel (%u,%u): depth %.9g want %.9g", k, x, y,
+                        zf[y * W + x], want_z);
+            if (s.rt[y * W + x] != (red ? RED : GREEN))
+               fail_msg("case %u pixel (%u,%u): colour %08x", k, x, y, s.rt[y * W + x]);
+         }
       }
+      scene_teardown(&s);
    }
-   scene_teardown(&s);
 }
 
 int
