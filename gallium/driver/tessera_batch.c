@@ -255,6 +255,7 @@ batch_slot(struct tessera_context *ctx)
          util_dynarray_init(&b->depth_bias, b);
          util_dynarray_init(&b->resources, b);
          util_dynarray_init(&b->occlusion, b);
+         util_dynarray_init(&b->timers, b);
          ctx->batches[i] = b;
          return b;
       }
@@ -344,6 +345,8 @@ tessera_get_batch(struct tessera_context *ctx)
    util_dynarray_clear(&b->depth_bias);
    util_dynarray_clear(&b->occlusion);
    b->oq_counters = NULL;
+   util_dynarray_clear(&b->timers);
+   b->timestamped = false;
    b->clear = 0;
    b->draws = 0;
    b->clear_depth = 1.0;
@@ -481,6 +484,7 @@ batch_submit(struct tessera_batch *b)
    cmd.eot.usc = prog.eot;
    cmd.partial_bg.usc = prog.partial_bg;
    cmd.partial_eot.usc = prog.partial_eot;
+   tessera_query_batch_submit(b, &cmd);
 
    /* Depth and stencil through the ZLS unit: load what is valid and not
     * cleared, store whatever is bound. */
@@ -642,6 +646,7 @@ tessera_batches_fini(struct tessera_context *ctx)
       ralloc_free(b);
       ctx->batches[i] = NULL;
    }
+   tessera_query_fini(ctx);
 }
 
 /* --------------------------------------------------------------- hazards */

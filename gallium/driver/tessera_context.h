@@ -152,6 +152,13 @@ struct tessera_batch {
     * the ISP Oclqry array (oq_counters, CPU view, once submitted). */
    struct util_dynarray occlusion;    /* struct tessera_query * */
    uint64_t *oq_counters;
+
+   /* Timer queries fed by this pass (TIME_ELAPSED inside which it was
+    * submitted, TIMESTAMP taken after it), and whether the firmware
+    * writes its start/end GPU timestamps into the context's timestamp
+    * object (slot = this batch's slot). */
+   struct util_dynarray timers;       /* struct tessera_query * */
+   bool timestamped;
 };
 
 /* --------------------------------------------------------- the context */
@@ -173,6 +180,15 @@ struct tessera_context {
    struct primconvert_context *primconvert;   /* quads, polygons; created on use */
    struct tessera_query *occlusion_query;     /* active, or NULL */
    bool queries_active;                       /* set_active_query_state */
+
+   /* GPU timestamps (tessera_query.c): one object the firmware writes the
+    * start and end ticks of every render pass into, two per batch slot. */
+   struct tessera_bo *ts_bo;
+   uint32_t ts_object;                        /* GEM_BIND_OBJECT handle */
+   bool ts_failed;                            /* no timestamps: said once */
+   struct tessera_query *active_timers;       /* TIME_ELAPSED running */
+   uint64_t last_submit_seqno;                /* newest timestamped pass */
+   uint64_t last_end_ticks;                   /* its end, once retired */
 };
 
 static inline struct tessera_context *
@@ -244,6 +260,12 @@ unsigned tessera_query_batch_index(struct tessera_batch *batch, struct tessera_q
 bool tessera_query_counts_boolean(const struct tessera_query *q);
 /* The batch's counters are final: add them to their queries. */
 void tessera_query_batch_retired(struct tessera_batch *batch);
+/* The batch is about to be submitted as cmd: ask for its GPU timestamps
+ * and hand it to the running time queries. */
+void tessera_query_batch_submit(struct tessera_batch *batch,
+                                struct drm_asahi_cmd_render *cmd);
+/* Releases the timestamp object (all batches retired). */
+void tessera_query_fini(struct tessera_context *ctx);
 
 /* ---- tessera_blit.c */
 void tessera_init_blit_functions(struct pipe_context *pctx);

@@ -3,11 +3,22 @@
  * active points its PPP record at a 64-bit counter of its batch's
  * occlusion array (ISP Oclqry Base; Visibility Mode counting or boolean),
  * and a batch adds its counters to the queries when it retires. A query
- * spanning several passes sums them. GPU_FINISHED is a flush; timestamps
- * come from DRM_ASAHI_GET_TIME at the points the CPU sees (an
- * approximation: there is no per-command timestamp plumbing yet).
+ * spanning several passes sums them. GPU_FINISHED is a flush.
+ *
+ * Timer queries use the GPU's own timestamps. Every render pass asks the
+ * firmware for two of them (uAPI ts_vtx.start: before its vertex job
+ * starts; ts_frag.end: after its fragment job went idle), written in
+ * command_timestamp_frequency_hz ticks into one per-context object bound
+ * with GEM_BIND_OBJECT(USAGE_TIMESTAMPS), two 64-bit slots per batch slot.
+ * A TIME_ELAPSED query flushes the pass being recorded at begin and at end,
+ * so exactly the passes submitted in between belong to it; it sums their
+ * (end - start) when they retire. Gaps between passes (other queues' work)
+ * are not counted. A TIMESTAMP query is the end of the newest pass this
+ * context submitted before it, or GET_TIME's GPU time when there was none.
+ * Results exist only once those passes' syncobjs signalled.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <xf86drm.h>
@@ -19,9 +30,17 @@
 
 struct tessera_query {
    unsigned type;
-   uint64_t result;
-   uint64_t start_ns;
+   uint64_t result;                   /* occlusion; GET_TIME ns (TIMESTAMP) */
+   uint64_t ticks;                    /* timer queries: GPU ticks */
+   bool from_ticks;                   /* TIMESTAMP: result is ticks */
+   struct tessera_query *next_timer;  /* ctx->active_timers list */
 };
+
+static bool
+is_timer(unsigned type)
+{
+   return type == PIPE_QUERY_TIME_ELAPSED || type == PIPE_QUERY_TIMESTAMP;
+}
 
 static bool
 is_occlusion(unsigned type)
@@ -39,6 +58,28 @@ gpu_time_ns(struct tessera_context *ctx)
       return 0;
    }
    return t.gpu_timestamp;
+}
+
+/* GPU ticks to ns, exactly as GET_TIME rounds (down), without overflow. */
+static uint64_t
+ticks_to_ns(const struct tessera_screen *s, uint64_t ticks)
+{
+   uint64_t f = s->params.command_timestamp_frequency_hz;
+   if (!f)
+      return 0;
+   return ticks / f * 1000000000ull + ticks % f * 1000000000ull / f;
+}
+
+static void
+unlink_timer(struct tessera_context *ctx, struct tessera_query *q)
+{
+   for (struct tessera_query **p = &ctx->active_timers; *p; p = &(*p)->next_timer) {
+      if (*p == q) {
+         *p = q->next_timer;
+         break;
+      }
+   }
+   q->next_timer = NULL;
 }
 
 static struct pipe_query *
@@ -62,7 +103,7 @@ tessera_create_query(struct pipe_context *pctx, unsigned type, unsigned index)
    return (struct pipe_query *)q;
 }
 
-/* Batches whose counters feed q. */
+/* Batches whose counters or timestamps feed q. */
 static bool
 batch_counts(struct tessera_batch *b, struct tessera_query *q)
 {
@@ -71,7 +112,18 @@ batch_counts(struct tessera_batch *b, struct tessera_query *q)
    util_dynarray_foreach(&b->occlusion, struct tessera_query *, e)
       if (*e == q)
          return true;
+   util_dynarray_foreach(&b->timers, struct tessera_query *, e)
+      if (*e == q)
+         return true;
    return false;
+}
+
+/* Submits the pass being recorded if it holds any work. */
+static void
+flush_current(struct tessera_context *ctx, const char *reason)
+{
+   if (ctx->batch && (ctx->batch->draws || ctx->batch->clear))
+      tessera_batch_flush(ctx->batch, reason);
 }
 
 static void
@@ -81,6 +133,7 @@ tessera_destroy_query(struct pipe_context *pctx, struct pipe_query *pq)
    struct tessera_query *q = (struct tessera_query *)pq;
    if (ctx->occlusion_query == q)
       ctx->occlusion_query = NULL;
+   unlink_timer(ctx, q);
    /* Retiring batches write into the query: let them finish first. */
    for (unsigned i = 0; i < TESSERA_MAX_BATCHES; i++)
       if (batch_counts(ctx->batches[i], q))
@@ -98,10 +151,17 @@ tessera_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
       if (batch_counts(ctx->batches[i], q))
          tessera_batch_wait(ctx->batches[i]);
    q->result = 0;
-   if (is_occlusion(q->type))
+   q->ticks = 0;
+   q->from_ticks = false;
+   if (is_occlusion(q->type)) {
       ctx->occlusion_query = q;
-   else if (q->type == PIPE_QUERY_TIME_ELAPSED)
-      q->start_ns = gpu_time_ns(ctx);
+   } else if (q->type == PIPE_QUERY_TIME_ELAPSED) {
+      /* Work recorded before the query stays out of it. */
+      flush_current(ctx, "TIME_ELAPSED query begins");
+      unlink_timer(ctx, q);
+      q->next_timer = ctx->active_timers;
+      ctx->active_timers = q;
+   }
    return true;
 }
 
@@ -114,16 +174,38 @@ tessera_end_query(struct pipe_context *pctx, struct pipe_query *pq)
    case PIPE_QUERY_GPU_FINISHED:
       tessera_flush_all(ctx, "GPU_FINISHED query");
       break;
-   case PIPE_QUERY_TIMESTAMP:
-      q->result = gpu_time_ns(ctx);
-      break;
-   case PIPE_QUERY_TIME_ELAPSED:
-      /* Everything recorded so far runs inside the interval. */
-      tessera_flush_all(ctx, "TIME_ELAPSED query");
+   case PIPE_QUERY_TIMESTAMP: {
+      /* A query counter has no begin: drop what a previous use collected. */
       for (unsigned i = 0; i < TESSERA_MAX_BATCHES; i++)
-         if (ctx->batches[i] && ctx->batches[i]->state == TESSERA_BATCH_SUBMITTED)
+         if (batch_counts(ctx->batches[i], q))
             tessera_batch_wait(ctx->batches[i]);
-      q->result = gpu_time_ns(ctx) - q->start_ns;
+      q->result = 0;
+      q->ticks = 0;
+      q->from_ticks = false;
+      /* The time all previous work is done: the end of the newest pass. */
+      flush_current(ctx, "TIMESTAMP query");
+      struct tessera_batch *last = NULL;
+      for (unsigned i = 0; i < TESSERA_MAX_BATCHES; i++) {
+         struct tessera_batch *b = ctx->batches[i];
+         if (b && b->state == TESSERA_BATCH_SUBMITTED && b->timestamped &&
+             b->seqno == ctx->last_submit_seqno)
+            last = b;
+      }
+      if (last) {
+         util_dynarray_append(&last->timers, struct tessera_query *, q);
+      } else if (ctx->last_end_ticks) {
+         q->ticks = ctx->last_end_ticks;
+         q->from_ticks = true;
+      } else {
+         /* Nothing of ours ran (or no timestamps): the GPU clock now. */
+         q->result = gpu_time_ns(ctx);
+      }
+      break;
+   }
+   case PIPE_QUERY_TIME_ELAPSED:
+      /* The work recorded inside the interval. */
+      flush_current(ctx, "TIME_ELAPSED query ends");
+      unlink_timer(ctx, q);
       break;
    default:
       if (ctx->occlusion_query == q)
@@ -155,7 +237,7 @@ tessera_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool 
       return true;
    }
 
-   if (is_occlusion(q->type)) {
+   if (is_occlusion(q->type) || is_timer(q->type)) {
       for (unsigned i = 0; i < TESSERA_MAX_BATCHES; i++) {
          struct tessera_batch *b = ctx->batches[i];
          if (!batch_counts(b, q))
@@ -175,6 +257,12 @@ tessera_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool 
    case PIPE_QUERY_OCCLUSION_PREDICATE:
    case PIPE_QUERY_OCCLUSION_PREDICATE_CONSERVATIVE:
       vresult->b = q->result != 0;
+      break;
+   case PIPE_QUERY_TIME_ELAPSED:
+      vresult->u64 = ticks_to_ns(ctx->screen, q->ticks);
+      break;
+   case PIPE_QUERY_TIMESTAMP:
+      vresult->u64 = q->from_ticks ? ticks_to_ns(ctx->screen, q->ticks) : q->result;
       break;
    default:
       vresult->u64 = q->result;
@@ -219,6 +307,106 @@ tessera_query_batch_retired(struct tessera_batch *batch)
    }
    util_dynarray_clear(&batch->occlusion);
    batch->oq_counters = NULL;
+
+   struct tessera_context *ctx = batch->ctx;
+   if (batch->timestamped) {
+      const volatile uint64_t *ts = (uint64_t *)tessera_bo_map(ctx->ts_bo) + 2 * batch->slot;
+      uint64_t start = ts[0], end = ts[1];
+      /* All ones means not written (the submission failed); the GPU
+       * clock itself starts at 0. */
+      bool valid = start != UINT64_MAX && end != UINT64_MAX && end >= start;
+      if (!valid && batch->state == TESSERA_BATCH_SUBMITTED)
+         fprintf(stderr, "tessera: render %" PRIu64 " has no GPU timestamps (%" PRIu64
+                 ", %" PRIu64 ")\n", batch->seqno, start, end);
+      if (valid) {
+         util_dynarray_foreach(&batch->timers, struct tessera_query *, e) {
+            if ((*e)->type == PIPE_QUERY_TIME_ELAPSED) {
+               (*e)->ticks += end - start;
+            } else {
+               (*e)->ticks = end;
+               (*e)->from_ticks = true;
+            }
+         }
+         if (batch->seqno == ctx->last_submit_seqno)
+            ctx->last_end_ticks = end;
+      }
+   }
+   util_dynarray_clear(&batch->timers);
+   batch->timestamped = false;
+}
+
+/* The context's timestamp object: created on first use; false (said
+ * once) when the kernel does not give one. */
+static bool
+timestamps_init(struct tessera_context *ctx)
+{
+   if (ctx->ts_bo)
+      return true;
+   if (ctx->ts_failed)
+      return false;
+   struct tessera_screen *s = ctx->screen;
+   ctx->ts_failed = true;
+   if (!s->params.command_timestamp_frequency_hz) {
+      fprintf(stderr, "tessera: the kernel reports no timestamp frequency\n");
+      return false;
+   }
+   struct tessera_bo *bo = tessera_bo_create(s, TESSERA_MAX_BATCHES * 16, 0, "timestamps");
+   if (!bo || !tessera_bo_map(bo)) {
+      fprintf(stderr, "tessera: out of memory for the timestamp object\n");
+      tessera_bo_unreference(bo);
+      return false;
+   }
+   struct drm_asahi_gem_bind_object o = {
+      .op = DRM_ASAHI_BIND_OBJECT_OP_BIND,
+      .flags = DRM_ASAHI_BIND_OBJECT_USAGE_TIMESTAMPS,
+      .handle = bo->handle,
+      .offset = 0,
+      .range = bo->size,
+   };
+   if (drmIoctl(s->fd, DRM_IOCTL_ASAHI_GEM_BIND_OBJECT, &o)) {
+      fprintf(stderr, "tessera: GEM_BIND_OBJECT (timestamps) failed: %s\n",
+              strerror(errno));
+      tessera_bo_unreference(bo);
+      return false;
+   }
+   ctx->ts_bo = bo;
+   ctx->ts_object = o.object_handle;
+   ctx->ts_failed = false;
+   return true;
+}
+
+void
+tessera_query_batch_submit(struct tessera_batch *batch, struct drm_asahi_cmd_render *cmd)
+{
+   struct tessera_context *ctx = batch->ctx;
+   /* Two firmware ops per pass: cheap enough to stamp every pass, which
+    * also gives TIMESTAMP queries the end of the newest one. */
+   if (!timestamps_init(ctx))
+      return;
+   uint64_t *ts = (uint64_t *)tessera_bo_map(ctx->ts_bo) + 2 * batch->slot;
+   ts[0] = ts[1] = UINT64_MAX;
+   cmd->ts_vtx.start = (struct drm_asahi_timestamp){ ctx->ts_object, batch->slot * 16 };
+   cmd->ts_frag.end = (struct drm_asahi_timestamp){ ctx->ts_object, batch->slot * 16 + 8 };
+   batch->timestamped = true;
+   ctx->last_submit_seqno = batch->seqno;
+   for (struct tessera_query *q = ctx->active_timers; q; q = q->next_timer)
+      util_dynarray_append(&batch->timers, struct tessera_query *, q);
+}
+
+void
+tessera_query_fini(struct tessera_context *ctx)
+{
+   if (!ctx->ts_bo)
+      return;
+   struct drm_asahi_gem_bind_object o = {
+      .op = DRM_ASAHI_BIND_OBJECT_OP_UNBIND,
+      .object_handle = ctx->ts_object,
+   };
+   if (drmIoctl(ctx->screen->fd, DRM_IOCTL_ASAHI_GEM_BIND_OBJECT, &o))
+      fprintf(stderr, "tessera: GEM_BIND_OBJECT unbind (timestamps) failed: %s\n",
+              strerror(errno));
+   tessera_bo_unreference(ctx->ts_bo);
+   ctx->ts_bo = NULL;
 }
 
 void

@@ -114,12 +114,15 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
    case PIPE_CAP_SHAREABLE_SHADERS:
       return 0;
 
-   /* Not supported (yet): no MSAA, timer queries (the context has no GPU
-    * clock readback), geometry/tessellation/compute, stream output, array
-    * textures, texture buffers; features implemented but not yet covered
-    * by a test stay off too. */
+   /* Firmware-written per-pass GPU timestamps (tessera_query.c; tests/gl/
+    * gl_basic timer), in the same clock as GET_TIME / get_timestamp. */
    case PIPE_CAP_QUERY_TIME_ELAPSED:
    case PIPE_CAP_QUERY_TIMESTAMP:
+      return s->params.command_timestamp_frequency_hz != 0;
+
+   /* Not supported (yet): no MSAA, geometry/tessellation/compute, stream
+    * output, array textures, texture buffers; features implemented but
+    * not yet covered by a test stay off too. */
    case PIPE_CAP_MAX_TEXTURE_ARRAY_LAYERS:
    case PIPE_CAP_TEXTURE_BUFFER_OBJECTS:
    case PIPE_CAP_MAX_TEXEL_BUFFER_ELEMENTS_UINT:

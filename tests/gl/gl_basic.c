@@ -25,6 +25,10 @@
  *              per-target clear values and fragment outputs
  *   query      EXT_occlusion_query_boolean (SKIP when not exposed): a visible
  *              and a fully hidden quad
+ *   timer      EXT_disjoint_timer_query (SKIP when not exposed): GPU time of
+ *              1 and 10 blended full-screen quads on a 256x256 target (> 0,
+ *              10x the fill clearly slower, same numbers when repeated), an
+ *              empty query ~0, monotonic query counters (GL_TIMESTAMP_EXT)
  *   overflow   8192 one-pixel triangles pairs in front of a second full
  *              layer, depth tested: with a small TVB (TESSERA_SHIM_TVB_KB=16)
  *              the pass overflows and partial renders must store and
@@ -791,6 +795,154 @@ test_query(void)
    result("query", ok);
 }
 
+/* EXT_disjoint_timer_query entry points. */
+static struct {
+   PFNGLGENQUERIESEXTPROC gen;
+   PFNGLDELETEQUERIESEXTPROC del;
+   PFNGLBEGINQUERYEXTPROC begin;
+   PFNGLENDQUERYEXTPROC end;
+   PFNGLQUERYCOUNTEREXTPROC counter;
+   PFNGLGETQUERYOBJECTUIVEXTPROC getu;
+   PFNGLGETQUERYOBJECTUI64VEXTPROC get64;
+} tq;
+
+/* A query's result, polled without blocking first (GL_QUERY_RESULT_AVAILABLE
+ * goes through the driver's non-blocking path) and then read. */
+static GLuint64
+timer_result(GLuint q)
+{
+   GLuint avail = 0;
+   for (unsigned i = 0; i < 1000000 && !avail; i++)
+      tq.getu(q, GL_QUERY_RESULT_AVAILABLE_EXT, &avail);
+   GLuint64 r = ~0ull;
+   tq.get64(q, GL_QUERY_RESULT_EXT, &r);
+   return r;
+}
+
+/* GPU time of a pass drawing n blended full-screen quads (blending keeps
+ * hidden-surface removal from dropping the overdraw: every layer is
+ * shaded and blended). */
+static GLuint64
+timed_fill(GLuint q, unsigned n)
+{
+   tq.begin(GL_TIME_ELAPSED_EXT, q);
+   glClear(GL_COLOR_BUFFER_BIT);
+   for (unsigned i = 0; i < n; i++)
+      color_quad(-1, -1, 1, 1, 0, (const float[4]){ 0.05f, 0.1f, 0.0f, 0.1f });
+   tq.end(GL_TIME_ELAPSED_EXT);
+   return timer_result(q);
+}
+
+static void
+test_timer(void)
+{
+   const char *ext = (const char *)glGetString(GL_EXTENSIONS);
+   if (!ext || !strstr(ext, "GL_EXT_disjoint_timer_query")) {
+      printf("SKIP: timer (no EXT_disjoint_timer_query)\n");
+      return;
+   }
+   tq.gen = (PFNGLGENQUERIESEXTPROC)eglGetProcAddress("glGenQueriesEXT");
+   tq.del = (PFNGLDELETEQUERIESEXTPROC)eglGetProcAddress("glDeleteQueriesEXT");
+   tq.begin = (PFNGLBEGINQUERYEXTPROC)eglGetProcAddress("glBeginQueryEXT");
+   tq.end = (PFNGLENDQUERYEXTPROC)eglGetProcAddress("glEndQueryEXT");
+   tq.counter = (PFNGLQUERYCOUNTEREXTPROC)eglGetProcAddress("glQueryCounterEXT");
+   tq.getu = (PFNGLGETQUERYOBJECTUIVEXTPROC)eglGetProcAddress("glGetQueryObjectuivEXT");
+   tq.get64 = (PFNGLGETQUERYOBJECTUI64VEXTPROC)eglGetProcAddress("glGetQueryObjectui64vEXT");
+   bool ok = true;
+   PFNGLGETQUERYIVEXTPROC getq = (PFNGLGETQUERYIVEXTPROC)eglGetProcAddress("glGetQueryivEXT");
+   GLint bits = 0;
+   getq(GL_TIME_ELAPSED_EXT, GL_QUERY_COUNTER_BITS_EXT, &bits);
+   GLint disjoint = 0;
+   glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);   /* clears the flag */
+
+   /* Its own, bigger target: the fill dominates the per-pass overhead. */
+   enum { TW = 256, TH = 256 };
+   GLuint tf, trb;
+   glGenFramebuffers(1, &tf);
+   glBindFramebuffer(GL_FRAMEBUFFER, tf);
+   glGenRenderbuffers(1, &trb);
+   glBindRenderbuffer(GL_RENDERBUFFER, trb);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, TW, TH);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, trb);
+   glViewport(0, 0, TW, TH);
+   GLuint p = program(vs_color, fs_color), q[5];
+   tq.gen(5, q);
+   glEnable(GL_BLEND);
+   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+   glClearColor(0, 0, 0, 1);
+
+   /* Twice the same work: the modelled clock makes it the same time, up
+    * to the tick: timestamps are whole 24 MHz ticks (41.7 ns), so the same
+    * duration starting at another phase of a tick can read one tick more
+    * or less. (A whole run repeats exactly: the same numbers every run.)
+    * One unmeasured round first: a pass that overflows a small TVB makes
+    * the kernel grow it, and the passes after that do less work. */
+   timed_fill(q[0], 10);
+   GLuint64 t1[2], t10[2];
+   for (unsigned run = 0; run < 2; run++) {
+      t1[run] = timed_fill(q[0], 1);
+      t10[run] = timed_fill(q[0], 10);
+   }
+   printf("  timer: %d bits; 1 quad %llu ns, 10 quads %llu ns (%.2fx); again %llu, %llu ns\n",
+          bits, (unsigned long long)t1[0], (unsigned long long)t10[0],
+          t1[0] ? (double)t10[0] / t1[0] : 0.0, (unsigned long long)t1[1],
+          (unsigned long long)t10[1]);
+   if (bits < 30 || !t1[0] || t1[0] == ~0ull || t10[0] <= 3 * t1[0]) {
+      printf("  timer: expected > 0 ns and more than 3x for 10x the fill\n");
+      ok = false;
+   }
+   if (llabs((long long)(t1[0] - t1[1])) > 42 || llabs((long long)(t10[0] - t10[1])) > 42) {
+      printf("  timer: the same work took a different GPU time (beyond one tick)\n");
+      ok = false;
+   }
+
+   /* Nothing inside the query: no GPU work measured. */
+   glFinish();
+   tq.begin(GL_TIME_ELAPSED_EXT, q[1]);
+   tq.end(GL_TIME_ELAPSED_EXT);
+   GLuint64 empty = timer_result(q[1]);
+   printf("  timer: empty query %llu ns\n", (unsigned long long)empty);
+   if (empty > 1000) {
+      printf("  timer: expected ~0 ns for an empty query\n");
+      ok = false;
+   }
+
+   /* Query counters around work: increasing, at least the work apart. */
+   GLuint64 ts[3], gap;
+   tq.counter(q[2], GL_TIMESTAMP_EXT);
+   tq.begin(GL_TIME_ELAPSED_EXT, q[1]);
+   glClear(GL_COLOR_BUFFER_BIT);
+   color_quad(-1, -1, 1, 1, 0, (const float[4]){ 1, 0, 0, 0.5f });
+   tq.end(GL_TIME_ELAPSED_EXT);
+   tq.counter(q[3], GL_TIMESTAMP_EXT);
+   glClear(GL_COLOR_BUFFER_BIT);
+   color_quad(-1, -1, 1, 1, 0, (const float[4]){ 0, 1, 0, 0.5f });
+   tq.counter(q[4], GL_TIMESTAMP_EXT);
+   /* (glGetInteger64vEXT(GL_TIMESTAMP_EXT) is not checked: Mesa 22.3's
+    * state tables offer GL_TIMESTAMP to ES 3 contexts only, INVALID_ENUM
+    * on ES 2; it is the screen's get_timestamp, GET_TIME's clock.) */
+   for (unsigned i = 0; i < 3; i++)
+      ts[i] = timer_result(q[2 + i]);
+   gap = timer_result(q[1]);
+   printf("  timer: timestamps %llu, %llu, %llu ns (pass %llu ns)\n",
+          (unsigned long long)ts[0], (unsigned long long)ts[1], (unsigned long long)ts[2],
+          (unsigned long long)gap);
+   if (!ts[0] || !(ts[0] < ts[1] && ts[1] < ts[2]) || ts[1] - ts[0] < gap) {
+      printf("  timer: expected increasing timestamps, the pass between the first two\n");
+      ok = false;
+   }
+   glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
+
+   glDisable(GL_BLEND);
+   tq.del(5, q);
+   glDeleteProgram(p);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glDeleteFramebuffers(1, &tf);
+   glDeleteRenderbuffers(1, &trb);
+   glViewport(0, 0, W, H);
+   result("timer", ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -800,7 +952,7 @@ static const struct {
    { "blend", test_blend },     { "scissor", test_scissor },     { "stencil", test_stencil },
    { "polyoffset", test_polyoffset }, { "discard", test_discard }, { "mipmap", test_mipmap },
    { "rtt", test_rtt },         { "copytex", test_copytex },     { "mrt", test_mrt },
-   { "query", test_query },
+   { "query", test_query },     { "timer", test_timer },
    { "overflow", test_overflow },
 };
 
