@@ -8,6 +8,7 @@ LIBS += cmdstream
 cmdstream_SRCS := cmdstream/agx_pack_support.c \
                   cmdstream/agx_decode.c \
                   cmdstream/agx_decode_mem.c \
+                  cmdstream/agx_image_layout.c \
                   $(CMDSTREAM_GEN)/agx_pack.c \
                   $(CMDSTREAM_GEN)/agx_fw_pack.c
 
@@ -52,6 +53,12 @@ TESTS += test_pack
 test_pack_SRCS := tests/unit/test_pack.c
 test_pack_LIBS := cmdstream
 test_pack_LDLIBS := -lcmocka
+
+# Twiddled image layouts against values worked out from docs/texture.md.
+TESTS += test_agx_image_layout
+test_agx_image_layout_SRCS := tests/unit/test_agx_image_layout.c
+test_agx_image_layout_LIBS := cmdstream
+test_agx_image_layout_LDLIBS := -lcmocka
 
 # The stream decoder against golden text (tests/data/decode/).
 TESTS += test_decode

@@ -7,10 +7,11 @@
  *     render targets, depth/stencil, scanout/shared or explicitly linear;
  *     rows 64-byte aligned (the texture descriptor stores stride - 16 in
  *     16-byte units, the PBE stride - 4);
- *   - twiddled: everything else. Each level is cut into 16 KiB tiles
- *     (Morton order inside), a mipmapped image always allocates the full
- *     chain (the hardware computes level offsets for the whole chain), and
- *     arrays / cube faces are whole chains, page aligned.
+ *   - twiddled: everything else, placed by cmdstream/agx_image_layout.h
+ *     (shared with the GPU model). A mipmapped image always allocates the
+ *     full chain (the hardware computes level offsets for the whole
+ *     chain); arrays, cube faces and 3D slices are whole chains, page
+ *     aligned.
  * Depth/stencil: u_transfer_helper splits Z24S8 / Z32F_S8 into a depth
  * resource (Z24 stored as Z32F) and an S8 one, and converts on transfers.
  */
@@ -31,96 +32,53 @@
 #include "util/u_transfer.h"
 #include "util/u_transfer_helper.h"
 
+#include "cmdstream/agx_image_layout.h"
 #include "tessera_context.h"
 #include "tessera_resource.h"
 #include "tessera_sw.h"
 
-#define TESSERA_PAGE       16384u
-#define TESSERA_CACHELINE  128u
 #define TESSERA_ROW_ALIGN  64u
 
 /* ---- layout ------------------------------------------------------------ */
 
+/* Twiddled placement is the hardware's rule, shared with the GPU model's
+ * texture unit: cmdstream/agx_image_layout.h states and computes it. 3D
+ * slices and cube faces are layers of full chains there too. */
 static bool
-tile_size(unsigned bytes, unsigned *w, unsigned *h)
+layout_twiddled(struct tessera_resource *r, unsigned bytes, unsigned levels)
 {
-   /* One 16 KiB page per tile, wider than tall for odd powers of two. */
-   switch (bytes) {
-   case 1:  *w = 128; *h = 128; return true;
-   case 2:  *w = 128; *h = 64;  return true;
-   case 4:  *w = 64;  *h = 64;  return true;
-   case 8:  *w = 64;  *h = 32;  return true;
-   case 16: *w = 32;  *h = 32;  return true;
-   default: return false;
-   }
-}
-
-static unsigned
-full_levels(unsigned w, unsigned h)
-{
-   return util_logbase2(MAX2(w, h)) + 1;
-}
-
-static bool
-layout_twiddled(struct tessera_resource *r, unsigned bytes, unsigned w, unsigned h,
-                unsigned layers, unsigned levels)
-{
-   unsigned tw, th;
-   if (!tile_size(bytes, &tw, &th))
+   const struct pipe_resource *t = &r->base;
+   bool is_3d = t->target == PIPE_TEXTURE_3D;
+   bool is_cube = t->target == PIPE_TEXTURE_CUBE || t->target == PIPE_TEXTURE_CUBE_ARRAY;
+   struct agx_image_layout_params p = {
+      .block_bytes = bytes,
+      .width = t->width0,
+      .height = t->height0,
+      .depth = is_3d ? t->depth0 : t->array_size,
+      .levels = levels,
+      .kind = is_3d ? AGX_IMAGE_3D : is_cube ? AGX_IMAGE_CUBE : AGX_IMAGE_2D,
+      /* Our choice, told to the hardware by the descriptors' bit. */
+      .page_aligned_layers = (is_3d ? t->depth0 : t->array_size) > 1,
+   };
+   struct agx_image_layout l;
+   char err[128];
+   if (!agx_image_layout_twiddled(&l, &p, err, sizeof(err))) {
+      fprintf(stderr, "tessera: %s image: %s\n",
+              util_format_short_name(r->internal_format), err);
       return false;
-
-   /* Levels holding at least one whole tile in both directions use full
-    * tiles, laid out as the level-0 tile grid shifted down per level, plus
-    * a padding column/row (and corner) when the grid did not divide. The
-    * rest (the power-of-two tail) are allocated as the next powers of two
-    * of the first tail level, halved per level, with square tiles of the
-    * next power of two of the shorter side. */
-   unsigned pot_level = 0;
-   while (u_minify(w, pot_level) >= tw && u_minify(h, pot_level) >= th)
-      pot_level++;
-
-   uint64_t stx = DIV_ROUND_UP(w, tw), sty = DIV_ROUND_UP(h, th);
-   uint64_t off = 0;
-   unsigned l;
-   for (l = 0; l < levels && l < pot_level; l++) {
-      uint64_t tiles = (stx * sty) >> (2 * l);
-      bool pad_x = (stx & ((1u << l) - 1)) != 0;
-      bool pad_y = (sty & ((1u << l) - 1)) != 0;
-      if (pad_x)
-         tiles += sty >> l;
-      if (pad_y)
-         tiles += stx >> l;
-      if (pad_x && pad_y)
-         tiles += 1;
-      r->level[l].offset = off;
-      r->level[l].tile_w = tw;
-      r->level[l].tile_h = th;
-      r->level[l].tiles_per_row = DIV_ROUND_UP(u_minify(w, l), tw);
-      r->level[l].stride = 0;
-      uint64_t size = tiles * tw * th * bytes;
-      r->level[l].size = MIN2(size, UINT32_MAX);
-      off = align64(off + size, TESSERA_CACHELINE);
    }
-   uint32_t potw = util_next_power_of_two(u_minify(w, pot_level));
-   uint32_t poth = util_next_power_of_two(u_minify(h, pot_level));
-   unsigned shorter = MIN2(w, h);
-   for (; l < levels; l++) {
-      unsigned tile = util_next_power_of_two(u_minify(shorter, l));
-      r->level[l].offset = off;
-      r->level[l].tile_w = tile;
-      r->level[l].tile_h = tile;
-      r->level[l].tiles_per_row = DIV_ROUND_UP(u_minify(w, l), tile);
-      r->level[l].stride = 0;
-      uint64_t size = (uint64_t)potw * poth * bytes;
-      r->level[l].size = size;
-      off = align64(off + size, TESSERA_CACHELINE);
-      potw = MAX2(potw >> 1, 1);
-      poth = MAX2(poth >> 1, 1);
+   for (unsigned i = 0; i < l.levels; i++) {
+      r->level[i].offset = l.level[i].offset;
+      r->level[i].tile_w = l.level[i].tile_w;
+      r->level[i].tile_h = l.level[i].tile_h;
+      r->level[i].tiles_per_row = l.level[i].tiles_per_row;
+      r->level[i].stride = 0;
+      r->level[i].size = MIN2(l.level[i].size, UINT32_MAX);   /* oversize: refused at creation */
    }
    r->layout = TESSERA_LAYOUT_TWIDDLED;
-   r->page_aligned_layers = layers > 1;
-   r->layer_stride = r->page_aligned_layers ? align64(off, TESSERA_PAGE) : off;
-   r->size = r->layer_stride * layers;
+   r->page_aligned_layers = p.page_aligned_layers;
+   r->layer_stride = l.layer_stride;
+   r->size = l.size;
    return true;
 }
 
@@ -206,14 +164,13 @@ tessera_resource_layout(struct tessera_screen *s, struct tessera_resource *r,
    }
    /* A mipmapped image always gets the whole chain: the descriptors make
     * the hardware assume it. */
-   unsigned levels = t->last_level > 0 ? full_levels(t->width0, t->height0) : 1;
+   unsigned levels = t->last_level > 0 ? agx_image_full_levels(t->width0, t->height0) : 1;
    if (t->last_level >= levels) {
       fprintf(stderr, "tessera: %u levels for a %ux%u image\n", t->last_level + 1,
               t->width0, t->height0);
       return false;
    }
-   return layout_twiddled(r, bytes, t->width0, t->height0, is_3d ? t->depth0 : t->array_size,
-                          levels);
+   return layout_twiddled(r, bytes, levels);
 }
 
 /* ---- creation ------------------------------------------------------------ */

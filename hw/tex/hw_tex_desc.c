@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmdstream/agx_image_layout.h"
 #include "cmdstream/agx_pack.h"
 #include "hw/tex/hw_tex.h"
 
@@ -91,7 +92,7 @@ hw_tex_view_decode(struct hw_tex_view *v, const uint8_t desc[HW_TEX_DESC_BYTES],
    v->layers = layers;
    unsigned levels = 1;
    if (!linear && (t.unk_mipmapped || t.last_level > 0))
-      levels = hw_tex_full_levels(t.width, height);
+      levels = agx_image_full_levels(t.width, height);
    if (t.first_level > t.last_level || t.last_level >= levels)
       ERR("texture levels %u..%u outside the %u-level chain", t.first_level,
           t.last_level, levels);
@@ -174,7 +175,7 @@ hw_tex_image_decode(struct hw_tex_image *im, const uint8_t desc[HW_TEX_DESC_BYTE
    } else {
       layers = p.layers;
       if (p.unk_mipmapped || p.levels > 1)
-         levels = hw_tex_full_levels(p.width, height);
+         levels = agx_image_full_levels(p.width, height);
    }
    if (p.level >= levels)
       ERR("PBE level %u outside the %u-level chain", p.level, levels);

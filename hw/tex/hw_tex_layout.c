@@ -1,55 +1,15 @@
 /*
  * Image layouts: twiddled (page-sized Morton tiles) and linear.  See the
- * contract in hw_tex_layout.h; the allocation rules mirror what the
- * hardware expects so that images written by a real driver read back the
- * same here.
+ * contract in hw_tex_layout.h.  Twiddled level placement comes from
+ * cmdstream/agx_image_layout.c, the same code the Gallium driver allocates
+ * with, so images written by a driver read back the same here.
  */
 #include <string.h>
 
+#include "cmdstream/agx_image_layout.h"
 #include "hw/tex/hw_tex_layout.h"
 
-static uint32_t
-minify(uint32_t v, unsigned l)
-{
-   v >>= l;
-   return v ? v : 1;
-}
-
-static uint32_t
-next_pow2(uint32_t v)
-{
-   uint32_t p = 1;
-   while (p < v)
-      p <<= 1;
-   return p;
-}
-
-static uint64_t
-align_up(uint64_t v, uint64_t a)
-{
-   return (v + a - 1) & ~(a - 1);
-}
-
-bool
-hw_tex_tile_size(unsigned block_bytes, unsigned *tile_w, unsigned *tile_h)
-{
-   /* width x height x block = one 16 KiB page; wider than tall when the
-    * page holds an odd power of two of texels. */
-   unsigned w, h;
-   switch (block_bytes) {
-   case 1:  w = 128; h = 128; break;
-   case 2:  w = 128; h = 64;  break;
-   case 4:  w = 64;  h = 64;  break;
-   case 8:  w = 64;  h = 32;  break;
-   case 16: w = 32;  h = 32;  break;
-   case 32: w = 32;  h = 16;  break;
-   case 64: w = 16;  h = 16;  break;
-   default: return false;
-   }
-   *tile_w = w;
-   *tile_h = h;
-   return true;
-}
+_Static_assert(HW_TEX_MAX_LEVELS == AGX_IMAGE_MAX_LEVELS, "level arrays differ");
 
 uint32_t
 hw_tex_morton(uint32_t x, uint32_t y)
@@ -60,18 +20,6 @@ hw_tex_morton(uint32_t x, uint32_t y)
       r |= ((y >> i) & 1u) << (2 * i + 1);
    }
    return r;
-}
-
-unsigned
-hw_tex_full_levels(uint32_t w, uint32_t h)
-{
-   uint32_t m = w > h ? w : h;
-   unsigned n = 1;
-   while (m > 1) {
-      m >>= 1;
-      n++;
-   }
-   return n;
 }
 
 static bool
@@ -86,14 +34,26 @@ hw_tex_layout_twiddled(struct hw_tex_layout *out, unsigned block_bytes,
                        uint32_t width, uint32_t height, uint32_t layers,
                        unsigned levels, bool page_aligned_layers)
 {
-   unsigned tw, th;
-   if (!dims_ok(width, height, layers) || !hw_tex_tile_size(block_bytes, &tw, &th))
-      return false;
-   unsigned full = hw_tex_full_levels(width, height);
+   /* The placement is the hardware's, declared once in
+    * cmdstream/agx_image_layout.h (the driver allocates with the same
+    * code).  Descriptors may name more levels than the chain has: clamp. */
+   unsigned full = agx_image_full_levels(width, height);
    if (levels < 1)
       levels = 1;
    if (levels > full)
       levels = full;
+   struct agx_image_layout_params p = {
+      .block_bytes = block_bytes,
+      .width = width,
+      .height = height,
+      .depth = layers,
+      .levels = levels,
+      .kind = AGX_IMAGE_2D,   /* cube faces / 3D slices arrive as layers */
+      .page_aligned_layers = page_aligned_layers,
+   };
+   struct agx_image_layout a;
+   if (!agx_image_layout_twiddled(&a, &p, NULL, 0))
+      return false;
 
    struct hw_tex_layout n;
    memset(&n, 0, sizeof(n));
@@ -102,59 +62,20 @@ hw_tex_layout_twiddled(struct hw_tex_layout *out, unsigned block_bytes,
    n.width = width;
    n.height = height;
    n.layers = layers;
-   n.levels = levels;
-
-   /* Levels that still hold at least one whole tile in each direction use
-    * full-page tiles; the rest form the power-of-two tail. */
-   unsigned pot_level = 0;
-   while (minify(width, pot_level) >= tw && minify(height, pot_level) >= th)
-      pot_level++;
-
-   uint32_t stx = (width + tw - 1) / tw, sty = (height + th - 1) / th;
-   uint64_t off = 0;
-   unsigned l;
-   for (l = 0; l < levels && l < pot_level; l++) {
-      /* The big levels are allocated as the level-0 tile grid shrunk by
-       * 2^l per axis, plus a padding column/row when the grid did not
-       * divide evenly (the hardware's allocation, not just the bound). */
-      uint64_t tiles = ((uint64_t)stx * sty) >> (2 * l);
-      bool pad_x = (stx & ((1u << l) - 1)) != 0;
-      bool pad_y = (sty & ((1u << l) - 1)) != 0;
-      if (pad_x)
-         tiles += sty >> l;
-      if (pad_y)
-         tiles += stx >> l;
-      if (pad_x && pad_y)
-         tiles += 1;
+   n.levels = a.levels;
+   for (unsigned l = 0; l < HW_TEX_MAX_LEVELS; l++) {
       struct hw_tex_level *lv = &n.level[l];
-      lv->offset = off;
-      lv->width = minify(width, l);
-      lv->height = minify(height, l);
-      lv->tile_w = (uint16_t)tw;
-      lv->tile_h = (uint16_t)th;
-      lv->tiles_per_row = (lv->width + tw - 1) / tw;
-      off = align_up(off + tiles * tw * th * block_bytes, HW_TEX_CACHELINE);
+      lv->offset = a.level[l].offset;
+      if (l >= a.levels)
+         continue;
+      lv->width = a.level[l].width;
+      lv->height = a.level[l].height;
+      lv->tile_w = (uint16_t)a.level[l].tile_w;
+      lv->tile_h = (uint16_t)a.level[l].tile_h;
+      lv->tiles_per_row = a.level[l].tiles_per_row;
    }
-   uint32_t potw = next_pow2(minify(width, pot_level));
-   uint32_t poth = next_pow2(minify(height, pot_level));
-   uint32_t shorter = width < height ? width : height;
-   for (; l < levels; l++) {
-      struct hw_tex_level *lv = &n.level[l];
-      uint32_t tile = next_pow2(minify(shorter, l));
-      lv->offset = off;
-      lv->width = minify(width, l);
-      lv->height = minify(height, l);
-      lv->tile_w = (uint16_t)tile;
-      lv->tile_h = (uint16_t)tile;
-      lv->tiles_per_row = (lv->width + tile - 1) / tile;
-      off = align_up(off + (uint64_t)potw * poth * block_bytes, HW_TEX_CACHELINE);
-      potw = potw > 1 ? potw >> 1 : 1;
-      poth = poth > 1 ? poth >> 1 : 1;
-   }
-   for (unsigned k = levels; k < HW_TEX_MAX_LEVELS; k++)
-      n.level[k].offset = off;
-   n.layer_stride = page_aligned_layers ? align_up(off, HW_TEX_PAGE) : off;
-   n.size = n.layer_stride * layers;
+   n.layer_stride = a.layer_stride;
+   n.size = a.size;
    *out = n;
    return true;
 }

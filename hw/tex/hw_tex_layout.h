@@ -8,20 +8,15 @@
  *  - Linear: rows of `row_stride` bytes, one level, layers `layer_stride`
  *    apart.
  *  - Twiddled ("GPU tiled"): each level is cut into tiles of one 16 KiB
- *    GPU page (128x128 texels of 1 B, 128x64 of 2 B, 64x64 of 4 B, 64x32
- *    of 8 B, 32x32 of 16 B, ...), tiles in row-major order, texels inside a
- *    tile in Morton order (x bits on even, y bits on odd positions).  Levels
- *    whose width or height is below one full tile form the "power-of-two
- *    tail": each such level is allocated as the next power of two of its
- *    size and tiled with the largest square power-of-two tile that fits its
- *    shorter side.  Levels start on 128-byte boundaries; a layer (array
- *    element, cube face, 3D slice) holds the whole mip chain and starts on
- *    a page boundary when the descriptor says "page aligned layers".
+ *    GPU page, tiles in row-major order, texels inside a tile in Morton
+ *    order (x bits on even, y bits on odd positions).  Tile sizes, mip
+ *    level placement (full tiles, then the power-of-two tail), 128-byte
+ *    level alignment and layer strides are the hardware rules stated and
+ *    computed once in cmdstream/agx_image_layout.h; this model and the
+ *    Gallium driver both use that code.
  *
- * These rules are the ones Mesa's ail library documents for the hardware;
- * the code is ours.  Multisampled images are laid out as if each texel
- * were `samples` texels wide (block = bytes per texel x samples, samples
- * consecutive).
+ * Multisampled images are laid out as if each texel were `samples` texels
+ * wide (block = bytes per texel x samples, samples consecutive).
  *
  * Everything here is pure arithmetic: no allocation, no memory access
  * except the whole-image twiddle helpers, which touch only the buffers
@@ -58,14 +53,8 @@ struct hw_tex_layout {
    struct hw_tex_level level[HW_TEX_MAX_LEVELS];
 };
 
-/* Tile (page) size in texels for a block size; false if not 1..64 pow2. */
-bool hw_tex_tile_size(unsigned block_bytes, unsigned *tile_w, unsigned *tile_h);
-
 /* Morton index of (x, y) inside a tile: x bit i -> bit 2i, y bit i -> 2i+1. */
 uint32_t hw_tex_morton(uint32_t x, uint32_t y);
-
-/* Number of levels of a full mip chain for a w x h image. */
-unsigned hw_tex_full_levels(uint32_t w, uint32_t h);
 
 /*
  * Fills *l for a twiddled image.  levels is clamped to the full chain.

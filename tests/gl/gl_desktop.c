@@ -28,7 +28,6 @@
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <GL/gl.h>
 #include <GL/glext.h>
 #include <stdbool.h>
@@ -37,99 +36,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/gl/gl_util.h"
+
 #define W 64
 #define H 64
 
-static int failures;
 static int gl_version, glsl_version; /* major * 10 + minor */
-
-static bool
-pixel_is(const uint8_t *px, unsigned x, unsigned y, const uint8_t want[4], int tol,
-         const char *test)
-{
-   const uint8_t *p = px + ((size_t)y * W + x) * 4;
-   for (unsigned c = 0; c < 4; c++) {
-      if (abs((int)p[c] - (int)want[c]) > tol) {
-         printf("  %s: pixel (%u,%u) is %02x%02x%02x%02x, expected %02x%02x%02x%02x\n", test,
-                x, y, p[0], p[1], p[2], p[3], want[0], want[1], want[2], want[3]);
-         return false;
-      }
-   }
-   return true;
-}
-
-static void
-read_fb(uint8_t *px)
-{
-   memset(px, 0x55, W * H * 4);
-   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-}
-
-static void
-result(const char *test, bool ok)
-{
-   GLenum err = glGetError();
-   if (err != GL_NO_ERROR) {
-      printf("  %s: GL error 0x%x\n", test, err);
-      ok = false;
-   }
-   printf("%s: %s\n", ok ? "PASS" : "FAIL", test);
-   if (!ok)
-      failures++;
-}
-
-static bool
-has_ext(const char *name)
-{
-   GLint n = 0;
-   glGetIntegerv(GL_NUM_EXTENSIONS, &n);
-   if (glGetError() == GL_NO_ERROR && n > 0) {
-      for (GLint i = 0; i < n; i++)
-         if (!strcmp((const char *)glGetStringi(GL_EXTENSIONS, i), name))
-            return true;
-      return false;
-   }
-   const char *all = (const char *)glGetString(GL_EXTENSIONS);
-   size_t len = strlen(name);
-   for (const char *p = all; p && (p = strstr(p, name)); p += len)
-      if ((p == all || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
-         return true;
-   return false;
-}
-
-static GLuint
-compile(GLenum type, const char *src)
-{
-   GLuint s = glCreateShader(type);
-   glShaderSource(s, 1, &src, NULL);
-   glCompileShader(s);
-   GLint ok = 0;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   if (!ok) {
-      char log[1024];
-      glGetShaderInfoLog(s, sizeof(log), NULL, log);
-      printf("  shader compile error: %s\n", log);
-   }
-   return s;
-}
-
-static GLuint
-program(const char *vs, const char *fs)
-{
-   GLuint p = glCreateProgram();
-   glAttachShader(p, compile(GL_VERTEX_SHADER, vs));
-   glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs));
-   glBindAttribLocation(p, 0, "pos");
-   glLinkProgram(p);
-   GLint ok = 0;
-   glGetProgramiv(p, GL_LINK_STATUS, &ok);
-   if (!ok) {
-      char log[1024];
-      glGetProgramInfoLog(p, sizeof(log), NULL, log);
-      printf("  program link error: %s\n", log);
-   }
-   return p;
-}
 
 /* ------------------------------------------------------------ client arrays */
 
@@ -172,7 +84,8 @@ test_bgra_arrays(void)
    set_vtx(&v[6], 1, 1, 0, 64, 255);
    set_vtx(&v[7], 0, 1, 0, 64, 255);
    static const uint16_t idx[] = { 0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7 };
-   bool ok = has_ext("GL_ARB_vertex_array_bgra") || has_ext("GL_EXT_vertex_array_bgra");
+   bool ok = gl_util_has_ext("GL_ARB_vertex_array_bgra") ||
+             gl_util_has_ext("GL_EXT_vertex_array_bgra");
    if (!ok)
       printf("  %s: no ARB_vertex_array_bgra\n", t);
    glEnableClientState(GL_VERTEX_ARRAY);
@@ -193,11 +106,13 @@ test_bgra_arrays(void)
    glDisableClientState(GL_COLOR_ARRAY);
    glDisableClientState(GL_NORMAL_ARRAY);
    uint8_t px[W * H * 4];
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    static const uint8_t red[4] = { 255, 0, 0, 255 }, blue[4] = { 0, 64, 255, 255 };
-   ok = ok && pixel_is(px, 5, 5, red, 1, t) && pixel_is(px, 30, 60, red, 1, t) &&
-        pixel_is(px, 40, 5, blue, 1, t) && pixel_is(px, 60, 60, blue, 1, t);
-   result(t, ok);
+   ok = ok && gl_util_pixel_is(px, W, 5, 5, red, 1, t) &&
+        gl_util_pixel_is(px, W, 30, 60, red, 1, t) &&
+        gl_util_pixel_is(px, W, 40, 5, blue, 1, t) &&
+        gl_util_pixel_is(px, W, 60, 60, blue, 1, t);
+   gl_util_check(t, ok);
 }
 
 static void
@@ -207,7 +122,7 @@ test_index_range(void)
    enum { N = 40000 };
    struct vtx *v = calloc(N, sizeof(*v));
    if (!v) {
-      result(t, false);
+      gl_util_check(t, false);
       return;
    }
    /* Everything off screen except the vertices the indices pick. */
@@ -242,12 +157,14 @@ test_index_range(void)
    glDisableClientState(GL_VERTEX_ARRAY);
    glDisableClientState(GL_COLOR_ARRAY);
    uint8_t px[W * H * 4];
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    free(v);
    static const uint8_t green[4] = { 0, 255, 0, 255 }, yellow[4] = { 255, 255, 0, 255 };
-   bool ok = pixel_is(px, 3, 3, green, 1, t) && pixel_is(px, 60, 28, green, 1, t) &&
-             pixel_is(px, 3, 36, yellow, 1, t) && pixel_is(px, 60, 60, yellow, 1, t);
-   result(t, ok);
+   bool ok = gl_util_pixel_is(px, W, 3, 3, green, 1, t) &&
+             gl_util_pixel_is(px, W, 60, 28, green, 1, t) &&
+             gl_util_pixel_is(px, W, 3, 36, yellow, 1, t) &&
+             gl_util_pixel_is(px, W, 60, 60, yellow, 1, t);
+   gl_util_check(t, ok);
 }
 
 /* ------------------------------------------------------------ GL 2.1 */
@@ -257,7 +174,7 @@ test_version(void)
 {
    printf("  version: GL %d.%d, GLSL %d.%02d\n", gl_version / 10, gl_version % 10,
           glsl_version / 100, glsl_version % 100);
-   result("version", gl_version >= 21 && glsl_version >= 120);
+   gl_util_check("version", gl_version >= 21 && glsl_version >= 120);
 }
 
 static const char vs_quad[] =
@@ -291,7 +208,7 @@ static void
 test_shadow(void)
 {
    const char *t = "shadow";
-   if (glsl_version < 120 || !has_ext("GL_ARB_shadow")) {
+   if (glsl_version < 120 || !gl_util_has_ext("GL_ARB_shadow")) {
       printf("SKIP: shadow (no ARB_shadow / GLSL 1.20)\n");
       return;
    }
@@ -312,7 +229,7 @@ test_shadow(void)
       glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
       glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
       glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_R_TO_TEXTURE);
-      GLuint prog = program(vs_quad, fs_shadow);
+      GLuint prog = gl_util_program(vs_quad, fs_shadow, NULL);
       glUseProgram(prog);
       glUniform1i(glGetUniformLocation(prog, "s"), 0);
       GLint ref = glGetUniformLocation(prog, "ref");
@@ -338,9 +255,9 @@ test_shadow(void)
          glClear(GL_COLOR_BUFFER_BIT);
          draw_quad(prog);
          uint8_t px[W * H * 4];
-         read_fb(px);
-         if (!pixel_is(px, 4, 30, cases[i].left, 1, t) ||
-             !pixel_is(px, 60, 30, cases[i].right, 1, t)) {
+         gl_util_read_fb(px, W, H);
+         if (!gl_util_pixel_is(px, W, 4, 30, cases[i].left, 1, t) ||
+             !gl_util_pixel_is(px, W, 60, 30, cases[i].right, 1, t)) {
             printf("  %s: format 0x%x case %u (func 0x%x, mode 0x%x, ref %.2f)\n", t, ifmt[f],
                    i, cases[i].func, cases[i].mode, cases[i].ref);
             ok = false;
@@ -349,7 +266,7 @@ test_shadow(void)
       glDeleteProgram(prog);
       glDeleteTextures(1, &tex);
    }
-   result(t, ok);
+   gl_util_check(t, ok);
 }
 
 static const char fs_tex3d[] =
@@ -387,7 +304,7 @@ test_tex3d(void)
    glTexImage3D(GL_TEXTURE_3D, 0, GL_RGBA8, S, S, S, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-   GLuint prog = program(vs_quad, fs_tex3d);
+   GLuint prog = gl_util_program(vs_quad, fs_tex3d, NULL);
    glUseProgram(prog);
    glUniform1i(glGetUniformLocation(prog, "s"), 0);
    GLint r = glGetUniformLocation(prog, "r");
@@ -397,11 +314,11 @@ test_tex3d(void)
       glUseProgram(prog);
       glUniform1f(r, (z + 0.5f) / S);
       draw_quad(prog);
-      read_fb(px);
+      gl_util_read_fb(px, W, H);
       for (unsigned ty = 0; ty < S && ok; ty++)
          for (unsigned tx = 0; tx < S && ok; tx++) {
             uint8_t want[4] = { tx * 64, ty * 64, z * 80, 255 };
-            ok = pixel_is(px, tx * 16 + 8, ty * 16 + 8, want, 0, t);
+            ok = gl_util_pixel_is(px, W, tx * 16 + 8, ty * 16 + 8, want, 0, t);
          }
    }
    /* Linear filtering halfway between slices 1 and 2 (texel centres). */
@@ -411,11 +328,11 @@ test_tex3d(void)
       glUseProgram(prog);
       glUniform1f(r, 0.5f);
       draw_quad(prog);
-      read_fb(px);
+      gl_util_read_fb(px, W, H);
       /* pixel 24: u = 24.5 / 64, texel space 1.03125 -> 66 in x and y;
        * r = 0.5 lies halfway between slices 1 and 2 -> (80 + 160) / 2 */
       uint8_t want[4] = { 66, 66, 120, 255 };
-      ok = pixel_is(px, 24, 24, want, 1, t);
+      ok = gl_util_pixel_is(px, W, 24, 24, want, 1, t);
    }
    /* glGenerateMipmap, then level 1 alone (BASE_LEVEL 1): 2x2x2 with
     * slice z the average of level-0 slices 2z and 2z+1. */
@@ -428,11 +345,11 @@ test_tex3d(void)
          glUseProgram(prog);
          glUniform1f(r, (z + 0.5f) / (S / 2));
          draw_quad(prog);
-         read_fb(px);
+         gl_util_read_fb(px, W, H);
          for (unsigned ty = 0; ty < S / 2 && ok; ty++)
             for (unsigned tx = 0; tx < S / 2 && ok; tx++) {
                uint8_t want[4] = { tx * 128 + 32, ty * 128 + 32, z * 160 + 40, 255 };
-               ok = pixel_is(px, tx * 32 + 16, ty * 32 + 16, want, 1, t);
+               ok = gl_util_pixel_is(px, W, tx * 32 + 16, ty * 32 + 16, want, 1, t);
             }
       }
    }
@@ -462,18 +379,18 @@ test_tex3d(void)
          glUseProgram(prog);
          glUniform1f(r, (z + 0.5f) / S);
          draw_quad(prog);
-         read_fb(px);
+         gl_util_read_fb(px, W, H);
          for (unsigned ty = 0; ty < S && ok; ty++)
             for (unsigned tx = 0; tx < S && ok; tx++) {
                uint8_t old[4] = { tx * 64, ty * 64, z * 80, 255 };
                static const uint8_t magenta[4] = { 255, 0, 255, 255 };
-               ok = pixel_is(px, tx * 16 + 8, ty * 16 + 8, z == 2 ? magenta : old, 0, t);
+               ok = gl_util_pixel_is(px, W, tx * 16 + 8, ty * 16 + 8, z == 2 ? magenta : old, 0, t);
             }
       }
    }
    glDeleteProgram(prog);
    glDeleteTextures(1, &tex);
-   result(t, ok);
+   gl_util_check(t, ok);
 }
 
 static const struct {
@@ -488,26 +405,10 @@ static const struct {
 int
 main(int argc, char **argv)
 {
-   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA,
-                                              EGL_DEFAULT_DISPLAY, NULL)
-                                : EGL_NO_DISPLAY;
-   EGLint major, minor;
-   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) {
-      printf("FAIL: no surfaceless EGL display\n");
-      return 1;
-   }
-   if (!eglBindAPI(EGL_OPENGL_API)) {
-      printf("FAIL: no desktop GL API in EGL\n");
-      return 1;
-   }
    /* A compatibility context of whatever version the driver offers. */
-   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, NULL);
-   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-      printf("FAIL: no desktop GL context\n");
+   struct gl_util_egl egl;
+   if (!gl_util_egl_surfaceless(&egl, EGL_OPENGL_API))
       return 1;
-   }
    printf("renderer: %s\n", (const char *)glGetString(GL_RENDERER));
    const char *ver = (const char *)glGetString(GL_VERSION);
    const char *sl = (const char *)glGetString(GL_SHADING_LANGUAGE_VERSION);
@@ -520,28 +421,13 @@ main(int argc, char **argv)
    glGetError();
 
    GLuint fbo, rb;
-   glGenFramebuffers(1, &fbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-   glGenRenderbuffers(1, &rb);
-   glBindRenderbuffer(GL_RENDERBUFFER, rb);
-   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
-   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-      printf("FAIL: framebuffer incomplete\n");
+   if (!gl_util_color_fbo(W, H, &fbo, &rb))
       return 1;
-   }
-   glViewport(0, 0, W, H);
 
-   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-      bool run = argc < 2;
-      for (int k = 1; k < argc; k++)
-         run |= !strcmp(argv[k], tests[i].name);
-      if (run)
+   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+      if (gl_util_selected(argc, argv, tests[i].name))
          tests[i].fn();
-   }
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-   eglDestroyContext(dpy, ctx);
-   eglTerminate(dpy);
-   printf("%s\n", failures ? "FAILED" : "ALL PASSED");
-   return failures ? 1 : 0;
+   gl_util_egl_finish(&egl);
+   printf("%s\n", gl_util_failures ? "FAILED" : "ALL PASSED");
+   return gl_util_failures ? 1 : 0;
 }

@@ -11,8 +11,6 @@
  * (`tessera run --sw` for the sw path, `tessera run --driver softpipe`
  * checks the references themselves.)
  */
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <GLES2/gl2.h>
 #include <GLES2/gl2ext.h>
 #include <stdint.h>
@@ -20,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tests/gl/gl_util.h"
 
 #define W 64
 #define H 64
@@ -196,54 +196,19 @@ static const struct fs_case cases[] = {
      "}\n", r_while },
 };
 
-static GLuint
-shader(GLenum type, const char *src)
-{
-   GLuint s = glCreateShader(type);
-   glShaderSource(s, 1, &src, NULL);
-   glCompileShader(s);
-   GLint ok;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   if (!ok) {
-      char log[1024];
-      glGetShaderInfoLog(s, sizeof(log), NULL, log);
-      fprintf(stderr, "compile: %s\n", log);
-   }
-   return s;
-}
-
 int
 main(void)
 {
-   EGLDisplay dpy = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-   if (!eglInitialize(dpy, NULL, NULL)) {
-      fprintf(stderr, "eglInitialize failed\n");
+   struct gl_util_egl egl;
+   if (!gl_util_egl_surfaceless(&egl, EGL_OPENGL_ES_API))
       return 2;
-   }
-   eglBindAPI(EGL_OPENGL_ES_API);
-   EGLint cattr[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
-   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, cattr);
-   if (!ctx || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-      fprintf(stderr, "context failed\n");
-      return 2;
-   }
    printf("renderer: %s\n", glGetString(GL_RENDERER));
    GLuint fbo, rb;
-   glGenFramebuffers(1, &fbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-   glGenRenderbuffers(1, &rb);
-   glBindRenderbuffer(GL_RENDERBUFFER, rb);
-   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, W, H);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
-   glViewport(0, 0, W, H);
+   if (!gl_util_color_fbo(W, H, &fbo, &rb))
+      return 2;
    static const float quad[] = { -1, -1, 1, -1, -1, 1, 1, 1 };
-   int fails = 0;
    for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-      GLuint p = glCreateProgram();
-      glAttachShader(p, shader(GL_VERTEX_SHADER, vs_src));
-      glAttachShader(p, shader(GL_FRAGMENT_SHADER, cases[c].src));
-      glBindAttribLocation(p, 0, "pos");
-      glLinkProgram(p);
+      GLuint p = gl_util_program(vs_src, cases[c].src, NULL);
       glUseProgram(p);
       glUniform1f(glGetUniformLocation(p, "u_n"), u_n);
       glUniform1f(glGetUniformLocation(p, "u_vs_n"), 5.0f);
@@ -310,10 +275,10 @@ main(void)
                }
             }
          }
-      printf("%s %s: %d bad components, max diff %d\n", bad ? "FAIL" : "PASS", cases[c].name, bad, maxd);
-      fails += bad != 0;
+      gl_util_verdict(!bad, " %s: %d bad components, max diff %d", cases[c].name, bad, maxd);
       glDeleteProgram(p);
       glDeleteTextures(2, tex);
    }
-   return fails ? 1 : 0;
+   gl_util_egl_finish(&egl);
+   return gl_util_failures ? 1 : 0;
 }

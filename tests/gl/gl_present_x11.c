@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/gl/gl_util.h"
+
 int
 main(void)
 {
@@ -56,7 +58,6 @@ main(void)
    printf("GL_RENDERER: %s\n", (const char *)glGetString(GL_RENDERER));
 
    static const float cols[3][3] = {{1, 0, 0}, {0, 1, 0}, {0.2f, 0.4f, 0.8f}};
-   int bad = 0;
    for (int f = 0; f < 3; f++) {
       glClearColor(cols[f][0], cols[f][1], cols[f][2], 1);
       glClear(GL_COLOR_BUFFER_BIT);
@@ -80,13 +81,12 @@ main(void)
                eb = cols[f][2] * 255 + 0.5f;
       int ok = abs((int)r - (int)er) <= 1 && abs((int)g - (int)eg) <= 1 &&
                abs((int)b - (int)eb) <= 1 && (q & 0xffffff) == 0xffffff;
-      printf("%s: frame %d pixel (50,10) = %02x%02x%02x want %02x%02x%02x, corner %06lx\n",
-             ok ? "PASS" : "FAIL", f, r, g, b, er, eg, eb, q & 0xffffff);
-      bad += !ok;
+      gl_util_verdict(ok, ": frame %d pixel (50,10) = %02x%02x%02x want %02x%02x%02x, corner %06lx",
+                      f, r, g, b, er, eg, eb, q & 0xffffff);
       XDestroyImage(im);
    }
    eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
    eglTerminate(d);
    XCloseDisplay(x);
-   return bad != 0;
+   return gl_util_failures != 0;
 }

@@ -39,17 +39,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures, passes;
+#include "tests/gl/gl_util.h"
+
 static bool verbose;
 
 static void
 report(bool ok, const char *fmt, const char *what, unsigned level)
 {
-   printf("%s: %-22s %-28s level %u\n", ok ? "PASS" : "FAIL", fmt, what, level);
-   if (ok)
-      passes++;
-   else
-      failures++;
+   gl_util_verdict(ok, ": %-22s %-28s level %u", fmt, what, level);
 }
 
 struct fmt {
@@ -141,19 +138,6 @@ expected_rgba(const struct fmt *f, const uint8_t *t, uint8_t out[4], unsigned *t
 }
 
 static bool
-has_ext(const char *name)
-{
-   const char *e = (const char *)glGetString(GL_EXTENSIONS);
-   if (!e)
-      return false;
-   size_t n = strlen(name);
-   for (const char *p = e; (p = strstr(p, name)); p += n)
-      if ((p == e || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-         return true;
-   return false;
-}
-
-static bool
 compare(const struct fmt *f, const uint8_t *texels, unsigned w, unsigned h,
         const uint8_t *rgba, unsigned x0, unsigned y0, unsigned rw, unsigned rh)
 {
@@ -181,22 +165,6 @@ compare(const struct fmt *f, const uint8_t *texels, unsigned w, unsigned h,
 
 static GLuint prog, vbo;
 
-static GLuint
-compile(GLenum type, const char *src)
-{
-   GLuint s = glCreateShader(type);
-   glShaderSource(s, 1, &src, NULL);
-   glCompileShader(s);
-   GLint ok;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   if (!ok) {
-      char log[1024];
-      glGetShaderInfoLog(s, sizeof(log), NULL, log);
-      fprintf(stderr, "shader compile failed: %s\n", log);
-   }
-   return s;
-}
-
 static bool
 setup_draw(void)
 {
@@ -207,14 +175,9 @@ setup_draw(void)
                            "uniform sampler2D tex;\n"
                            "varying vec2 uv;\n"
                            "void main() { gl_FragColor = texture2D(tex, uv); }\n";
-   prog = glCreateProgram();
-   glAttachShader(prog, compile(GL_VERTEX_SHADER, vs));
-   glAttachShader(prog, compile(GL_FRAGMENT_SHADER, fs));
-   glBindAttribLocation(prog, 0, "pos");
-   glLinkProgram(prog);
-   GLint ok;
-   glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-   if (!ok)
+   bool linked;
+   prog = gl_util_program(vs, fs, &linked);
+   if (!linked)
       return false;
    static const float quad[] = {-1, -1, 1, -1, -1, 1, 1, 1};
    glGenBuffers(1, &vbo);
@@ -487,7 +450,7 @@ test_dmabuf(EGLDisplay dpy)
    const char *egl_ext = eglQueryString(dpy, EGL_EXTENSIONS);
    if (!egl_ext || !strstr(egl_ext, "EGL_MESA_drm_image") ||
        !strstr(egl_ext, "EGL_MESA_image_dma_buf_export") ||
-       !strstr(egl_ext, "EGL_EXT_image_dma_buf_import") || !has_ext("GL_OES_EGL_image")) {
+       !strstr(egl_ext, "EGL_EXT_image_dma_buf_import") || !gl_util_has_ext("GL_OES_EGL_image")) {
       printf("SKIP: dma-buf round trip (EGL/GL image extensions missing)\n");
       return;
    }
@@ -589,11 +552,7 @@ test_depth_stencil(void)
    static const char *fs = "precision mediump float;\n"
                            "uniform vec4 col;\n"
                            "void main() { gl_FragColor = col; }\n";
-   solid_prog = glCreateProgram();
-   glAttachShader(solid_prog, compile(GL_VERTEX_SHADER, vs));
-   glAttachShader(solid_prog, compile(GL_FRAGMENT_SHADER, fs));
-   glBindAttribLocation(solid_prog, 0, "pos");
-   glLinkProgram(solid_prog);
+   solid_prog = gl_util_program(vs, fs, NULL);
 
    struct { const char *name; GLenum depth, stencil; const char *ext; } cases[] = {
       {"DEPTH_COMPONENT16", GL_DEPTH_COMPONENT16, 0, NULL},
@@ -605,7 +564,7 @@ test_depth_stencil(void)
    const float red[4] = {1, 0, 0, 1}, green[4] = {0, 1, 0, 1};
    uint8_t *rgba = malloc(W * H * 4);
    for (unsigned c = 0; c < 3; c++) {
-      if (cases[c].ext && !has_ext(cases[c].ext)) {
+      if (cases[c].ext && !gl_util_has_ext(cases[c].ext)) {
          printf("SKIP: %s (no %s)\n", cases[c].name, cases[c].ext);
          continue;
       }
@@ -777,43 +736,21 @@ main(int argc, char **argv)
 {
    verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
 
-   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA,
-                                              EGL_DEFAULT_DISPLAY, NULL)
-                                : EGL_NO_DISPLAY;
-   EGLint major, minor;
-   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) {
-      printf("FAIL: no surfaceless EGL display\n");
+   struct gl_util_egl egl;
+   if (!gl_util_egl_surfaceless(&egl, EGL_OPENGL_ES_API))
       return 1;
-   }
-   eglBindAPI(EGL_OPENGL_ES_API);
-   static const EGLint cfg_attribs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT,
-                                        EGL_SURFACE_TYPE, 0, EGL_NONE};
-   EGLConfig cfg;
-   EGLint n = 0;
-   static const EGLint ctx_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
-   EGLContext ctx = EGL_NO_CONTEXT;
-   if (eglChooseConfig(dpy, cfg_attribs, &cfg, 1, &n) && n == 1)
-      ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attribs);
-   else
-      ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, ctx_attribs);
-   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-      printf("FAIL: cannot create a current GLES2 context (EGL error 0x%x)\n", eglGetError());
-      return 1;
-   }
 
    const char *renderer = (const char *)glGetString(GL_RENDERER);
    printf("GL_RENDERER: %s\nGL_VERSION: %s\n", renderer, (const char *)glGetString(GL_VERSION));
    bool is_tessera = renderer && strstr(renderer, "tessera");
    printf("%s: renderer is tessera\n", is_tessera ? "PASS" : "INFO");
 
-   bool fbo_mips = has_ext("GL_OES_fbo_render_mipmap");
+   bool fbo_mips = gl_util_has_ext("GL_OES_fbo_render_mipmap");
    bool draw_ok = setup_draw();
    report(draw_ok, "program", "compile/link", 0);
 
    for (unsigned i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-      if (formats[i].ext && !has_ext(formats[i].ext)) {
+      if (formats[i].ext && !gl_util_has_ext(formats[i].ext)) {
          printf("SKIP: %s (no %s)\n", formats[i].name, formats[i].ext);
          continue;
       }
@@ -823,12 +760,10 @@ main(int argc, char **argv)
    test_render_to_texture(fbo_mips, draw_ok);
    test_depth_stencil();
    test_buffer_orphaning();
-   test_dmabuf(dpy);
-   test_fence(dpy);
+   test_dmabuf(egl.dpy);
+   test_fence(egl.dpy);
 
-   printf("%d passed, %d failed\n", passes, failures);
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-   eglDestroyContext(dpy, ctx);
-   eglTerminate(dpy);
-   return failures ? 1 : 0;
+   printf("%d passed, %d failed\n", gl_util_passes, gl_util_failures);
+   gl_util_egl_finish(&egl);
+   return gl_util_failures ? 1 : 0;
 }

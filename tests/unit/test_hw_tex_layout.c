@@ -1,7 +1,9 @@
 /*
- * hwtex layout: Morton order, tile sizes, twiddled texel offsets and mip
- * placement against values worked out by hand (comments show the sums),
- * twiddle/de-twiddle round trips and linear addressing.
+ * hwtex layout: Morton order, twiddled texel offsets and mip placement
+ * against values worked out by hand (comments show the sums), twiddle/
+ * de-twiddle round trips and linear addressing.  The placement rules
+ * themselves (tile sizes, levels, layers) are pinned in
+ * test_agx_image_layout.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,26 +30,6 @@ test_morton(void **state)
    /* x = 127 -> 0x1555 * ... every even bit up to 12; y = 0 */
    assert_int_equal(hw_tex_morton(127, 0), 0x1555);
    assert_int_equal(hw_tex_morton(0, 127), 0x2aaa);
-}
-
-static void
-test_tile_sizes(void **state)
-{
-   (void)state;
-   static const unsigned want[][3] = {
-      { 1, 128, 128 }, { 2, 128, 64 }, { 4, 64, 64 }, { 8, 64, 32 },
-      { 16, 32, 32 }, { 32, 32, 16 }, { 64, 16, 16 },
-   };
-   for (unsigned i = 0; i < 7; i++) {
-      unsigned w, h;
-      assert_true(hw_tex_tile_size(want[i][0], &w, &h));
-      assert_int_equal(w, want[i][1]);
-      assert_int_equal(h, want[i][2]);
-      assert_int_equal(w * h * want[i][0], 16384);
-   }
-   unsigned w, h;
-   assert_false(hw_tex_tile_size(3, &w, &h));
-   assert_false(hw_tex_tile_size(0, &w, &h));
 }
 
 static void
@@ -215,7 +197,6 @@ main(void)
 {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_morton),
-      cmocka_unit_test(test_tile_sizes),
       cmocka_unit_test(test_twiddled_offsets),
       cmocka_unit_test(test_mip_offsets),
       cmocka_unit_test(test_linear),
