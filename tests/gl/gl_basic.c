@@ -46,7 +46,6 @@
 #endif
 #include <dlfcn.h>
 #include <EGL/egl.h>
-#include <EGL/eglext.h>
 #include <GLES2/gl2.h>
 #include <GLES2/gl2ext.h>
 #include <math.h>
@@ -57,95 +56,22 @@
 #include <string.h>
 
 #include "kernel/asahi_model.h"   /* the shim's statistics */
+#include "tests/gl/gl_util.h"
 
 #define W 64
 #define H 64
 
-static int failures;
 static GLuint fbo, rb_color, rb_depth;
 
-/* Compares a pixel with an expected RGBA8 value (tolerance tol). */
-static bool
-pixel_is(const uint8_t *px, unsigned x, unsigned y, const uint8_t want[4], int tol,
-         const char *test)
-{
-   const uint8_t *p = px + ((size_t)y * W + x) * 4;
-   for (unsigned c = 0; c < 4; c++) {
-      if (abs((int)p[c] - (int)want[c]) > tol) {
-         printf("  %s: pixel (%u,%u) is %02x%02x%02x%02x, expected %02x%02x%02x%02x\n", test,
-                x, y, p[0], p[1], p[2], p[3], want[0], want[1], want[2], want[3]);
-         return false;
-      }
-   }
-   return true;
-}
-
-static void
-read_fb(uint8_t *px)
-{
-   memset(px, 0x55, W * H * 4);
-   glReadPixels(0, 0, W, H, GL_RGBA, GL_UNSIGNED_BYTE, px);
-}
-
-static void
-result(const char *test, bool ok)
-{
-   GLenum err = glGetError();
-   if (err != GL_NO_ERROR) {
-      printf("  %s: GL error 0x%x\n", test, err);
-      ok = false;
-   }
-   printf("%s: %s\n", ok ? "PASS" : "FAIL", test);
-   if (!ok)
-      failures++;
-}
-
+/* Whether every pixel of the W x H image px is want (tolerance tol). */
 static bool
 all_pixels(const uint8_t *px, const uint8_t want[4], int tol, const char *test)
 {
    for (unsigned y = 0; y < H; y++)
       for (unsigned x = 0; x < W; x++)
-         if (!pixel_is(px, x, y, want, tol, test))
+         if (!gl_util_pixel_is(px, W, x, y, want, tol, test))
             return false;
    return true;
-}
-
-/* ------------------------------------------------------------ shaders */
-
-static GLuint
-compile(GLenum type, const char *src)
-{
-   GLuint s = glCreateShader(type);
-   glShaderSource(s, 1, &src, NULL);
-   glCompileShader(s);
-   GLint ok = 0;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   if (!ok) {
-      char log[1024];
-      glGetShaderInfoLog(s, sizeof(log), NULL, log);
-      printf("  shader compile error: %s\n", log);
-   }
-   return s;
-}
-
-static GLuint
-program(const char *vs, const char *fs)
-{
-   GLuint p = glCreateProgram();
-   glAttachShader(p, compile(GL_VERTEX_SHADER, vs));
-   glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs));
-   glBindAttribLocation(p, 0, "pos");
-   glBindAttribLocation(p, 1, "attr");
-   glLinkProgram(p);
-   GLint ok = 0;
-   glGetProgramiv(p, GL_LINK_STATUS, &ok);
-   if (!ok) {
-      char log[1024];
-      glGetProgramInfoLog(p, sizeof(log), NULL, log);
-      printf("  link error: %s\n", log);
-   }
-   glUseProgram(p);
-   return p;
 }
 
 static const char vs_color[] =
@@ -171,13 +97,13 @@ test_clear(void)
    bool ok;
    glClearColor(1.0f, 0.0f, 0.0f, 1.0f);
    glClear(GL_COLOR_BUFFER_BIT);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    ok = all_pixels(px, (uint8_t[4]){ 255, 0, 0, 255 }, 0, "clear");
    glClearColor(0.2f, 0.4f, 0.6f, 0.8f);
    glClear(GL_COLOR_BUFFER_BIT);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    ok = ok && all_pixels(px, (uint8_t[4]){ 51, 102, 153, 204 }, 1, "clear");
-   result("clear", ok);
+   gl_util_check("clear", ok);
 }
 
 static void
@@ -190,15 +116,15 @@ test_clearmask(void)
    glClearColor(1.0f, 0.0f, 1.0f, 1.0f);
    glClear(GL_COLOR_BUFFER_BIT);
    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-   read_fb(px);
-   result("clearmask", all_pixels(px, (uint8_t[4]){ 255, 255, 255, 255 }, 0, "clearmask"));
+   gl_util_read_fb(px, W, H);
+   gl_util_check("clearmask", all_pixels(px, (uint8_t[4]){ 255, 255, 255, 255 }, 0, "clearmask"));
 }
 
 static void
 test_triangle(void)
 {
    static uint8_t px[W * H * 4];
-   GLuint p = program(vs_color, fs_color);
+   GLuint p = gl_util_use_program(vs_color, fs_color, NULL);
    static const float v[] = { -1, -1, 0, 1, 3, -1, 0, 1, -1, 3, 0, 1 };
    static const float c[] = { 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1 };
    glClearColor(0, 0, 0, 1);
@@ -208,7 +134,7 @@ test_triangle(void)
    glEnableVertexAttribArray(0);
    glEnableVertexAttribArray(1);
    glDrawArrays(GL_TRIANGLES, 0, 3);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    bool ok = all_pixels(px, (uint8_t[4]){ 255, 0, 0, 255 }, 0, "triangle");
 
    /* Interpolation: red at the bottom left, green right, blue top. */
@@ -218,31 +144,32 @@ test_triangle(void)
    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 0, v2);
    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 0, c2);
    glDrawArrays(GL_TRIANGLES, 0, 3);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    /* Pixel (x, y) centre in NDC; barycentrics of the right triangle. */
    for (unsigned y = 2; ok && y < H; y += 7) {
       for (unsigned x = 2; ok && x < W; x += 7) {
          float nx = (x + 0.5f) / (W / 2.0f) - 1, ny = (y + 0.5f) / (H / 2.0f) - 1;
          float g = (nx + 1) / 2, b = (ny + 1) / 2, r = 1 - g - b;
          if (r < 0.02f)
-            ok = pixel_is(px, x, y, (uint8_t[4]){ 0, 0, 0, 255 }, 0, "triangle");
+            ok = gl_util_pixel_is(px, W, x, y, (uint8_t[4]){ 0, 0, 0, 255 }, 0, "triangle");
          else if (r > 0.02f)
-            ok = pixel_is(px, x, y,
-                          (uint8_t[4]){ (uint8_t)lrintf(r * 255), (uint8_t)lrintf(g * 255),
-                                        (uint8_t)lrintf(b * 255), 255 },
-                          2, "triangle");
+            ok = gl_util_pixel_is(px, W, x, y,
+                                  (uint8_t[4]){ (uint8_t)lrintf(r * 255),
+                                                (uint8_t)lrintf(g * 255),
+                                                (uint8_t)lrintf(b * 255), 255 },
+                                  2, "triangle");
       }
    }
    glDisableVertexAttribArray(1);
    glDeleteProgram(p);
-   result("triangle", ok);
+   gl_util_check("triangle", ok);
 }
 
 static void
 test_strip(void)
 {
    static uint8_t px[W * H * 4];
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = gl_util_use_program(vs_color, fs_uniform, NULL);
    glUniform4f(glGetUniformLocation(p, "col"), 0.0f, 0.0f, 1.0f, 1.0f);
    /* Left half of the viewport as a 4-vertex strip through a VBO, with
     * indices in an element buffer. */
@@ -259,25 +186,26 @@ test_strip(void)
    glClearColor(0, 0, 0, 0);
    glClear(GL_COLOR_BUFFER_BIT);
    glDrawElements(GL_TRIANGLE_STRIP, 4, GL_UNSIGNED_SHORT, 0);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    bool ok = true;
    for (unsigned y = 0; ok && y < H; y++)
       for (unsigned x = 0; ok && x < W; x++)
-         ok = pixel_is(px, x, y,
-                       x < W / 2 ? (uint8_t[4]){ 0, 0, 255, 255 } : (uint8_t[4]){ 0, 0, 0, 0 },
-                       0, "strip");
+         ok = gl_util_pixel_is(px, W, x, y,
+                               x < W / 2 ? (uint8_t[4]){ 0, 0, 255, 255 }
+                                         : (uint8_t[4]){ 0, 0, 0, 0 },
+                               0, "strip");
    glBindBuffer(GL_ARRAY_BUFFER, 0);
    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
    glDeleteBuffers(2, bufs);
    glDeleteProgram(p);
-   result("strip", ok);
+   gl_util_check("strip", ok);
 }
 
 static void
 test_texture(void)
 {
    static uint8_t px[W * H * 4];
-   GLuint p = program(vs_tex, fs_tex);
+   GLuint p = gl_util_use_program(vs_tex, fs_tex, NULL);
    uint8_t tex[4 * 4 * 4];
    for (unsigned y = 0; y < 4; y++)
       for (unsigned x = 0; x < 4; x++) {
@@ -301,15 +229,15 @@ test_texture(void)
    glEnableVertexAttribArray(0);
    glEnableVertexAttribArray(1);
    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    bool ok = true;
    for (unsigned y = 0; ok && y < H; y++)
       for (unsigned x = 0; ok && x < W; x++)
-         ok = pixel_is(px, x, y, tex + ((y * 4 / H) * 4 + x * 4 / W) * 4, 0, "texture");
+         ok = gl_util_pixel_is(px, W, x, y, tex + ((y * 4 / H) * 4 + x * 4 / W) * 4, 0, "texture");
    glDisableVertexAttribArray(1);
    glDeleteTextures(1, &t);
    glDeleteProgram(p);
-   result("texture", ok);
+   gl_util_check("texture", ok);
 }
 
 static void
@@ -325,7 +253,7 @@ static void
 test_depth(void)
 {
    static uint8_t px[W * H * 4];
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = gl_util_use_program(vs_color, fs_uniform, NULL);
    GLint col = glGetUniformLocation(p, "col");
    glEnable(GL_DEPTH_TEST);
    glDepthFunc(GL_LESS);
@@ -336,7 +264,7 @@ test_depth(void)
    quad(-1, -1, 0.5f, 1, -0.5f);
    glUniform4f(col, 0, 1, 0, 1);           /* far, right: hidden where they overlap */
    quad(-0.5f, -1, 1, 1, 0.5f);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    bool ok = true;
    for (unsigned x = 0; ok && x < W; x++) {
       uint8_t want[4] = { 0, 0, 0, 255 };
@@ -345,13 +273,13 @@ test_depth(void)
          want[0] = 255;
       else
          want[1] = 255;
-      ok = pixel_is(px, x, H / 2, want, 0, "depth");
+      ok = gl_util_pixel_is(px, W, x, H / 2, want, 0, "depth");
    }
    /* A second pass keeps the depth buffer (ZLS load): green behind. */
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    glUniform4f(col, 0, 0, 1, 1);
    quad(-1, -1, 1, 1, 0.0f);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    for (unsigned x = 0; ok && x < W; x++) {
       float nx = (x + 0.5f) / (W / 2.0f) - 1;
       uint8_t want[4] = { 0, 0, 0, 255 };
@@ -359,18 +287,18 @@ test_depth(void)
          want[0] = 255;
       else
          want[2] = 255;
-      ok = pixel_is(px, x, H / 2, want, 0, "depth");
+      ok = gl_util_pixel_is(px, W, x, H / 2, want, 0, "depth");
    }
    glDisable(GL_DEPTH_TEST);
    glDeleteProgram(p);
-   result("depth", ok);
+   gl_util_check("depth", ok);
 }
 
 static void
 test_blend(void)
 {
    static uint8_t px[W * H * 4];
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = gl_util_use_program(vs_color, fs_uniform, NULL);
    glClearColor(0, 0, 1, 1);
    glClear(GL_COLOR_BUFFER_BIT);
    glEnable(GL_BLEND);
@@ -378,9 +306,9 @@ test_blend(void)
    glUniform4f(glGetUniformLocation(p, "col"), 1, 0, 0, 0.25f);
    quad(-1, -1, 1, 1, 0);
    glDisable(GL_BLEND);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    /* 0.25 red over blue, alpha 0.25*0.25 + 1*0.75 */
-   result("blend", all_pixels(px, (uint8_t[4]){ 64, 0, 191, 207 }, 2, "blend"));
+   gl_util_check("blend", all_pixels(px, (uint8_t[4]){ 64, 0, 191, 207 }, 2, "blend"));
    glDeleteProgram(p);
 }
 
@@ -394,12 +322,12 @@ test_scissor(void)
    glScissor(8, 8, 16, 16);
    glClearColor(1, 1, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT);
-   GLuint p = program(vs_color, fs_uniform);
+   GLuint p = gl_util_use_program(vs_color, fs_uniform, NULL);
    glUniform4f(glGetUniformLocation(p, "col"), 0, 1, 1, 1);
    glScissor(40, 40, 8, 8);
    quad(-1, -1, 1, 1, 0);
    glDisable(GL_SCISSOR_TEST);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    bool ok = true;
    for (unsigned y = 0; ok && y < H; y++)
       for (unsigned x = 0; ok && x < W; x++) {
@@ -408,10 +336,10 @@ test_scissor(void)
             want[0] = want[1] = 255;
          if (x >= 40 && x < 48 && y >= 40 && y < 48)
             want[1] = want[2] = 255;
-         ok = pixel_is(px, x, y, want, 0, "scissor");
+         ok = gl_util_pixel_is(px, W, x, y, want, 0, "scissor");
       }
    glDeleteProgram(p);
-   result("scissor", ok);
+   gl_util_check("scissor", ok);
 }
 
 static void
@@ -419,7 +347,7 @@ test_overflow(void)
 {
    static uint8_t px[W * H * 4];
    static float v[W * H * 6 * 4], c[W * H * 6 * 4];
-   GLuint p = program(vs_color, fs_color);
+   GLuint p = gl_util_use_program(vs_color, fs_color, NULL);
    unsigned n = 0;
    /* Layer 1: a quad per pixel at z = 0; layer 2: the same behind, grey. */
    for (unsigned layer = 0; layer < 2; layer++) {
@@ -458,11 +386,11 @@ test_overflow(void)
    glDrawArrays(GL_TRIANGLES, 0, n);
    glDisable(GL_DEPTH_TEST);
    glDisableVertexAttribArray(1);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    bool ok = true;
    for (unsigned y = 0; ok && y < H; y++)
       for (unsigned x = 0; ok && x < W; x++)
-         ok = pixel_is(px, x, y, (uint8_t[4]){ x * 4, y * 4, 128, 255 }, 0, "overflow");
+         ok = gl_util_pixel_is(px, W, x, y, (uint8_t[4]){ x * 4, y * 4, 128, 255 }, 0, "overflow");
    /* On the embedded GPU, say whether the pass really overflowed. */
    void (*stats)(struct asahi_model_stats *) =
       (void (*)(struct asahi_model_stats *))dlsym(RTLD_DEFAULT, "tessera_shim_get_stats");
@@ -474,7 +402,7 @@ test_overflow(void)
              (unsigned long long)st.partial_renders, (unsigned long long)st.grow_events);
    }
    glDeleteProgram(p);
-   result("overflow", ok);
+   gl_util_check("overflow", ok);
 }
 
 static const char fs_discard[] =
@@ -496,7 +424,7 @@ check_halves(const uint8_t *px, const uint8_t left[4], const uint8_t right[4], c
    bool ok = true;
    for (unsigned y = 0; ok && y < H; y += 3)
       for (unsigned x = 0; ok && x < W; x++)
-         ok = pixel_is(px, x, y, x < W / 2 ? left : right, 0, t);
+         ok = gl_util_pixel_is(px, W, x, y, x < W / 2 ? left : right, 0, t);
    return ok;
 }
 
@@ -516,7 +444,7 @@ test_stencil(void)
    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_STENCIL_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
    bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
-   GLuint p = program(vs_color, fs_color);
+   GLuint p = gl_util_use_program(vs_color, fs_color, NULL);
    static const float red[4] = { 1, 0, 0, 1 }, green[4] = { 0, 1, 0, 1 };
    glClearColor(0, 0, 0, 1);
    glClearStencil(0);
@@ -531,13 +459,13 @@ test_stencil(void)
    glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
    glStencilFunc(GL_EQUAL, 1, 0xff);
    color_quad(-1, -1, 1, 1, 0, red);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    ok = ok && check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 }, (uint8_t[4]){ 0, 0, 0, 255 },
                            "stencil");
    /* A new pass: the stencil buffer is loaded back. */
    glStencilFunc(GL_NOTEQUAL, 1, 0xff);
    color_quad(-1, -1, 1, 1, 0, green);
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    ok = ok && check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 }, (uint8_t[4]){ 0, 255, 0, 255 },
                            "stencil");
    glDisable(GL_STENCIL_TEST);
@@ -545,14 +473,14 @@ test_stencil(void)
    glDeleteFramebuffers(1, &f);
    glDeleteRenderbuffers(2, rb);
    glDeleteProgram(p);
-   result("stencil", ok);
+   gl_util_check("stencil", ok);
 }
 
 static void
 test_polyoffset(void)
 {
    static uint8_t px[W * H * 4];
-   GLuint p = program(vs_color, fs_color);
+   GLuint p = gl_util_use_program(vs_color, fs_color, NULL);
    static const float red[4] = { 1, 0, 0, 1 }, blue[4] = { 0, 0, 1, 1 };
    glEnable(GL_DEPTH_TEST);
    glDepthFunc(GL_LESS);
@@ -566,9 +494,9 @@ test_polyoffset(void)
    color_quad(0, -1, 1, 1, 0, blue);
    glDisable(GL_POLYGON_OFFSET_FILL);
    glDisable(GL_DEPTH_TEST);
-   read_fb(px);
-   result("polyoffset", check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 },
-                                     (uint8_t[4]){ 0, 0, 255, 255 }, "polyoffset"));
+   gl_util_read_fb(px, W, H);
+   gl_util_check("polyoffset", check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 },
+                                            (uint8_t[4]){ 0, 0, 255, 255 }, "polyoffset"));
    glDeleteProgram(p);
 }
 
@@ -576,21 +504,21 @@ static void
 test_discard(void)
 {
    static uint8_t px[W * H * 4];
-   GLuint p = program(vs_color, fs_color), pd;
+   GLuint p = gl_util_use_program(vs_color, fs_color, NULL), pd;
    static const float red[4] = { 1, 0, 0, 1 }, blue[4] = { 0, 0, 1, 1 };
    glEnable(GL_DEPTH_TEST);
    glDepthFunc(GL_LESS);
    glClearColor(0, 0, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
    color_quad(-1, -1, 1, 1, 0.5f, red);           /* opaque, behind */
-   pd = program(vs_color, fs_discard);
+   pd = gl_util_use_program(vs_color, fs_discard, NULL);
    color_quad(-1, -1, 1, 1, 0.0f, blue);          /* discards its left half */
    glUseProgram(p);
    color_quad(-1, -1, 1, 1, 0.75f, (const float[4]){ 0, 1, 0, 1 });   /* hidden */
    glDisable(GL_DEPTH_TEST);
-   read_fb(px);
-   result("discard", check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 },
-                                  (uint8_t[4]){ 0, 0, 255, 255 }, "discard"));
+   gl_util_read_fb(px, W, H);
+   gl_util_check("discard", check_halves(px, (uint8_t[4]){ 255, 0, 0, 255 },
+                                         (uint8_t[4]){ 0, 0, 255, 255 }, "discard"));
    glDeleteProgram(p);
    glDeleteProgram(pd);
 }
@@ -620,7 +548,7 @@ test_mipmap(void)
       tex[4 * i + 2] = 0;
       tex[4 * i + 3] = 255;
    }
-   GLuint p = program(vs_tex, fs_tex), t;
+   GLuint p = gl_util_use_program(vs_tex, fs_tex, NULL), t;
    glGenTextures(1, &t);
    glBindTexture(GL_TEXTURE_2D, t);
    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, 16, 16, 0, GL_RGBA, GL_UNSIGNED_BYTE, tex);
@@ -640,7 +568,7 @@ test_mipmap(void)
              px[3]);
    glDeleteTextures(1, &t);
    glDeleteProgram(p);
-   result("mipmap", ok);
+   gl_util_check("mipmap", ok);
 }
 
 static void
@@ -657,23 +585,23 @@ test_rtt(void)
    glBindFramebuffer(GL_FRAMEBUFFER, f);
    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t, 0);
    bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
-   GLuint pc = program(vs_color, fs_color);
+   GLuint pc = gl_util_use_program(vs_color, fs_color, NULL);
    glClearColor(0, 1, 0, 1);
    glClear(GL_COLOR_BUFFER_BIT);
    color_quad(-1, -1, 0, 1, 0, (const float[4]){ 1, 0, 1, 1 });
    /* Sample it in the main framebuffer (no readback in between). */
    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-   GLuint pt = program(vs_tex, fs_tex);
+   GLuint pt = gl_util_use_program(vs_tex, fs_tex, NULL);
    glUniform1i(glGetUniformLocation(pt, "t"), 0);
    textured_quad();
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    ok = ok && check_halves(px, (uint8_t[4]){ 255, 0, 255, 255 }, (uint8_t[4]){ 0, 255, 0, 255 },
                            "rtt");
    glDeleteFramebuffers(1, &f);
    glDeleteTextures(1, &t);
    glDeleteProgram(pc);
    glDeleteProgram(pt);
-   result("rtt", ok);
+   gl_util_check("rtt", ok);
 }
 
 static void
@@ -683,7 +611,7 @@ test_copytex(void)
    GLuint t;
    glClearColor(0.0f, 0.0f, 1.0f, 1.0f);
    glClear(GL_COLOR_BUFFER_BIT);
-   GLuint pc = program(vs_color, fs_color);
+   GLuint pc = gl_util_use_program(vs_color, fs_color, NULL);
    color_quad(-1, -1, 0, 1, 0, (const float[4]){ 1, 1, 0, 1 });
    glGenTextures(1, &t);
    glBindTexture(GL_TEXTURE_2D, t);
@@ -693,16 +621,16 @@ test_copytex(void)
    glCopyTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, 0, 0, W, H);
    glClearColor(0, 0, 0, 0);
    glClear(GL_COLOR_BUFFER_BIT);
-   GLuint pt = program(vs_tex, fs_tex);
+   GLuint pt = gl_util_use_program(vs_tex, fs_tex, NULL);
    glUniform1i(glGetUniformLocation(pt, "t"), 0);
    textured_quad();
-   read_fb(px);
+   gl_util_read_fb(px, W, H);
    bool ok = check_halves(px, (uint8_t[4]){ 255, 255, 0, 255 }, (uint8_t[4]){ 0, 0, 255, 255 },
                           "copytex");
    glDeleteTextures(1, &t);
    glDeleteProgram(pc);
    glDeleteProgram(pt);
-   result("copytex", ok);
+   gl_util_check("copytex", ok);
 }
 
 static void
@@ -710,8 +638,7 @@ test_mrt(void)
 {
    static uint8_t px[W * H * 4];
    GLint max = 1;
-   const char *ext = (const char *)glGetString(GL_EXTENSIONS);
-   if (ext && strstr(ext, "GL_EXT_draw_buffers"))
+   if (gl_util_has_ext("GL_EXT_draw_buffers"))
       glGetIntegerv(GL_MAX_DRAW_BUFFERS_EXT, &max);
    if (max < 2) {
       printf("SKIP: mrt (%d draw buffer)\n", max);
@@ -737,7 +664,7 @@ test_mrt(void)
    static const char fs_mrt[] =
       "#extension GL_EXT_draw_buffers : require\nprecision mediump float;\nvarying vec4 c;\n"
       "void main() { gl_FragData[0] = c; gl_FragData[1] = vec4(1.0) - c; }\n";
-   GLuint p = program(vs_color, fs_mrt);
+   GLuint p = gl_util_use_program(vs_color, fs_mrt, NULL);
    color_quad(-1, -1, 0, 1, 0, (const float[4]){ 1, 0, 0, 1 });
    /* GLES2 has no glReadBuffer: read each target through its own FBO. */
    GLuint rf;
@@ -745,7 +672,7 @@ test_mrt(void)
    glBindFramebuffer(GL_FRAMEBUFFER, rf);
    for (unsigned i = 0; ok && i < 2; i++) {
       glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[i]);
-      read_fb(px);
+      gl_util_read_fb(px, W, H);
       ok = check_halves(px, i ? (uint8_t[4]){ 0, 255, 255, 0 } : (uint8_t[4]){ 255, 0, 0, 255 },
                         (uint8_t[4]){ 0, 0, 255, 255 }, "mrt");
    }
@@ -754,14 +681,13 @@ test_mrt(void)
    glDeleteFramebuffers(1, &rf);
    glDeleteRenderbuffers(2, rb);
    glDeleteProgram(p);
-   result("mrt", ok);
+   gl_util_check("mrt", ok);
 }
 
 static void
 test_query(void)
 {
-   const char *ext = (const char *)glGetString(GL_EXTENSIONS);
-   if (!ext || !strstr(ext, "GL_EXT_occlusion_query_boolean")) {
+   if (!gl_util_has_ext("GL_EXT_occlusion_query_boolean")) {
       printf("SKIP: query (no EXT_occlusion_query_boolean)\n");
       return;
    }
@@ -772,7 +698,7 @@ test_query(void)
       (PFNGLGETQUERYOBJECTUIVEXTPROC)eglGetProcAddress("glGetQueryObjectuivEXT");
    PFNGLDELETEQUERIESEXTPROC del =
       (PFNGLDELETEQUERIESEXTPROC)eglGetProcAddress("glDeleteQueriesEXT");
-   GLuint p = program(vs_color, fs_color), q[2];
+   GLuint p = gl_util_use_program(vs_color, fs_color, NULL), q[2];
    gen(2, q);
    glEnable(GL_DEPTH_TEST);
    glDepthFunc(GL_LESS);
@@ -792,7 +718,7 @@ test_query(void)
       printf("  query: results %u %u, expected 1 0\n", r[0], r[1]);
    del(2, q);
    glDeleteProgram(p);
-   result("query", ok);
+   gl_util_check("query", ok);
 }
 
 /* EXT_disjoint_timer_query entry points. */
@@ -836,8 +762,7 @@ timed_fill(GLuint q, unsigned n)
 static void
 test_timer(void)
 {
-   const char *ext = (const char *)glGetString(GL_EXTENSIONS);
-   if (!ext || !strstr(ext, "GL_EXT_disjoint_timer_query")) {
+   if (!gl_util_has_ext("GL_EXT_disjoint_timer_query")) {
       printf("SKIP: timer (no EXT_disjoint_timer_query)\n");
       return;
    }
@@ -848,7 +773,6 @@ test_timer(void)
    tq.counter = (PFNGLQUERYCOUNTEREXTPROC)eglGetProcAddress("glQueryCounterEXT");
    tq.getu = (PFNGLGETQUERYOBJECTUIVEXTPROC)eglGetProcAddress("glGetQueryObjectuivEXT");
    tq.get64 = (PFNGLGETQUERYOBJECTUI64VEXTPROC)eglGetProcAddress("glGetQueryObjectui64vEXT");
-   bool ok = true;
    PFNGLGETQUERYIVEXTPROC getq = (PFNGLGETQUERYIVEXTPROC)eglGetProcAddress("glGetQueryivEXT");
    GLint bits = 0;
    getq(GL_TIME_ELAPSED_EXT, GL_QUERY_COUNTER_BITS_EXT, &bits);
@@ -858,14 +782,8 @@ test_timer(void)
    /* Its own, bigger target: the fill dominates the per-pass overhead. */
    enum { TW = 256, TH = 256 };
    GLuint tf, trb;
-   glGenFramebuffers(1, &tf);
-   glBindFramebuffer(GL_FRAMEBUFFER, tf);
-   glGenRenderbuffers(1, &trb);
-   glBindRenderbuffer(GL_RENDERBUFFER, trb);
-   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, TW, TH);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, trb);
-   glViewport(0, 0, TW, TH);
-   GLuint p = program(vs_color, fs_color), q[5];
+   bool ok = gl_util_color_fbo(TW, TH, &tf, &trb);
+   GLuint p = gl_util_use_program(vs_color, fs_color, NULL), q[5];
    tq.gen(5, q);
    glEnable(GL_BLEND);
    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
@@ -940,7 +858,7 @@ test_timer(void)
    glDeleteFramebuffers(1, &tf);
    glDeleteRenderbuffers(1, &trb);
    glViewport(0, 0, W, H);
-   result("timer", ok);
+   gl_util_check("timer", ok);
 }
 
 static const struct {
@@ -959,51 +877,30 @@ static const struct {
 int
 main(int argc, char **argv)
 {
-   PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-      (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
-   EGLDisplay dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA,
-                                              EGL_DEFAULT_DISPLAY, NULL)
-                                : EGL_NO_DISPLAY;
-   EGLint major, minor;
-   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) {
-      printf("FAIL: no surfaceless EGL display\n");
+   struct gl_util_egl egl;
+   if (!gl_util_egl_surfaceless(&egl, EGL_OPENGL_ES_API))
       return 1;
-   }
-   eglBindAPI(EGL_OPENGL_ES_API);
-   static const EGLint ctx_attribs[] = { EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE };
-   EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, ctx_attribs);
-   if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-      printf("FAIL: no GLES2 context\n");
-      return 1;
-   }
    printf("renderer: %s\n", (const char *)glGetString(GL_RENDERER));
 
-   glGenFramebuffers(1, &fbo);
-   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-   glGenRenderbuffers(1, &rb_color);
-   glBindRenderbuffer(GL_RENDERBUFFER, rb_color);
-   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8_OES, W, H);
-   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb_color);
+   /* The tests draw into a W x H colour target with a Z16 depth buffer. */
+   if (!gl_util_color_fbo(W, H, &fbo, &rb_color)) {
+      gl_util_egl_finish(&egl);
+      return 1;
+   }
    glGenRenderbuffers(1, &rb_depth);
    glBindRenderbuffer(GL_RENDERBUFFER, rb_depth);
    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT16, W, H);
    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb_depth);
    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
       printf("FAIL: framebuffer incomplete\n");
+      gl_util_egl_finish(&egl);
       return 1;
    }
-   glViewport(0, 0, W, H);
 
-   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-      bool run = argc < 2;
-      for (int a = 1; a < argc; a++)
-         run |= !strcmp(argv[a], tests[i].name);
-      if (run)
+   for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+      if (gl_util_selected(argc, argv, tests[i].name))
          tests[i].fn();
-   }
-   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-   eglDestroyContext(dpy, ctx);
-   eglTerminate(dpy);
-   printf("%s\n", failures ? "FAILED" : "ALL PASSED");
-   return failures ? 1 : 0;
+   gl_util_egl_finish(&egl);
+   printf("%s\n", gl_util_failures ? "FAILED" : "ALL PASSED");
+   return gl_util_failures ? 1 : 0;
 }

@@ -130,6 +130,14 @@ gl_util_program(const char *vs, const char *fs, bool *linked)
    return p;
 }
 
+GLuint
+gl_util_use_program(const char *vs, const char *fs, bool *linked)
+{
+   GLuint p = gl_util_program(vs, fs, linked);
+   glUseProgram(p);
+   return p;
+}
+
 bool
 gl_util_has_ext(const char *name)
 {

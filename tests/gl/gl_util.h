@@ -61,6 +61,9 @@ GLuint gl_util_shader(GLenum type, const char *src);
  */
 GLuint gl_util_program(const char *vs, const char *fs, bool *linked);
 
+/* gl_util_program(), then made the current program (glUseProgram). */
+GLuint gl_util_use_program(const char *vs, const char *fs, bool *linked);
+
 /* Whether the current context lists the extension `name`. */
 bool gl_util_has_ext(const char *name);
 

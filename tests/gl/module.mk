@@ -10,7 +10,7 @@ GL_TEST_LDLIBS := -lEGL -lGLESv2
 GL_UTIL := tests/gl/gl_util.c
 
 PROGS += gl_basic gl_resources gl_glsl_e2e gl_present_x11 gl_desktop
-gl_basic_SRCS := tests/gl/gl_basic.c
+gl_basic_SRCS := tests/gl/gl_basic.c $(GL_UTIL)
 gl_basic_LDLIBS := $(GL_TEST_LDLIBS) -ldl
 gl_resources_SRCS := tests/gl/gl_resources.c $(GL_UTIL)
 gl_resources_LDLIBS := $(GL_TEST_LDLIBS)
