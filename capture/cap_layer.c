@@ -271,13 +271,21 @@ cap_finish(void)
          tsr_writer_get_stats(w, &st);
          fprintf(stderr, "tessera capture: %s: %llu submissions of %llu, %llu frames, "
                  "memory %s: %.3f ms for %llu MiB, pages %llu stored of %llu, "
+                 "frame re-reads: %.3f ms for %llu MiB, "
                  "shader indexing: %.3f ms for %llu submissions\n",
                  cap.trace_path, (unsigned long long)st.submits,
                  (unsigned long long)cap.submits, (unsigned long long)st.frames,
                  cap.opt.mem == CAP_MEM_WP ? "wp" : "hash", (double)cap.snap_ns / 1e6,
                  (unsigned long long)(cap.snap_bytes >> 20),
                  (unsigned long long)st.pages_stored, (unsigned long long)st.pages_seen,
+                 (double)cap.reread_ns / 1e6, (unsigned long long)(cap.reread_bytes >> 20),
                  (double)cap.shader_ns / 1e6, (unsigned long long)cap.shader_scans);
+         if (cap.opt.mem == CAP_MEM_WP) {
+            unsigned long faults, protects, maps;
+            cap_wp_stats(&faults, &protects, &maps);
+            fprintf(stderr, "tessera capture: %s: wp: %lu write faults, %lu write-protections, "
+                    "%lu mappings\n", cap.trace_path, faults, protects, maps);
+         }
       }
       sigset_t old;
       cap_sig_guard_begin(&old);

@@ -87,6 +87,10 @@ struct cap_cpumap {
    uint32_t file_id, handle;
    uint64_t bo_offset;
    _Atomic uint8_t *dirty;       /* one byte per host page */
+   /* Every page is write-protected except those marked dirty (the fault
+    * handler marks a page before unprotecting it), so re-arming a mapping
+    * without dirty pages needs no mprotect (cap_wp_arm). */
+   bool armed;
 };
 
 /* A submission waiting for its out-sync (cap_reaper.c). */
@@ -141,6 +145,7 @@ struct cap_state {
    bool hook_installed;
    /* statistics */
    uint64_t snap_ns, snap_bytes, submit_ns;
+   uint64_t reread_ns, reread_bytes; /* the part of snap_* spent re-reading GPU results */
    uint64_t shader_ns, shader_scans; /* shader indexing at SUBMIT */
 };
 
@@ -197,5 +202,8 @@ bool cap_wp_collect(struct cap_file *f, struct cap_bo *bo);
 /* After a whole read: clear the dirty pages and protect every mapping. */
 void cap_wp_arm(struct cap_file *f, struct cap_bo *bo);
 void cap_wp_forget_bo(uint32_t file_id, uint32_t handle);
+/* Write faults taken, mprotect calls that removed write access (after a
+ * fault or to arm a mapping) and mappings tracked, for the statistics. */
+void cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mappings);
 
 #endif

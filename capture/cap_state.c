@@ -437,7 +437,7 @@ cap_reread_gpu_written(struct cap_file *only_f, struct cap_bo *only_bo)
 {
    if (!recording())
       return;
-   uint64_t t0 = cap_now_ns();
+   uint64_t t0 = cap_now_ns(), bytes0 = cap.snap_bytes;
    for (struct cap_file *f = cap.files; f && recording(); f = f->next) {
       if (only_f && f != only_f)
          continue;
@@ -449,7 +449,10 @@ cap_reread_gpu_written(struct cap_file *only_f, struct cap_bo *only_bo)
          snapshot_bo(f, bo);
       }
    }
-   cap.snap_ns += cap_now_ns() - t0;
+   uint64_t dt = cap_now_ns() - t0;
+   cap.snap_ns += dt;
+   cap.reread_ns += dt;
+   cap.reread_bytes += cap.snap_bytes - bytes0;
 }
 
 /* Everything bound in the VM is what the GPU may read. */

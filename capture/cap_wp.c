@@ -26,6 +26,13 @@
 #include "capture/cap_priv.h"
 
 static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
+/* One past the highest slot ever used: the scans below (per object at every
+ * snapshot, and in the fault handler) stop there instead of walking all
+ * CAP_MAX_CPUMAPS slots. It only grows; it is raised before a mapping is
+ * published, and a mapping is protected (can fault) only after that. */
+static _Atomic unsigned maps_end;
+/* Counts for TESSERA_CAPTURE_STATS (cap_wp_stats) */
+static atomic_ulong n_faults, n_protects, n_maps;
 static struct sigaction prev_segv;
 static size_t host_page;
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -36,12 +43,14 @@ static void
 segv_handler(int sig, siginfo_t *si, void *uc)
 {
    uintptr_t a = (uintptr_t)si->si_addr;
-   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+   unsigned end = atomic_load(&maps_end);
+   for (unsigned i = 0; i < end; i++) {
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || a < m->addr || a >= m->addr + m->len)
          continue;
       size_t pg = (a - m->addr) / host_page;
       atomic_store(&m->dirty[pg], 1);
+      atomic_fetch_add(&n_faults, 1);
       int saved = errno;
       mprotect((void *)(m->addr + pg * host_page), host_page, m->prot);
       errno = saved;
@@ -134,8 +143,11 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
       return;
    }
    *m = (struct cap_cpumap){ (uintptr_t)addr, pages * host_page, prot, f->id, bo->handle,
-                             bo_offset, dirty };
+                             bo_offset, dirty, false };
+   if (atomic_load(&maps_end) <= slot)
+      atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
    atomic_store(&maps[slot], m);
+   atomic_fetch_add(&n_maps, 1);
    /* Nothing recorded yet through this mapping: the object is read whole
     * at the next snapshot (bo->full), which re-protects it. */
    bo->full = true;
@@ -156,7 +168,7 @@ void
 cap_wp_unmap(void *addr, size_t len)
 {
    uintptr_t a = (uintptr_t)addr, e = a + len;
-   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+   for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || e <= m->addr || a >= m->addr + m->len)
          continue;
@@ -171,7 +183,7 @@ cap_wp_unmap(void *addr, size_t len)
 void
 cap_wp_forget_bo(uint32_t file_id, uint32_t handle)
 {
-   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+   for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (m && m->file_id == file_id && m->handle == handle)
          unregister(i);
@@ -184,7 +196,7 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
    if (!host_page)
       return false;
    const uint8_t *view = NULL;
-   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+   for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
@@ -199,6 +211,7 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
           * and is caught by the next snapshot */
          while (q < pages && atomic_exchange(&m->dirty[q], 0))
             q++;
+         atomic_fetch_add(&n_protects, 1);
          mprotect((void *)(m->addr + p * host_page), (q - p) * host_page,
                   m->prot & ~PROT_WRITE);
          uint64_t off = m->bo_offset + p * host_page;
@@ -222,13 +235,32 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
 void
 cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
 {
-   for (unsigned i = 0; i < CAP_MAX_CPUMAPS; i++) {
+   for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
       size_t pages = m->len / host_page;
+      bool any = !m->armed;
       for (size_t p = 0; p < pages; p++)
-         atomic_store(&m->dirty[p], 0);
-      mprotect((void *)m->addr, m->len, m->prot & ~PROT_WRITE);
+         if (atomic_exchange(&m->dirty[p], 0))
+            any = true;
+      /* Clean and armed: every page is still protected, so the whole
+       * reads of every stale object at every frame marker need no system
+       * call (it halves the mprotect calls of a GL program; those calls
+       * changed no page table entry, so the CPU time saved is small). A
+       * write racing with the scan faults, marks its page and is collected
+       * next time. */
+      if (!any)
+         continue;
+      atomic_fetch_add(&n_protects, 1);
+      m->armed = mprotect((void *)m->addr, m->len, m->prot & ~PROT_WRITE) == 0;
    }
+}
+
+void
+cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mappings)
+{
+   *faults = atomic_load(&n_faults);
+   *protects = atomic_load(&n_protects);
+   *mappings = atomic_load(&n_maps);
 }

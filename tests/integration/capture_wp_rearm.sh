@@ -1,0 +1,35 @@
+#!/bin/bash
+# The wp strategy re-arms a mapping after a whole read without mprotect when
+# none of its pages was written since it was last protected (cap_wp_arm):
+# capture_scene with a frame after every submission has every object re-read
+# and re-armed at each frame marker, with one CPU write (the uniform) between
+# them. Every write must still be caught: the program's output is unchanged,
+# all seven uniform values are in the trace, the replay validates, and the
+# write-protections stay within the faults (one re-protection per fault at
+# most, plus the first arming of each mapping) instead of growing with the
+# objects re-read per frame.
+. "$(dirname "$0")/../capture/lib.sh"
+
+ref=$(LD_PRELOAD="${LD_PRELOAD:-} $top/build/release/lib/tessera-shim.so" \
+      "$bin/capture_scene" -n 14 -e 1 -r)
+t=$work/rearm.tsr
+out=$(TESSERA_CAPTURE_STATS=1 "$tessera" capture --shim --mem wp -o "$t" -- \
+      "$bin/capture_scene" -n 14 -e 1 -r 2> "$work/stats")
+[ "$out" = "$ref" ] || fail "output differs under capture: $out"
+[ "$(info_field "$t" frames:)" = 14 ] || fail "not 14 frames"
+stats=$(grep ' write faults, ' "$work/stats") || fail "no wp statistics: $(cat "$work/stats")"
+echo "$stats"
+read -r faults protects maps < <(echo "$stats" |
+    sed -n 's/.* wp: \([0-9]*\) write faults, \([0-9]*\) write-protections, \([0-9]*\) mappings$/\1 \2 \3/p')
+[ -n "$maps" ] || fail "cannot parse: $stats"
+[ "$faults" -ge 14 ] || fail "$faults write faults for 14 uniform writes"
+[ "$protects" -le $((faults + maps)) ] ||
+    fail "$protects write-protections for $faults faults and $maps mappings (re-arming clean mappings?)"
+# a = 0.5 + (i % 7) * 0.125: 0.5 0.625 0.75 0.875 1.0 1.125 1.25
+dump=$("$tessera" dump "$t")
+for v in '00 00 00 3f' '00 00 20 3f' '00 00 40 3f' '00 00 60 3f' '00 00 80 3f' '00 00 90 3f' '00 00 a0 3f'; do
+    echo "$dump" | grep -q "$v" || fail "uniform bytes $v missing from the trace"
+done
+"$tessera" replay "$t" --validate > "$work/val" 2>&1 || fail "validation: $(tail -n 3 "$work/val")"
+grep -q "validation passed" "$work/val" || fail "no validation verdict: $(cat "$work/val")"
+echo "capture_wp_rearm: ok"
