@@ -176,6 +176,10 @@ tessera_batch_writes(struct tessera_batch *batch, struct pipe_resource *prsc)
    if (!prsc)
       return;
    struct tessera_resource *r = tessera_resource(prsc);
+   /* Created GPU-read-only (no render-target / depth bind: see
+    * bo_flags_for) but rendered to after all: bind it writable first. A
+    * failed rebind makes the GPU write fault, reported with the batch. */
+   tessera_bo_make_writable(r->bo);
    batch_track(batch, r);
    r->reader_mask |= 1u << batch->slot;
    r->writer = batch;
@@ -200,6 +204,7 @@ batch_retire(struct tessera_batch *batch)
    util_unreference_framebuffer_state(&batch->fb);
    tessera_pool_reset(&batch->pool);
    tessera_pool_reset(&batch->low_pool);
+   tessera_pool_reset(&batch->gpu_pool);
    batch->state = TESSERA_BATCH_FREE;
    if (batch->ctx->batch == batch)
       batch->ctx->batch = NULL;
@@ -249,8 +254,15 @@ batch_slot(struct tessera_context *ctx)
             ralloc_free(b);
             return NULL;
          }
-         tessera_pool_init(&b->pool, ctx->screen, 0, "batch");
-         tessera_pool_init(&b->low_pool, ctx->screen, TESSERA_BO_LOW_VA, "batch usc");
+         /* The GPU only reads what the CPU encodes (control streams,
+          * PPP state, uniforms, descriptors, USC words, scissor and
+          * depth-bias tables); what it writes (occlusion counters) has a
+          * pool of its own. Timestamps are in the query BO, the TVB is
+          * the kernel's. */
+         tessera_pool_init(&b->pool, ctx->screen, TESSERA_BO_GPU_READONLY, "batch");
+         tessera_pool_init(&b->low_pool, ctx->screen,
+                           TESSERA_BO_LOW_VA | TESSERA_BO_GPU_READONLY, "batch usc");
+         tessera_pool_init(&b->gpu_pool, ctx->screen, 0, "batch results");
          util_dynarray_init(&b->scissor, b);
          util_dynarray_init(&b->depth_bias, b);
          util_dynarray_init(&b->resources, b);
@@ -393,7 +405,7 @@ trace_read(void *data, uint64_t va, void *dst, size_t size)
    struct tessera_batch *b = t->batch;
    struct tessera_context *ctx = b->ctx;
    size_t got = 0;
-   struct util_dynarray *lists[] = { &b->pool.bos, &b->low_pool.bos,
+   struct util_dynarray *lists[] = { &b->pool.bos, &b->low_pool.bos, &b->gpu_pool.bos,
                                      &ctx->program_pool.bos, &ctx->shader_bos };
    for (unsigned l = 0; l < ARRAY_SIZE(lists); l++)
       util_dynarray_foreach(lists[l], struct tessera_bo *, bo)
@@ -464,7 +476,7 @@ batch_submit(struct tessera_batch *b)
    unsigned noq = util_dynarray_num_elements(&b->occlusion, struct tessera_query *);
    if (noq) {
       uint64_t va;
-      uint64_t *counters = tessera_pool_alloc(&b->pool, noq * 8, 64, &va);
+      uint64_t *counters = tessera_pool_alloc(&b->gpu_pool, noq * 8, 64, &va);
       if (!counters)
          return false;
       memset(counters, 0, noq * 8);
@@ -642,6 +654,7 @@ tessera_batches_fini(struct tessera_context *ctx)
       tessera_batch_wait(b);
       tessera_pool_fini(&b->pool);
       tessera_pool_fini(&b->low_pool);
+      tessera_pool_fini(&b->gpu_pool);
       drmSyncobjDestroy(ctx->screen->fd, b->syncobj);
       ralloc_free(b);
       ctx->batches[i] = NULL;

@@ -49,13 +49,22 @@ va_free(struct tessera_screen *s, uint64_t va, uint64_t size, unsigned flags)
    simple_mtx_unlock(&s->bo_lock);
 }
 
+/* Least privilege: GPU-read-only BOs are bound without WRITE, so a stray
+ * GPU write faults (the model's MMU checks the PTE's write permission). */
+static uint32_t
+bind_flags(unsigned bo_flags)
+{
+   return (bo_flags & TESSERA_BO_GPU_READONLY) ? DRM_ASAHI_BIND_READ
+                                               : DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE;
+}
+
 static int
-vm_bind(struct tessera_screen *s, uint32_t handle, uint64_t va, uint64_t size, bool unbind)
+vm_bind(struct tessera_screen *s, uint32_t handle, uint64_t va, uint64_t size,
+        uint32_t op_flags)
 {
    struct drm_asahi_gem_bind_op op = {
-      .flags = unbind ? DRM_ASAHI_BIND_UNBIND
-                      : (DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE),
-      .handle = unbind ? 0 : handle,
+      .flags = op_flags,
+      .handle = (op_flags & DRM_ASAHI_BIND_UNBIND) ? 0 : handle,
       .offset = 0,
       .range = size,
       .addr = va,
@@ -76,7 +85,10 @@ bo_wrap(struct tessera_screen *s, uint32_t handle, uint64_t size, unsigned flags
 {
    struct tessera_bo *bo = CALLOC_STRUCT(tessera_bo);
    uint64_t va = bo ? va_alloc(s, size, flags) : 0;
-   int ret = va ? vm_bind(s, handle, va, size, false) : -ENOMEM;
+   /* Another process may render to a shared BO: always read-write. */
+   if (flags & TESSERA_BO_SHARED)
+      flags &= ~TESSERA_BO_GPU_READONLY;
+   int ret = va ? vm_bind(s, handle, va, size, bind_flags(flags)) : -ENOMEM;
    if (ret) {
       fprintf(stderr, "tessera: cannot place BO '%s' (%llu bytes) in the VM: %s\n",
               label, (unsigned long long)size, strerror(-ret));
@@ -235,6 +247,29 @@ tessera_bo_map(struct tessera_bo *bo)
    return map;
 }
 
+bool
+tessera_bo_make_writable(struct tessera_bo *bo)
+{
+   if (!(p_atomic_read(&bo->flags) & TESSERA_BO_GPU_READONLY))
+      return true;
+   struct tessera_screen *s = bo->screen;
+   /* Binding over the mapping replaces it (same pages, same VA) and the
+    * kernel invalidates the TLB; work in flight only reads the BO. */
+   simple_mtx_lock(&s->bo_lock);
+   int ret = 0;
+   if (bo->flags & TESSERA_BO_GPU_READONLY) {
+      ret = vm_bind(s, bo->handle, bo->va, bo->size,
+                    bind_flags(bo->flags & ~TESSERA_BO_GPU_READONLY));
+      if (!ret)
+         p_atomic_set(&bo->flags, bo->flags & ~TESSERA_BO_GPU_READONLY);
+   }
+   simple_mtx_unlock(&s->bo_lock);
+   if (ret)
+      fprintf(stderr, "tessera: rebinding '%s' writable failed: %s\n", bo->label,
+              strerror(-ret));
+   return !ret;
+}
+
 void
 tessera_bo_unreference(struct tessera_bo *bo)
 {
@@ -256,7 +291,7 @@ tessera_bo_unreference(struct tessera_bo *bo)
 
    if (bo->map)
       munmap(bo->map, bo->size);
-   int ret = vm_bind(s, 0, bo->va, bo->size, true);
+   int ret = vm_bind(s, 0, bo->va, bo->size, DRM_ASAHI_BIND_UNBIND);
    if (ret)
       fprintf(stderr, "tessera: unbinding '%s' failed: %s\n", bo->label, strerror(-ret));
    else

@@ -88,7 +88,9 @@ tessera_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    pctx->screen = pscreen;
    pctx->priv = priv;
    util_dynarray_init(&ctx->shader_bos, NULL);
-   tessera_pool_init(&ctx->program_pool, s, TESSERA_BO_LOW_VA, "tile programs");
+   /* bg/eot code and its USC words: fetched, never written, by the GPU. */
+   tessera_pool_init(&ctx->program_pool, s, TESSERA_BO_LOW_VA | TESSERA_BO_GPU_READONLY,
+                     "tile programs");
 
    /* The queue: its usc_exec_base is the USC heap, so every 32-bit USC
     * offset the driver writes is relative to screen->usc_base. */

@@ -95,7 +95,7 @@ struct tessera_context_state {
 /* A bump allocator over a list of BOs, reset when its batch retires. */
 struct tessera_pool {
    struct tessera_screen *screen;
-   unsigned flags;                    /* TESSERA_BO_LOW_VA or 0 */
+   unsigned flags;                    /* TESSERA_BO_LOW_VA, _GPU_READONLY */
    const char *label;
    struct util_dynarray bos;          /* struct tessera_bo * */
    unsigned current;                  /* index in bos */
@@ -129,6 +129,7 @@ struct tessera_batch {
 
    struct tessera_pool pool;          /* main heap: streams, uniforms, descriptors */
    struct tessera_pool low_pool;      /* USC heap: USC words, CF bindings */
+   struct tessera_pool gpu_pool;      /* GPU-written: occlusion counters */
 
    /* VDM stream being written. */
    uint8_t *vdm_map;

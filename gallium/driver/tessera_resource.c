@@ -175,12 +175,28 @@ tessera_resource_layout(struct tessera_screen *s, struct tessera_resource *r,
 
 /* ---- creation ------------------------------------------------------------ */
 
+/* Binds the GPU may write through. */
+#define GPU_WRITE_BINDS (PIPE_BIND_RENDER_TARGET | PIPE_BIND_DEPTH_STENCIL | \
+                         PIPE_BIND_SHADER_IMAGE | PIPE_BIND_SHADER_BUFFER | \
+                         PIPE_BIND_STREAM_OUTPUT | PIPE_BIND_COMPUTE_RESOURCE | \
+                         PIPE_BIND_GLOBAL)
+
 static unsigned
 bo_flags_for(const struct pipe_resource *t)
 {
    /* Anything another process or API may see must not be VM-private. */
-   return (t->bind & (PIPE_BIND_SHARED | PIPE_BIND_SCANOUT | PIPE_BIND_DISPLAY_TARGET))
-             ? TESSERA_BO_SHARED : 0;
+   if (t->bind & (PIPE_BIND_SHARED | PIPE_BIND_SCANOUT | PIPE_BIND_DISPLAY_TARGET))
+      return TESSERA_BO_SHARED;
+   /* Least privilege: the GPU writes only what it renders to (PBE and ZLS
+    * stores of framebuffer attachments) and the query results. There are
+    * no SSBOs, images, stream output or texture buffers
+    * (is_format_supported refuses those binds), and copies, blits,
+    * clears and mipmap generation run on the CPU (tessera_blit.c): so
+    * buffers (vertex, index, constant, the u_upload_mgr uploaders) and
+    * textures without a render-target or depth bind are GPU-read-only.
+    * A resource rendered to anyway is rebound writable when a batch
+    * first writes it (tessera_batch_writes). */
+   return (t->bind & GPU_WRITE_BINDS) ? 0 : TESSERA_BO_GPU_READONLY;
 }
 
 static const char *

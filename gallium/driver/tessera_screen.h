@@ -44,6 +44,13 @@ enum tessera_debug {
 enum tessera_bo_flags {
    TESSERA_BO_LOW_VA  = 1 << 0,    /* in the USC heap (code and USC words) */
    TESSERA_BO_SHARED  = 1 << 1,    /* exported / imported: not VM-private */
+   /* Bound DRM_ASAHI_BIND_READ only: the GPU never writes it (code, command
+    * pools, buffers, sampled-only textures). Least privilege: a GPU write
+    * faults instead of corrupting silently, and tools that must re-read
+    * what the GPU may have written (the capture layer, at every frame)
+    * can skip it. Ignored with TESSERA_BO_SHARED (another process may
+    * render to it). tessera_bo_make_writable() drops it. */
+   TESSERA_BO_GPU_READONLY = 1 << 2,
 };
 
 struct tessera_bo {
@@ -91,6 +98,11 @@ tessera_screen(struct pipe_screen *p)
 struct tessera_bo *tessera_bo_create(struct tessera_screen *s, uint64_t size,
                                      unsigned flags, const char *label);
 void *tessera_bo_map(struct tessera_bo *bo);
+
+/* Rebinds a TESSERA_BO_GPU_READONLY BO read-write at the same address (for
+ * a resource the GPU is about to write though it was not created for
+ * that); no-op otherwise. False if the rebind failed (reason printed). */
+bool tessera_bo_make_writable(struct tessera_bo *bo);
 
 /* Imports a dma-buf (a shared BO bound into our VM); min_size is what the
  * caller's image needs when the dma-buf does not report its size. */

@@ -124,7 +124,8 @@ tessera_get_variant(struct tessera_context *ctx, struct tessera_shader *so,
    }
    /* Code in the USC heap, plus a tail the USC may prefetch; never at
     * USC offset 0 ("no program") should the BO start the heap. */
-   v->bo = tessera_bo_create(ctx->screen, v->bin.size + 384, TESSERA_BO_LOW_VA, "shader");
+   v->bo = tessera_bo_create(ctx->screen, v->bin.size + 384,
+                             TESSERA_BO_LOW_VA | TESSERA_BO_GPU_READONLY, "shader");
    uint8_t *map = v->bo ? tessera_bo_map(v->bo) : NULL;
    if (!map) {
       fprintf(stderr, "tessera: out of memory for shader code\n");
