@@ -714,6 +714,46 @@ assemble(struct vctx *v, enum agx_primitive prim,
    return true;
 }
 
+
+/*
+ * Shades the vertices of an index sequence. A restart index is not a
+ * vertex: the vertex shader never runs for it (its fetch could be far out
+ * of any buffer, 0xffffffff with 32-bit indices), so the runs between
+ * restarts are shaded compacted and their outputs scattered back.
+ */
+static bool
+shade_indexed(struct vctx *v, uint32_t *vid, uint32_t *iid, const bool *rs,
+              unsigned n, uint32_t (*out)[HWR_MAX_SLOTS])
+{
+   unsigned live = 0;
+   for (unsigned i = 0; i < n; i++)
+      live += !rs[i];
+   if (live == n)
+      return shade_vertices(v, vid, iid, n, out);
+   /* Compact in place (vid and iid are this draw's scratch), shade, and
+    * move the outputs back to their positions from the end, so no output
+    * is overwritten before it moves. */
+   unsigned k = 0;
+   for (unsigned i = 0; i < n; i++) {
+      if (!rs[i]) {
+         vid[k] = vid[i];
+         iid[k] = iid[i];
+         k++;
+      }
+   }
+   if (live && !shade_vertices(v, vid, iid, live, out))
+      return false;
+   for (unsigned i = n; i-- > 0;) {
+      if (rs[i]) {
+         memset(out[i], 0, sizeof(out[i]));
+      } else {
+         k--;
+         if (k != i)
+            memcpy(out[i], out[k], sizeof(out[i]));
+      }
+   }
+   return true;
+}
 static bool
 draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
      uint32_t count, uint32_t instances, uint32_t start, uint32_t ibuf_size)
@@ -771,7 +811,7 @@ draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
          vid[i] = x;
          iid[i] = inst;
       }
-      ok = shade_vertices(v, vid, iid, count, out) &&
+      ok = shade_indexed(v, vid, iid, rs, count, out) &&
            assemble(v, il->primitive, (const uint32_t (*)[HWR_MAX_SLOTS])out, rs, count);
    }
    free(idx);
