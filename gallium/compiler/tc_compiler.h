@@ -13,6 +13,9 @@
  *   Uniform registers (32-bit numbering, u0..u255):
  *     u0_u1   GPU address of constant buffer 0 (indirect uniform access)
  *     VS: u2 + 2*i  (i < TC_MAX_VBUFS) 64-bit base address of vertex buffer i
+ *     VS: u(TC_U_VATTR_LIMIT + i) (i < TC_MAX_ATTRIBS) largest element index
+ *             (vertex or instance / divisor) attribute i may fetch: the
+ *             shader clamps to it (the restart index is shaded too)
  *     FS: u2..u5    blend constant colour R, G, B, A (fp32)
  *     u(TC_U_PUSH + k), k < TC_MAX_PUSH_WORDS: word k of constant buffer 0
  *             (constant-offset uniform loads; beyond it loads go to memory)
@@ -58,8 +61,9 @@
 #define TC_U_CBUF0_ADDR    0
 #define TC_U_VBUF_BASE     2
 #define TC_U_BLEND_CONST   2
-#define TC_U_PUSH          40
-#define TC_MAX_PUSH_WORDS  216
+#define TC_U_VATTR_LIMIT   34
+#define TC_U_PUSH          50
+#define TC_MAX_PUSH_WORDS  206
 #define TC_MAX_FS_INPUTS   64
 
 enum tc_stage {

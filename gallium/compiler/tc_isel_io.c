@@ -103,6 +103,15 @@ emit_vs_load_input(struct tc *c, nir_intrinsic_instr *in)
       EMIT(c, "convert f_to_u32, $0, $1, rtz", DEF(i2), q2);
       id = i2;
    }
+   if (a->stride) {
+      /* Clamp to the last element the buffer holds: the VDM shades every
+       * index it reads, the primitive restart index (0xffff, 0xffffffff)
+       * included, and fetching that vertex must not fault. */
+      struct opnd cl = tmp(c), lim = UNI(TC_U_VATTR_LIMIT + loc);
+      EMIT(c, "icmpsel ult, $0, $1, $2, $3, $4", DEF(cl), id, lim, id, lim);
+      c->max_uniform = MAX2(c->max_uniform, TC_U_VATTR_LIMIT + loc + 1);
+      id = cl;
+   }
    struct opnd idx = tmp(c);
    EMIT(c, "imadd $0, $1, $2, $3", DEF(idx), id, tc_isrc_legal(c, IMM(a->stride / item)),
         tc_isrc_legal(c, IMM(a->src_offset / item)));

@@ -533,6 +533,21 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
       u->w[TC_U_VBUF_BASE + 2 * b + 1] = (uint32_t)(va >> 32);
       u->n = MAX2(u->n, TC_U_VBUF_BASE + 2 * b + 2);
    }
+   for (unsigned i = 0; i < MIN2(s->ve->count, TC_MAX_ATTRIBS); i++) {
+      /* Largest index whose element lies inside the buffer (tc_isel_io.c
+       * clamps to it); no bound when the offset is outside the resource
+       * (u_vbuf may offset a window backwards) or there is no stride. */
+      const struct pipe_vertex_element *ve = &s->ve->ve[i];
+      const struct pipe_vertex_buffer *vb = &s->vb[ve->vertex_buffer_index];
+      uint32_t lim = UINT32_MAX;
+      if (!vb->is_user_buffer && vb->buffer.resource && vb->stride &&
+          vb->buffer_offset <= vb->buffer.resource->width0) {
+         uint64_t avail = vb->buffer.resource->width0 - vb->buffer_offset;
+         uint64_t need = (uint64_t)ve->src_offset + util_format_get_blocksize(ve->src_format);
+         lim = avail >= need ? (uint32_t)((avail - need) / vb->stride) : 0;
+      }
+      u->w[TC_U_VATTR_LIMIT + i] = lim;
+   }
    uniforms_push(u, &vs->bin, cpu, nwords);
    unsigned vs_uniforms = u->n;
    n += emit_uniform_words(batch, u, words + n);
@@ -697,8 +712,11 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
          uint64_t avail = info->index.resource->width0 > draw->start * isz
                              ? info->index.resource->width0 - (uint64_t)draw->start * isz
                              : 0;
-         ibuf_size = (uint32_t)MIN2(avail, UINT32_MAX) & ~3u;
-         if ((uint64_t)draw->count * isz > ibuf_size) {
+         /* The hardware bound is in whole words: round the end up (the BO
+          * is page aligned, so the padding is still inside it) or an odd
+          * number of u16 indices filling the buffer would be refused. */
+         ibuf_size = (uint32_t)MIN2(align64(avail, 4), UINT32_MAX & ~3u);
+         if ((uint64_t)draw->count * isz > avail) {
             fprintf(stderr, "tessera: %u indices overrun the index buffer\n", draw->count);
             return true;
          }

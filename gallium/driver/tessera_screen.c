@@ -120,6 +120,18 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
    case PIPE_CAP_QUERY_TIMESTAMP:
       return s->params.command_timestamp_frequency_hz != 0;
 
+   /* Instanced arrays (per-instance attributes fetched with r6 / divisor,
+    * tc_isel_io.c; instance counts in the VDM index list), primitive
+    * restart (the VDM restart index) and per-RT blend state (the FS key
+    * blends each target on its own): tests/gl/gl_desktop instancing,
+    * restart, indep_blend. */
+   case PIPE_CAP_VERTEX_ELEMENT_INSTANCE_DIVISOR:
+   case PIPE_CAP_PRIMITIVE_RESTART:
+   case PIPE_CAP_PRIMITIVE_RESTART_FIXED_INDEX:
+   case PIPE_CAP_INDEP_BLEND_ENABLE:
+   case PIPE_CAP_INDEP_BLEND_FUNC:
+      return 1;
+
    /* Not supported (yet): no MSAA, geometry/tessellation/compute, stream
     * output, array textures, texture buffers; features implemented but
     * not yet covered by a test stay off too. */
@@ -128,11 +140,6 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
    case PIPE_CAP_MAX_TEXEL_BUFFER_ELEMENTS_UINT:
    case PIPE_CAP_MAX_STREAM_OUTPUT_BUFFERS:
    case PIPE_CAP_MAX_DUAL_SOURCE_RENDER_TARGETS:
-   case PIPE_CAP_INDEP_BLEND_ENABLE:
-   case PIPE_CAP_INDEP_BLEND_FUNC:
-   case PIPE_CAP_PRIMITIVE_RESTART:
-   case PIPE_CAP_PRIMITIVE_RESTART_FIXED_INDEX:
-   case PIPE_CAP_VERTEX_ELEMENT_INSTANCE_DIVISOR:
    case PIPE_CAP_SEAMLESS_CUBE_MAP:
    case PIPE_CAP_CONDITIONAL_RENDER:
    case PIPE_CAP_DEPTH_CLIP_DISABLE:

@@ -438,6 +438,7 @@ key_attr(union tc_key *k, unsigned i, enum pipe_format f, unsigned off, unsigned
    k->vs.nr_attribs = MAX2(k->vs.nr_attribs, i + 1);
    uni[TC_U_VBUF_BASE] = (uint32_t)GPU(VBUF_OFF);
    uni[TC_U_VBUF_BASE + 1] = (uint32_t)(GPU(VBUF_OFF) >> 32);
+   uni[TC_U_VATTR_LIMIT + i] = UINT32_MAX;   /* no bound on the fetch index */
 }
 
 static float

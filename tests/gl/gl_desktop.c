@@ -20,6 +20,18 @@
  *                with texture3D, nearest and linear between two slices,
  *                then glGenerateMipmap and level 1 on its own, then a
  *                clear of one slice attached to a framebuffer
+ *   instancing   ARB_instanced_arrays: four instances of a quad with a
+ *                per-instance offset (divisor 1) and colour (divisor 2),
+ *                glDrawElementsInstanced (u16, buffer objects) and
+ *                glDrawArraysInstanced (client-memory per-instance colours)
+ *   restart      NV_primitive_restart: two quads as one triangle strip split
+ *                by the restart index, u16 and u32, buffer object and user
+ *                memory, restart index 0xffff/0xffffffff and 8 (a real
+ *                vertex that would fill the gap without restart); then
+ *                restart off
+ *   indep_blend  two render targets: ARB_draw_buffers_blend per-target blend
+ *                functions and equations, EXT_draw_buffers2 per-target blend enables and
+ *                colour masks, against CPU-blended references
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
  * exit status 1 when any fails.
  *
@@ -42,6 +54,7 @@
 #define H 64
 
 static int gl_version, glsl_version; /* major * 10 + minor */
+static GLuint gl_fbo;               /* the framebuffer tests draw into */
 
 /* ------------------------------------------------------------ client arrays */
 
@@ -393,13 +406,372 @@ test_tex3d(void)
    gl_util_check(t, ok);
 }
 
+/* ------------------------------------------------------------ instancing */
+
+#define GETPROC(type, name) ((type)eglGetProcAddress(name))
+
+/* Four instances of a 16x32-pixel quad: a per-instance offset (divisor 1)
+ * moves instance i into column i, a per-instance colour (divisor 2) is
+ * shared by instances 0,1 and 2,3.  Bottom row: glDrawElementsInstanced
+ * (u16 indices in a buffer object), top row: glDrawArraysInstanced (its own
+ * colours, a triangle list). */
+static const char vs_inst[] =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "attribute vec2 offs;\n"
+   "attribute vec4 col;\n"
+   "varying vec4 c;\n"
+   "void main() { c = col; gl_Position = vec4(pos + offs, 0.0, 1.0); }\n";
+static const char fs_varying[] =
+   "#version 120\n"
+   "varying vec4 c;\n"
+   "void main() { gl_FragColor = c; }\n";
+
+static GLuint
+program_attribs(const char *vs, const char *fs, const char *const *names, unsigned n)
+{
+   GLuint p = glCreateProgram();
+   glAttachShader(p, gl_util_shader(GL_VERTEX_SHADER, vs));
+   glAttachShader(p, gl_util_shader(GL_FRAGMENT_SHADER, fs));
+   for (unsigned i = 0; i < n; i++)
+      glBindAttribLocation(p, i, names[i]);
+   glLinkProgram(p);
+   GLint ok = 0;
+   glGetProgramiv(p, GL_LINK_STATUS, &ok);
+   if (!ok) {
+      char log[1024];
+      glGetProgramInfoLog(p, sizeof(log), NULL, log);
+      printf("  link failed: %s\n", log);
+   }
+   return p;
+}
+
+static void
+test_instancing(void)
+{
+   const char *t = "instancing";
+   if (!gl_util_has_ext("GL_ARB_instanced_arrays")) {
+      printf("SKIP: instancing (no ARB_instanced_arrays)\n");
+      return;
+   }
+   PFNGLVERTEXATTRIBDIVISORARBPROC divisor =
+      GETPROC(PFNGLVERTEXATTRIBDIVISORARBPROC, "glVertexAttribDivisorARB");
+   PFNGLDRAWELEMENTSINSTANCEDARBPROC draw_elements =
+      GETPROC(PFNGLDRAWELEMENTSINSTANCEDARBPROC, "glDrawElementsInstancedARB");
+   PFNGLDRAWARRAYSINSTANCEDARBPROC draw_arrays =
+      GETPROC(PFNGLDRAWARRAYSINSTANCEDARBPROC, "glDrawArraysInstancedARB");
+   if (!divisor || !draw_elements || !draw_arrays) {
+      gl_util_verdict(false, ": %s (entry points missing)", t);
+      return;
+   }
+   static const char *const names[] = { "pos", "offs", "col" };
+   GLuint prog = program_attribs(vs_inst, fs_varying, names, 3);
+   glUseProgram(prog);
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+
+   /* A quad 0.5 wide (16 px), 1.0 high (32 px) at the bottom left. */
+   static const float quad[] = { -1, -1, -0.5f, -1, -0.5f, 0, -1, 0 };
+   static const float tris[] = { -1, 0, -0.5f, 0, -0.5f, 1, -1, 0, -0.5f, 1, -1, 1 };
+   static const float offs[] = { 0, 0, 0.5f, 0, 1.0f, 0, 1.5f, 0 };
+   static const float col_e[] = { 1, 0, 0, 1, 0, 1, 0, 1 };       /* per 2 instances */
+   static const float col_a[] = { 0, 0, 1, 1, 1, 1, 0, 1 };
+   static const uint16_t idx[] = { 0, 1, 2, 0, 2, 3 };
+   GLuint bo[5];
+   glGenBuffers(5, bo);
+   const void *data[5] = { quad, offs, col_e, idx, tris };
+   const size_t size[5] = { sizeof(quad), sizeof(offs), sizeof(col_e), sizeof(idx), sizeof(tris) };
+   for (unsigned i = 0; i < 5; i++) {
+      GLenum target = i == 3 ? GL_ELEMENT_ARRAY_BUFFER : GL_ARRAY_BUFFER;
+      glBindBuffer(target, bo[i]);
+      glBufferData(target, size[i], data[i], GL_STATIC_DRAW);
+   }
+   for (unsigned i = 0; i < 3; i++) {
+      glBindBuffer(GL_ARRAY_BUFFER, bo[i]);
+      glVertexAttribPointer(i, i == 2 ? 4 : 2, GL_FLOAT, GL_FALSE, 0, NULL);
+      glEnableVertexAttribArray(i);
+   }
+   divisor(1, 1);
+   divisor(2, 2);
+   draw_elements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, NULL, 4);
+   /* Top row: no index buffer, client-memory colours (u_vbuf uploads
+    * per-instance user arrays too). */
+   glBindBuffer(GL_ARRAY_BUFFER, bo[4]);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glVertexAttribPointer(2, 4, GL_FLOAT, GL_FALSE, 0, col_a);
+   draw_arrays(GL_TRIANGLES, 0, 6, 4);
+   divisor(1, 0);
+   divisor(2, 0);
+   for (unsigned i = 0; i < 3; i++)
+      glDisableVertexAttribArray(i);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+   glUseProgram(0);
+
+   uint8_t px[W * H * 4];
+   gl_util_read_fb(px, W, H);
+   bool ok = true;
+   for (unsigned i = 0; i < 4 && ok; i++) {
+      const float *ce = &col_e[(i / 2) * 4], *ca = &col_a[(i / 2) * 4];
+      uint8_t we[4], wa[4];
+      for (unsigned k = 0; k < 4; k++) {
+         we[k] = (uint8_t)(ce[k] * 255);
+         wa[k] = (uint8_t)(ca[k] * 255);
+      }
+      ok = gl_util_pixel_is(px, W, i * 16 + 8, 16, we, 1, t) &&
+           gl_util_pixel_is(px, W, i * 16 + 2, 2, we, 1, t) &&
+           gl_util_pixel_is(px, W, i * 16 + 8, 48, wa, 1, t) &&
+           gl_util_pixel_is(px, W, i * 16 + 13, 61, wa, 1, t);
+   }
+   glDeleteBuffers(5, bo);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------------- primitive restart */
+
+/* Two separate quads drawn as one triangle strip split by the restart index:
+ * left quad x [0,16), right quad x [48,64); the gap between them must stay
+ * clear.  With restart index 8 (a real vertex in the far corner) a missing
+ * restart would stitch the quads together through vertex 8 and fill the gap;
+ * with 0xffff / 0xffffffff it would use an out-of-range vertex.  Each
+ * case in u16 and u32, from a buffer object and from user memory. */
+static const char vs_pos[] =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "void main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
+static const char fs_green[] =
+   "#version 120\n"
+   "void main() { gl_FragColor = vec4(0.0, 1.0, 0.0, 1.0); }\n";
+
+static void
+test_restart(void)
+{
+   const char *t = "restart";
+   if (!gl_util_has_ext("GL_NV_primitive_restart")) {
+      printf("SKIP: restart (no NV_primitive_restart)\n");
+      return;
+   }
+   PFNGLPRIMITIVERESTARTINDEXNVPROC restart_index =
+      GETPROC(PFNGLPRIMITIVERESTARTINDEXNVPROC, "glPrimitiveRestartIndexNV");
+   if (!restart_index) {
+      gl_util_verdict(false, ": %s (no glPrimitiveRestartIndexNV)", t);
+      return;
+   }
+   static const float v[] = {
+      -1, -1, -0.5f, -1, -1, 1, -0.5f, 1,   /* left quad (strip order) */
+      0.5f, -1, 1, -1, 0.5f, 1, 1, 1,       /* right quad */
+      0, 0.9f,                              /* vertex 8: between them */
+   };
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_pos, fs_green, names, 1);
+   glUseProgram(prog);
+   GLuint vbo, ibo;
+   glGenBuffers(1, &vbo);
+   glBindBuffer(GL_ARRAY_BUFFER, vbo);
+   glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STATIC_DRAW);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+   glEnableVertexAttribArray(0);
+   glBindBuffer(GL_ARRAY_BUFFER, 0);
+   glGenBuffers(1, &ibo);
+   glEnableClientState(GL_PRIMITIVE_RESTART_NV);
+   bool ok = true;
+   static const uint8_t green[4] = { 0, 255, 0, 255 }, black[4] = { 0, 0, 0, 255 };
+   for (unsigned c = 0; c < 8 && ok; c++) {
+      bool u32 = c & 1, user = c & 2, r8 = c & 4;
+      uint32_t r = r8 ? 8 : u32 ? 0xffffffffu : 0xffff;
+      const uint32_t list[9] = { 0, 1, 2, 3, r, 4, 5, 6, 7 };
+      uint16_t i16[9];
+      for (unsigned i = 0; i < 9; i++)
+         i16[i] = (uint16_t)list[i];
+      const void *data = u32 ? (const void *)list : (const void *)i16;
+      size_t sz = u32 ? sizeof(list) : sizeof(i16);
+      restart_index(r);
+      glClearColor(0, 0, 0, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      GLenum type = u32 ? GL_UNSIGNED_INT : GL_UNSIGNED_SHORT;
+      if (user) {
+         glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+         glDrawElements(GL_TRIANGLE_STRIP, 9, type, data);
+      } else {
+         glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
+         glBufferData(GL_ELEMENT_ARRAY_BUFFER, sz, data, GL_STATIC_DRAW);
+         glDrawElements(GL_TRIANGLE_STRIP, 9, type, NULL);
+      }
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      bool c_ok = gl_util_pixel_is(px, W, 4, 4, green, 0, t) &&
+                  gl_util_pixel_is(px, W, 12, 60, green, 0, t) &&
+                  gl_util_pixel_is(px, W, 52, 4, green, 0, t) &&
+                  gl_util_pixel_is(px, W, 60, 60, green, 0, t) &&
+                  gl_util_pixel_is(px, W, 32, 32, black, 0, t) &&
+                  gl_util_pixel_is(px, W, 24, 50, black, 0, t) &&
+                  gl_util_pixel_is(px, W, 40, 50, black, 0, t) &&
+                  gl_util_pixel_is(px, W, 32, 4, black, 0, t);
+      if (!c_ok)
+         printf("  %s: u%d indices from %s, restart index 0x%x\n", t, u32 ? 32 : 16,
+                user ? "user memory" : "a buffer object", r);
+      ok = c_ok;
+      /* A blue frame in between: a render the GPU drops (a faulting
+       * vertex fetch) must not pass on the previous case's pixels. */
+      glClearColor(0, 0, 1, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      gl_util_read_fb(px, W, H);
+   }
+   /* Restart off: index 8 is an ordinary vertex and fills the gap. */
+   if (ok) {
+      glDisableClientState(GL_PRIMITIVE_RESTART_NV);
+      static const uint16_t i16[9] = { 0, 1, 2, 3, 8, 4, 5, 6, 7 };
+      glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glDrawElements(GL_TRIANGLE_STRIP, 9, GL_UNSIGNED_SHORT, i16);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, 32, 58, green, 0, t);
+      if (!ok)
+         printf("  %s: with restart disabled\n", t);
+   }
+   glDisableClientState(GL_PRIMITIVE_RESTART_NV);
+   glDisableVertexAttribArray(0);
+   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, 0);
+   glDeleteBuffers(1, &vbo);
+   glDeleteBuffers(1, &ibo);
+   glUseProgram(0);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------------ independent blend */
+
+/* Two RGBA8 targets cleared to D, a full-screen quad writes S0 to target 0
+ * and S1 to target 1.  Left half (ARB_draw_buffers_blend): both blended,
+ * target 0 with SRC_ALPHA/ONE_MINUS_SRC_ALPHA (ADD), target 1 with ONE/ONE
+ * REVERSE_SUBTRACT and green masked off.  Right half (EXT_draw_buffers2): target 0 not blended
+ * with red masked off, target 1 blended ONE/ONE with every channel. */
+static const char fs_two[] =
+   "#version 120\n"
+   "void main() { gl_FragData[0] = vec4(1.0, 0.5, 0.0, 0.5);\n"
+   "              gl_FragData[1] = vec4(0.25, 0.25, 0.25, 0.25); }\n";
+
+static uint8_t
+unorm8(float f)
+{
+   f = f < 0 ? 0 : f > 1 ? 1 : f;
+   return (uint8_t)(f * 255.0f + 0.5f);
+}
+
+static void
+test_indep_blend(void)
+{
+   const char *t = "indep_blend";
+   bool func = gl_util_has_ext("GL_ARB_draw_buffers_blend");
+   if (!gl_util_has_ext("GL_EXT_draw_buffers2")) {
+      printf("SKIP: indep_blend (no EXT_draw_buffers2)\n");
+      return;
+   }
+   GLint max = 1;
+   glGetIntegerv(GL_MAX_DRAW_BUFFERS, &max);
+   if (max < 2) {
+      printf("SKIP: indep_blend (%d draw buffer)\n", max);
+      return;
+   }
+   PFNGLENABLEINDEXEDEXTPROC enable_i = GETPROC(PFNGLENABLEINDEXEDEXTPROC, "glEnableIndexedEXT");
+   PFNGLDISABLEINDEXEDEXTPROC disable_i =
+      GETPROC(PFNGLDISABLEINDEXEDEXTPROC, "glDisableIndexedEXT");
+   PFNGLCOLORMASKINDEXEDEXTPROC mask_i =
+      GETPROC(PFNGLCOLORMASKINDEXEDEXTPROC, "glColorMaskIndexedEXT");
+   PFNGLBLENDFUNCIARBPROC func_i = GETPROC(PFNGLBLENDFUNCIARBPROC, "glBlendFunciARB");
+   PFNGLBLENDEQUATIONIARBPROC eq_i =
+      GETPROC(PFNGLBLENDEQUATIONIARBPROC, "glBlendEquationiARB");
+   if (!enable_i || !disable_i || !mask_i || (func && (!func_i || !eq_i))) {
+      gl_util_verdict(false, ": %s (entry points missing)", t);
+      return;
+   }
+   GLuint f, rb[2];
+   glGenFramebuffers(1, &f);
+   glBindFramebuffer(GL_FRAMEBUFFER, f);
+   glGenRenderbuffers(2, rb);
+   for (unsigned i = 0; i < 2; i++) {
+      glBindRenderbuffer(GL_RENDERBUFFER, rb[i]);
+      glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
+      glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0 + i, GL_RENDERBUFFER, rb[i]);
+   }
+   static const GLenum bufs[2] = { GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1 };
+   glDrawBuffers(2, bufs);
+   bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+   static const float d[4] = { 64 / 255.0f, 128 / 255.0f, 192 / 255.0f, 1 };
+   static const float s0[4] = { 1, 0.5f, 0, 0.5f }, s1[4] = { 0.25f, 0.25f, 0.25f, 0.25f };
+   glClearColor(d[0], d[1], d[2], d[3]);
+   glClear(GL_COLOR_BUFFER_BIT);
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_pos, fs_two, names, 1);
+   glUseProgram(prog);
+   glEnableVertexAttribArray(0);
+   static const float left[] = { -1, -1, 0, -1, 0, 1, -1, -1, 0, 1, -1, 1 };
+   static const float right[] = { 0, -1, 1, -1, 1, 1, 0, -1, 1, 1, 0, 1 };
+   /* CPU references, [half][target][channel]. */
+   uint8_t want[2][2][4];
+   if (func) {
+      enable_i(GL_BLEND, 0);
+      enable_i(GL_BLEND, 1);
+      func_i(0, GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+      func_i(1, GL_ONE, GL_ONE);
+      eq_i(1, GL_FUNC_REVERSE_SUBTRACT);
+      mask_i(0, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+      mask_i(1, GL_TRUE, GL_FALSE, GL_TRUE, GL_TRUE);
+      glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, left);
+      glDrawArrays(GL_TRIANGLES, 0, 6);
+      for (unsigned k = 0; k < 4; k++) {
+         want[0][0][k] = unorm8(s0[k] * s0[3] + d[k] * (1 - s0[3]));
+         want[0][1][k] = unorm8(k == 1 ? d[k] : d[k] - s1[k]);
+      }
+   }
+   /* One blend function again, blending and masks per target. */
+   glBlendFunc(GL_ONE, GL_ONE);
+   glBlendEquation(GL_FUNC_ADD);
+   disable_i(GL_BLEND, 0);
+   enable_i(GL_BLEND, 1);
+   mask_i(0, GL_FALSE, GL_TRUE, GL_TRUE, GL_TRUE);
+   mask_i(1, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, right);
+   glDrawArrays(GL_TRIANGLES, 0, 6);
+   for (unsigned k = 0; k < 4; k++) {
+      want[1][0][k] = unorm8(k == 0 ? d[k] : s0[k]);
+      want[1][1][k] = unorm8(s1[k] + d[k]);
+   }
+   glDisable(GL_BLEND);
+   glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+   glBlendFunc(GL_ONE, GL_ZERO);
+   glDisableVertexAttribArray(0);
+   glUseProgram(0);
+   uint8_t px[W * H * 4];
+   for (unsigned i = 0; i < 2 && ok; i++) {
+      glReadBuffer(GL_COLOR_ATTACHMENT0 + i);
+      gl_util_read_fb(px, W, H);
+      for (unsigned h = func ? 0 : 1; h < 2 && ok; h++) {
+         ok = gl_util_pixel_is(px, W, h * 32 + 8, 8, want[h][i], 1, t) &&
+              gl_util_pixel_is(px, W, h * 32 + 24, 56, want[h][i], 1, t);
+         if (!ok)
+            printf("  %s: target %u, %s half\n", t, i, h ? "right" : "left");
+      }
+   }
+   if (!func)
+      printf("  %s: no ARB_draw_buffers_blend, per-target functions not tested\n", t);
+   glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
+   glDeleteFramebuffers(1, &f);
+   glDeleteRenderbuffers(2, rb);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
 } tests[] = {
    { "bgra_arrays", test_bgra_arrays }, { "index_range", test_index_range },
    { "version", test_version },         { "shadow", test_shadow },
-   { "tex3d", test_tex3d },
+   { "tex3d", test_tex3d },             { "instancing", test_instancing },
+   { "restart", test_restart },         { "indep_blend", test_indep_blend },
 };
 
 int
@@ -420,8 +792,8 @@ main(int argc, char **argv)
       glsl_version = a * 100 + b;
    glGetError();
 
-   GLuint fbo, rb;
-   if (!gl_util_color_fbo(W, H, &fbo, &rb))
+   GLuint rb;
+   if (!gl_util_color_fbo(W, H, &gl_fbo, &rb))
       return 1;
 
    for (unsigned i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
