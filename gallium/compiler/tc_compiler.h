@@ -15,7 +15,8 @@
  *     VS: u2 + 2*i  (i < TC_MAX_VBUFS) 64-bit base address of vertex buffer i
  *     VS: u(TC_U_VATTR_LIMIT + i) (i < TC_MAX_ATTRIBS) largest element index
  *             (vertex or instance / divisor) attribute i may fetch: the
- *             shader clamps to it (the restart index is shaded too)
+ *             shader clamps to it, so no index can fetch outside the
+ *             buffer (robustness)
  *     FS: u2..u5    blend constant colour R, G, B, A (fp32)
  *     u(TC_U_PUSH + k), k < TC_MAX_PUSH_WORDS: word k of constant buffer 0
  *             (constant-offset uniform loads; beyond it loads go to memory)
