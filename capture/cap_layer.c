@@ -22,6 +22,7 @@
 
 #include <drm.h>
 
+#include "tessera/preload_fcntl.h"
 #include "capture/cap_priv.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -563,31 +564,7 @@ static int
 fcntl_common(int fd, int cmd, va_list ap)
 {
    cap_init();
-   switch (cmd) {
-   case F_DUPFD:
-   case F_DUPFD_CLOEXEC: {
-      int a = va_arg(ap, int);
-      pthread_mutex_lock(&cap.lock);
-      int r = cap_real.fcntl(fd, cmd, a);
-      int saved = errno;
-      if (r >= 0)
-         fd_alias_locked(fd, r);
-      pthread_mutex_unlock(&cap.lock);
-      errno = saved;
-      return r;
-   }
-   case F_GETFD:
-   case F_GETFL:
-   case F_GETOWN:
-   case F_GETSIG:
-   case F_GETLEASE:
-   case F_GETPIPE_SZ:
-   case F_GET_SEALS:
-      return cap_real.fcntl(fd, cmd);
-   default:
-      /* every other command takes an int or a pointer: pass a word */
-      return cap_real.fcntl(fd, cmd, va_arg(ap, void *));
-   }
+   return preload_fcntl_forward(cap_real.fcntl, fd, cmd, ap, &cap.lock, fd_alias_locked);
 }
 
 EXPORT int

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tessera/preload_fcntl.h"
 #include "hw/hw_device.h"
 #include "kernel/asahi.h"
 #include "kernel/asahi_model.h"
@@ -464,29 +465,7 @@ static int
 fcntl_common(int fd, int cmd, va_list ap)
 {
    shim_init();
-   switch (cmd) {
-   case F_DUPFD:
-   case F_DUPFD_CLOEXEC: {
-      int arg = va_arg(ap, int);
-      pthread_mutex_lock(&shim_lock);
-      int r = shim_real.fcntl(fd, cmd, arg);
-      if (r >= 0)
-         alias_fd(fd, r);
-      pthread_mutex_unlock(&shim_lock);
-      return r;
-   }
-   case F_GETFD:
-   case F_GETFL:
-   case F_GETOWN:
-   case F_GETSIG:
-   case F_GETLEASE:
-   case F_GETPIPE_SZ:
-   case F_GET_SEALS:
-      return shim_real.fcntl(fd, cmd);
-   default:
-      /* every other command takes an int or a pointer: pass a word */
-      return shim_real.fcntl(fd, cmd, va_arg(ap, void *));
-   }
+   return preload_fcntl_forward(shim_real.fcntl, fd, cmd, ap, &shim_lock, alias_fd);
 }
 
 EXPORT int
