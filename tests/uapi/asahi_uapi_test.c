@@ -219,6 +219,24 @@ test_device(void **state)
    assert_int_equal(cap, 1);
    assert_int_equal(drmGetCap(fd, DRM_CAP_PRIME, &cap), 0);
    assert_true(cap & DRM_PRIME_CAP_EXPORT);
+
+   /* A descriptor duplicated with fcntl (and dup) is the same device:
+    * Mesa's loader dups the node it opened with F_DUPFD_CLOEXEC. */
+   int fds[3] = { fcntl(fd, F_DUPFD_CLOEXEC, 100), fcntl(fd, F_DUPFD, 0), dup(fd) };
+   for (unsigned i = 0; i < 3; i++) {
+      assert_true(fds[i] >= 0);
+      if (i == 0)
+         assert_true(fds[0] >= 100 && (fcntl(fds[0], F_GETFD) & FD_CLOEXEC));
+      v = drmGetVersion(fds[i]);
+      assert_non_null(v);
+      assert_string_equal(v->name, "asahi");
+      drmFreeVersion(v);
+      struct drm_asahi_params_global p2;
+      struct drm_asahi_get_params g = { .pointer = (uintptr_t)&p2, .size = sizeof(p2) };
+      assert_int_equal(drmIoctl(fds[i], DRM_IOCTL_ASAHI_GET_PARAMS, &g), 0);
+      assert_int_equal(p2.chip_id, params.chip_id);
+      close(fds[i]);
+   }
 }
 
 static void
