@@ -141,18 +141,26 @@ tessera_destroy_query(struct pipe_context *pctx, struct pipe_query *pq)
    FREE(q);
 }
 
-static bool
-tessera_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
+/* Forgets what a previous use of q collected: the batches still counting
+ * into it retire first, so none adds to the new run. */
+static void
+query_reset(struct tessera_context *ctx, struct tessera_query *q)
 {
-   struct tessera_context *ctx = tessera_context(pctx);
-   struct tessera_query *q = (struct tessera_query *)pq;
-   /* A restarted query must not collect a previous run's passes. */
    for (unsigned i = 0; i < TESSERA_MAX_BATCHES; i++)
       if (batch_counts(ctx->batches[i], q))
          tessera_batch_wait(ctx->batches[i]);
    q->result = 0;
    q->ticks = 0;
    q->from_ticks = false;
+}
+
+static bool
+tessera_begin_query(struct pipe_context *pctx, struct pipe_query *pq)
+{
+   struct tessera_context *ctx = tessera_context(pctx);
+   struct tessera_query *q = (struct tessera_query *)pq;
+   /* A restarted query must not collect a previous run's passes. */
+   query_reset(ctx, q);
    if (is_occlusion(q->type)) {
       ctx->occlusion_query = q;
    } else if (q->type == PIPE_QUERY_TIME_ELAPSED) {
@@ -176,12 +184,7 @@ tessera_end_query(struct pipe_context *pctx, struct pipe_query *pq)
       break;
    case PIPE_QUERY_TIMESTAMP: {
       /* A query counter has no begin: drop what a previous use collected. */
-      for (unsigned i = 0; i < TESSERA_MAX_BATCHES; i++)
-         if (batch_counts(ctx->batches[i], q))
-            tessera_batch_wait(ctx->batches[i]);
-      q->result = 0;
-      q->ticks = 0;
-      q->from_ticks = false;
+      query_reset(ctx, q);
       /* The time all previous work is done: the end of the newest pass. */
       flush_current(ctx, "TIMESTAMP query");
       struct tessera_batch *last = NULL;
