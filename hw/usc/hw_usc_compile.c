@@ -593,6 +593,9 @@ hw_usc_compile(const uint8_t *code, size_t size, uint64_t va, char *err,
          }
          s->hook_instrs[s->hook_count] = *ai;
          in->hook = (uint16_t)s->hook_count++;
+         uint32_t z = 0;
+         if (ai->op == AGX_OP_ZS_EMIT && agx_instr_field(ai, "z", &z) && z)
+            s->writes_depth = true;
          if (s->hook_count > 0xffff) {
             snprintf(err, err_size, "too many stage-specific instructions");
             goto bad;
@@ -681,13 +684,7 @@ unsigned hw_usc_shader_gprs(const struct hw_usc_shader *s) { return s->max_gpr; 
 bool
 hw_usc_shader_writes_depth(const struct hw_usc_shader *s)
 {
-   for (unsigned i = 0; i < s->hook_count; i++) {
-      uint32_t z = 0;
-      if (s->hook_instrs[i].op == AGX_OP_ZS_EMIT &&
-          agx_instr_field(&s->hook_instrs[i], "z", &z) && z)
-         return true;
-   }
-   return false;
+   return s->writes_depth;
 }
 
 /* ---- cache ---------------------------------------------------------- */

@@ -115,6 +115,7 @@ struct hw_usc_shader {
    struct usc_inst *inst;
    struct agx_instr *hook_instrs;
    unsigned hook_count;
+   bool writes_depth;         /* a zs_emit with its z bit (decided at compile) */
    struct hw_usc_shader *next; /* cache chain */
    /* Cached shaders: their code bytes and the chain of the va index
     * (hw_usc_cache_find). */
