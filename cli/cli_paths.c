@@ -51,11 +51,14 @@ cli_find_lib(const char *name, char *out, size_t len)
 }
 
 bool
-cli_find_mesa_lib(char *out, size_t len)
+cli_find_mesa_lib(const char *tree, char *out, size_t len)
 {
-   char self[PATH_MAX];
+   char self[PATH_MAX], rel[PATH_MAX];
    if (!self_dir(self, sizeof(self)))
       return false;
-   return try_path(out, len, self, "../../mesa/lib", "/libEGL.so.1") ||
-          try_path(out, len, self, "../lib/tessera-mesa", "/libEGL.so.1");
+   snprintf(rel, sizeof(rel), "../../%s/lib", tree);
+   if (try_path(out, len, self, rel, "/libEGL.so.1"))
+      return true;
+   snprintf(rel, sizeof(rel), "../lib/tessera-%s", tree);
+   return try_path(out, len, self, rel, "/libEGL.so.1");
 }

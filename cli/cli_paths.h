@@ -13,9 +13,11 @@
 /* <dir of tessera>/../lib/NAME, else the release build's; false if absent. */
 bool cli_find_lib(const char *name, char *out, size_t len);
 
-/* The directory holding Mesa's libEGL/libGL/libGLESv2 and dri/ built with
- * the tessera driver: <dir of tessera>/../../mesa/lib, or
- * <dir of tessera>/../lib/tessera-mesa. */
-bool cli_find_mesa_lib(char *out, size_t len);
+/* The directory holding Mesa's libEGL/libGL/libGLESv2 and dri/ of one of the
+ * project's Mesa trees: TREE "mesa" (22.3.6 with the tessera driver) or
+ * "mesa-asahi" (25.0.7 with Mesa's asahi driver, softpipe and llvmpipe).
+ * Looks in <dir of tessera>/../../TREE/lib, then
+ * <dir of tessera>/../lib/tessera-TREE. */
+bool cli_find_mesa_lib(const char *tree, char *out, size_t len);
 
 #endif

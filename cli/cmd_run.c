@@ -11,6 +11,11 @@
  * X server without DRI3, such as Xvfb), GALLIUM_DRIVER=tessera makes that
  * the tessera sw-winsys screen; --sw forces that path everywhere
  * (LIBGL_ALWAYS_SOFTWARE=1). Either way the driver renders on the node.
+ *
+ * --driver asahi runs Mesa's own asahi driver instead (Mesa 25.0.7, ported
+ * to the upstream uAPI: build/mesa-asahi) on the same node; it has no
+ * software winsys, so there is no --sw form. --driver softpipe|llvmpipe run
+ * Mesa's CPU rasterizers without the node, for comparisons.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,11 +37,14 @@ usage(FILE *fp)
       "  -s, --sw          force the software-winsys path (swrast_dri.so with\n"
       "                    GALLIUM_DRIVER=tessera) also where a render node would be used\n"
       "      --no-shim     do not preload tessera-shim.so (use a real Asahi render node)\n"
-      "      --driver NAME run Mesa's NAME instead (softpipe: the reference rasterizer;\n"
-      "                    implies --sw and --no-shim)\n"
+      "      --driver NAME tessera (default): the tessera driver (Mesa 22.3.6);\n"
+      "                    asahi: Mesa's asahi driver (Mesa 25.0.7) on the same node;\n"
+      "                    softpipe, llvmpipe: Mesa's CPU rasterizers (imply --sw and\n"
+      "                    --no-shim; softpipe from the 22.3.6 tree, llvmpipe from 25.0.7)\n"
       "      --print-env   print the environment settings and exit\n"
       "  -h, --help\n"
-      "Environment the driver reads: TESSERA_DEBUG=shaders,sync,trace,flush,perf,notwiddle\n");
+      "Environment the drivers read: TESSERA_DEBUG=shaders,sync,trace,flush,perf,notwiddle\n"
+      "(tessera), ASAHI_MESA_DEBUG=trace,sync,stats,nocompress,... (asahi; docs/driver.md)\n");
 }
 
 static int
@@ -83,6 +91,20 @@ append_preload(const char *lib)
    return ok;
 }
 
+/* What each --driver needs: which Mesa tree, the node, a forced software
+ * winsys, and the Gallium driver name the swrast path must pick. */
+struct run_driver {
+   const char *name, *tree, *gallium;
+   bool shim, sw;
+};
+
+static const struct run_driver run_drivers[] = {
+   { "tessera", "mesa", "tessera", true, false },
+   { "asahi", "mesa-asahi", NULL, true, false },
+   { "softpipe", "mesa", "softpipe", false, true },
+   { "llvmpipe", "mesa-asahi", "llvmpipe", false, true },
+};
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -95,15 +117,15 @@ cmd_run(int argc, char **argv)
       { "help", no_argument, NULL, 'h' },
       { NULL, 0, NULL, 0 },
    };
-   bool sw = false, shim = true, print_env = false;
-   const char *driver = NULL;
+   bool sw = false, no_shim = false, print_env = false;
+   const char *driver = "tessera";
    int c;
    optind = 1;
    while ((c = getopt_long(argc, argv, "+sh", opts, NULL)) != -1) {
       switch (c) {
       case 's': sw = true; break;
-      case O_NO_SHIM: shim = false; break;
-      case O_DRIVER: driver = optarg; sw = true; shim = false; break;
+      case O_NO_SHIM: no_shim = true; break;
+      case O_DRIVER: driver = optarg; break;
       case O_PRINT_ENV: print_env = true; break;
       case 'h': usage(stdout); return 0;
       default: usage(stderr); return 2;
@@ -114,9 +136,24 @@ cmd_run(int argc, char **argv)
       return 2;
    }
 
+   const struct run_driver *d = NULL;
+   for (size_t i = 0; i < sizeof(run_drivers) / sizeof(run_drivers[0]); i++)
+      if (!strcmp(driver, run_drivers[i].name))
+         d = &run_drivers[i];
+   if (!d)
+      return fail("unknown driver (tessera, asahi, softpipe or llvmpipe)", driver);
+   if (sw && !d->gallium)
+      return fail("--sw: this driver has no software winsys", driver);
+   sw = sw || d->sw;
+   bool shim = d->shim && !no_shim;
+
    char mesa[PATH_MAX], dri[PATH_MAX + 8], shim_path[PATH_MAX];
-   if (!cli_find_mesa_lib(mesa, sizeof(mesa)))
-      return fail("cannot find the Mesa build (build/mesa/lib): run `make` first", NULL);
+   if (!cli_find_mesa_lib(d->tree, mesa, sizeof(mesa))) {
+      char what[160];
+      snprintf(what, sizeof(what), "cannot find the Mesa build for %s (build/%s/lib): run `make` first",
+               d->name, d->tree);
+      return fail(what, NULL);
+   }
    snprintf(dri, sizeof(dri), "%s/dri", mesa);
    if (shim && !cli_find_lib("tessera-shim.so", shim_path, sizeof(shim_path)))
       return fail("cannot find tessera-shim.so", NULL);
@@ -126,13 +163,23 @@ cmd_run(int argc, char **argv)
       return fail("cannot set the environment", strerror(errno));
    /* Even without --sw: where Mesa falls back to swrast_dri.so on its own
     * (GLX and EGL/x11 on Xvfb), the driver it picks must be tessera, not
-    * softpipe. */
-   setenv("GALLIUM_DRIVER", driver ? driver : "tessera", 1);
+    * softpipe. Mesa's asahi has no such path: a fallback there is software
+    * rendering, which the renderer string shows. */
+   /* Mesa 25's GBM loads its DRI backend (gbm/dri_gbm.so) from a path
+    * compiled into libgbm: point it at the copy beside the libraries. */
+   char gbm[PATH_MAX + 8];
+   snprintf(gbm, sizeof(gbm), "%s/gbm", mesa);
+   if (access(gbm, R_OK) == 0 && setenv("GBM_BACKENDS_PATH", gbm, 1))
+      return fail("cannot set the environment", strerror(errno));
+   if (d->gallium)
+      setenv("GALLIUM_DRIVER", d->gallium, 1);
+   else
+      unsetenv("GALLIUM_DRIVER");
    if (sw)
       setenv("LIBGL_ALWAYS_SOFTWARE", "1", 1);
    if (print_env) {
-      static const char *vars[] = { "LD_LIBRARY_PATH", "LIBGL_DRIVERS_PATH", "LD_PRELOAD",
-                                    "LIBGL_ALWAYS_SOFTWARE", "GALLIUM_DRIVER" };
+      static const char *vars[] = { "LD_LIBRARY_PATH", "LIBGL_DRIVERS_PATH", "GBM_BACKENDS_PATH",
+                                    "LD_PRELOAD", "LIBGL_ALWAYS_SOFTWARE", "GALLIUM_DRIVER" };
       for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
          const char *v = getenv(vars[i]);
          if (v)

@@ -7,6 +7,9 @@
 #   tessera     the tessera Gallium driver on the render node of the shim
 #               (`tessera run`: EGL finds the node, kernel driver "asahi")
 #   tessera-sw  the same driver through the software winsys (`tessera run --sw`)
+#   asahi       Mesa's own asahi driver (Mesa 25.0.7 ported to the upstream
+#               uAPI, build/mesa-asahi) on the same render node
+#               (`tessera run --driver asahi`)
 #   softpipe    Mesa's reference rasterizer from our own Mesa build
 #               (`tessera run --driver softpipe`)
 #   llvmpipe    the system's Mesa (Debian's libEGL/libGLESv2), no tessera run
@@ -17,7 +20,7 @@
 # replay itself (eglretrace --dump-state right after the first MakeCurrent).
 
 gl_tessera=${TESSERA:-$top/build/release/bin/tessera}
-gl_drivers="tessera tessera-sw softpipe llvmpipe"
+gl_drivers="tessera tessera-sw asahi softpipe llvmpipe"
 
 # The shared workloads folder: $TESSERA_WORKLOADS, else ../shared/workloads
 # beside the checkout. Prints it, or an error and returns 1.
@@ -54,6 +57,7 @@ gl_prefix() {
     case "$1" in
         tessera)    GL_PREFIX=(env "${unset[@]}" "${set[@]}" "$gl_tessera" run --) ;;
         tessera-sw) GL_PREFIX=(env "${unset[@]}" "${set[@]}" "$gl_tessera" run --sw --) ;;
+        asahi)      GL_PREFIX=(env "${unset[@]}" "${set[@]}" "$gl_tessera" run --driver asahi --) ;;
         softpipe)   GL_PREFIX=(env "${unset[@]}" "${set[@]}" "$gl_tessera" run --driver softpipe --) ;;
         llvmpipe)   GL_PREFIX=(env "${unset[@]}" -u LD_LIBRARY_PATH -u LIBGL_DRIVERS_PATH "${set[@]}"
                                LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=llvmpipe) ;;
@@ -80,6 +84,8 @@ gl_swap_calls() {
 gl_renderer_pattern() {
     case "$1" in
         tessera|tessera-sw) echo 'tessera' ;;
+        # Mesa's asahi names the GPU: "Apple M1 (G13G A0)"
+        asahi) echo '^Apple M[0-9]' ;;
         softpipe) echo 'softpipe' ;;
         llvmpipe) echo 'llvmpipe' ;;
     esac
