@@ -134,6 +134,12 @@ replay_find_targets(const struct drm_asahi_cmd_render *cmd, uint64_t usc_base,
    (void)agx_zls_control_unpack(&cmd->zls_ctrl, &zls);
    uint32_t w = cmd->width_px, h = cmd->height_px;
    uint32_t samples = cmd->samples ? cmd->samples : 1;
+   /* The ZLS images are twiddled, sized by isp_zls_pixels (as the GPU
+    * reads them: hw/render's zls). The dump shows the pass's area of it. */
+   uint32_t zw = (cmd->isp_zls_pixels & 0x7fff) + 1;
+   uint32_t zh = ((cmd->isp_zls_pixels >> 15) & 0x7fff) + 1;
+   w = w < zw ? w : zw;
+   h = h < zh ? h : zh;
    if (zls.z_store_enable && cmd->depth.base && n < max) {
       bool z16 = zls.z_format == AGX_ZLS_FORMAT_16;
       memset(&out[n], 0, sizeof(out[n]));
@@ -143,9 +149,9 @@ replay_find_targets(const struct drm_asahi_cmd_render *cmd, uint64_t usc_base,
       out[n].height = h;
       out[n].samples = samples;
       out[n].depth_unorm16 = z16;
-      /* Rows are packed: the render command carries only a layer stride. */
-      out[n].stride = w * samples * (z16 ? 2 : 4);
-      n++;
+      if (hw_tex_layout_twiddled(&out[n].zs_layout, (z16 ? 2 : 4) * samples, zw, zh, 1, 1,
+                                 false))
+         n++;
    }
    if (zls.s_store_enable && cmd->stencil.base && n < max) {
       memset(&out[n], 0, sizeof(out[n]));
@@ -154,8 +160,8 @@ replay_find_targets(const struct drm_asahi_cmd_render *cmd, uint64_t usc_base,
       out[n].width = w;
       out[n].height = h;
       out[n].samples = samples;
-      out[n].stride = w * samples;
-      n++;
+      if (hw_tex_layout_twiddled(&out[n].zs_layout, samples, zw, zh, 1, 1, false))
+         n++;
    }
    return (int)n;
 }
@@ -286,25 +292,25 @@ read_zs(const struct replay_target *t, replay_read_fn read, void *ctx, uint8_t *
         char *err, size_t err_size)
 {
    unsigned vb = t->kind == REPLAY_TARGET_STENCIL ? 1 : t->depth_unorm16 ? 2 : 4;
-   size_t rowb = (size_t)t->width * t->samples * vb;
-   uint8_t *row = malloc(rowb);
-   if (!row) {
+   const struct hw_tex_layout *l = &t->zs_layout;
+   uint8_t *image = malloc(l->size);
+   if (!image) {
       set_err(err, err_size, "out of memory");
       return false;
    }
+   if (!read(ctx, t->base, image, l->size)) {
+      set_err(err, err_size, "%s buffer at 0x%llx (%llu bytes) is not mapped",
+              t->kind == REPLAY_TARGET_STENCIL ? "stencil" : "depth",
+              (unsigned long long)t->base, (unsigned long long)l->size);
+      free(image);
+      return false;
+   }
    for (uint32_t y = 0; y < t->height; y++) {
-      uint64_t va = t->base + (uint64_t)y * t->stride;
-      if (!read(ctx, va, row, rowb)) {
-         set_err(err, err_size, "%s buffer row %u at 0x%llx is not mapped",
-                 t->kind == REPLAY_TARGET_STENCIL ? "stencil" : "depth", y,
-                 (unsigned long long)va);
-         free(row);
-         return false;
-      }
       for (uint32_t x = 0; x < t->width; x++) {
+         const uint8_t *px = image + hw_tex_offset(l, x, y, 0, 0);
          float sum = 0;
          for (unsigned s = 0; s < t->samples; s++) {
-            const uint8_t *p = row + ((size_t)x * t->samples + s) * vb;
+            const uint8_t *p = px + (size_t)s * vb;
             if (vb == 1) {
                sum += p[0];
             } else if (vb == 2) {
@@ -323,7 +329,7 @@ read_zs(const struct replay_target *t, replay_read_fn read, void *ctx, uint8_t *
          o[3] = 255;
       }
    }
-   free(row);
+   free(image);
    return true;
 }
 

@@ -49,9 +49,12 @@ struct replay_target {
    enum replay_target_kind kind;
    unsigned index;            /* colour: position among the colour targets */
    struct hw_tex_image image; /* colour: the decoded PBE descriptor */
-   /* depth/stencil: */
+   /* depth/stencil: the pass's size, and the twiddled ZLS image it is
+    * stored in (sized by the command's isp_zls_pixels, all samples of a
+    * pixel in one texel) */
    uint64_t base;
-   uint32_t width, height, samples, stride;
+   uint32_t width, height, samples;
+   struct hw_tex_layout zs_layout;
    bool depth_unorm16;
 };
 

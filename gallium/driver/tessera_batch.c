@@ -518,7 +518,7 @@ batch_submit(struct tessera_batch *b)
       memset(&zc, 0, sizeof(zc));
       if (has_z) {
          cmd.depth.base = tessera_resource_va(r, level, layer);
-         cmd.depth.stride = r->level[level].stride;
+         cmd.depth.stride = r->layer_stride;
          zc.z_format = z16 ? AGX_ZLS_FORMAT_16 : AGX_ZLS_FORMAT_32F;
          zc.z_store_enable = true;
          zc.z_load_enable = !(b->clear & PIPE_CLEAR_DEPTH) && r->valid;
@@ -527,13 +527,16 @@ batch_submit(struct tessera_batch *b)
       }
       if (has_s && sr) {
          cmd.stencil.base = tessera_resource_va(sr, level, layer);
-         cmd.stencil.stride = sr->level[level].stride;
+         cmd.stencil.stride = sr->layer_stride;
          zc.s_store_enable = true;
          zc.s_load_enable = !(b->clear & PIPE_CLEAR_STENCIL) && sr->valid;
       }
       agx_zls_control_pack(&zls, &zc);
       cmd.zls_ctrl = zls;
-      cmd.isp_zls_pixels = 0;
+      /* The ZLS images' size (both planes share it): the ZLS unit
+       * addresses the twiddled images from it. */
+      cmd.isp_zls_pixels = ((zs->texture->width0 - 1) & 0x7fff) |
+                           (((zs->texture->height0 - 1) & 0x7fff) << 15);
    }
 
    /* Attachments: the memory the pass writes (a hint to the firmware). */

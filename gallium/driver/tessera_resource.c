@@ -4,7 +4,7 @@
  *
  * Layouts (docs/texture.md):
  *   - linear: buffers, and single-level single-layer textures that are
- *     render targets, depth/stencil, scanout/shared or explicitly linear;
+ *     render targets, scanout/shared or explicitly linear;
  *     rows 64-byte aligned (the texture descriptor stores stride - 16 in
  *     16-byte units, the PBE stride - 4);
  *   - twiddled: everything else, placed by cmdstream/agx_image_layout.h
@@ -14,6 +14,8 @@
  *     aligned.
  * Depth/stencil: u_transfer_helper splits Z24S8 / Z32F_S8 into a depth
  * resource (Z24 stored as Z32F) and an S8 one, and converts on transfers.
+ * Both are twiddled, single level and layer: the ZLS unit has no linear
+ * layout, and it sizes the image from the render command's ISP ZLS Pixels.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -105,8 +107,6 @@ wants_linear(const struct tessera_screen *s, const struct pipe_resource *t)
    if (t->last_level > 0 || t->array_size > 1 || t->depth0 > 1 ||
        t->target == PIPE_TEXTURE_3D)
       return false;   /* 3D: the texture unit reads 3D images twiddled only */
-   if (util_format_is_depth_or_stencil(t->format))
-      return true;   /* the ZLS unit reads and writes linear rows */
    if (s->debug & TESSERA_DBG_NOTWIDDLE)
       return true;
    /* Render targets stay linear so the end-of-tile block store and the
@@ -154,13 +154,16 @@ tessera_resource_layout(struct tessera_screen *s, struct tessera_resource *r,
               util_format_short_name(r->internal_format));
       return false;
    }
+   if (util_format_is_depth_or_stencil(r->internal_format)) {
+      if (t->last_level > 0 || t->array_size > 1 || t->depth0 > 1) {
+         fprintf(stderr, "tessera: mipmapped or layered depth/stencil is not supported\n");
+         return false;
+      }
+      return layout_twiddled(r, bytes, 1);
+   }
    if (wants_linear(s, t)) {
       layout_linear(r, bytes, t->width0, t->height0, stride);
       return true;
-   }
-   if (util_format_is_depth_or_stencil(r->internal_format)) {
-      fprintf(stderr, "tessera: mipmapped or layered depth/stencil is not supported\n");
-      return false;
    }
    /* A mipmapped image always gets the whole chain: the descriptors make
     * the hardware assume it. */

@@ -14,6 +14,7 @@
 
 #include "hw/render/hw_render_priv.h"
 #include "hw/render/hw_render_tex.h"
+#include "hw/tex/hw_tex_layout.h"
 
 /* Sample positions in 1/256 pixel from the pixel's top-left corner. */
 static const uint16_t sample_pos[3][4][2] = {
@@ -80,6 +81,10 @@ struct fpass {
    unsigned uw, uh, samples, ss, ux_n, uy_n;
    bool partial_bg, partial_eot;
    struct agx_zls_control zls;
+   /* The ZLS buffers: twiddled images of the ISP ZLS Pixels size, one
+    * texel = every sample of a pixel (zls_layouts). */
+   struct hw_tex_layout zl, sl;
+   uint32_t zls_w, zls_h;
    struct tile *tiles;
 };
 
@@ -1334,67 +1339,131 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
    return ok;
 }
 
-/* Depth/stencil load or store through the ZLS unit (linear, samples
- * interleaved per pixel). */
+/* One ZLS buffer's part of a tile: pixel (x0 + x, y0 + y) of a twiddled
+ * image is the texel at hw_tex_offset, its samples consecutive. A utile
+ * aligned inside a page tile is usually one contiguous Morton range: then
+ * it moves in one MMU access (permuted through `run`), else texel by texel. */
+static bool
+zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool store,
+           uint8_t *px, unsigned bpp)
+{
+   struct fpass *fp = t->fp;
+   struct hw_mmu *m = &t->isp;
+   unsigned w = t->w, h = t->h;
+   if (t->x0 + w > fp->zls_w)
+      w = t->x0 < fp->zls_w ? fp->zls_w - t->x0 : 0;
+   if (t->y0 + h > fp->zls_h)
+      h = t->y0 < fp->zls_h ? fp->zls_h - t->y0 : 0;
+   if (!w || !h)
+      return true;   /* outside the ZLS buffer: nothing to load or store */
+   uint64_t lo = UINT64_MAX, hi = 0;
+   for (unsigned y = 0; y < h; y++)
+      for (unsigned x = 0; x < w; x++) {
+         uint64_t o = hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0);
+         lo = o < lo ? o : lo;
+         hi = o > hi ? o : hi;
+      }
+   size_t span = hi - lo + bpp;
+   if (span == (size_t)w * h * bpp) {
+      uint8_t run[32 * 32 * 4 * 4];
+      if (!store && !hwr_read(&t->j, m, base + lo, run, span))
+         return false;
+      for (unsigned y = 0; y < h; y++)
+         for (unsigned x = 0; x < w; x++) {
+            size_t o = hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0) - lo;
+            uint8_t *p = px + (size_t)(y * fp->uw + x) * bpp;
+            if (store)
+               memcpy(run + o, p, bpp);
+            else
+               memcpy(p, run + o, bpp);
+         }
+      if (store && !hw_mmu_write(m, base + lo, run, span))
+         return hwr_fault(&t->j, m);
+   } else {
+      for (unsigned y = 0; y < h; y++)
+         for (unsigned x = 0; x < w; x++) {
+            uint64_t va = base + hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0);
+            uint8_t *p = px + (size_t)(y * fp->uw + x) * bpp;
+            if (store ? !hw_mmu_write(m, va, p, bpp) : !hwr_read(&t->j, m, va, p, bpp))
+               return store ? hwr_fault(&t->j, m) : false;
+         }
+   }
+   t->j.cycles += ((size_t)w * h * bpp) >> HWR_CYC_MEM_BYTE_SHIFT;
+   return true;
+}
+
+/* Depth/stencil load or store through the ZLS unit. The buffers are
+ * twiddled (the hardware has no linear ZLS layout): Z32F or Z16 and S8,
+ * all samples of a pixel together (docs/rendering.md, "ZLS"). */
 static bool
 zls(struct tile *t, bool store)
 {
    struct fpass *fp = t->fp;
    const struct agx_fw_render_payload *pl = t->j.pl;
-   struct hw_mmu *m = &t->isp;
    bool z16 = fp->zls.z_format == AGX_ZLS_FORMAT_16;
-   unsigned zb = z16 ? 2 : 4;
+   unsigned zb = z16 ? 2 : 4, n = fp->uw * fp->uh * fp->samples;
    bool do_z = pl->depth_base && (store ? (fp->zls.z_store_enable || fp->partial_eot)
                                         : (fp->zls.z_load_enable || fp->partial_bg));
    bool do_s = pl->stencil_base && (store ? (fp->zls.s_store_enable || fp->partial_eot)
                                           : (fp->zls.s_load_enable || fp->partial_bg));
-   uint32_t zstride = pl->depth_stride ? pl->depth_stride : pl->width * zb * fp->samples;
-   uint32_t sstride = pl->stencil_stride ? pl->stencil_stride : pl->width * fp->samples;
-   m->unit = HW_UNIT_ZLS;
-   for (unsigned y = 0; y < t->h; y++) {
-      unsigned n = t->w * fp->samples;
-      size_t i0 = sidx(fp, 0, y, 0);
-      if (do_z) {
-         uint8_t row[32 * 4 * 4];
-         uint64_t va = pl->depth_base + (uint64_t)(t->y0 + y) * zstride +
-                       (uint64_t)t->x0 * zb * fp->samples;
-         if (store) {
-            for (unsigned k = 0; k < n; k++) {
-               if (z16) {
-                  uint16_t v = (uint16_t)lrintf(clampf(t->z[i0 + k], 0, 1) * 65535.0f);
-                  memcpy(row + 2 * k, &v, 2);
-               } else {
-                  memcpy(row + 4 * k, &t->z[i0 + k], 4);
-               }
-            }
-            if (!hw_mmu_write(m, va, row, n * zb))
-               return hwr_fault(&t->j, m);
-         } else {
-            if (!hwr_read(&t->j, m, va, row, n * zb))
-               return false;
-            for (unsigned k = 0; k < n; k++) {
-               if (z16) {
-                  uint16_t v;
-                  memcpy(&v, row + 2 * k, 2);
-                  t->z[i0 + k] = v / 65535.0f;
-               } else {
-                  memcpy(&t->z[i0 + k], row + 4 * k, 4);
-               }
+   bool ok = true;
+   t->isp.unit = HW_UNIT_ZLS;
+   if (do_z) {
+      uint8_t px[32 * 32 * 4 * 4];
+      if (store) {
+         for (unsigned k = 0; k < n; k++) {
+            if (z16) {
+               uint16_t v = (uint16_t)lrintf(clampf(t->z[k], 0, 1) * 65535.0f);
+               memcpy(px + 2 * k, &v, 2);
+            } else {
+               memcpy(px + 4 * k, &t->z[k], 4);
             }
          }
-         t->j.cycles += (n * zb) >> HWR_CYC_MEM_BYTE_SHIFT;
       }
-      if (do_s) {
-         uint64_t va = pl->stencil_base + (uint64_t)(t->y0 + y) * sstride +
-                       (uint64_t)t->x0 * fp->samples;
-         bool ok = store ? hw_mmu_write(m, va, t->s + i0, n)
-                         : hw_mmu_read(m, va, t->s + i0, n);
-         if (!ok)
-            return hwr_fault(&t->j, m);
-         t->j.cycles += n >> HWR_CYC_MEM_BYTE_SHIFT;
+      ok = zls_buffer(t, &fp->zl, pl->depth_base, store, px, zb * fp->samples);
+      if (ok && !store) {
+         unsigned w = t->w, h = t->h;
+         for (unsigned y = 0; y < h; y++)
+            for (unsigned k = 0; k < w * fp->samples; k++) {
+               size_t i = sidx(fp, 0, y, 0) + k;
+               if (z16) {
+                  uint16_t v;
+                  memcpy(&v, px + 2 * i, 2);
+                  t->z[i] = v / 65535.0f;
+               } else {
+                  memcpy(&t->z[i], px + 4 * i, 4);
+               }
+            }
       }
    }
-   m->unit = HW_UNIT_ISP;
+   if (ok && do_s)
+      ok = zls_buffer(t, &fp->sl, pl->stencil_base, store, t->s, fp->samples);
+   t->isp.unit = HW_UNIT_ISP;
+   return ok;
+}
+
+/* The ZLS buffers of a pass. ISP ZLS Pixels holds (width - 1) in bits
+ * 0-14 and (height - 1) in bits 15-29; the stride fields are the bytes
+ * from one layer to the next (one layer is rendered). Compressed buffers
+ * are not modelled: such a pass fails, naming the field. */
+static bool
+zls_layouts(struct fpass *fp, const struct agx_fw_render_payload *pl)
+{
+   fp->zls_w = (pl->isp_zls_pixels & 0x7fff) + 1;
+   fp->zls_h = ((pl->isp_zls_pixels >> 15) & 0x7fff) + 1;
+   bool z = pl->depth_base != 0, st = pl->stencil_base != 0;
+   if ((z && (pl->depth_comp_base || fp->zls.z_compress_1 || fp->zls.z_compress_2)) ||
+       (st && (pl->stencil_comp_base || fp->zls.s_compress_1 || fp->zls.s_compress_2)))
+      return hwr_fail(fp->j, "ZLS: compressed depth/stencil (ZLS Control compress bits, "
+                             "comp_base 0x%" PRIx64 "/0x%" PRIx64 ") is not modelled",
+                      (uint64_t)pl->depth_comp_base, (uint64_t)pl->stencil_comp_base);
+   unsigned zb = fp->zls.z_format == AGX_ZLS_FORMAT_16 ? 2 : 4;
+   if (z && !hw_tex_layout_twiddled(&fp->zl, zb * fp->samples, fp->zls_w, fp->zls_h, 1, 1, false))
+      return hwr_fail(fp->j, "ZLS: depth buffer %ux%u x%u samples has no layout",
+                      fp->zls_w, fp->zls_h, fp->samples);
+   if (st && !hw_tex_layout_twiddled(&fp->sl, fp->samples, fp->zls_w, fp->zls_h, 1, 1, false))
+      return hwr_fail(fp->j, "ZLS: stencil buffer %ux%u x%u samples has no layout",
+                      fp->zls_w, fp->zls_h, fp->samples);
    return true;
 }
 
@@ -1501,6 +1570,8 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
       .partial_bg = partial_bg, .partial_eot = partial_eot,
    };
    agx_zls_control_unpack(&pl->zls_control, &fp.zls);
+   if (!zls_layouts(&fp, pl))
+      return false;
    fp.ux_n = (pl->width + fp.uw - 1) / fp.uw;
    fp.uy_n = (pl->height + fp.uh - 1) / fp.uh;
    unsigned n = fp.ux_n * fp.uy_n;

@@ -368,7 +368,7 @@ test_depth_bias(void **state)
       const uint16_t *zh = host(&s, s.zbuf_va);
       for (unsigned y = 0; y < H; y++) {
          for (unsigned x = 0; x < W; x++) {
-            unsigned i = y * W + x;
+            size_t i = scene_zs_texel(&s, x, y, k == 3 ? 2 : 4);
             if (k == 0) {
                assert_true(zf[i] == 0.375f);           /* exact in float */
             } else if (k == 3) {
@@ -435,8 +435,9 @@ test_two_sided_stencil(void **state)
          uint8_t want = x < W / 2 ? 1 : 7;     /* front INCR_SAT from 0, back REPLACE 7 */
          if (y < H / 2)
             want = want == 7 ? 8 : 0;
-         if (st[y * W + x] != want)
-            fail_msg("stencil (%u,%u) = %u, want %u", x, y, st[y * W + x], want);
+         size_t i = scene_zs_texel(&s, x, y, 1);
+         if (st[i] != want)
+            fail_msg("stencil (%u,%u) = %u, want %u", x, y, st[i], want);
       }
    }
    scene_teardown(&s);
@@ -467,7 +468,7 @@ test_depth_clamp(void **state)
    for (unsigned y = 0; y < H; y++) {
       for (unsigned x = 0; x < W; x++) {
          assert_int_equal(s.rt[y * W + x], x < W / 2 ? RED : GREEN);
-         assert_true(z[y * W + x] == (x < W / 2 ? 1.0f : 0.0f));
+         assert_true(z[scene_zs_texel(&s, x, y, 4)] == (x < W / 2 ? 1.0f : 0.0f));
       }
    }
    assert_true(s.stats.clipped + s.stats.culled >= 2);
@@ -756,9 +757,10 @@ test_zs_emit_depth(void **state)
          for (unsigned x = 0; x < W; x++) {
             bool left = x < W / 2, red = left && cases[k].visible;
             float want_z = red ? cases[k].emitted : 0.25f;
-            if (zf[y * W + x] != want_z)
+            size_t zi = scene_zs_texel(&s, x, y, 4);
+            if (zf[zi] != want_z)
                fail_msg("case %u pixel (%u,%u): depth %.9g want %.9g", k, x, y,
-                        zf[y * W + x], want_z);
+                        zf[zi], want_z);
             if (s.rt[y * W + x] != (red ? RED : GREEN))
                fail_msg("case %u pixel (%u,%u): colour %08x", k, x, y, s.rt[y * W + x]);
          }

@@ -14,6 +14,7 @@
 
 #include "cmdstream/isa/agx_isa.h"
 #include "test_hw_render_scene.h"
+#include "hw/tex/hw_tex_layout.h"
 
 /* ------------------------------------------------------------ scene */
 
@@ -437,6 +438,14 @@ emit_draw(struct scene *s, enum agx_primitive prim, const void *idx,
    vdm_emit(s, v, n);
 }
 
+size_t
+scene_zs_texel(const struct scene *s, unsigned x, unsigned y, unsigned bytes)
+{
+   struct hw_tex_layout l;
+   assert_true(hw_tex_layout_twiddled(&l, bytes * s->samples, s->w, s->h, 1, 1, false));
+   return hw_tex_offset(&l, x, y, 0, 0) / bytes;
+}
+
 bool
 run(struct scene *s)
 {
@@ -448,14 +457,20 @@ run(struct scene *s)
 
    uint64_t tilemap = TVB_VA + BIG_TVB;
    s->frame++;
+   /* The ZLS images: twiddled, w x h, all samples of a pixel in a texel
+    * (scene_zs_texel finds a pixel in them). */
    uint64_t zb = 0;
    if (s->want_depth) {
-      zb = alloc(s, (uint64_t)s->w * s->h * 4 * s->samples, 128);
+      struct hw_tex_layout l;
+      assert_true(hw_tex_layout_twiddled(&l, 4 * s->samples, s->w, s->h, 1, 1, false));
+      zb = alloc(s, l.size, 128);
       s->zbuf_va = zb;
    }
    uint64_t sb = 0;
    if (s->want_stencil) {
-      sb = alloc(s, (uint64_t)s->w * s->h * s->samples, 128);
+      struct hw_tex_layout l;
+      assert_true(hw_tex_layout_twiddled(&l, s->samples, s->w, s->h, 1, 1, false));
+      sb = alloc(s, l.size, 128);
       s->sbuf_va = sb;
    }
 
@@ -516,6 +531,7 @@ run(struct scene *s)
          p.isp_bg_obj_vals = 0;
          p.depth_base = zb;
          p.stencil_base = sb;
+         p.isp_zls_pixels = (s->w - 1) | ((s->h - 1) << 15);
          p.zls_control = s->zls;
          p.flags = s->flags;
          p.tvb_heap = TVB_VA; p.tvb_heap_size = s->tvb_size;

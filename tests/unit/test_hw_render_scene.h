@@ -121,6 +121,10 @@ void scene_compute(struct scene *s, const char *src, const void *uni, unsigned u
                    uint32_t grid, uint32_t local);
 /* Terminates the stream, submits both jobs, waits; false on an error event. */
 bool run(struct scene *s);
+/* Element index of pixel (x, y), sample 0, in a ZLS image the scene
+ * allocated (depth: bytes 4, or 2 for Z16; stencil: 1): the images are
+ * twiddled, as the ZLS unit reads and writes them. */
+size_t scene_zs_texel(const struct scene *s, unsigned x, unsigned y, unsigned bytes);
 /* n small flat-shaded triangles at pseudo-random places. */
 void many_triangles(struct scene *s, unsigned n);
 

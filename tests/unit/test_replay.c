@@ -184,11 +184,18 @@ test_float_and_depth_targets(void **state)
    }
    struct drm_asahi_cmd_render cmd;
    eot_with_table(&f, (const uint8_t (*)[24])d, 1, &cmd);
-   /* Depth 32F stored by ZLS, rows packed. */
+   /* Depth 32F stored by ZLS: a twiddled 40x24 image (64x64 tile,
+    * Morton order inside: x bit i -> bit 2i, y bit i -> bit 2i+1). */
    float *z = (float *)(void *)(f.mem + 0x40000);
-   for (unsigned i = 0; i < 40 * 24; i++)
-      z[i] = (float)(i % 40) / 39.0f;
+   for (unsigned y = 0; y < 24; y++)
+      for (unsigned x = 0; x < 40; x++) {
+         unsigned m = 0;
+         for (unsigned b = 0; b < 6; b++)
+            m |= ((x >> b) & 1) << (2 * b) | ((y >> b) & 1) << (2 * b + 1);
+         z[m] = (float)x / 39.0f;
+      }
    cmd.depth.base = FLAT_BASE + 0x40000;
+   cmd.isp_zls_pixels = (40 - 1) | ((24 - 1) << 15);
    agx_pack(&cmd.zls_ctrl, ZLS_CONTROL, zl) { zl.z_store_enable = true; zl.z_format = AGX_ZLS_FORMAT_32F; }
 
    struct replay_target t[4];
