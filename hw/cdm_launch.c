@@ -204,6 +204,18 @@ decode_pipeline(struct cdm_job *j, struct cdm_launch *L)
          struct agx_usc_shared s;
          ok = agx_usc_shared_unpack(w, &s);
          L->tg_bytes = s.uses_shared_memory ? s.bytes_per_threadgroup : 0;
+         /* A pixel layout makes the memory an imageblock as well. */
+         unsigned ibw = 0, ibh = 0;
+         switch (s.layout) {
+         case AGX_SHARED_LAYOUT_32X32: ibw = 32; ibh = 32; break;
+         case AGX_SHARED_LAYOUT_32X16: ibw = 32; ibh = 16; break;
+         case AGX_SHARED_LAYOUT_16X16: ibw = 16; ibh = 16; break;
+         default: break;
+         }
+         L->ib = (struct cdm_imageblock){
+            .width = ibw, .height = ibh, .samples = s.sample_count ? s.sample_count : 1,
+            .sample_stride = s.sample_stride_in_8_bytes * 8,
+         };
          if (ok && L->tg_bytes > HW_CDM_MAX_THREADGROUP_MEM)
             return cdm_error(j, "USC Shared word at 0x%" PRIx64 " asks for %u "
                              "bytes of threadgroup memory", va, L->tg_bytes);
@@ -448,8 +460,8 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
       .instruction_budget = wg_instruction_budget(j),
       .stop_flag = &j->stop,
       .flags = j->cdm->cfg.usc_flags,
-      .stage_hook = hw_tex_compute_hook,
-      .hook_user = &L->tex,
+      .stage_hook = cdm_stage_hook,
+      .hook_user = L,
    };
 
    if (L->preshader) {

@@ -51,6 +51,12 @@ struct cdm_launch {
    bool have_registers;
    uint32_t register_halves;
    uint32_t tg_bytes;
+   /* The imageblock the USC Shared word lays over threadgroup memory
+    * (width 0: none): pixels of `samples` samples, sample_stride bytes
+    * each, row by row (cdm_imageblock.c). */
+   struct cdm_imageblock {
+      uint32_t width, height, samples, sample_stride;
+   } ib;
    uint64_t texture_table, sampler_table;
    unsigned texture_count, sampler_count;
    struct hw_tex_ctx tex;                /* the stage hook's tables */
@@ -86,6 +92,12 @@ struct cdm_job {
    struct hw_cdm_stats stats;
    struct hw_exec_result *res;
 };
+
+/* cdm_imageblock.c: the compute stage hook (user = struct cdm_launch *):
+ * texture instructions go to the texture unit, ld_tile/st_tile and
+ * image_write_block work on the workgroup's imageblock. */
+enum hw_usc_status cdm_stage_hook(void *user, struct hw_usc_simd *simd,
+                                  const struct agx_instr *instr, uint32_t exec_mask);
 
 /* Fills res as HW_EXEC_ERROR with a formatted message; returns false. */
 bool cdm_error(struct cdm_job *j, const char *fmt, ...)

@@ -28,7 +28,7 @@ test_hw_fw_LDLIBS := -lcmocka
 # Compute: the CDM executor and the host worker pool (docs/compute.md).
 # A library of its own so that libhw does not depend on the interpreter.
 LIBS += hwcdm
-hwcdm_SRCS := hw/cdm.c hw/cdm_stream.c hw/cdm_launch.c hw/hw_dispatch.c
+hwcdm_SRCS := hw/cdm.c hw/cdm_stream.c hw/cdm_launch.c hw/cdm_imageblock.c hw/hw_dispatch.c
 HWCDM_LIBS := hwcdm hwtex hwusc agxisa hw cmdstream
 
 TESTS += test_hw_compute

@@ -304,111 +304,7 @@ op_ldcf(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    return HW_USC_OK;
 }
 
-static bool
-fmt_info(unsigned f, unsigned *bytes)
-{
-   switch (f) {
-   case 0: case 4: case 5: *bytes = 1; return true;       /* i8 u8norm s8norm */
-   case 1: case 3: case 6: case 7: *bytes = 2; return true;
-   case 2: *bytes = 4; return true;
-   case 8: case 10: *bytes = 1; return true;              /* packed 32-bit */
-   default: return false;
-   }
-}
 
-/* NaN -> 0, else v clamped to [lo, hi] (lo < hi); written as two selects
- * the compiler turns into maxss/minss instead of data-dependent branches
- * (same results, -0.0 included). */
-static float
-clampf(float v, float lo, float hi)
-{
-   float r = lo > v ? lo : v;
-   r = r > hi ? hi : r;
-   return v != v ? 0.0f : r;
-}
-
-/*
- * lrintf() for |v| < 2^22 (every normalised value the tilebuffer stores
- * is in [-65535, 65535]), inline: adding and removing 1.5 * 2^23 rounds to
- * an integer in the current rounding mode, as lrintf does.
- */
-static inline long
-rint_small(float v)
-{
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-   /* Not folded: without -ffast-math the compiler keeps both roundings. */
-   return (long)((v + 12582912.0f) - 12582912.0f);
-#else
-   return lrintf(v);
-#endif
-}
-
-static float
-srgb_enc(float c)
-{
-   return c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
-}
-
-static float
-srgb_dec(float c)
-{
-   return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
-}
-
-/* Register value (raw bits of a 16- or 32-bit register) -> tile bytes. */
-static void
-tile_store_comp(unsigned f, unsigned comp, uint8_t *dst, uint32_t reg, bool r16)
-{
-   float fv = r16 ? hw_usc_f16_to_f32((uint16_t)reg) : u2f(reg);
-   switch (f) {
-   case 0: dst[0] = (uint8_t)reg; break;
-   case 1: { uint16_t v = (uint16_t)reg; memcpy(dst, &v, 2); break; }
-   case 2: memcpy(dst, &reg, 4); break;
-   case 3: { uint16_t v = r16 ? (uint16_t)reg : hw_usc_f32_to_f16(u2f(reg)); memcpy(dst, &v, 2); break; }
-   case 4: dst[0] = (uint8_t)rint_small(clampf(fv, 0, 1) * 255.0f); break;
-   case 5: dst[0] = (uint8_t)(int8_t)rint_small(clampf(fv, -1, 1) * 127.0f); break;
-   case 6: { uint16_t v = (uint16_t)rint_small(clampf(fv, 0, 1) * 65535.0f); memcpy(dst, &v, 2); break; }
-   case 7: { int16_t v = (int16_t)rint_small(clampf(fv, -1, 1) * 32767.0f); memcpy(dst, &v, 2); break; }
-   case 10: dst[comp] = (uint8_t)rint_small((comp < 3 ? srgb_enc(clampf(fv, 0, 1)) : clampf(fv, 0, 1)) * 255.0f); break;
-   case 8: {
-      uint32_t w;
-      memcpy(&w, dst - 0, 4);
-      unsigned bits = comp < 3 ? 10 : 2, sh = comp * 10;
-      uint32_t m = (1u << bits) - 1;
-      uint32_t v = (uint32_t)rint_small(clampf(fv, 0, 1) * (float)m);
-      w = (w & ~(m << sh)) | v << sh;
-      memcpy(dst, &w, 4);
-      break;
-   }
-   default: break;
-   }
-}
-
-uint32_t
-hwr_tile_load_comp(unsigned f, unsigned comp, const uint8_t *src, bool r16)
-{
-   float fv;
-   switch (f) {
-   case 0: return src[0];
-   case 1: { uint16_t v; memcpy(&v, src, 2); return v; }
-   case 2: { uint32_t v; memcpy(&v, src, 4); return v; }
-   case 3: { uint16_t v; memcpy(&v, src, 2); return r16 ? v : f2u(hw_usc_f16_to_f32(v)); }
-   case 4: fv = src[0] / 255.0f; break;
-   case 5: fv = fmaxf((int8_t)src[0] / 127.0f, -1.0f); break;
-   case 6: { uint16_t v; memcpy(&v, src, 2); fv = v / 65535.0f; break; }
-   case 7: { int16_t v; memcpy(&v, src, 2); fv = fmaxf(v / 32767.0f, -1.0f); break; }
-   case 10: fv = src[comp] / 255.0f; if (comp < 3) fv = srgb_dec(fv); break;
-   case 8: {
-      uint32_t w;
-      memcpy(&w, src, 4);
-      unsigned bits = comp < 3 ? 10 : 2;
-      fv = (float)(w >> (comp * 10) & ((1u << bits) - 1)) / (float)((1u << bits) - 1);
-      break;
-   }
-   default: return 0;
-   }
-   return r16 ? hw_usc_f32_to_f16(fv) : f2u(fv);
-}
 
 static enum hw_usc_status
 op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
@@ -433,7 +329,7 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
       }
    }
    unsigned bytes;
-   if (!fmt_info(F, &bytes)) {
+   if (!hw_tex_tile_fmt_bytes(F, &bytes)) {
       snprintf(r->err, sizeof(r->err), "tilebuffer format %u is not modelled", F);
       return HW_USC_UNSUPPORTED;
    }
@@ -485,14 +381,14 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
             uint8_t *p = r->t->tb + at;
             if (load) {
                /* (a put() of 0 first would be overwritten at once) */
-               uint32_t v = hwr_tile_load_comp(F, c, p, r16);
+               uint32_t v = hw_tex_tile_load_comp(F, c, p, r16);
                if (r16)
                   row[k][l] = (row[k][l] & ~(0xffffu << sh[k])) | (v & 0xffff) << sh[k];
                else
                   row[k][l] = v;
             } else {
                uint32_t v = r16 ? (row[k][l] >> sh[k]) & 0xffff : row[k][l];
-               tile_store_comp(F, c, p, v, r16);
+               hw_tex_tile_store_comp(F, c, p, v, r16);
             }
             k++;
          }
@@ -1413,7 +1309,7 @@ zls(struct tile *t, bool store)
       if (store) {
          for (unsigned k = 0; k < n; k++) {
             if (z16) {
-               uint16_t v = (uint16_t)lrintf(clampf(t->z[k], 0, 1) * 65535.0f);
+               uint16_t v = (uint16_t)lrintf(hw_tex_clampf(t->z[k], 0, 1) * 65535.0f);
                memcpy(px + 2 * k, &v, 2);
             } else {
                memcpy(px + 4 * k, &t->z[k], 4);

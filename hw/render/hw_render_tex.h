@@ -20,7 +20,4 @@ enum hw_usc_status hwr_tex_op(const struct hwr_pipeline *pipe, uint64_t sampler_
                               uint32_t exec, const struct hw_tex_tile *tile,
                               char *err, size_t err_size);
 
-/* Tilebuffer component codec shared by ld_tile/st_tile. */
-uint32_t hwr_tile_load_comp(unsigned fmt, unsigned comp, const uint8_t *src, bool r16);
-
 #endif

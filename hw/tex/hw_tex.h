@@ -229,6 +229,32 @@ enum hw_tex_status hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_im
                                       uint32_t offset, uint32_t level_add, bool rtz,
                                       char *err, size_t err_size);
 
+/* ---- tile formats ------------------------------------------------------- */
+
+/*
+ * The memory formats of ld_tile / st_tile (the ISA's memory_format: i8,
+ * i16, i32, f16, u8norm, s8norm, u16norm, s16norm, rgb10a2, srgba8), as
+ * they sit in one sample of a tilebuffer or imageblock pixel. Component
+ * `comp` of a 32-bit (or, r16, 16-bit) register value is stored at dst;
+ * packed formats (rgb10a2, srgba8) take dst/src as the sample's 32-bit
+ * word. Conversions round to nearest and saturate like the hardware.
+ */
+/* NaN -> 0, else v clamped to [lo, hi] (lo < hi); written as two selects
+ * the compiler turns into maxss/minss instead of data-dependent branches
+ * (same results, -0.0 included). */
+static inline float
+hw_tex_clampf(float v, float lo, float hi)
+{
+   float r = lo > v ? lo : v;
+   r = r > hi ? hi : r;
+   return v != v ? 0.0f : r;
+}
+
+/* Bytes of one component (packed formats: 1); false if not modelled. */
+bool hw_tex_tile_fmt_bytes(unsigned fmt, unsigned *bytes);
+void hw_tex_tile_store_comp(unsigned fmt, unsigned comp, uint8_t *dst, uint32_t reg, bool r16);
+uint32_t hw_tex_tile_load_comp(unsigned fmt, unsigned comp, const uint8_t *src, bool r16);
+
 /* ---- instructions ------------------------------------------------------ */
 
 struct hw_tex_ctx {

@@ -61,9 +61,11 @@ struct exec {
 /* Operands and fields by name, through per-opcode index tables (the
  * lookups run on every texture instruction execution). */
 enum { OP_R, OP_C, OP_D, OP_T, OP_S, OP_O, OP_U, NUM_OPS };
-enum { F_TT, F_CS, F_MASK, F_N, F_LOD, F_COMPARE, F_Q6, F_MODE, F_OT, F_ROUND, F_F, NUM_FIELDS };
+enum { F_TT, F_CS, F_MASK, F_N, F_LOD, F_COMPARE, F_Q6, F_MODE, F_OT, F_ROUND, F_F, F_EXPLICIT,
+       NUM_FIELDS };
 static const char *const op_names[NUM_OPS] = { "R", "C", "D", "T", "S", "O", "U" };
-static const char *const field_names[NUM_FIELDS] = { "Tt", "Cs", "mask", "n", "lod", "compare", "q6", "mode", "Ot", "round", "F" };
+static const char *const field_names[NUM_FIELDS] = { "Tt", "Cs", "mask", "n", "lod", "compare", "q6", "mode", "Ot", "round", "F",
+                                                        "explicit" };
 static int8_t op_idx[AGX_NUM_OPCODES][HW_ISA_NAMES_MAX];
 static int8_t field_idx[AGX_NUM_OPCODES][HW_ISA_NAMES_MAX];
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
@@ -538,6 +540,20 @@ exec_block(struct exec *e, uint32_t exec_mask, const struct hw_tex_tile *tile)
    const struct agx_operand *D = e->D;
    uint32_t offset = small_operand(e, R, lane);
    uint32_t level = small_operand(e, D, lane) & 0xffff;
+   /* Explicit coordinates (compute imageblocks): the block's origin in the
+    * image is the first active lane's C, not the tile's. */
+   struct hw_tex_tile at = *tile;
+   if (field(e->in, F_EXPLICIT)) {
+      struct raw_coords rc;
+      if (!read_coords(e, field(e->in, F_N), lane, &rc))
+         return bad(e, "image_write_block: explicit coordinates need a register C");
+      int32_t x = coord_int(&rc, 0), y = coord_int(&rc, 1);
+      if (x < 0 || y < 0)
+         return HW_USC_OK;   /* entirely outside the image */
+      at.x0 = (uint32_t)x;
+      at.y0 = (uint32_t)y;
+   }
+   tile = &at;
    enum hw_tex_status ts = hw_tex_block_store(&e->pbe_mmu, &e->image, tile, field(e->in, F_F),
                                               offset, level, field(e->in, F_ROUND) != 0,
                                               e->err, e->err_size);

@@ -252,6 +252,11 @@ void hw_usc_simd_set_position(struct hw_usc_simd *s, unsigned lane, uint32_t x,
  * the shader's control flow exactly like lanes a branch disabled. */
 void hw_usc_simd_disable_lanes(struct hw_usc_simd *s, uint32_t mask);
 struct hw_mmu *hw_usc_simd_mmu(struct hw_usc_simd *s);
+/* The group's workgroup (NULL for a preshader): stage hooks reach its
+ * threadgroup memory through it (compute imageblocks). */
+const struct hw_usc_workgroup *hw_usc_simd_workgroup(const struct hw_usc_simd *s);
+/* A failing stage hook says why (the group's error message quotes it). */
+void hw_usc_simd_hook_message(struct hw_usc_simd *s, const char *msg);
 
 /* ---- numeric helpers (exported for tests and other units) ------------ */
 

@@ -923,6 +923,11 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
                res->fault = s->mmu->fault;
                return fail(s, res, rc, m);
             }
+            if (s->hook_message[0]) {
+               char m[128];
+               snprintf(m, sizeof(m), "stage hook failed: %s", s->hook_message);
+               return fail(s, res, rc, m);
+            }
             return fail(s, res, rc, "stage hook failed");
          }
          break;

@@ -153,6 +153,7 @@ struct hw_usc_simd {
    uint32_t local_id[3][USC_W];         /* thread_position_in_threadgroup */
    uint32_t linear_id[USC_W];           /* thread_index_in_threadgroup */
    bool preshader;
+   char hook_message[96];               /* why the last stage hook failed */
 };
 
 /* This workgroup's size: its own when partial, else the launch's. */

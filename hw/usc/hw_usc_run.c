@@ -84,6 +84,7 @@ simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
    s->mmu = mmu;
    s->stats = st;
    s->preshader = false;
+   s->hook_message[0] = 0;
    unsigned first = index * USC_W;
    unsigned n = threads > first ? threads - first : 0;
    s->present = n >= USC_W ? 0xffffffffu : ((1u << n) - 1);
@@ -401,4 +402,16 @@ struct hw_mmu *
 hw_usc_simd_mmu(struct hw_usc_simd *s)
 {
    return s->mmu;
+}
+
+const struct hw_usc_workgroup *
+hw_usc_simd_workgroup(const struct hw_usc_simd *s)
+{
+   return s->wg;
+}
+
+void
+hw_usc_simd_hook_message(struct hw_usc_simd *s, const char *msg)
+{
+   snprintf(s->hook_message, sizeof(s->hook_message), "%s", msg);
 }

@@ -280,11 +280,68 @@ test_texture_fault(void **state)
    tc_teardown(&c);
 }
 
+/* The compute imageblock: st_tile with explicit coordinates into
+ * threadgroup memory laid out as a 16x16 block, then one image_write_block
+ * per workgroup at its grid position (tests/data/compute/imageblock.s).
+ * 2x2 workgroups cover a 32x32 R32 uint linear image. */
+static void
+test_imageblock(void **state)
+{
+   (void)state;
+   enum { IW = 32, IH = 32, STRIDE = IW * 4 };
+   struct tc c;
+   tc_setup(&c, 2, NULL);
+   uint8_t *dst;
+   uint64_t dstva = alloc_aligned(&c, STRIDE * IH, 128, (void **)&dst);
+   memset(dst, 0xee, STRIDE * IH);
+   void *tab;
+   uint64_t tabva = alloc_aligned(&c, AGX_TEXTURE_LENGTH, 64, &tab);
+   struct agx_pbe pbe = { AGX_PBE_HEADER };
+   pbe.layout = AGX_LAYOUT_LINEAR;
+   pbe.channels = AGX_CHANNELS_R32;
+   pbe.type = AGX_TEXTURE_TYPE_UINT;
+   pbe.swizzle_r = AGX_CHANNEL_R;
+   pbe.swizzle_g = AGX_CHANNEL_G;
+   pbe.swizzle_b = AGX_CHANNEL_B;
+   pbe.swizzle_a = AGX_CHANNEL_A;
+   pbe.width = IW;
+   pbe.height = IH;
+   pbe.buffer = dstva;
+   pbe.stride = STRIDE - 4;   /* stored minus 4 */
+   agx_pbe_pack(tab, &pbe);
+
+   struct tc_pipeline p = {
+      .shader = tc_kernel(&c, 0, "imageblock"),
+      .textures = tabva, .ntextures = 1,
+      .tg_bytes = 16 * 16 * 8,
+      .ib_layout = AGX_SHARED_LAYOUT_16X16, .ib_sample_stride_8 = 1,
+   };
+   struct tc_result r;
+   tc_run1(&c, 0, tc_pipeline(&c, 0, &p), (uint32_t[3]){ IW, IH, 1 },
+           (uint32_t[3]){ 16, 16, 1 }, &r);
+   assert_false(r.error);
+   for (uint32_t y = 0; y < IH; y++)
+      for (uint32_t x = 0; x < IW; x++) {
+         uint32_t got;
+         memcpy(&got, dst + y * STRIDE + x * 4, 4);
+         if (got != y * 100 + x)
+            fail_msg("pixel (%u, %u) = %u, want %u", x, y, got, y * 100 + x);
+      }
+
+   /* Without the imageblock layout the same kernel fails, saying why. */
+   p.ib_layout = 0;
+   tc_run1(&c, 0, tc_pipeline(&c, 0, &p), (uint32_t[3]){ IW, IH, 1 },
+           (uint32_t[3]){ 16, 16, 1 }, &r);
+   assert_true(r.error);
+   tc_teardown(&c);
+}
+
 int
 main(void)
 {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_write),
+      cmocka_unit_test(test_imageblock),
       cmocka_unit_test(test_texture_word_start),
       cmocka_unit_test(test_sample_explicit_lod),
       cmocka_unit_test(test_texture_fault),

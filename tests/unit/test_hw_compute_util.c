@@ -161,7 +161,8 @@ tc_pipeline(struct tc *c, unsigned vm, const struct tc_pipeline *p)
    }
    agx_pack(w, USC_SHARED, x) {
       x.uses_shared_memory = p->tg_bytes != 0;
-      x.layout = AGX_SHARED_LAYOUT_VERTEX_COMPUTE;
+      x.layout = p->ib_layout ? p->ib_layout : AGX_SHARED_LAYOUT_VERTEX_COMPUTE;
+      x.sample_stride_in_8_bytes = p->ib_sample_stride_8;
       x.bytes_per_threadgroup = p->tg_bytes ? p->tg_bytes : 256;
    }
    w += AGX_USC_SHARED_LENGTH;

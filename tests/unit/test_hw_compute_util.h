@@ -56,6 +56,9 @@ struct tc_pipeline {
    uint64_t preshader;       /* 0: No Preshader */
    unsigned register_halves; /* 0: no Registers word */
    uint32_t tg_bytes;        /* 0: Shared word without shared memory */
+   /* an imageblock over that memory (0: Vertex Compute layout, none) */
+   enum agx_shared_layout ib_layout;
+   unsigned ib_sample_stride_8;  /* bytes per sample / 8 */
    unsigned nuniforms;
    struct tc_uniform uniforms[4];
    /* Texture / Sampler words when the count is non-zero: descriptors

@@ -1,0 +1,125 @@
+/*
+ * Tilebuffer and imageblock memory formats: the bytes ld_tile / st_tile
+ * move between a register and one sample of a pixel (contract in
+ * hw_tex.h, "Tile formats"). The fragment tilebuffer and the compute
+ * imageblock (threadgroup memory) store pixels the same way, so both
+ * stages use this codec.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hw/tex/hw_tex.h"
+#include "hw/usc/hw_usc.h"
+
+static inline uint32_t
+f2u(float f)
+{
+   uint32_t u;
+   memcpy(&u, &f, 4);
+   return u;
+}
+
+static inline float
+u2f(uint32_t u)
+{
+   float f;
+   memcpy(&f, &u, 4);
+   return f;
+}
+
+bool
+hw_tex_tile_fmt_bytes(unsigned f, unsigned *bytes)
+{
+   switch (f) {
+   case 0: case 4: case 5: *bytes = 1; return true;       /* i8 u8norm s8norm */
+   case 1: case 3: case 6: case 7: *bytes = 2; return true;
+   case 2: *bytes = 4; return true;
+   case 8: case 10: *bytes = 1; return true;              /* packed 32-bit */
+   default: return false;
+   }
+}
+
+
+/*
+ * lrintf() for |v| < 2^22 (every normalised value the tilebuffer stores
+ * is in [-65535, 65535]), inline: adding and removing 1.5 * 2^23 rounds to
+ * an integer in the current rounding mode, as lrintf does.
+ */
+static inline long
+rint_small(float v)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+   /* Not folded: without -ffast-math the compiler keeps both roundings. */
+   return (long)((v + 12582912.0f) - 12582912.0f);
+#else
+   return lrintf(v);
+#endif
+}
+
+static float
+srgb_enc(float c)
+{
+   return c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+}
+
+static float
+srgb_dec(float c)
+{
+   return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
+void
+hw_tex_tile_store_comp(unsigned f, unsigned comp, uint8_t *dst, uint32_t reg, bool r16)
+{
+   float fv = r16 ? hw_usc_f16_to_f32((uint16_t)reg) : u2f(reg);
+   switch (f) {
+   case 0: dst[0] = (uint8_t)reg; break;
+   case 1: { uint16_t v = (uint16_t)reg; memcpy(dst, &v, 2); break; }
+   case 2: memcpy(dst, &reg, 4); break;
+   case 3: { uint16_t v = r16 ? (uint16_t)reg : hw_usc_f32_to_f16(u2f(reg)); memcpy(dst, &v, 2); break; }
+   case 4: dst[0] = (uint8_t)rint_small(hw_tex_clampf(fv, 0, 1) * 255.0f); break;
+   case 5: dst[0] = (uint8_t)(int8_t)rint_small(hw_tex_clampf(fv, -1, 1) * 127.0f); break;
+   case 6: { uint16_t v = (uint16_t)rint_small(hw_tex_clampf(fv, 0, 1) * 65535.0f); memcpy(dst, &v, 2); break; }
+   case 7: { int16_t v = (int16_t)rint_small(hw_tex_clampf(fv, -1, 1) * 32767.0f); memcpy(dst, &v, 2); break; }
+   case 10: dst[comp] = (uint8_t)rint_small((comp < 3 ? srgb_enc(hw_tex_clampf(fv, 0, 1)) : hw_tex_clampf(fv, 0, 1)) * 255.0f); break;
+   case 8: {
+      uint32_t w;
+      memcpy(&w, dst - 0, 4);
+      unsigned bits = comp < 3 ? 10 : 2, sh = comp * 10;
+      uint32_t m = (1u << bits) - 1;
+      uint32_t v = (uint32_t)rint_small(hw_tex_clampf(fv, 0, 1) * (float)m);
+      w = (w & ~(m << sh)) | v << sh;
+      memcpy(dst, &w, 4);
+      break;
+   }
+   default: break;
+   }
+}
+
+uint32_t
+hw_tex_tile_load_comp(unsigned f, unsigned comp, const uint8_t *src, bool r16)
+{
+   float fv;
+   switch (f) {
+   case 0: return src[0];
+   case 1: { uint16_t v; memcpy(&v, src, 2); return v; }
+   case 2: { uint32_t v; memcpy(&v, src, 4); return v; }
+   case 3: { uint16_t v; memcpy(&v, src, 2); return r16 ? v : f2u(hw_usc_f16_to_f32(v)); }
+   case 4: fv = src[0] / 255.0f; break;
+   case 5: fv = fmaxf((int8_t)src[0] / 127.0f, -1.0f); break;
+   case 6: { uint16_t v; memcpy(&v, src, 2); fv = v / 65535.0f; break; }
+   case 7: { int16_t v; memcpy(&v, src, 2); fv = fmaxf(v / 32767.0f, -1.0f); break; }
+   case 10: fv = src[comp] / 255.0f; if (comp < 3) fv = srgb_dec(fv); break;
+   case 8: {
+      uint32_t w;
+      memcpy(&w, src, 4);
+      unsigned bits = comp < 3 ? 10 : 2;
+      fv = (float)(w >> (comp * 10) & ((1u << bits) - 1)) / (float)((1u << bits) - 1);
+      break;
+   }
+   default: return 0;
+   }
+   return r16 ? hw_usc_f32_to_f16(fv) : f2u(fv);
+}
