@@ -230,7 +230,7 @@ emit_draw(struct demo *s, uint8_t *v, const struct draw *dr, uint64_t vs)
    agx_pack(cb + AGX_CF_BINDING_HEADER_LENGTH, CF_BINDING, b) {
       b.components = 4;
       b.shade_model = dr->flat ? AGX_SHADE_MODEL_FLAT_VERTEX_0 : AGX_SHADE_MODEL_LINEAR;
-      b.source = AGX_CF_SOURCE_VARYING; b.base_slot = 4; b.base_coefficient_register = 0;
+      b.source = AGX_CF_SOURCE_VARYING; b.base_slot = 1; b.base_coefficient_register = 0;
    }
    uint32_t cf = (uint32_t)(put(s, cb, sizeof(cb)) - s->d.heap_va);
 

@@ -273,6 +273,15 @@ hw_device_advance_cycles(struct hw_device *dev, uint64_t cycles)
    atomic_fetch_add(&dev->cycles, cycles);
 }
 
+void
+hw_device_align_cycles(struct hw_device *dev, uint64_t multiple)
+{
+   uint64_t c = atomic_load(&dev->cycles), want;
+   do {
+      want = (c + multiple - 1) / multiple * multiple;
+   } while (want != c && !atomic_compare_exchange_weak(&dev->cycles, &c, want));
+}
+
 /* ------------------------------------------------------------ interrupt */
 
 int

@@ -101,6 +101,11 @@ uint64_t hw_device_gpu_cycles(struct hw_device *dev);
 uint64_t hw_device_gpu_ticks(struct hw_device *dev);   /* 24 MHz ticks */
 uint64_t hw_device_gpu_time_ns(struct hw_device *dev);
 void hw_device_advance_cycles(struct hw_device *dev, uint64_t cycles);
+/* Idles the clock forward to the next multiple of `multiple` cycles. */
+void hw_device_align_cycles(struct hw_device *dev, uint64_t multiple);
+/* 213 core cycles are exactly 4 ticks (1.278 GHz / 24 MHz = 53.25): the
+ * smallest span where both clocks have an edge. */
+#define HW_CYCLES_PER_4_TICKS 213u
 uint64_t hw_cycles_to_ticks(uint64_t cycles);
 uint64_t hw_ticks_to_ns(uint64_t ticks);
 

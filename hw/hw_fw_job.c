@@ -413,6 +413,12 @@ fw_queue_step(struct hw_fw *fw, struct fw_queue *q)
          break;
       }
       case AGX_FW_OP_TIMESTAMP: {
+         /* A job's first timestamp waits for a clock edge of the
+          * timestamp counter, so what a job measures (end - start) is a
+          * function of its own cycles alone, not of where earlier work
+          * left the clock: the model's GPU times repeat exactly. */
+         if (!job->started)
+            hw_device_align_cycles(fw->dev, HW_CYCLES_PER_4_TICKS);
          uint64_t t = hw_device_gpu_ticks(fw->dev);
          if (!fw_write(fw, op.ts.address, &t, sizeof(t))) {
             fail_fault(fw, q, job, &fw->mmu.fault);

@@ -92,14 +92,22 @@ gl_renderer_pattern() {
 }
 
 # gl_renderer DRIVER TRACEFILE: prints the GL_RENDERER of the context the
-# replay of TRACEFILE gets on DRIVER (state dumped at the call after the first
-# eglMakeCurrent/glXMakeCurrent with a context), or nothing if none.
+# replay of TRACEFILE gets on DRIVER (state dumped at the trace's first draw
+# call, else at the call after the first eglMakeCurrent/glXMakeCurrent with a
+# context), or nothing if none. (At the first draw a program is bound; a
+# state dump before it makes Mesa build its fixed-function vertex program,
+# which Mesa 25.0.7's asahi compiler crashes on: docs/driver.md.)
 gl_renderer() {
     local driver=$1 trace=$2 call
     call=$(apitrace dump --calls=0-20000 "$trace" 2>/dev/null |
-           grep -m1 -E '^[0-9]+ (egl|glX)MakeCurrent\(.*(ctx) = 0x' | cut -d' ' -f1)
-    [ -n "$call" ] || return 0
-    gl_run "$driver" eglretrace --headless -D $((call + 1)) "$trace" 2>/dev/null |
+           grep -m1 -E '^[0-9]+ gl(Multi)?Draw' | cut -d' ' -f1)
+    if [ -z "$call" ]; then
+        call=$(apitrace dump --calls=0-20000 "$trace" 2>/dev/null |
+               grep -m1 -E '^[0-9]+ (egl|glX)MakeCurrent\(.*(ctx) = 0x' | cut -d' ' -f1)
+        [ -n "$call" ] || return 0
+        call=$((call + 1))
+    fi
+    gl_run "$driver" eglretrace --headless -D "$call" "$trace" 2>/dev/null |
         sed -n 's/^ *"GL_RENDERER": "\(.*\)",\{0,1\}$/\1/p' | head -n1
 }
 

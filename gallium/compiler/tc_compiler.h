@@ -25,8 +25,9 @@
  *
  *   Vertex shaders: r5 = vertex id (base vertex included), r6 = instance
  *   id. Output slots: 0-3 clip-space position (z in [0, w]: GL's [-w, w]
- *   is remapped unless key.clip_halfz), then the point size when
- *   info.writes_psiz, then 4 slots per varying (tc_vs_info.varying_slot).
+ *   is remapped unless key.clip_halfz), then 4 slots per varying
+ *   (tc_vs_info.varying_slot), then the point size when info.writes_psiz:
+ *   the hardware's UVS order (user varyings before the point size).
  *
  *   Fragment shaders: inputs through the coefficient registers the driver
  *   binds from tc_fs_info.inputs (CF Binding per entry); colour outputs go

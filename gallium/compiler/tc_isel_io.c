@@ -260,11 +260,6 @@ tc_emit_vs_epilogue(struct tc *c)
       st[n].v = pos[i], st[n++].slot = i;
    unsigned slot = 4;
    vi->varying_slot[VARYING_SLOT_POS] = 0;
-   if (c->outw[VARYING_SLOT_PSIZ][0]) {
-      vi->writes_psiz = true;
-      vi->varying_slot[VARYING_SLOT_PSIZ] = slot;
-      st[n].v = c->outv[VARYING_SLOT_PSIZ][0], st[n++].slot = slot++;
-   }
    for (unsigned loc = 0; loc < VARYING_SLOT_MAX; loc++) {
       if (loc == VARYING_SLOT_POS || loc == VARYING_SLOT_PSIZ)
          continue;
@@ -288,6 +283,12 @@ tc_emit_vs_epilogue(struct tc *c)
             st[n].v = c->outv[loc][i], st[n++].slot = slot + i;
       }
       slot += 4;
+   }
+   /* The point size follows the user varyings (the hardware's UVS order). */
+   if (c->outw[VARYING_SLOT_PSIZ][0]) {
+      vi->writes_psiz = true;
+      vi->varying_slot[VARYING_SLOT_PSIZ] = slot;
+      st[n].v = c->outv[VARYING_SLOT_PSIZ][0], st[n++].slot = slot++;
    }
    vi->nr_slots = slot;
    for (unsigned i = 0; i < n; i++) {

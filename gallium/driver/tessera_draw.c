@@ -341,17 +341,22 @@ cf_bindings(struct tessera_context *ctx, struct tessera_batch *batch,
       }
       switch (in->source) {
       case TC_CF_VARYING: {
+         /* The fragment side's slots (the hardware's linked layout): 0 is
+          * the vertex's 1/W, then the user varyings in vertex output
+          * order from slot 1 (the driver never asks for the Frag Coord Z
+          * slot: Z comes from the Fragcoord Z source). */
          unsigned slot = in->location < VARYING_SLOT_MAX ? vs->bin.vs.varying_slot[in->location]
                                                          : 0xff;
-         /* Not written by the vertex shader: undefined in GL; read the
-          * position rather than outside the vertex. */
-         base_slot = slot == 0xff ? 0 : slot;
+         /* Not written by the vertex shader: undefined in GL; read 1/W
+          * rather than outside the vertex. */
+         base_slot = slot == 0xff || slot < 4 ? 0 : 1 + (slot - 4);
          break;
       }
       case TC_CF_POSITION_W:
-         base_slot = 3;
+         /* 1/W, interpolated linearly (it is linear in screen space) */
+         base_slot = 0;
          comps = 1;
-         sm = AGX_SHADE_MODEL_PERSPECTIVE;
+         sm = AGX_SHADE_MODEL_LINEAR;
          break;
       case TC_CF_FRAGCOORD_Z:
          src = AGX_CF_SOURCE_FRAGCOORD_Z;
@@ -756,8 +761,10 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    }
    agx_pack(v + 12, VDM_STATE_VERTEX_SHADER_WORD_1, w1) { w1.pipeline = vs_pipe; }
    agx_pack(v + 16, VDM_STATE_VERTEX_OUTPUTS, o) {
+      /* Both counts hold the UVS size, as Mesa's asahi driver sets them
+       * (the compiler keeps it below 256). */
       o.output_count_1 = MIN2(vs->bin.vs.nr_slots, 255);
-      o.output_count_2 = vs->bin.vs.nr_slots > 255 ? vs->bin.vs.nr_slots - 255 : 0;
+      o.output_count_2 = o.output_count_1;
    }
    vn = 24;
    agx_pack(v + vn, PPP_STATE, ps) {

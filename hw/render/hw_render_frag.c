@@ -686,9 +686,10 @@ setup_cf(struct tile *t, struct prim *p)
                break;
             }
             case AGX_SHADE_MODEL_PERSPECTIVE:
-               /* Values over w; the position's W slot yields 1/w itself. */
+               /* Values over w, for iterproj to divide by the
+                * interpolated 1/w of slot 0 (bound Linear). */
                for (unsigned i = 0; i < nv; i++)
-                  f[i] = slot == 3 ? p->v[i].inv_w : p->vary[i][slot] * p->v[i].inv_w;
+                  f[i] = p->vary[i][slot] * p->v[i].inv_w;
                make_plane(p, f, out);
                break;
             default:

@@ -372,6 +372,41 @@ struct cvert {
    float c[HWR_MAX_SLOTS];   /* all output slots; 0..3 = clip position */
 };
 
+/*
+ * Where the vertex shader's outputs are (the UVS layout the hardware
+ * expects, as Mesa's asahi driver lays it out): position in slots 0-3,
+ * then the user varyings, then the point size, the layer/viewport slot
+ * and the clip distances, each present as the Output Select word says.
+ * The number of user varyings is what is left of Output Count 1.
+ */
+static unsigned
+uvs_clip_base(const struct vctx *v)
+{
+   return v->outputs - (unsigned)__builtin_popcount(v->st.os.clip_distance_planes);
+}
+
+static unsigned
+uvs_layer_slots(const struct vctx *v)
+{
+   return v->st.os.viewport_target || v->st.os.render_target ? 1 : 0;
+}
+
+static unsigned
+uvs_psiz_slot(const struct vctx *v)
+{
+   return uvs_clip_base(v) - uvs_layer_slots(v) - 1;
+}
+
+/* User varyings (slots 4 ..): the outputs less position and the trailing
+ * groups; 0 when the counts do not add up (the draw then has none). */
+static unsigned
+uvs_user_slots(const struct vctx *v)
+{
+   unsigned tail = v->outputs - uvs_clip_base(v) + uvs_layer_slots(v) +
+                   (v->st.os.point_size ? 1 : 0);
+   return v->outputs >= 4 + tail ? v->outputs - 4 - tail : 0;
+}
+
 static float
 u2f(uint32_t u)
 {
@@ -395,7 +430,7 @@ plane_dist(const struct vctx *v, const struct cvert *p, unsigned k)
    case 5: return v->st.cull.depth_clip ? c[2] : 1.0f;
    case 6: return v->st.cull.depth_clip ? c[3] - c[2] : 1.0f;
    default: {
-      unsigned bit = k - 7, slot = 4 + (v->st.os.point_size ? 1 : 0);
+      unsigned bit = k - 7, slot = uvs_clip_base(v);
       for (unsigned b = 0; b < bit; b++)
          slot += v->st.os.clip_distance_planes >> b & 1;
       return slot < v->outputs ? c[slot] : 1.0f;
@@ -499,7 +534,13 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
       }
    }
    unsigned ntiles = (unsigned)((tx1 - tx0 + 1) * (ty1 - ty0 + 1));
-   unsigned vbytes = AGX_TVB_VERTEX_LENGTH + 4 * v->outputs;
+   /* The TVB keeps what the fragment side's coefficient bindings read,
+    * in their slot order (the linked layout, as Mesa's asahi driver binds
+    * it): slot 0 the vertex's 1/W, slot 1 its window Z when Output Select
+    * asks for Frag Coord Z, then the user varyings. */
+   unsigned zslots = v->st.os.frag_coord_z ? 1 : 0, user = uvs_user_slots(v);
+   unsigned linked = 1 + zslots + user;
+   unsigned vbytes = AGX_TVB_VERTEX_LENGTH + 4 * linked;
    uint32_t need = AGX_TVB_PRIMITIVE_LENGTH + nv * vbytes +
                    ntiles * HWR_LIST_BLOCK + AGX_TVB_STATE_LENGTH;
    if (need + AGX_TVB_HEADER_LENGTH > v->size)
@@ -515,7 +556,7 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
       p.type = type;
       p.vertices = nv;
       p.back_facing = back;
-      p.varyings = v->outputs;
+      p.varyings = linked;
       p.state = v->state_off;
       p.primitive_id = v->prim_id;
       p.size = size;
@@ -525,7 +566,11 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
       agx_pack(q, TVB_VERTEX, tv) {
          tv.x = w[i].x; tv.y = w[i].y; tv.z = w[i].z; tv.inv_w = w[i].iw;
       }
-      memcpy(q + AGX_TVB_VERTEX_LENGTH, w[i].vary, 4 * v->outputs);
+      uint8_t *lv = q + AGX_TVB_VERTEX_LENGTH;
+      memcpy(lv, &w[i].iw, 4);
+      if (zslots)
+         memcpy(lv + 4, &w[i].z, 4);
+      memcpy(lv + 4 * (1 + zslots), w[i].vary + 4, 4 * user);
       q += vbytes;
    }
    v->used += (uint32_t)(q - rec);
@@ -584,7 +629,7 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    }
    float psize = 1.0f;
    if (nv == 1 && v->st.os.point_size && v->outputs > 4)
-      psize = cv[0].c[4];
+      psize = cv[0].c[uvs_psiz_slot(v)];
    if (nv == 2) {
       agx_unpack(&v->tstate.front_face, FRAGMENT_FACE, ff);
       psize = ((ff.line_width + 1) & 0xff) / 16.0f;
@@ -889,7 +934,9 @@ vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
    }
    if (h.vertex_outputs_present) {
       agx_unpack(p + n, VDM_STATE_VERTEX_OUTPUTS, o);
-      v->outputs = o.output_count_1 + o.output_count_2;
+      /* Mesa's asahi sets both counts to the UVS size: the first is the
+       * count the vertex side uses. */
+      v->outputs = o.output_count_1;
       n += 4;
    }
    if (h.tessellation_present) return hwr_fail(j, "tessellation is not modelled");

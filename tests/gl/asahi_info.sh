@@ -48,16 +48,11 @@ check_wflinfo() { # NAME MAJOR MINOR ARGS...
 check_wflinfo wflinfo-gles3 3 0 --api gles3
 check_wflinfo wflinfo-gl33-core 3 3 --api gl --profile core --version 3.3
 
-# What a replay gets: eglretrace's context for a real trace (es2tri), its
-# state dumped at the first draw. (Dumped right after MakeCurrent, as
-# gl_renderer does for the other drivers, the state query builds Mesa's
-# fixed-function vertex program, and Mesa 25.0.7's asahi compiler crashes on
-# it in agx_dce: a phi with no sources. docs/driver.md, "Known problems".)
-tri=$workloads/traces/es2tri.trace
-call=$(apitrace dump "$tri" 2>/dev/null | grep -m1 -E '^[0-9]+ glDraw' | cut -d' ' -f1)
-r=$(gl_run asahi timeout 300 eglretrace --headless -D "$call" "$tri" 2>"$work/retrace.err" |
-    sed -n 's/^ *"GL_RENDERER": "\(.*\)",\{0,1\}$/\1/p' | head -n1)
-echo "eglretrace (state at call $call): GL_RENDERER: ${r:-none}"
-if [ -n "$call" ] && echo "$r" | grep -qE "$pat"; then result ok eglretrace-renderer
-else tail -n 5 "$work/retrace.err"; result FAILED eglretrace-renderer "want a $pat renderer"; fi
+# What a replay gets: eglretrace's context for a real trace (es2tri).
+if r=$(gl_require_renderer asahi "$workloads/traces/es2tri.trace" 2> "$work/renderer.err"); then
+    echo "eglretrace: GL_RENDERER: $r"
+    result ok eglretrace-renderer
+else
+    result FAILED eglretrace-renderer "$(cat "$work/renderer.err")"
+fi
 finish

@@ -758,7 +758,7 @@ rscene_draw(struct rscene *s, const struct vtx *v, unsigned nverts)
    agx_pack(cb, CF_BINDING_HEADER, hd) { hd.slots = 4; hd.coefficient_registers = 4; }
    agx_pack(cb + AGX_CF_BINDING_HEADER_LENGTH, CF_BINDING, b) {
       b.components = 4; b.shade_model = AGX_SHADE_MODEL_FLAT_VERTEX_0;
-      b.source = AGX_CF_SOURCE_VARYING; b.base_slot = 4; b.base_coefficient_register = 0;
+      b.source = AGX_CF_SOURCE_VARYING; b.base_slot = 1; b.base_coefficient_register = 0;
    }
    uint32_t cf = usc_off(a_put(a, cb, sizeof(cb), 4));
 

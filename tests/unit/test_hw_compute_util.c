@@ -343,6 +343,9 @@ tc_wait(struct tc *c, unsigned vm, struct tc_result *r)
 void
 tc_run(struct tc *c, unsigned vm, uint64_t stream_va, struct tc_result *r)
 {
+   /* A job starts on a timestamp clock edge (hw_fw_job.c): start the
+    * measurement there, so r->cycles is the job's own work. */
+   hw_device_align_cycles(c->t.dev, HW_CYCLES_PER_4_TICKS);
    uint64_t before = hw_device_gpu_cycles(c->t.dev);
    uint64_t job = tc_job(c, vm, stream_va);
    t_submit(&c->t, &c->vm[vm].q, job);

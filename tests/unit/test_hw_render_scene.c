@@ -121,8 +121,8 @@ const char *const vs_src =
    "stop\n";
 
 const char *const vs_extra_src =
-   /* 16 floats per vertex: position, colour, one extra output (slot 4:
-    * point size or clip distance), colour moved to slots 5-8 */
+   /* 16 floats per vertex: position, colour, one extra output after the
+    * colour (slot 8: point size or clip distance, the UVS order) */
    "iadd r7, 0, r5, lsl 4\n"
    "device_load 0, i32, xyzw, r8_r9_r10_r11, u0_u1, r7, unsigned\n"
    "iadd r7, r7, 4\n"
@@ -131,8 +131,8 @@ const char *const vs_extra_src =
    "device_load 0, i32, x, r16, u0_u1, r7, unsigned\n"
    "wait 0\n"
    "st_var 0, r8, 0\nst_var 0, r9, 1\nst_var 0, r10, 2\nst_var 0, r11, 3\n"
-   "st_var 0, r16, 4\n"
-   "st_var 0, r12, 5\nst_var 0, r13, 6\nst_var 0, r14, 7\nst_var_final 0, r15, 8\n"
+   "st_var 0, r12, 4\nst_var 0, r13, 5\nst_var 0, r14, 6\nst_var 0, r15, 7\n"
+   "st_var_final 0, r16, 8\n"
    "stop\n";
 
 /* Instanced: x += 0.5 * instance (r6). */
@@ -310,7 +310,8 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
    agx_pack(cb, CF_BINDING_HEADER, h) { h.slots = 4; h.coefficient_registers = 4; }
    agx_pack(cb + 4, CF_BINDING, b) {
       b.components = 4; b.shade_model = ds->shade; b.source = AGX_CF_SOURCE_VARYING;
-      b.base_slot = 4 + ds->extra_slots; b.base_coefficient_register = 0;
+      /* slot 0 is 1/W; the colour is the first user varying */
+      b.base_slot = 1; b.base_coefficient_register = 0;
    }
    uint32_t cf = (uint32_t)(put(s, cb, sizeof(cb), 4) - USC_BASE);
 

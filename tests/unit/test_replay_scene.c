@@ -308,7 +308,7 @@ vdm_stream(struct rs *s, bool triangle)
       agx_pack(cb, CF_BINDING_HEADER, h) { h.slots = 4; h.coefficient_registers = 4; }
       agx_pack(cb + 4, CF_BINDING, b) {
          b.components = 4; b.shade_model = AGX_SHADE_MODEL_FLAT_VERTEX_0;
-         b.source = AGX_CF_SOURCE_VARYING; b.base_slot = 4; b.base_coefficient_register = 0;
+         b.source = AGX_CF_SOURCE_VARYING; b.base_slot = 1; b.base_coefficient_register = 0;
       }
       uint32_t cf = (uint32_t)(put(s, cb, sizeof(cb), 4) - RS_VA);
       memset(v, 0, sizeof(v));

@@ -1,0 +1,29 @@
+#!/bin/bash
+# Milestone 2 of Mesa's asahi driver on the embedded GPU: real GLES 2
+# programs' apitrace traces replayed by eglretrace on Mesa 25.0.7's asahi
+# driver (tessera run --driver asahi: the shim's node, our kernel driver,
+# the GPU model), every reference frame checked against llvmpipe by
+# scripts/gl-trace-check (>= 99.9 % of pixels within 1 LSB, or PSNR >=
+# 40 dB). One result per trace.
+#
+# ASAHI_MESA_DEBUG=nocompress: the model does not decompress Mesa's
+# lossless-compressed images yet (a pass with compressed depth fails with
+# a message naming the ZLS fields; docs/driver.md). glmark2-es2-pulsar and
+# the desktop GL traces are not in the list yet (docs/driver.md says why).
+. "$(dirname "$0")/lib/common.sh"
+[ -e "$top/build/mesa-asahi/lib/libEGL.so.1" ] ||
+    { echo "missing build/mesa-asahi: build the release variant first (make)"; exit 1; }
+export ASAHI_MESA_DEBUG=nocompress
+
+traces=${GL_TEST_TRACES:-es2tri es2gears glmark2-es2-build glmark2-es2-texture glmark2-es2-shading glmark2-es2-effect2d glmark2-es2-bump}
+for t in $traces; do
+    echo "== $t on asahi"
+    if "$top/scripts/gl-trace-check" "$t" --driver asahi --out "$work/$t" \
+           --timeout "${GL_TRACE_TIMEOUT:-600}"; then
+        result ok "asahi-$t"
+    else
+        sed 's/^/   | /' "$work/$t/replay.log" 2>/dev/null | grep -v '| Wrote ' | tail -n 15
+        result FAILED "asahi-$t"
+    fi
+done
+finish
