@@ -506,7 +506,7 @@ def emit_pack(s, o):
         if t == "bool":
             o("   e = %s ? 1u : 0u;" % val)
         elif t == "float":
-            o("   e = agx_pack_float_bits(%s);" % val)
+            o("   e = tessera_fui(%s);" % val)
         elif t == "lod":
             o("   e = agx_pack_lod(%s, %d);" % (val, f.width))
         elif t == "int":
@@ -598,7 +598,7 @@ def emit_unpack(s, o):
         if t == "bool":
             o("   %s = e != 0;" % val)
         elif t == "float":
-            o("   %s = agx_unpack_float_bits((uint32_t)e);" % val)
+            o("   %s = tessera_uif((uint32_t)e);" % val)
         elif t == "lod":
             o("   %s = (float)e / 64.0f;" % val)
         elif t == "int":

@@ -14,6 +14,7 @@
 
 #include "hw/render/hw_render_priv.h"
 #include "hw/render/hw_render_tex.h"
+#include "tessera/float_bits.h"
 
 /* Sample positions in 1/256 pixel from the pixel's top-left corner. */
 static const uint16_t sample_pos[3][4][2] = {
@@ -207,22 +208,6 @@ put(struct hw_usc_simd *s, const struct agx_operand *o, unsigned k, unsigned l,
    }
 }
 
-static uint32_t
-f2u(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
-
-static float
-u2f(uint32_t u)
-{
-   float f;
-   memcpy(&f, &u, 4);
-   return f;
-}
-
 static unsigned
 cf_index(const struct agx_operand *o)
 {
@@ -269,12 +254,12 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          if (J)
             v = v / jw;
          if (!rows)
-            put(s, d, k, l, f2u(v));
+            put(s, d, k, l, tessera_fui(v));
          else if (d->size == 16)
             row[k][l] = (row[k][l] & ~(0xffffu << sh[k])) |
                         (uint32_t)hw_usc_f32_to_f16(v) << sh[k];
          else
-            row[k][l] = f2u(v);
+            row[k][l] = tessera_fui(v);
       }
    }
    return HW_USC_OK;
@@ -293,7 +278,7 @@ op_ldcf(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          unsigned c = cf_index(I) + k / 3;
          if (!r->p || c >= r->p->ncf)
             return HW_USC_OUT_OF_BOUNDS;
-         put(s, d, k, l, f2u(r->p->cf[c][k % 3]));
+         put(s, d, k, l, tessera_fui(r->p->cf[c][k % 3]));
       }
    }
    return HW_USC_OK;
@@ -354,12 +339,12 @@ srgb_dec(float c)
 static void
 tile_store_comp(unsigned f, unsigned comp, uint8_t *dst, uint32_t reg, bool r16)
 {
-   float fv = r16 ? hw_usc_f16_to_f32((uint16_t)reg) : u2f(reg);
+   float fv = r16 ? hw_usc_f16_to_f32((uint16_t)reg) : tessera_uif(reg);
    switch (f) {
    case 0: dst[0] = (uint8_t)reg; break;
    case 1: { uint16_t v = (uint16_t)reg; memcpy(dst, &v, 2); break; }
    case 2: memcpy(dst, &reg, 4); break;
-   case 3: { uint16_t v = r16 ? (uint16_t)reg : hw_usc_f32_to_f16(u2f(reg)); memcpy(dst, &v, 2); break; }
+   case 3: { uint16_t v = r16 ? (uint16_t)reg : hw_usc_f32_to_f16(tessera_uif(reg)); memcpy(dst, &v, 2); break; }
    case 4: dst[0] = (uint8_t)rint_small(clampf(fv, 0, 1) * 255.0f); break;
    case 5: dst[0] = (uint8_t)(int8_t)rint_small(clampf(fv, -1, 1) * 127.0f); break;
    case 6: { uint16_t v = (uint16_t)rint_small(clampf(fv, 0, 1) * 65535.0f); memcpy(dst, &v, 2); break; }
@@ -387,7 +372,7 @@ hwr_tile_load_comp(unsigned f, unsigned comp, const uint8_t *src, bool r16)
    case 0: return src[0];
    case 1: { uint16_t v; memcpy(&v, src, 2); return v; }
    case 2: { uint32_t v; memcpy(&v, src, 4); return v; }
-   case 3: { uint16_t v; memcpy(&v, src, 2); return r16 ? v : f2u(hw_usc_f16_to_f32(v)); }
+   case 3: { uint16_t v; memcpy(&v, src, 2); return r16 ? v : tessera_fui(hw_usc_f16_to_f32(v)); }
    case 4: fv = src[0] / 255.0f; break;
    case 5: fv = fmaxf((int8_t)src[0] / 127.0f, -1.0f); break;
    case 6: { uint16_t v; memcpy(&v, src, 2); fv = v / 65535.0f; break; }
@@ -402,7 +387,7 @@ hwr_tile_load_comp(unsigned f, unsigned comp, const uint8_t *src, bool r16)
    }
    default: return 0;
    }
-   return r16 ? hw_usc_f32_to_f16(fv) : f2u(fv);
+   return r16 ? hw_usc_f32_to_f16(fv) : tessera_fui(fv);
 }
 
 static enum hw_usc_status
@@ -543,7 +528,7 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
          /* The zs operand names 16-bit halves: the depth is the 32-bit
           * register holding halves T, T+1. Like any fragment depth it is
           * clamped to the buffer's [0, 1]. */
-         float zv = u2f(hw_usc_simd_read32(s, T->value / 2, l));
+         float zv = tessera_uif(hw_usc_simd_read32(s, T->value / 2, l));
          zv = fminf(fmaxf(zv, 0.0f), 1.0f);
          r->zout[l] = zv;
          r->zset |= 1u << l;
@@ -769,7 +754,7 @@ setup_cf(struct tile *t, struct prim *p)
          }
          case AGX_CF_SOURCE_PRIMITIVE_ID:
             out[0] = out[1] = 0;
-            out[2] = u2f(p->h.primitive_id);
+            out[2] = tessera_uif(p->h.primitive_id);
             break;
          default:
             if (slot >= p->h.varyings)
@@ -1405,7 +1390,7 @@ render_tile(struct tile *t)
    const struct agx_fw_render_payload *pl = t->j.pl;
    unsigned n = fp->uw * fp->uh * fp->samples;
    memset(t->tb, 0, t->tb_size);
-   float zc = u2f(pl->isp_bg_obj_depth);
+   float zc = tessera_uif(pl->isp_bg_obj_depth);
    for (unsigned i = 0; i < n; i++) {
       t->z[i] = zc;
       t->s[i] = (uint8_t)pl->isp_bg_obj_vals;
