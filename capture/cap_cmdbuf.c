@@ -5,9 +5,9 @@
  */
 #include <errno.h>
 #include <stddef.h>
-#include <string.h>
 
 #include "capture/capture.h"
+#include "uapi/uapi_cmdbuf.h"
 
 static void
 add(const struct drm_asahi_timestamp *t, struct cap_ts_ref *out, unsigned max,
@@ -25,36 +25,24 @@ cap_cmdbuf_timestamps(const uint8_t *buf, size_t size, struct cap_ts_ref *out,
                       unsigned max, unsigned *hw_cmds)
 {
    unsigned n = 0, cmds = 0;
-   size_t pos = 0;
-   while (pos < size) {
-      struct drm_asahi_cmd_header h;
-      if (size - pos < sizeof(h))
-         return -EINVAL;
-      memcpy(&h, buf + pos, sizeof(h));
-      pos += sizeof(h);
-      if (h.size > size - pos)
-         return -EINVAL;
-      /* A payload shorter than the struct is zero-extended, as the
-       * kernel does for older userspace. */
-      if (h.cmd_type == DRM_ASAHI_CMD_RENDER) {
-         struct drm_asahi_cmd_render r;
-         memset(&r, 0, sizeof(r));
-         memcpy(&r, buf + pos, h.size < sizeof(r) ? h.size : sizeof(r));
-         add(&r.ts_vtx.start, out, max, &n);
-         add(&r.ts_vtx.end, out, max, &n);
-         add(&r.ts_frag.start, out, max, &n);
-         add(&r.ts_frag.end, out, max, &n);
+   struct uapi_cmd_iter it;
+   struct uapi_cmd c;
+   uapi_cmd_iter_init(&it, buf, size);
+   while (uapi_cmd_next(&it, &c)) {
+      if (c.h.cmd_type == DRM_ASAHI_CMD_RENDER) {
+         add(&c.u.render.ts_vtx.start, out, max, &n);
+         add(&c.u.render.ts_vtx.end, out, max, &n);
+         add(&c.u.render.ts_frag.start, out, max, &n);
+         add(&c.u.render.ts_frag.end, out, max, &n);
          cmds++;
-      } else if (h.cmd_type == DRM_ASAHI_CMD_COMPUTE) {
-         struct drm_asahi_cmd_compute c;
-         memset(&c, 0, sizeof(c));
-         memcpy(&c, buf + pos, h.size < sizeof(c) ? h.size : sizeof(c));
-         add(&c.ts.start, out, max, &n);
-         add(&c.ts.end, out, max, &n);
+      } else if (c.h.cmd_type == DRM_ASAHI_CMD_COMPUTE) {
+         add(&c.u.compute.ts.start, out, max, &n);
+         add(&c.u.compute.ts.end, out, max, &n);
          cmds++;
       }
-      pos += h.size;
    }
+   if (uapi_cmd_iter_failed(&it))
+      return -EINVAL;
    if (hw_cmds)
       *hw_cmds = cmds;
    return (int)n;

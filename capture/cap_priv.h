@@ -19,6 +19,8 @@
 
 #include "capture/capture.h"
 #include "trace/trace.h"
+#include "uapi/uapi_shaders.h"
+#include "uapi/uapi_vm_map.h"
 
 #define CAP_MAX_FDS 65536
 #define CAP_MAX_CPUMAPS 4096
@@ -41,8 +43,8 @@ struct cap_bo {
 struct cap_vm {
    uint32_t id;
    uint64_t kernel_start, kernel_end;
-   struct cap_vm_map map;
-   struct cap_shader_cache shaders; /* va -> size, hash (cap_shaders.c) */
+   struct uapi_vm_map map;
+   struct uapi_shader_cache shaders; /* va -> size, hash (uapi_shaders.h) */
    bool recorded;
    bool binds_stale;     /* binds happened while not recording */
 };

@@ -133,8 +133,8 @@ cap_file_release(struct cap_file *f)
       if (f->bos[i])
          bo_free(f, f->bos[i]);
    for (size_t i = 0; i < f->nvms; i++) {
-      cap_vm_map_free(&f->vms[i].map);
-      cap_shader_cache_free(&f->vms[i].shaders);
+      uapi_vm_map_free(&f->vms[i].map);
+      uapi_shader_cache_free(&f->vms[i].shaders);
    }
    free(f->bos);
    free(f->vms);
@@ -292,7 +292,7 @@ record_vm_binds(struct cap_file *f, struct cap_vm *vm, bool fresh)
                                                  .addr = vm->kernel_end,
                                                  .range = hi - vm->kernel_end };
    for (size_t i = 0; i < vm->map.count; i++) {
-      const struct cap_mapping *m = &vm->map.m[i];
+      const struct uapi_mapping *m = &vm->map.m[i];
       ops[k++] = (struct drm_asahi_gem_bind_op){ .flags = m->flags, .handle = m->handle,
                                                  .offset = m->offset, .range = m->range,
                                                  .addr = m->addr };
@@ -490,32 +490,18 @@ static size_t
 read_vm(void *ctx, uint64_t va, void *dst, size_t size)
 {
    struct vm_reader *r = ctx;
-   const struct cap_vm_map *map = &r->vm->map;
    size_t done = 0;
    while (done < size) {
       uint64_t a = va + done;
-      size_t lo = 0, hi = map->count;
-      while (lo < hi) {   /* last mapping with addr <= a */
-         size_t mid = (lo + hi) / 2;
-         if (map->m[mid].addr <= a)
-            lo = mid + 1;
-         else
-            hi = mid;
-      }
-      if (!lo)
-         break;
-      const struct cap_mapping *m = &map->m[lo - 1];
-      if (a - m->addr >= m->range)
+      const struct uapi_mapping *m = uapi_vm_map_find(&r->vm->map, a);
+      if (!m)
          break;
       struct cap_bo *bo = cap_bo_get(r->f, m->handle);
       const uint8_t *p = bo ? cap_bo_map(r->f, bo) : NULL;
       if (!p)
          break;
-      uint64_t off = m->offset + (a - m->addr), avail = m->range - (a - m->addr);
-      if (m->flags & DRM_ASAHI_BIND_SINGLE_PAGE) {   /* one page, repeated */
-         off = m->offset + ((a - m->addr) & (TSR_PAGE_SIZE - 1));
-         avail = TSR_PAGE_SIZE - ((a - m->addr) & (TSR_PAGE_SIZE - 1));
-      }
+      uint64_t avail;
+      uint64_t off = uapi_mapping_offset(m, a, &avail);
       if (off >= bo->size)
          break;
       if (avail > bo->size - off)
@@ -531,21 +517,21 @@ read_vm(void *ctx, uint64_t va, void *dst, size_t size)
  * the kernel runs it: what the trace holds is what they are read from). */
 static void
 scan_shaders(struct cap_file *f, struct cap_vm *vm, struct cap_queue *q,
-             const uint8_t *cmdbuf, size_t size, struct cap_shader_list *out)
+             const uint8_t *cmdbuf, size_t size, struct uapi_shader_list *out)
 {
    uint64_t t0 = cap_now_ns();
    struct vm_reader r = { f, vm };
-   cap_cmdbuf_shaders(cmdbuf, size, q->usc_exec_base, read_vm, &r, &vm->shaders, out);
+   uapi_cmdbuf_shaders(cmdbuf, size, q->usc_exec_base, read_vm, &r, &vm->shaders, out);
    cap.shader_ns += cap_now_ns() - t0;
    cap.shader_scans++;
 }
 
 static void
 record_shaders(struct cap_file *f, struct cap_queue *q, uint32_t seq,
-               const struct cap_shader_list *l)
+               const struct uapi_shader_list *l)
 {
    for (size_t i = 0; i < l->count; i++) {
-      const struct cap_shader *c = &l->v[i];
+      const struct uapi_shader *c = &l->v[i];
       struct tsr_shader sh = {
          .seq = seq, .stage = c->stage, .usc_base = q->usc_exec_base,
          .va = c->va, .size = c->size, .hash = c->hash,
@@ -602,7 +588,7 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
    unsigned hw_cmds = 0;
    struct cap_ts_ref ts[16];
    int nts = ok ? cap_cmdbuf_timestamps(cmdbuf, s.cmdbuf_size, ts, 16, &hw_cmds) : 0;
-   struct cap_shader_list shaders = { 0 };
+   struct uapi_shader_list shaders = { 0 };
    if (ok && vm)
       scan_shaders(f, vm, q, cmdbuf, s.cmdbuf_size, &shaders);
    if (ok) {
@@ -657,7 +643,7 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
    }
    free(cmdbuf);
    free(syncs);
-   cap_shader_list_free(&shaders);
+   uapi_shader_list_free(&shaders);
    if (*ret == 0 && cap.opt.frame_every && cap.frame_submits >= cap.opt.frame_every)
       cap_frame_locked(0, "every N submissions");
    errno = saved;
@@ -687,7 +673,7 @@ on_vm_bind(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
    struct cap_vm *vm = have ? vm_get(f, b.vm_id) : NULL;
    if (*ret == 0 && ops && vm) {
       for (uint32_t i = 0; i < b.num_binds; i++)
-         cap_vm_map_apply(&vm->map, &ops[i]);
+         uapi_vm_map_apply(&vm->map, &ops[i]);
       if (recording() && vm->recorded && !vm->binds_stale) {
          struct tsr_vm_bind r = { b.vm_id, b.num_binds, ops, 0 };
          cap_trace_ok(tsr_write_vm_bind(cap.w, f->id, &r));
@@ -735,7 +721,7 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
       if (ret == 0 && bo) {
          int saved = errno;
          for (size_t i = 0; i < f->nvms; i++)
-            cap_vm_map_drop_handle(&f->vms[i].map, c.handle);
+            uapi_vm_map_drop_handle(&f->vms[i].map, c.handle);
          if (bo->recorded && cap.w && !cap.disabled)
             cap_trace_ok(tsr_write_gem_close(cap.w, f->id, c.handle));
          f->bos[c.handle] = NULL;
@@ -803,8 +789,8 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
       if (vm) {
          if (vm->recorded && cap.w && !cap.disabled)
             cap_trace_ok(tsr_write_vm_destroy(cap.w, f->id, d.vm_id));
-         cap_vm_map_free(&vm->map);
-         cap_shader_cache_free(&vm->shaders);
+         uapi_vm_map_free(&vm->map);
+         uapi_shader_cache_free(&vm->shaders);
          memset(vm, 0, sizeof(*vm));
       }
       break;

@@ -1,8 +1,9 @@
 /*
  * capture: the pieces of tessera's LD_PRELOAD capture layer
  * (tessera-capture.so, capture/cap_layer.c) that do not touch the process:
- * option parsing, trace naming, the per-VM mapping list and command-buffer
- * scanning. The layer itself is described in docs/capture.md.
+ * option parsing, trace naming and the timestamps of a command buffer. The
+ * layer follows VMs with uapi/uapi_vm_map.h and indexes shaders with
+ * uapi/uapi_shaders.h. The layer itself is described in docs/capture.md.
  *
  * CONTRACT
  * - cap_options_parse() reads the TESSERA_CAPTURE_* environment (or any
@@ -14,13 +15,7 @@
  * - Trace names: the root process writes NAME.tsr, every other process that
  *   uses the render node writes NAME.<pid>.tsr (trace/trace.h, the same rule
  *   tsr_child_traces() lists).
- * - The mapping list follows the kernel's VM_BIND semantics (drm_gpuvm):
- *   binding over mapped VA replaces it, unbinding splits mappings.
- * - Shader indexing (cap_cmdbuf_shaders) finds every USC code range a
- *   SUBMIT can run: what its VDM/CDM streams reach (agx_decode's visitor)
- *   plus the programs the uAPI structs name directly (background, end of
- *   tile, their partial-render variants, helper programs). `tessera dump`
- *   and replay use the same function on a trace's memory.
+ * - Command buffers are walked with uapi/uapi_cmdbuf.h.
  * - No function here allocates global state; all are thread compatible.
  */
 #ifndef TESSERA_CAPTURE_H
@@ -30,9 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmdstream/agx_decode.h"
 #include "drm-uapi/asahi_drm.h"
-#include "trace/trace.h"
 
 /* ---------------------------------------------------------------- options */
 
@@ -80,26 +73,6 @@ int cap_signal_parse(const char *s);
  * false if it does not fit in len. */
 bool cap_trace_path(const char *base, int pid, bool root, char *out, size_t len);
 
-/* ----------------------------------------------------------- VM mappings */
-
-struct cap_mapping {
-   uint64_t addr, range;   /* GPU VA */
-   uint32_t handle;        /* GEM handle */
-   uint32_t flags;         /* drm_asahi_bind_flags (READ/WRITE/SINGLE_PAGE) */
-   uint64_t offset;        /* byte offset into the object */
-};
-
-struct cap_vm_map {
-   struct cap_mapping *m;  /* sorted by addr, non-overlapping */
-   size_t count, cap;
-};
-
-/* Applies one bind op (bind or unbind). 0 or -ENOMEM (map unchanged). */
-int cap_vm_map_apply(struct cap_vm_map *map, const struct drm_asahi_gem_bind_op *op);
-/* Drops every mapping of `handle` (GEM_CLOSE: the kernel unbinds it). */
-void cap_vm_map_drop_handle(struct cap_vm_map *map, uint32_t handle);
-void cap_vm_map_free(struct cap_vm_map *map);
-
 /* ------------------------------------------------------ command buffers */
 
 /* A timestamp the firmware writes for a command. */
@@ -113,58 +86,5 @@ struct cap_ts_ref {
  * -EINVAL if the buffer is malformed. Also counts the hardware commands. */
 int cap_cmdbuf_timestamps(const uint8_t *buf, size_t size, struct cap_ts_ref *out,
                           unsigned max, unsigned *hw_cmds);
-
-/* ------------------------------------------------------ shader indexing */
-
-/* One distinct shader of a submission. */
-struct cap_shader {
-   uint32_t stage;         /* enum tsr_shader_stage */
-   uint32_t cmd;           /* first command (0-based) that uses it */
-   uint64_t va;            /* GPU VA of the code */
-   uint32_t size;          /* bytes; 0 when the end could not be found */
-   struct tsr_hash hash;   /* xxh3-128 of the `size` code bytes */
-   const char *why;        /* size 0: the reason (static string) */
-};
-
-/*
- * Remembers (va -> size, hash) across submissions so a shader already
- * measured costs one read and one hash of its bytes, not a decode: if those
- * bytes still hash the same, the decode would end at the same place.
- */
-struct cap_shader_cache {
-   struct cap_shader_cache_entry {
-      uint64_t va;
-      uint32_t size;
-      struct tsr_hash hash;
-   } *e;
-   size_t count, cap;       /* cap: power of two (open addressing) */
-   uint64_t hits, misses;
-};
-void cap_shader_cache_free(struct cap_shader_cache *c);
-
-struct cap_shader_list {
-   struct cap_shader *v;
-   size_t count, cap;
-};
-void cap_shader_list_free(struct cap_shader_list *l);
-
-/* Upper bounds: shader code read per shader, distinct shaders per call. */
-#define CAP_SHADER_MAX_BYTES (64 * 1024)
-#define CAP_SHADER_MAX_PER_SUBMIT 4096
-
-/*
- * Appends to `out` the distinct shaders (by VA) of a SUBMIT command buffer,
- * reading GPU memory through read/read_ctx with the queue's usc_base. The
- * cache may be NULL. Returns the number of stream or shader errors met
- * (streams that did not decode, code whose end was not found), or -EINVAL
- * for a malformed command buffer (shaders found before the damage are kept)
- * or -ENOMEM.
- */
-int cap_cmdbuf_shaders(const uint8_t *buf, size_t size, uint64_t usc_base,
-                       agx_decode_read_fn read, void *read_ctx,
-                       struct cap_shader_cache *cache, struct cap_shader_list *out);
-
-/* Name of a tsr_shader_stage as tessera prints it ("vertex", "bg", ...). */
-const char *cap_stage_name(uint32_t stage);
 
 #endif

@@ -2,20 +2,19 @@
 # process-independent helpers (library capture, unit tested). docs/capture.md.
 
 LIBS += capture
-capture_SRCS := capture/cap_options.c capture/cap_vm_map.c capture/cap_cmdbuf.c \
-                capture/cap_shaders.c
+capture_SRCS := capture/cap_options.c capture/cap_cmdbuf.c
 
 SHLIBS += tessera-capture
 tessera-capture_SRCS := capture/cap_layer.c capture/cap_state.c capture/cap_reaper.c \
                         capture/cap_wp.c
 # Shader indexing walks the streams (cmdstream) and decodes code (agxisa).
-tessera-capture_LIBS := capture trace cmdstream agxisa
+tessera-capture_LIBS := capture uapishaders trace uapi cmdstream agxisa
 tessera-capture_LDLIBS := -ldl -lzstd -lxxhash
 
 TESTS += test_capture
 test_capture_SRCS := tests/unit/test_capture.c
-test_capture_LIBS := capture trace cmdstream agxisa
-test_capture_LDLIBS := -lcmocka -lzstd -lxxhash
+test_capture_LIBS := capture uapi
+test_capture_LDLIBS := -lcmocka
 
 # Test programs run under capture (tests/integration/capture_*.sh, bench).
 CAPTURE_PROG_LIBS := agxisa cmdstream

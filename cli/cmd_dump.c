@@ -20,12 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/capture.h"
 #include "cli/commands.h"
 #include "cmdstream/agx_decode.h"
 #include "cmdstream/agx_fw_pack.h"
 #include "cmdstream/isa/agx_isa.h"
 #include "trace/trace.h"
+#include "uapi/uapi_cmdbuf.h"
+#include "uapi/uapi_shaders.h"
 
 static const char usage_text[] =
    "usage: tessera dump [options] FILE.tsr\n"
@@ -48,7 +49,7 @@ struct dump {
    FILE *fp;
    struct tsr_reader *r;
    bool times, streams, disasm;
-   struct cap_shader_cache cache;
+   struct uapi_shader_cache cache;
 };
 
 struct va_ctx {
@@ -197,17 +198,23 @@ static void print_submit_shaders(struct dump *d, const struct tsr_record *rec)
    if (!tsr_reader_queue(d->r, rec->file, s->queue_id, &vm, &usc_base))
       return;
    struct va_ctx ctx = {d->r, rec->file, vm};
-   struct cap_shader_list l = {0};
-   cap_cmdbuf_shaders(s->cmdbuf, s->cmdbuf_size, usc_base, read_va, &ctx, &d->cache, &l);
+   struct uapi_shader_list l = {0};
+   uapi_cmdbuf_shaders(s->cmdbuf, s->cmdbuf_size, usc_base, read_va, &ctx, &d->cache, &l);
    for (size_t i = 0; i < l.count; i++) {
-      const struct cap_shader *sh = &l.v[i];
+      const struct uapi_shader *sh = &l.v[i];
       fprintf(d->fp, "  uses shader 0x%" PRIx64 " %s size %u (command %u)", sh->va,
-              cap_stage_name(sh->stage), sh->size, sh->cmd);
+              uapi_shader_stage_name(sh->stage), sh->size, sh->cmd);
       if (!sh->size)
          fprintf(d->fp, " XXX: %s", sh->why ? sh->why : "size unknown");
       fprintf(d->fp, "\n");
    }
-   cap_shader_list_free(&l);
+   uapi_shader_list_free(&l);
+}
+
+static void print_command_header(FILE *fp, const struct uapi_cmd *c)
+{
+   fprintf(fp, "  command %u: %s size %u vdm_barrier %u cdm_barrier %u\n", c->index,
+           uapi_cmd_type_name(c->h.cmd_type), c->h.size, c->h.vdm_barrier, c->h.cdm_barrier);
 }
 
 static void print_submit(struct dump *d, const struct tsr_record *rec)
@@ -225,49 +232,38 @@ static void print_submit(struct dump *d, const struct tsr_record *rec)
                                                                         : "unknown",
               s->syncs[i].handle, (uint64_t)s->syncs[i].timeline_value);
    fprintf(fp, "  cmdbuf_size %u\n", s->cmdbuf_size);
-   uint32_t off = 0;
-   for (unsigned n = 0; s->cmdbuf_size - off >= sizeof(struct drm_asahi_cmd_header); n++) {
-      struct drm_asahi_cmd_header h;
-      memcpy(&h, s->cmdbuf + off, sizeof(h));
-      off += (uint32_t)sizeof(h);
-      static const char *const names[] = {"render", "compute", "set_vertex_attachments",
-                                          "set_fragment_attachments",
-                                          "set_compute_attachments"};
-      fprintf(fp, "  command %u: %s size %u vdm_barrier %u cdm_barrier %u\n", n,
-              h.cmd_type < 5 ? names[h.cmd_type] : "unknown", h.size, h.vdm_barrier,
-              h.cdm_barrier);
-      if (h.size > s->cmdbuf_size - off) {
-         fprintf(fp, "    XXX: payload runs past the command buffer\n");
-         return;
-      }
-      const uint8_t *pl = s->cmdbuf + off;
-      if (h.cmd_type == DRM_ASAHI_CMD_RENDER) {
-         struct drm_asahi_cmd_render c = {0};
-         memcpy(&c, pl, h.size < sizeof(c) ? h.size : sizeof(c));
-         print_render(fp, &c);
+   struct uapi_cmd_iter it;
+   struct uapi_cmd c;
+   uapi_cmd_iter_init(&it, s->cmdbuf, s->cmdbuf_size);
+   while (uapi_cmd_next(&it, &c)) {
+      print_command_header(fp, &c);
+      if (c.h.cmd_type == DRM_ASAHI_CMD_RENDER) {
+         print_render(fp, &c.u.render);
          if (d->streams)
-            decode_stream(d, rec->file, s->queue_id, AGX_DECODE_VDM, c.vdm_ctrl_stream_base);
-      } else if (h.cmd_type == DRM_ASAHI_CMD_COMPUTE) {
-         struct drm_asahi_cmd_compute c = {0};
-         memcpy(&c, pl, h.size < sizeof(c) ? h.size : sizeof(c));
-         print_compute(fp, &c);
+            decode_stream(d, rec->file, s->queue_id, AGX_DECODE_VDM,
+                          c.u.render.vdm_ctrl_stream_base);
+      } else if (c.h.cmd_type == DRM_ASAHI_CMD_COMPUTE) {
+         print_compute(fp, &c.u.compute);
          if (d->streams)
-            decode_stream(d, rec->file, s->queue_id, AGX_DECODE_CDM, c.cdm_ctrl_stream_base);
-      } else if (h.cmd_type <= DRM_ASAHI_SET_COMPUTE_ATTACHMENTS) {
-         for (uint32_t i = 0; i + sizeof(struct drm_asahi_attachment) <= h.size;
-              i += sizeof(struct drm_asahi_attachment)) {
-            struct drm_asahi_attachment a;
-            memcpy(&a, pl + i, sizeof(a));
+            decode_stream(d, rec->file, s->queue_id, AGX_DECODE_CDM,
+                          c.u.compute.cdm_ctrl_stream_base);
+      } else if (c.known) {
+         for (uint32_t i = 0; i < uapi_cmd_attachment_count(&c); i++) {
+            struct drm_asahi_attachment a = uapi_cmd_attachment(&c, i);
             fprintf(fp, "      attachment pointer 0x%" PRIx64 " size 0x%" PRIx64 " flags 0x%x\n",
                     (uint64_t)a.pointer, (uint64_t)a.size, a.flags);
          }
       } else {
-         hex(fp, "      ", pl, h.size);
+         hex(fp, "      ", c.payload, c.h.size);
       }
-      off += h.size;
    }
-   if (off != s->cmdbuf_size)
-      fprintf(fp, "  XXX: %u trailing bytes in the command buffer\n", s->cmdbuf_size - off);
+   if (it.status == UAPI_CMDBUF_SHORT_PAYLOAD) {
+      print_command_header(fp, &c);
+      fprintf(fp, "    XXX: %s\n", uapi_cmdbuf_status_str(it.status));
+      return;
+   }
+   if (it.status == UAPI_CMDBUF_HEADER_PAST_END)
+      fprintf(fp, "  XXX: %zu trailing bytes in the command buffer\n", it.size - it.pos);
    if (d->streams)
       print_submit_shaders(d, rec);
 }
@@ -347,7 +343,7 @@ static void print_shader(struct dump *d, const struct tsr_record *rec)
    FILE *fp = d->fp;
    const struct tsr_shader *s = &rec->u.shader;
    fprintf(fp, "  seq %u stage %s va 0x%" PRIx64 " (usc offset 0x%" PRIx64 ") size %u hash ",
-           s->seq, cap_stage_name(s->stage), s->va, s->va - s->usc_base, s->size);
+           s->seq, uapi_shader_stage_name(s->stage), s->va, s->va - s->usc_base, s->size);
    print_hash(fp, s->hash.b);
    fprintf(fp, "\n");
    if (!d->disasm || !s->size)
@@ -514,7 +510,7 @@ static unsigned print_index(struct dump *d)
       const struct tsr_shader *s = &rec.u.shader;
       if (!n++)
          fprintf(d->fp, "# shader index (address size stage first-submission hash):\n");
-      fprintf(d->fp, "#   0x%" PRIx64 " %u %s %u ", s->va, s->size, cap_stage_name(s->stage),
+      fprintf(d->fp, "#   0x%" PRIx64 " %u %s %u ", s->va, s->size, uapi_shader_stage_name(s->stage),
               s->seq);
       print_hash(d->fp, s->hash.b);
       fprintf(d->fp, "\n");
@@ -676,6 +672,6 @@ int cmd_dump(int argc, char **argv)
       status = 2;
    }
    tsr_reader_close(d.r);
-   cap_shader_cache_free(&d.cache);
+   uapi_shader_cache_free(&d.cache);
    return status;
 }

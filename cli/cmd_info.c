@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/capture.h"
 #include "cli/commands.h"
 #include "trace/trace.h"
+#include "uapi/uapi_cmdbuf.h"
+#include "uapi/uapi_shaders.h"
 
 static const char usage_text[] =
    "usage: tessera info [--json] [--verify] [--shaders] FILE.tsr\n"
@@ -61,7 +62,7 @@ static void print_shaders(FILE *fp, struct tsr_reader *r)
       if (rec.type != TSR_REC_SHADER)
          continue;
       const struct tsr_shader *sh = &rec.u.shader;
-      fprintf(fp, "  0x%012" PRIx64 " %8u  %-11s ", sh->va, sh->size, cap_stage_name(sh->stage));
+      fprintf(fp, "  0x%012" PRIx64 " %8u  %-11s ", sh->va, sh->size, uapi_shader_stage_name(sh->stage));
       for (int i = 0; i < 16; i++)
          fprintf(fp, "%02x", sh->hash.b[i]);
       fprintf(fp, " %u\n", sh->seq);
@@ -81,15 +82,14 @@ static void note_time(struct summary *s, uint64_t ns)
 
 static void count_commands(struct summary *s, const struct tsr_submit *sub)
 {
-   uint32_t off = 0;
-   while (sub->cmdbuf_size - off >= sizeof(struct drm_asahi_cmd_header)) {
-      struct drm_asahi_cmd_header h;
-      memcpy(&h, sub->cmdbuf + off, sizeof(h));
-      s->cmds[h.cmd_type < 5 ? h.cmd_type : 5]++;
-      off += (uint32_t)sizeof(h) + h.size;
-      if (off > sub->cmdbuf_size)
-         break;
-   }
+   struct uapi_cmd_iter it;
+   struct uapi_cmd c;
+   uapi_cmd_iter_init(&it, sub->cmdbuf, sub->cmdbuf_size);
+   while (uapi_cmd_next(&it, &c))
+      s->cmds[c.known ? c.h.cmd_type : 5]++;
+   /* A command whose payload is cut off still counts by its header. */
+   if (it.status == UAPI_CMDBUF_SHORT_PAYLOAD)
+      s->cmds[c.known ? c.h.cmd_type : 5]++;
 }
 
 static void json_str(FILE *fp, const char *v)

@@ -239,21 +239,8 @@ uniform_data(struct dctx *d, int ind, uint64_t va, unsigned halfs)
 static int
 usc_word(struct dctx *d, int ind, uint64_t va, const uint8_t *p, size_t avail)
 {
-   size_t need;
-   switch (p[0]) {
-   case AGX_USC_CONTROL_SHADER: need = AGX_USC_SHADER_LENGTH; break;
-   case AGX_USC_CONTROL_UNIFORM: need = AGX_USC_UNIFORM_LENGTH; break;
-   case AGX_USC_CONTROL_UNIFORM_HIGH: need = AGX_USC_UNIFORM_HIGH_LENGTH; break;
-   case AGX_USC_CONTROL_TEXTURE: need = AGX_USC_TEXTURE_LENGTH; break;
-   case AGX_USC_CONTROL_SAMPLER: need = AGX_USC_SAMPLER_LENGTH; break;
-   case AGX_USC_CONTROL_SHARED: need = AGX_USC_SHARED_LENGTH; break;
-   case AGX_USC_CONTROL_REGISTERS: need = AGX_USC_REGISTERS_LENGTH; break;
-   case AGX_USC_CONTROL_FRAGMENT_PROPERTIES:
-      need = AGX_USC_FRAGMENT_PROPERTIES_LENGTH;
-      break;
-   case AGX_USC_CONTROL_PRESHADER: need = AGX_USC_PRESHADER_LENGTH; break;
-   case AGX_USC_CONTROL_NO_PRESHADER: need = AGX_USC_NO_PRESHADER_LENGTH; break;
-   default:
+   size_t need = agx_usc_control_length(p[0]);
+   if (!need) {
       fprintf(d->fp, "%*s0x%" PRIx64 ": unknown USC word 0x%02x\n", ind, "",
               va, p[0]);
       hexdump(d->fp, ind + 2, va, p, avail < 8 ? avail : 8);

@@ -62,6 +62,10 @@ class Enum:
             self.values.append((vname, val, cname))
         if not self.values:
             raise FormatError("enum %s has no values" % self.name)
+        # lengths="true": every value tags one struct (a const field of this
+        # enum); emit <enum>_length(value) -> that struct's size.
+        self.lengths = node.get("lengths") == "true"
+        self.length_of = {}
 
     def lookup(self, name):
         for vname, val, cname in self.values:
@@ -392,6 +396,23 @@ class Formats:
                 self.structs.append(s)
             else:
                 raise FormatError("unexpected element <%s>" % node.tag)
+        for e in self.enum_list:
+            if e.lengths:
+                self.tag_lengths(e)
+
+    def tag_lengths(self, e):
+        """The struct each value of a lengths="true" enum tags: exactly one."""
+        for s in self.structs:
+            for f in s.fields:
+                if f.enum is e and f.const is not None:
+                    cname = e.by_value(f.const)
+                    if cname in e.length_of:
+                        raise FormatError("enum %s: %s tags both %s and %s" %
+                                          (e.name, cname, e.length_of[cname].name, s.name))
+                    e.length_of[cname] = s
+        for vname, val, cname in e.values:
+            if cname not in e.length_of:
+                raise FormatError("enum %s: no struct is tagged %s" % (e.name, vname))
 
 
 # ---------------------------------------------------------------- header
@@ -413,7 +434,25 @@ def emit_header(fm, out, guard, src_name):
         o("")
     for s in fm.structs:
         emit_struct_decls(s, o)
+    for e in fm.enum_list:
+        if e.lengths:
+            emit_lengths(e, o)
     o("#endif")
+
+
+def emit_lengths(e, o):
+    o("/* Bytes of the struct each %s value tags; 0 for a value the enum does" % e.name)
+    o(" * not define (the hardware's stream cannot be followed past it). */")
+    o("static inline unsigned")
+    o("%s_length(uint32_t value)" % e.c)
+    o("{")
+    o("   switch (value) {")
+    for vname, val, cname in e.values:
+        o("   case %s: return %s_LENGTH;" % (cname, e.length_of[cname].C))
+    o("   default: return 0;")
+    o("   }")
+    o("}")
+    o("")
 
 
 def emit_struct_decls(s, o):
@@ -467,7 +506,7 @@ def emit_pack(s, o):
         if t == "bool":
             o("   e = %s ? 1u : 0u;" % val)
         elif t == "float":
-            o("   e = agx_pack_float_bits(%s);" % val)
+            o("   e = tessera_fui(%s);" % val)
         elif t == "lod":
             o("   e = agx_pack_lod(%s, %d);" % (val, f.width))
         elif t == "int":
@@ -559,7 +598,7 @@ def emit_unpack(s, o):
         if t == "bool":
             o("   %s = e != 0;" % val)
         elif t == "float":
-            o("   %s = agx_unpack_float_bits((uint32_t)e);" % val)
+            o("   %s = tessera_uif((uint32_t)e);" % val)
         elif t == "lod":
             o("   %s = (float)e / 64.0f;" % val)
         elif t == "int":

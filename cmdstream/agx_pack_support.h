@@ -31,6 +31,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tessera/float_bits.h"
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "tessera's format code assumes a little-endian host"
 #endif
@@ -64,22 +66,6 @@ bool agx_report_unknown_bits(FILE *fp, int indent, const char *st,
                              unsigned nwords);
 bool agx_report_const(FILE *fp, int indent, const char *st, const char *field,
                       uint64_t got, uint64_t want);
-
-static inline uint32_t
-agx_pack_float_bits(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, sizeof(u));
-   return u;
-}
-
-static inline float
-agx_unpack_float_bits(uint32_t u)
-{
-   float f;
-   memcpy(&f, &u, sizeof(f));
-   return f;
-}
 
 /* LODs are unsigned fixed point with 6 fraction bits (4.6 in a 10-bit
  * field). Out-of-range requests clamp rather than fail, as a sampler's LOD

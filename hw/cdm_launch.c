@@ -139,23 +139,9 @@ decode_pipeline(struct cdm_job *j, struct cdm_launch *L)
       uint8_t w[8];
       if (!fetch(j, va, w, 1, "USC word"))
          return false;
-      size_t len;
-      switch (w[0]) {
-      case AGX_USC_CONTROL_SHADER: len = AGX_USC_SHADER_LENGTH; break;
-      case AGX_USC_CONTROL_UNIFORM: len = AGX_USC_UNIFORM_LENGTH; break;
-      case AGX_USC_CONTROL_UNIFORM_HIGH: len = AGX_USC_UNIFORM_HIGH_LENGTH; break;
-      case AGX_USC_CONTROL_TEXTURE: len = AGX_USC_TEXTURE_LENGTH; break;
-      case AGX_USC_CONTROL_SAMPLER: len = AGX_USC_SAMPLER_LENGTH; break;
-      case AGX_USC_CONTROL_SHARED: len = AGX_USC_SHARED_LENGTH; break;
-      case AGX_USC_CONTROL_REGISTERS: len = AGX_USC_REGISTERS_LENGTH; break;
-      case AGX_USC_CONTROL_FRAGMENT_PROPERTIES:
-         len = AGX_USC_FRAGMENT_PROPERTIES_LENGTH;
-         break;
-      case AGX_USC_CONTROL_PRESHADER: len = AGX_USC_PRESHADER_LENGTH; break;
-      case AGX_USC_CONTROL_NO_PRESHADER: len = AGX_USC_NO_PRESHADER_LENGTH; break;
-      default:
+      size_t len = agx_usc_control_length(w[0]);
+      if (!len)
          return cdm_error(j, "unknown USC word 0x%02x at 0x%" PRIx64, w[0], va);
-      }
       if (!fetch(j, va, w, len, "USC word"))
          return false;
 

@@ -14,11 +14,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "capture/capture.h"
 #include "drm-uapi/asahi_drm.h"
 #include "replay/replay_image.h"
 #include "replay/replay_priv.h"
 #include "trace/trace.h"
+#include "uapi/uapi_cmdbuf.h"
+#include "uapi/uapi_shaders.h"
+#include "uapi/uapi_vm_map.h"
 
 #define TS_BUF_BYTES (16u * 1024)
 #define MAX_CMDS 256
@@ -40,11 +42,11 @@ struct idmap {
    bool live;
 };
 
-struct mapping {
+/* The replay's view of one of the trace's VMs; a mapping's handle is the
+ * index of its object in objs (the object as it was at bind time). */
+struct vm_maps {
    uint32_t file, vm;   /* trace ids */
-   uint64_t va, range, offset;
-   int obj;
-   bool single_page;
+   struct uapi_vm_map map;
 };
 
 struct obj_range {
@@ -98,7 +100,7 @@ struct engine {
 
    VEC(struct obj) objs;
    VEC(struct idmap) vms, queues, syncs, tsobjs;
-   VEC(struct mapping) maps;
+   VEC(struct vm_maps) maps;
    VEC(struct pending_page) pending;
    VEC(struct frame_render) renders;
    VEC(struct obj_range) overridden;
@@ -174,27 +176,31 @@ find_obj(struct engine *e, uint32_t file, uint32_t handle)
 
 /* ---- memory through the replay's own VM mappings ------------------------- */
 
+static struct uapi_vm_map *
+vm_map_of(struct engine *e, uint32_t file, uint32_t vm)
+{
+   for (unsigned i = 0; i < e->maps.n; i++)
+      if (e->maps.v[i].file == file && e->maps.v[i].vm == vm)
+         return &e->maps.v[i].map;
+   return NULL;
+}
+
 static uint8_t *
 va_to_host(struct engine *e, uint32_t file, uint32_t vm, uint64_t va, uint64_t *avail)
 {
-   for (unsigned i = e->maps.n; i-- > 0;) {
-      struct mapping *m = &e->maps.v[i];
-      if (m->file != file || m->vm != vm || va < m->va || va - m->va >= m->range)
-         continue;
-      struct obj *o = &e->objs.v[m->obj];
-      if (!o->live || !o->map)
-         return NULL;
-      uint64_t off = m->single_page ? m->offset + ((va - m->va) & (TSR_PAGE_SIZE - 1))
-                                    : m->offset + (va - m->va);
-      if (off >= o->size)
-         return NULL;
-      uint64_t left = m->range - (va - m->va);
-      *avail = left < o->size - off ? left : o->size - off;
-      if (m->single_page && *avail > TSR_PAGE_SIZE - (off & (TSR_PAGE_SIZE - 1)))
-         *avail = TSR_PAGE_SIZE - (off & (TSR_PAGE_SIZE - 1));
-      return o->map + off;
-   }
-   return NULL;
+   const struct uapi_vm_map *map = vm_map_of(e, file, vm);
+   const struct uapi_mapping *m = map ? uapi_vm_map_find(map, va) : NULL;
+   if (!m)
+      return NULL;
+   struct obj *o = &e->objs.v[m->handle];
+   if (!o->live || !o->map)
+      return NULL;
+   uint64_t left;
+   uint64_t off = uapi_mapping_offset(m, va, &left);
+   if (off >= o->size)
+      return NULL;
+   *avail = left < o->size - off ? left : o->size - off;
+   return o->map + off;
 }
 
 struct vm_ctx {
@@ -217,34 +223,6 @@ read_vm(void *ctx, uint64_t va, void *dst, size_t size)
       d += n, va += n, size -= n;
    }
    return true;
-}
-
-static void
-remove_range(struct engine *e, uint32_t file, uint32_t vm, uint64_t va, uint64_t range)
-{
-   uint64_t end = va + range;
-   for (unsigned i = 0; i < e->maps.n; i++) {
-      struct mapping m = e->maps.v[i];
-      uint64_t mend = m.va + m.range;
-      if (m.file != file || m.vm != vm || mend <= va || m.va >= end)
-         continue;
-      /* Keep the parts outside [va, end): drm_gpuvm's split semantics. */
-      e->maps.v[i] = e->maps.v[--e->maps.n];
-      i--;
-      if (m.va < va) {
-         struct mapping lo = m;
-         lo.range = va - m.va;
-         VEC_PUSH(e->maps, lo);
-      }
-      if (mend > end) {
-         struct mapping hi = m;
-         hi.va = end;
-         hi.range = mend - end;
-         if (!m.single_page)
-            hi.offset = m.offset + (end - m.va);
-         VEC_PUSH(e->maps, hi);
-      }
-   }
 }
 
 /* ---- records ------------------------------------------------------------- */
@@ -366,13 +344,20 @@ do_vm_bind(struct engine *e, uint32_t file, const struct tsr_vm_bind *b)
          op.handle = e->objs.v[obj].new_handle;
       }
       ops[i] = op;
-      remove_range(e, file, b->vm_id, op.addr, op.range);
-      if (obj >= 0) {
-         struct mapping m = { .file = file, .vm = b->vm_id, .va = op.addr,
-                              .range = op.range, .offset = op.offset, .obj = obj,
-                              .single_page = !!(op.flags & DRM_ASAHI_BIND_SINGLE_PAGE) };
+      struct uapi_vm_map *map = vm_map_of(e, file, b->vm_id);
+      if (!map) {
+         struct vm_maps m = { .file = file, .vm = b->vm_id };
          VEC_PUSH(e->maps, m);
+         if (e->failed)
+            break;
+         map = &e->maps.v[e->maps.n - 1].map;
       }
+      /* The trace's op with the object's index for a handle. A range the
+       * kernel refuses (-EINVAL) fails at VM_BIND below. */
+      struct drm_asahi_gem_bind_op mop = op;
+      mop.handle = (uint32_t)obj;
+      if (uapi_vm_map_apply(map, &mop) == -ENOMEM)
+         fail(e, "out of memory");
    }
    if (!e->failed) {
       struct drm_asahi_vm_bind vb = { .vm_id = vm->new_id, .num_binds = b->num_ops,
@@ -567,7 +552,7 @@ load_index(struct engine *e, struct shader_index *ix)
    tsr_reader_rewind(e->r);
    if (ix->n)
       return;
-   struct cap_shader_cache cache = { 0 };
+   struct uapi_shader_cache cache = { 0 };
    while (tsr_reader_next(e->r, &rec) > 0) {
       if (rec.type != TSR_REC_SUBMIT || rec.u.submit.result)
          continue;
@@ -575,14 +560,14 @@ load_index(struct engine *e, struct shader_index *ix)
       uint64_t usc_base;
       if (!tsr_reader_queue(e->r, rec.file, rec.u.submit.queue_id, &t.vm, &usc_base))
          continue;
-      struct cap_shader_list l = { 0 };
-      cap_cmdbuf_shaders(rec.u.submit.cmdbuf, rec.u.submit.cmdbuf_size, usc_base,
+      struct uapi_shader_list l = { 0 };
+      uapi_cmdbuf_shaders(rec.u.submit.cmdbuf, rec.u.submit.cmdbuf_size, usc_base,
                          trace_read_va, &t, &cache, &l);
       for (size_t i = 0; i < l.count; i++)
          index_add(ix, l.v[i].va, l.v[i].size);
-      cap_shader_list_free(&l);
+      uapi_shader_list_free(&l);
    }
-   cap_shader_cache_free(&cache);
+   uapi_shader_cache_free(&cache);
    tsr_reader_rewind(e->r);
 }
 
@@ -899,57 +884,51 @@ do_submit(struct engine *e, const struct tsr_record *rec)
       fail(e, "out of memory");
       return;
    }
-   size_t pos = 0;
-   unsigned ncmds = 0;
-   while (pos + sizeof(struct drm_asahi_cmd_header) <= s->cmdbuf_size && !e->failed) {
-      struct drm_asahi_cmd_header h;
-      memcpy(&h, s->cmdbuf + pos, sizeof(h));
-      pos += sizeof(h);
-      size_t psize = h.size;
-      if (psize > s->cmdbuf_size - pos) {
-         fail(e, "submission %u: command %u overruns the command buffer", seq, ncmds);
-         break;
-      }
-      if (++ncmds > MAX_CMDS) {
+   /* Bytes after the last whole command are not resubmitted (the kernel
+    * accepted this buffer, so there are none in a real capture). */
+   struct uapi_cmd_iter it;
+   struct uapi_cmd c;
+   uapi_cmd_iter_init(&it, s->cmdbuf, s->cmdbuf_size);
+   while (!e->failed && uapi_cmd_next(&it, &c)) {
+      if (c.index >= MAX_CMDS) {
          fail(e, "submission %u: more than %u commands", seq, MAX_CMDS);
          break;
       }
-      if (h.cmd_type == DRM_ASAHI_CMD_RENDER || h.cmd_type == DRM_ASAHI_CMD_COMPUTE) {
-         union {
-            struct drm_asahi_cmd_render r;
-            struct drm_asahi_cmd_compute c;
-         } u;
-         memset(&u, 0, sizeof(u));
-         size_t full = h.cmd_type == DRM_ASAHI_CMD_RENDER ? sizeof(u.r) : sizeof(u.c);
-         memcpy(&u, s->cmdbuf + pos, psize < full ? psize : full);
-         if (h.cmd_type == DRM_ASAHI_CMD_RENDER) {
-            struct drm_asahi_timestamp *t[4] = { &u.r.ts_vtx.start, &u.r.ts_vtx.end,
-                                                 &u.r.ts_frag.start, &u.r.ts_frag.end };
+      struct drm_asahi_cmd_header h = c.h;
+      size_t psize = h.size;
+      if (c.h.cmd_type == DRM_ASAHI_CMD_RENDER || c.h.cmd_type == DRM_ASAHI_CMD_COMPUTE) {
+         if (c.h.cmd_type == DRM_ASAHI_CMD_RENDER) {
+            struct drm_asahi_timestamp *t[4] = { &c.u.render.ts_vtx.start, &c.u.render.ts_vtx.end,
+                                                 &c.u.render.ts_frag.start, &c.u.render.ts_frag.end };
             for (unsigned k = 0; k < 4; k++)
                patch_ts(e, rec->file, t[k], &slot, &ts_at[nts++]);
             if (e->o->dump_dir) {
                struct frame_render fr = { .seq = seq, .file = rec->file, .vm = q->vm,
-                                          .usc_base = q->usc_base, .cmd = u.r };
+                                          .usc_base = q->usc_base, .cmd = c.u.render };
                VEC_PUSH(e->renders, fr);
             }
          } else {
-            patch_ts(e, rec->file, &u.c.ts.start, &slot, &ts_at[nts++]);
-            patch_ts(e, rec->file, &u.c.ts.end, &slot, &ts_at[nts++]);
+            patch_ts(e, rec->file, &c.u.compute.ts.start, &slot, &ts_at[nts++]);
+            patch_ts(e, rec->file, &c.u.compute.ts.end, &slot, &ts_at[nts++]);
          }
+         /* short payloads go out zero-extended to the full struct */
+         size_t full = c.h.cmd_type == DRM_ASAHI_CMD_RENDER ? sizeof(c.u.render)
+                                                            : sizeof(c.u.compute);
          size_t out = psize > full ? psize : full;
          h.size = (uint16_t)out;
          memcpy(buf + nb, &h, sizeof(h));
-         memcpy(buf + nb + sizeof(h), &u, full);
+         memcpy(buf + nb + sizeof(h), &c.u, full);
          if (psize > full)
-            memcpy(buf + nb + sizeof(h) + full, s->cmdbuf + pos + full, psize - full);
+            memcpy(buf + nb + sizeof(h) + full, c.payload + full, psize - full);
          nb += sizeof(h) + out;
       } else {
          memcpy(buf + nb, &h, sizeof(h));
-         memcpy(buf + nb + sizeof(h), s->cmdbuf + pos, psize);
+         memcpy(buf + nb + sizeof(h), c.payload, psize);
          nb += sizeof(h) + psize;
       }
-      pos += psize;
    }
+   if (!e->failed && it.status == UAPI_CMDBUF_SHORT_PAYLOAD)
+      fail(e, "submission %u: command %u overruns the command buffer", seq, c.index);
 
    /* In-syncs the replay itself signalled earlier; out-syncs all, plus the
     * replay's completion syncobj. */
@@ -1250,6 +1229,8 @@ teardown(struct engine *e)
    free(e->queues.v);
    free(e->syncs.v);
    free(e->tsobjs.v);
+   for (unsigned i = 0; i < e->maps.n; i++)
+      uapi_vm_map_free(&e->maps.v[i].map);
    free(e->maps.v);
    free(e->pending.v);
    free(e->renders.v);

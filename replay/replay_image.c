@@ -31,30 +31,6 @@ set_err(char *err, size_t size, const char *fmt, ...)
    va_end(ap);
 }
 
-/* Bytes of each USC control word, by tag; 0 for a tag we do not know. */
-static unsigned
-usc_word_size(uint8_t tag)
-{
-   switch (tag) {
-   case AGX_USC_CONTROL_UNIFORM:
-   case AGX_USC_CONTROL_UNIFORM_HIGH:
-   case AGX_USC_CONTROL_TEXTURE:
-   case AGX_USC_CONTROL_SAMPLER:
-   case AGX_USC_CONTROL_PRESHADER:
-      return 8;
-   case AGX_USC_CONTROL_SHADER:
-      return 6;
-   case AGX_USC_CONTROL_SHARED:
-   case AGX_USC_CONTROL_REGISTERS:
-   case AGX_USC_CONTROL_FRAGMENT_PROPERTIES:
-      return 4;
-   case AGX_USC_CONTROL_NO_PRESHADER:
-      return 2;
-   default:
-      return 0;
-   }
-}
-
 static bool
 same_target(const struct replay_target *a, const struct hw_tex_image *b)
 {
@@ -111,7 +87,7 @@ replay_find_targets(const struct drm_asahi_cmd_render *cmd, uint64_t usc_base,
                     (unsigned long long)va);
             return -1;
          }
-         unsigned size = usc_word_size(word[0]);
+         unsigned size = agx_usc_control_length(word[0]);
          if (!size)
             break;
          if (size > 2 && !read(ctx, va + 2, word + 2, size - 2)) {

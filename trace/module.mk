@@ -6,29 +6,31 @@ TRACE_LDLIBS := -lzstd -lxxhash
 LIBS += trace
 trace_SRCS := trace/trace_common.c trace/trace_writer.c trace/trace_reader.c
 
+# The reader follows VMs with uapi's VM map (uapi/, below trace/): every
+# target that links trace links uapi too.
 # The tessera command links the trace library for `info` and `dump`.
-tessera_LIBS += trace
+tessera_LIBS += trace uapi
 tessera_LDLIBS += $(TRACE_LDLIBS)
 
 TESTS += test_trace
 test_trace_SRCS := tests/unit/test_trace.c
-test_trace_LIBS := trace
+test_trace_LIBS := trace uapi
 test_trace_LDLIBS := -lcmocka $(TRACE_LDLIBS)
 
 FUZZERS += fuzz_trace_reader
 fuzz_trace_reader_SRCS := tests/fuzz/fuzz_trace_reader.c
-fuzz_trace_reader_LIBS := trace
+fuzz_trace_reader_LIBS := trace uapi
 fuzz_trace_reader_LDLIBS := $(TRACE_LDLIBS)
 
 # Writes the small traces used by the integration tests and fuzz seeds.
 PROGS += trace_mktest
 trace_mktest_SRCS := tests/data/trace/trace_mktest.c
-trace_mktest_LIBS := trace cmdstream
+trace_mktest_LIBS := trace uapi cmdstream
 trace_mktest_LDLIBS := $(TRACE_LDLIBS)
 
 PROGS += bench_trace
 bench_trace_SRCS := bench/trace_bench.c
-bench_trace_LIBS := trace
+bench_trace_LIBS := trace uapi
 bench_trace_LDLIBS := $(TRACE_LDLIBS)
 
 # pkg-config file for out-of-tree readers of traces.

@@ -18,6 +18,7 @@
 #include <zstd.h>
 
 #include "trace/trace_priv.h"
+#include "uapi/uapi_vm_map.h"
 
 #ifdef TESSERA_FUZZING
 #define TSR_FUZZING 1
@@ -42,14 +43,8 @@ struct robject {
    uint32_t gen; /* distinguishes objects that reused a handle */
 };
 
-struct rmapping {
-   uint64_t addr, range, offset;
-   uint32_t handle, flags;
-};
-
 struct rvm {
-   struct rmapping *m;
-   uint32_t count, cap;
+   struct uapi_vm_map map;
 };
 
 struct tsr_reader {
@@ -464,7 +459,7 @@ static void state_reset(struct tsr_reader *r)
    tsr_map_finish(&r->vms);
    tsr_map_finish(&r->queues);
    for (uint32_t i = 0; i < r->nvms; i++)
-      free(r->vmv[i].m);
+      uapi_vm_map_free(&r->vmv[i].map);
    free(r->objs);
    free(r->hashes);
    free(r->vmv);
@@ -515,41 +510,6 @@ static struct rvm *state_vm(struct tsr_reader *r, uint32_t file, uint32_t vm, bo
    *v = r->nvms;
    r->vmv[r->nvms] = (struct rvm){0};
    return &r->vmv[r->nvms++];
-}
-
-/* Removes [addr, addr+range) from the VM, splitting mappings at the edges
- * (drm_gpuvm semantics: a new bind replaces what was there). */
-static int vm_remove(struct rvm *vm, uint64_t addr, uint64_t range)
-{
-   uint64_t end = addr + range;
-   for (uint32_t i = 0; i < vm->count;) {
-      struct rmapping m = vm->m[i];
-      uint64_t mend = m.addr + m.range;
-      if (mend <= addr || m.addr >= end) {
-         i++;
-         continue;
-      }
-      /* Drop m, re-add its parts outside the range. */
-      vm->m[i] = vm->m[--vm->count];
-      if (m.addr < addr) {
-         struct rmapping a = m;
-         a.range = addr - m.addr;
-         if (grow((void **)&vm->m, &vm->cap, vm->count + 1, sizeof(*vm->m)))
-            return -ENOMEM;
-         vm->m[vm->count++] = a;
-      }
-      if (mend > end) {
-         struct rmapping b = m;
-         b.addr = end;
-         b.range = mend - end;
-         if (!(m.flags & DRM_ASAHI_BIND_SINGLE_PAGE))
-            b.offset = m.offset + (end - m.addr);
-         if (grow((void **)&vm->m, &vm->cap, vm->count + 1, sizeof(*vm->m)))
-            return -ENOMEM;
-         vm->m[vm->count++] = b;
-      }
-   }
-   return 0;
 }
 
 static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
@@ -603,13 +563,13 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
       struct rvm *vm = state_vm(r, rec->file, rec->u.vm_create.vm_id, true);
       if (!vm)
          return -ENOMEM;
-      vm->count = 0;
+      uapi_vm_map_clear(&vm->map);
       return 0;
    }
    case TSR_REC_VM_DESTROY: {
       struct rvm *vm = state_vm(r, rec->file, rec->u.vm_id, false);
       if (vm)
-         vm->count = 0;
+         uapi_vm_map_clear(&vm->map);
       return 0;
    }
    case TSR_REC_VM_BIND: {
@@ -622,17 +582,16 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
          const struct drm_asahi_gem_bind_op *op = &rec->u.vm_bind.ops[i];
          if (op->addr + op->range < op->addr)
             return -EBADMSG;
-         if (vm_remove(vm, op->addr, op->range))
+         if (uapi_vm_map_unbind(&vm->map, op->addr, op->range))
             return -ENOMEM;
          if (op->flags & DRM_ASAHI_BIND_UNBIND || !op->range)
             continue;
          /* Bounded so a hostile trace cannot make us allocate forever. */
-         if (vm->count >= (1u << 20))
+         if (vm->map.count >= (1u << 20))
             return -EBADMSG;
-         if (grow((void **)&vm->m, &vm->cap, vm->count + 1, sizeof(*vm->m)))
+         if (uapi_vm_map_bind(&vm->map, op->addr, op->range, op->handle, op->offset,
+                              op->flags))
             return -ENOMEM;
-         vm->m[vm->count++] = (struct rmapping){op->addr, op->range, op->offset,
-                                                op->handle, op->flags};
       }
       return 0;
    }
@@ -743,25 +702,13 @@ size_t tsr_reader_read_va(struct tsr_reader *r, uint32_t file, uint32_t vm_id,
    size_t done = 0;
    while (done < size) {
       uint64_t a = va + done;
-      const struct rmapping *m = NULL;
-      for (uint32_t i = 0; i < vm->count; i++)
-         if (a >= vm->m[i].addr && a - vm->m[i].addr < vm->m[i].range) {
-            m = &vm->m[i];
-            break;
-         }
+      const struct uapi_mapping *m = uapi_vm_map_find(&vm->map, a);
       if (!m)
          break;
-      uint64_t in = a - m->addr;
-      uint64_t n = m->range - in;
+      uint64_t n;
+      uint64_t off = uapi_mapping_offset(m, a, &n);
       if (n > size - done)
          n = size - done;
-      uint64_t off = m->offset + in;
-      if (m->flags & DRM_ASAHI_BIND_SINGLE_PAGE) {
-         /* One 16 KiB GPU page repeated over the range. */
-         off = m->offset + in % 16384;
-         if (n > 16384 - in % 16384)
-            n = 16384 - in % 16384;
-      }
       size_t got = tsr_reader_read_object(r, file, m->handle, off, (uint8_t *)dst + done, (size_t)n);
       done += got;
       if (got < n)

@@ -441,14 +441,6 @@ batch_trace(struct tessera_batch *b, const struct drm_asahi_cmd_render *cmd)
    agx_decode_stream(stderr, &o, AGX_DECODE_VDM, cmd->vdm_ctrl_stream_base, NULL);
 }
 
-static uint32_t
-float_bits(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
-
 static bool
 batch_submit(struct tessera_batch *b)
 {
@@ -490,8 +482,8 @@ batch_submit(struct tessera_batch *b)
    cmd.utile_height_px = b->tib.tile_h;
    cmd.samples = b->tib.samples;
    cmd.sample_size_B = b->tib.sample_size;
-   cmd.isp_merge_upper_x = float_bits(tanf(M_PI / 3) * b->width);
-   cmd.isp_merge_upper_y = float_bits(tanf(M_PI / 3) * b->height);
+   cmd.isp_merge_upper_x = fui(tanf(M_PI / 3) * b->width);
+   cmd.isp_merge_upper_y = fui(tanf(M_PI / 3) * b->height);
    cmd.bg.usc = prog.bg;
    cmd.eot.usc = prog.eot;
    cmd.partial_bg.usc = prog.partial_bg;
@@ -501,7 +493,7 @@ batch_submit(struct tessera_batch *b)
    /* Depth and stencil through the ZLS unit: load what is valid and not
     * cleared, store whatever is bound. */
    struct pipe_surface *zs = b->fb.zsbuf;
-   cmd.isp_bgobjdepth = float_bits((float)b->clear_depth);
+   cmd.isp_bgobjdepth = fui((float)b->clear_depth);
    cmd.isp_bgobjvals = b->clear_stencil & 0xff;
    if (zs) {
       struct tessera_resource *r = tessera_resource(zs->texture);

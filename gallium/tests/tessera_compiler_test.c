@@ -107,27 +107,11 @@ opnd(const struct agx_instr *in, const char *name)
    return NULL;
 }
 
-static uint32_t
-fbits(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
-
-static float
-bitsf(uint32_t u)
-{
-   float f;
-   memcpy(&f, &u, 4);
-   return f;
-}
-
 static void
 put_reg(struct hw_usc_simd *s, const struct agx_operand *o, unsigned k, unsigned l, uint32_t v)
 {
    if (o->size == 16)
-      hw_usc_simd_write16(s, o->value + k, l, hw_usc_f32_to_f16(bitsf(v)));
+      hw_usc_simd_write16(s, o->value + k, l, hw_usc_f32_to_f16(uif(v)));
    else
       hw_usc_simd_write32(s, o->value + k, l, v);
 }
@@ -165,7 +149,7 @@ hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t exe
          for (unsigned k = 0; k < (d->count ? d->count : 1); k++) {
             float v = cf_val[I->value + k][l];
             /* our "plane" for perspective inputs holds value * (1/w) */
-            put_reg(s, d, k, l, fbits(v / w));
+            put_reg(s, d, k, l, fui(v / w));
          }
       }
       return HW_USC_OK;
@@ -177,7 +161,7 @@ hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t exe
             continue;
          put_reg(s, d, 0, l, 0);
          put_reg(s, d, 1, l, 0);
-         put_reg(s, d, 2, l, fbits(cf_val[I->value][l]));
+         put_reg(s, d, 2, l, fui(cf_val[I->value][l]));
       }
       return HW_USC_OK;
    }
@@ -194,10 +178,10 @@ hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t exe
             if (!(mask >> c & 1))
                continue;
             if (load) {
-               hw_usc_simd_write32(s, R->value + k, l, fbits(tile[c][l]));
+               hw_usc_simd_write32(s, R->value + k, l, fui(tile[c][l]));
             } else if (coverage[l]) {
                /* u8norm: clamp and quantise as the tilebuffer does */
-               float v = bitsf(hw_usc_simd_read32(s, R->value + k, l));
+               float v = uif(hw_usc_simd_read32(s, R->value + k, l));
                v = v != v ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
                tile[c][l] = roundf(v * 255.0f) / 255.0f;
                tile_written[l] = true;
@@ -224,7 +208,7 @@ hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t exe
       const struct agx_operand *T = &in->operands[1];
       for (unsigned l = 0; l < LANES; l++)
          if (exec >> l & 1)
-            zs_depth[l] = bitsf(hw_usc_simd_read32(s, T->value / 2, l));
+            zs_depth[l] = uif(hw_usc_simd_read32(s, T->value / 2, l));
       return HW_USC_OK;
    }
    case AGX_OP_WAIT_PIX:
@@ -265,19 +249,19 @@ hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t exe
       for (unsigned l = 0; l < LANES; l++) {
          if (!(exec >> l & 1))
             continue;
-         float st[3] = { bitsf(hw_usc_simd_read32(s, C->value, l)),
-                         bitsf(hw_usc_simd_read32(s, C->value + 1, l)),
-                         n == 6 ? bitsf(hw_usc_simd_read32(s, C->value + 2, l)) : 0 };
+         float st[3] = { uif(hw_usc_simd_read32(s, C->value, l)),
+                         uif(hw_usc_simd_read32(s, C->value + 1, l)),
+                         n == 6 ? uif(hw_usc_simd_read32(s, C->value + 2, l)) : 0 };
          float lv = 0;
          if (lod && D->type == AGX_OPERAND_REG)
             lv = hw_usc_f16_to_f32(hw_usc_simd_read16(s, D->value, l));
          float t[4] = { st[0], st[1], n == 6 ? st[2] : (float)T->value + (float)S->value / 16.0f, lv };
          if (compare && O)   /* text operand; imm = first half register */
-            t[0] = bitsf(hw_usc_simd_read32(s, (unsigned)(O->imm >> 1), l));
+            t[0] = uif(hw_usc_simd_read32(s, (unsigned)(O->imm >> 1), l));
          unsigned k = 0;
          for (unsigned c = 0; c < 4; c++)
             if (mask >> c & 1)
-               hw_usc_simd_write32(s, R->value + k++, l, fbits(t[c]));
+               hw_usc_simd_write32(s, R->value + k++, l, fui(t[c]));
       }
       return HW_USC_OK;
    }
@@ -444,7 +428,7 @@ key_attr(union tc_key *k, unsigned i, enum pipe_format f, unsigned off, unsigned
 static float
 out_f(unsigned slot, unsigned lane)
 {
-   return bitsf(vs_out[slot][lane]);
+   return uif(vs_out[slot][lane]);
 }
 
 static bool
@@ -718,7 +702,7 @@ test_uniforms(void)
    for (unsigned i = 0; i < 2048; i++)
       cb[i] = (float)i * 0.5f + 0.25f;
    for (unsigned i = 0; i < TC_MAX_PUSH_WORDS; i++)
-      uni[TC_U_PUSH + i] = fbits(cb[i]);
+      uni[TC_U_PUSH + i] = fui(cb[i]);
    struct tc_shader_binary bin;
    bool ok = compile(b.shader, &key, &bin) && run_binary(&bin, true);
    if (ok) {
@@ -779,7 +763,7 @@ test_vertex_transform(void)
    for (unsigned i = 0; i < 16; i++)
       m[i] = (float)((i * 7) % 5) - 1.5f;
    for (unsigned i = 0; i < 16; i++)
-      uni[TC_U_PUSH + i] = fbits(m[i]);
+      uni[TC_U_PUSH + i] = fui(m[i]);
    memcpy(usc_test_mem + CBUF_OFF, m, sizeof(m));
    float P[LANES][3];
    uint8_t C[LANES][4];
@@ -1093,7 +1077,7 @@ test_fragment(bool blend)
       key.fs.blend[0].alpha_src_factor = PIPE_BLENDFACTOR_ONE;
       key.fs.blend[0].alpha_dst_factor = PIPE_BLENDFACTOR_CONST_ALPHA;
       key.fs.blend[0].colormask = 0xb;   /* no blue */
-      uni[TC_U_BLEND_CONST + 3] = fbits(0.5f);
+      uni[TC_U_BLEND_CONST + 3] = fui(0.5f);
    }
    struct tc_shader_binary bin;
    fs_mode = true;

@@ -183,21 +183,10 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
       uint8_t w[8];
       if (!hwr_read(j, m, va, w, 1))
          return false;
-      unsigned len;
-      switch (w[0]) {
-      case AGX_USC_CONTROL_UNIFORM: case AGX_USC_CONTROL_UNIFORM_HIGH:
-      case AGX_USC_CONTROL_TEXTURE: case AGX_USC_CONTROL_SAMPLER:
-      case AGX_USC_CONTROL_PRESHADER:
-         len = 8; break;
-      case AGX_USC_CONTROL_SHADER: len = 6; break;
-      case AGX_USC_CONTROL_NO_PRESHADER: len = 2; break;
-      case AGX_USC_CONTROL_SHARED: case AGX_USC_CONTROL_REGISTERS:
-      case AGX_USC_CONTROL_FRAGMENT_PROPERTIES:
-         len = 4; break;
-      default:
+      unsigned len = agx_usc_control_length(w[0]);
+      if (!len)
          return hwr_fail(j, "USC word 0x%02x at 0x%llx is unknown", w[0],
                          (unsigned long long)va);
-      }
       if (!hwr_read(j, m, va, w, len))
          return false;
       switch (w[0]) {

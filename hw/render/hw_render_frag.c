@@ -15,6 +15,7 @@
 #include "hw/render/hw_render_priv.h"
 #include "hw/render/hw_render_tex.h"
 #include "hw/tex/hw_tex_layout.h"
+#include "tessera/float_bits.h"
 
 /* Sample positions in 1/256 pixel from the pixel's top-left corner. */
 static const uint16_t sample_pos[3][4][2] = {
@@ -212,22 +213,6 @@ put(struct hw_usc_simd *s, const struct agx_operand *o, unsigned k, unsigned l,
    }
 }
 
-static uint32_t
-f2u(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
-
-static float
-u2f(uint32_t u)
-{
-   float f;
-   memcpy(&f, &u, 4);
-   return f;
-}
-
 static unsigned
 cf_index(const struct agx_operand *o)
 {
@@ -274,12 +259,12 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          if (J)
             v = v / jw;
          if (!rows)
-            put(s, d, k, l, f2u(v));
+            put(s, d, k, l, tessera_fui(v));
          else if (d->size == 16)
             row[k][l] = (row[k][l] & ~(0xffffu << sh[k])) |
                         (uint32_t)hw_usc_f32_to_f16(v) << sh[k];
          else
-            row[k][l] = f2u(v);
+            row[k][l] = tessera_fui(v);
       }
    }
    return HW_USC_OK;
@@ -298,7 +283,7 @@ op_ldcf(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          unsigned c = cf_index(I) + k / 3;
          if (!r->p || c >= r->p->ncf)
             return HW_USC_OUT_OF_BOUNDS;
-         put(s, d, k, l, f2u(r->p->cf[c][k % 3]));
+         put(s, d, k, l, tessera_fui(r->p->cf[c][k % 3]));
       }
    }
    return HW_USC_OK;
@@ -444,7 +429,7 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
          /* The zs operand names 16-bit halves: the depth is the 32-bit
           * register holding halves T, T+1. Like any fragment depth it is
           * clamped to the buffer's [0, 1]. */
-         float zv = u2f(hw_usc_simd_read32(s, T->value / 2, l));
+         float zv = tessera_uif(hw_usc_simd_read32(s, T->value / 2, l));
          zv = fminf(fmaxf(zv, 0.0f), 1.0f);
          r->zout[l] = zv;
          r->zset |= 1u << l;
@@ -670,7 +655,7 @@ setup_cf(struct tile *t, struct prim *p)
          }
          case AGX_CF_SOURCE_PRIMITIVE_ID:
             out[0] = out[1] = 0;
-            out[2] = u2f(p->h.primitive_id);
+            out[2] = tessera_uif(p->h.primitive_id);
             break;
          default:
             if (slot >= p->h.varyings)
@@ -1371,7 +1356,7 @@ render_tile(struct tile *t)
    const struct agx_fw_render_payload *pl = t->j.pl;
    unsigned n = fp->uw * fp->uh * fp->samples;
    memset(t->tb, 0, t->tb_size);
-   float zc = u2f(pl->isp_bg_obj_depth);
+   float zc = tessera_uif(pl->isp_bg_obj_depth);
    for (unsigned i = 0; i < n; i++) {
       t->z[i] = zc;
       t->s[i] = (uint8_t)pl->isp_bg_obj_vals;

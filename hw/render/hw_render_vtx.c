@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hw/render/hw_render_priv.h"
+#include "tessera/float_bits.h"
 
 #define VDM_MAX_BLOCKS (1u << 22)   /* watchdog on looping streams */
 #define VDM_CALL_DEPTH 16
@@ -407,14 +408,6 @@ uvs_user_slots(const struct vctx *v)
    return v->outputs >= 4 + tail ? v->outputs - 4 - tail : 0;
 }
 
-static float
-u2f(uint32_t u)
-{
-   float f;
-   memcpy(&f, &u, 4);
-   return f;
-}
-
 /* Signed distance of a vertex to clip plane k (>= 0 inside). */
 static float
 plane_dist(const struct vctx *v, const struct cvert *p, unsigned k)
@@ -622,7 +615,7 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    struct cvert cv[3 + 7 + 16 + 4], tmp[3 + 7 + 16 + 4];
    for (unsigned i = 0; i < nv; i++)
       for (unsigned s = 0; s < v->outputs; s++)
-         cv[i].c[s] = u2f(out[idx[i]][s]);
+         cv[i].c[s] = tessera_uif(out[idx[i]][s]);
    if (v->st.cull.rasterizer_discard) {
       v->stats.culled++;
       return true;

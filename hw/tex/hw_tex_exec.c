@@ -28,6 +28,7 @@
 
 #include "cmdstream/agx_pack.h"
 #include "hw/tex/hw_tex.h"
+#include "tessera/float_bits.h"
 
 /* Coordinates and extra (array/sample) slots per tex_type. */
 static const uint8_t tex_sizes[9][2] = {
@@ -106,22 +107,6 @@ uniform16(struct exec *e, unsigned half)
 {
    uint32_t w = hw_usc_simd_uniform32(e->simd, (half >> 1) & 0xff);
    return (uint16_t)(half & 1 ? w >> 16 : w);
-}
-
-static float
-u2f(uint32_t u)
-{
-   float f;
-   memcpy(&f, &u, 4);
-   return f;
-}
-
-static uint32_t
-f2u(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
 }
 
 static enum hw_usc_status
@@ -279,7 +264,7 @@ read_coords(struct exec *e, unsigned dim, unsigned lane, struct raw_coords *rc)
 static float
 coord_float(const struct raw_coords *rc, unsigned i)
 {
-   return rc->half ? hw_tex_half_to_float((uint16_t)rc->c[i]) : u2f(rc->c[i]);
+   return rc->half ? hw_tex_half_to_float((uint16_t)rc->c[i]) : tessera_uif(rc->c[i]);
 }
 
 static int32_t
@@ -415,7 +400,7 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
          struct hw_tex_coord c = hc[l];
          unsigned half = o_half;
          if (compare) {
-            c.ref = u2f(rd32(e, half >> 1, l));
+            c.ref = tessera_uif(rd32(e, half >> 1, l));
             half += 2;
          }
          if (has_offset) {
@@ -442,11 +427,11 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
          } else {
             /* gradients, interleaved x/y per axis */
             for (unsigned a = 0; a < naxes; a++) {
-               lod.ddx[a] = u2f(rd32(e, D->value + 2 * a, l));
-               lod.ddy[a] = u2f(rd32(e, D->value + 2 * a + 1, l));
+               lod.ddx[a] = tessera_uif(rd32(e, D->value + 2 * a, l));
+               lod.ddy[a] = tessera_uif(rd32(e, D->value + 2 * a + 1, l));
             }
             if (lod_mode == 12)
-               lod.min_lod = u2f(rd32(e, D->value + 2 * naxes, l));
+               lod.min_lod = tessera_uif(rd32(e, D->value + 2 * naxes, l));
          }
          struct hw_tex_sample_req req = {
             .op = query ? HW_TEX_OP_QUERY_LOD : (q6 & 2) ? HW_TEX_OP_GATHER : HW_TEX_OP_SAMPLE,
@@ -508,7 +493,7 @@ exec_image_write(struct exec *e, uint32_t exec_mask)
          } else {
             uint16_t h = rd16(e, R->value + c, l);
             if (e->image.fmt.cls == HW_TEX_CLASS_FLOAT)
-               v.u[c] = f2u(hw_tex_half_to_float(h));
+               v.u[c] = tessera_fui(hw_tex_half_to_float(h));
             else if (e->image.fmt.cls == HW_TEX_CLASS_SINT)
                v.i[c] = (int16_t)h;
             else

@@ -9,24 +9,9 @@
 
 #include "cmdstream/agx_pack.h"
 #include "hw/tex/hw_tex_format.h"
+#include "tessera/float_bits.h"
 
 /* ---- scalar helpers ---------------------------------------------------- */
-
-static float
-u2f(uint32_t u)
-{
-   float f;
-   memcpy(&f, &u, 4);
-   return f;
-}
-
-static uint32_t
-f2u(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
 
 static double
 round_mode(double v, bool rtz)
@@ -322,21 +307,21 @@ decode_comp(const struct hw_tex_format *fmt, unsigned c, uint32_t raw)
    case AGX_TEXTURE_TYPE_UNORM: {
       if (bits == 8) {
          pthread_once(&table_once, table_init);
-         return f2u(fmt->srgb && c < 3 ? srgb8_table[raw & 0xff] : unorm8_table[raw & 0xff]);
+         return tessera_fui(fmt->srgb && c < 3 ? srgb8_table[raw & 0xff] : unorm8_table[raw & 0xff]);
       }
       float f = hw_tex_unorm_to_float(raw, bits);
       if (fmt->srgb && c < 3)
          f = hw_tex_srgb_to_linear(f);
-      return f2u(f);
+      return tessera_fui(f);
    }
    case AGX_TEXTURE_TYPE_SNORM:
-      return f2u(hw_tex_snorm_to_float(raw, bits));
+      return tessera_fui(hw_tex_snorm_to_float(raw, bits));
    case AGX_TEXTURE_TYPE_UINT:
       return raw;
    case AGX_TEXTURE_TYPE_SINT:
       return bits >= 32 ? raw : (uint32_t)((int32_t)(raw << (32 - bits)) >> (32 - bits));
    default: /* float */
-      return bits == 16 ? f2u(hw_tex_half_to_float((uint16_t)raw)) : raw;
+      return bits == 16 ? tessera_fui(hw_tex_half_to_float((uint16_t)raw)) : raw;
    }
 }
 
@@ -347,18 +332,18 @@ encode_comp(const struct hw_tex_format *fmt, unsigned c, uint32_t v, bool rtz)
    uint32_t mask = bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
    switch (fmt->type) {
    case AGX_TEXTURE_TYPE_UNORM: {
-      float f = u2f(v);
+      float f = tessera_uif(v);
       if (fmt->srgb && c < 3)
          f = hw_tex_linear_to_srgb(f);
       return hw_tex_float_to_unorm(f, bits, rtz);
    }
    case AGX_TEXTURE_TYPE_SNORM:
-      return hw_tex_float_to_snorm(u2f(v), bits, rtz);
+      return hw_tex_float_to_snorm(tessera_uif(v), bits, rtz);
    case AGX_TEXTURE_TYPE_UINT:
    case AGX_TEXTURE_TYPE_SINT:
       return v & mask;
    default:
-      return bits == 16 ? hw_tex_float_to_half(u2f(v), rtz) : v;
+      return bits == 16 ? hw_tex_float_to_half(tessera_uif(v), rtz) : v;
    }
 }
 

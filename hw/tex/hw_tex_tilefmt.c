@@ -12,22 +12,7 @@
 
 #include "hw/tex/hw_tex.h"
 #include "hw/usc/hw_usc.h"
-
-static inline uint32_t
-f2u(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
-
-static inline float
-u2f(uint32_t u)
-{
-   float f;
-   memcpy(&f, &u, 4);
-   return f;
-}
+#include "tessera/float_bits.h"
 
 bool
 hw_tex_tile_fmt_bytes(unsigned f, unsigned *bytes)
@@ -73,12 +58,12 @@ srgb_dec(float c)
 void
 hw_tex_tile_store_comp(unsigned f, unsigned comp, uint8_t *dst, uint32_t reg, bool r16)
 {
-   float fv = r16 ? hw_usc_f16_to_f32((uint16_t)reg) : u2f(reg);
+   float fv = r16 ? hw_usc_f16_to_f32((uint16_t)reg) : tessera_uif(reg);
    switch (f) {
    case 0: dst[0] = (uint8_t)reg; break;
    case 1: { uint16_t v = (uint16_t)reg; memcpy(dst, &v, 2); break; }
    case 2: memcpy(dst, &reg, 4); break;
-   case 3: { uint16_t v = r16 ? (uint16_t)reg : hw_usc_f32_to_f16(u2f(reg)); memcpy(dst, &v, 2); break; }
+   case 3: { uint16_t v = r16 ? (uint16_t)reg : hw_usc_f32_to_f16(tessera_uif(reg)); memcpy(dst, &v, 2); break; }
    case 4: dst[0] = (uint8_t)rint_small(hw_tex_clampf(fv, 0, 1) * 255.0f); break;
    case 5: dst[0] = (uint8_t)(int8_t)rint_small(hw_tex_clampf(fv, -1, 1) * 127.0f); break;
    case 6: { uint16_t v = (uint16_t)rint_small(hw_tex_clampf(fv, 0, 1) * 65535.0f); memcpy(dst, &v, 2); break; }
@@ -106,7 +91,7 @@ hw_tex_tile_load_comp(unsigned f, unsigned comp, const uint8_t *src, bool r16)
    case 0: return src[0];
    case 1: { uint16_t v; memcpy(&v, src, 2); return v; }
    case 2: { uint32_t v; memcpy(&v, src, 4); return v; }
-   case 3: { uint16_t v; memcpy(&v, src, 2); return r16 ? v : f2u(hw_usc_f16_to_f32(v)); }
+   case 3: { uint16_t v; memcpy(&v, src, 2); return r16 ? v : tessera_fui(hw_usc_f16_to_f32(v)); }
    case 4: fv = src[0] / 255.0f; break;
    case 5: fv = fmaxf((int8_t)src[0] / 127.0f, -1.0f); break;
    case 6: { uint16_t v; memcpy(&v, src, 2); fv = v / 65535.0f; break; }
@@ -121,5 +106,5 @@ hw_tex_tile_load_comp(unsigned f, unsigned comp, const uint8_t *src, bool r16)
    }
    default: return 0;
    }
-   return r16 ? hw_usc_f32_to_f16(fv) : f2u(fv);
+   return r16 ? hw_usc_f32_to_f16(fv) : tessera_fui(fv);
 }

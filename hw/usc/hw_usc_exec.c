@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hw/usc/hw_usc_internal.h"
+#include "tessera/float_bits.h"
 
 int usc_find_record(const struct hw_usc_shader *s, int64_t off);
 
@@ -115,11 +116,9 @@ rd_int(const struct hw_usc_simd *s, const struct usc_src *src, int64_t out[USC_W
 static inline float
 lane_f32(uint32_t bits)
 {
-   float f;
    if (!(bits & 0x7f800000u))
       bits = usc_ftz32(bits);
-   memcpy(&f, &bits, 4);
-   return f;
+   return tessera_uif(bits);
 }
 
 /* fp32 result -> register bits without saturation: normal numbers and
@@ -128,8 +127,7 @@ lane_f32(uint32_t bits)
 static inline uint32_t
 lane_store_f32(float r)
 {
-   uint32_t b;
-   memcpy(&b, &r, 4);
+   const uint32_t b = tessera_fui(r);
    const uint32_t e = b & 0x7f800000u;
    if (e != 0 && (e != 0x7f800000u || !(b & 0x007fffffu)))
       return b;
@@ -140,7 +138,7 @@ static inline float
 src_float_of(const struct usc_src *src, uint64_t v)
 {
    if (src->kind == SRC_FIMM)
-      return usc_f32((uint32_t)v);
+      return tessera_uif((uint32_t)v);
    if (src_bits(src) == 16)
       return hw_usc_f16_to_f32((uint16_t)v);
    return lane_f32((uint32_t)v);
@@ -192,7 +190,7 @@ wr_f32res(struct hw_usc_simd *s, const struct usc_dst *d, unsigned l, float r, b
 {
    uint32_t b = usc_store_f32((double)r, sat);
    if (d->size == 16)
-      usc_wr16(s, d->idx, l, usc_store_f16((double)usc_f32(b), false));
+      usc_wr16(s, d->idx, l, usc_store_f16((double)tessera_uif(b), false));
    else
       wr_lane(s, d, l, b);
 }
@@ -389,11 +387,11 @@ convert_lane(const struct usc_inst *in, uint64_t raw, unsigned sbits)
       float f = (float)v;
       if (rtz && fabs((double)f) > fabs(v))
          f = nextafterf(f, 0.0f);
-      return usc_bits(f);
+      return tessera_fui(f);
    }
    /* float -> integer, saturating; NaN -> 0 */
    double f = sbits == 16 ? (double)hw_usc_f16_to_f32((uint16_t)raw)
-                          : (double)usc_f32(usc_ftz32((uint32_t)raw));
+                          : (double)tessera_uif(usc_ftz32((uint32_t)raw));
    if (isnan(f))
       return 0;
    f = rtz ? trunc(f) : nearbyint(f);
@@ -470,7 +468,7 @@ fround(double v, unsigned bits)
 {
    if (bits == 16)
       return hw_usc_f16_to_f32(usc_store_f16(v, false));
-   return usc_f32(usc_store_f32(v, false));
+   return tessera_uif(usc_store_f32(v, false));
 }
 
 static void
@@ -515,7 +513,7 @@ exec_reduce(struct hw_usc_simd *s, const struct usc_inst *in, uint32_t ex)
          uint64_t v = A[l] & mask;
          if (fl) {
             double f = bits == 16 ? (double)hw_usc_f16_to_f32((uint16_t)v)
-                                  : (double)usc_f32(usc_ftz32((uint32_t)v));
+                                  : (double)tessera_uif(usc_ftz32((uint32_t)v));
             if (!have)
                facc = f;
             else {

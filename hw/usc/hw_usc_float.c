@@ -10,22 +10,7 @@
 #include <string.h>
 
 #include "hw/usc/hw_usc_internal.h"
-
-float
-usc_f32(uint32_t bits)
-{
-   float f;
-   memcpy(&f, &bits, 4);
-   return f;
-}
-
-uint32_t
-usc_bits(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
+#include "tessera/float_bits.h"
 
 static uint64_t
 dbits(double d)
@@ -56,13 +41,13 @@ hw_usc_f16_to_f32(uint16_t h)
    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
    uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
    if (e == 0x1f)
-      return usc_f32(sign | 0x7f800000u | (m << 13));
+      return tessera_uif(sign | 0x7f800000u | (m << 13));
    if (e == 0) {
       /* denormal: m * 2^-24, exact in float */
       float f = (float)m * 0x1p-24f;
       return sign ? -f : f;
    }
-   return usc_f32(sign | ((e + 112) << 23) | (m << 13));
+   return tessera_uif(sign | ((e + 112) << 23) | (m << 13));
 }
 
 /*
@@ -142,9 +127,9 @@ usc_store_f32(double v, bool sat)
 {
    if (isnan(v))
       return sat ? 0 : 0x7fc00000u;
-   uint32_t b = usc_ftz32(usc_bits((float)v));
+   uint32_t b = usc_ftz32(tessera_fui((float)v));
    if (sat)
-      b = usc_bits((float)saturate((double)usc_f32(b)));
+      b = tessera_fui((float)saturate((double)tessera_uif(b)));
    return b;
 }
 

@@ -177,8 +177,6 @@ void usc_flush_pending(struct hw_usc_simd *s, int slot);
 
 /* hw_usc_float.c */
 uint32_t usc_ftz32(uint32_t bits);
-float usc_f32(uint32_t bits);
-uint32_t usc_bits(float f);
 uint32_t usc_store_f32(double v, bool sat);        /* round, FTZ, NaN, sat */
 uint16_t usc_store_f16(double v, bool sat);
 double usc_funary(enum usc_funary op, double x);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hw/usc/hw_usc_internal.h"
+#include "tessera/float_bits.h"
 
 enum {
    F_I8 = 0, F_I16 = 1, F_I32 = 2, F_F16 = 3, F_UNORM8 = 4, F_SNORM8 = 5,
@@ -67,7 +68,7 @@ static double
 reg_to_float(uint32_t v, unsigned size)
 {
    return size == 16 ? (double)hw_usc_f16_to_f32((uint16_t)v)
-                     : (double)usc_f32(usc_ftz32(v));
+                     : (double)tessera_uif(usc_ftz32(v));
 }
 
 /* Unpacks one loaded element (or component n of a packed word). */

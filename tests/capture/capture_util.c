@@ -18,6 +18,7 @@
 #include "capture_util.h"
 #include "cmdstream/agx_pack.h"
 #include "cmdstream/isa/agx_isa.h"
+#include "tessera/float_bits.h"
 
 void tessera_capture_frame(const char *label) __attribute__((weak));
 
@@ -198,14 +199,6 @@ cu_alloc(struct cu_dev *d, uint64_t size, void **cpu)
    return d->heap_va + off;
 }
 
-static uint32_t
-f2u(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
-
 void
 cu_saxpy_init(struct cu_dev *d, struct cu_saxpy *s, uint32_t n)
 {
@@ -222,7 +215,7 @@ cu_saxpy_init(struct cu_dev *d, struct cu_saxpy *s, uint32_t n)
    s->uc[1] = (uint32_t)(s->x >> 32);
    s->uc[2] = (uint32_t)s->y;
    s->uc[3] = (uint32_t)(s->y >> 32);
-   s->uc[4] = f2u(1.0f);
+   s->uc[4] = tessera_fui(1.0f);
    uint8_t code[512];
    size_t len;
    char err[256];
@@ -300,7 +293,7 @@ int
 cu_saxpy_submit(struct cu_dev *d, struct cu_saxpy *s, uint32_t queue, float a, uint32_t out,
                 unsigned ts_slot)
 {
-   s->uc[4] = f2u(a);
+   s->uc[4] = tessera_fui(a);
    struct drm_asahi_cmd_compute c = {
       .cdm_ctrl_stream_base = s->stream, .cdm_ctrl_stream_end = s->stream_end,
       .ts = { .start = { d->ts_obj, ts_slot * 16 }, .end = { d->ts_obj, ts_slot * 16 + 8 } },

@@ -35,6 +35,7 @@
 #include "cmdstream/isa/agx_isa.h"
 #include "drm-uapi/asahi_drm.h"
 #include "kernel/asahi_model.h"
+#include "tessera/float_bits.h"
 
 #define PAGE 16384ull
 
@@ -430,14 +431,6 @@ usc_off(uint64_t va)
 }
 
 static uint32_t
-f2u(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
-
-static uint32_t
 queue_create_usc(uint32_t vm)
 {
    struct drm_asahi_queue_create q = {
@@ -513,7 +506,7 @@ saxpy_build(struct arena *a, struct saxpy *k, unsigned n, float alpha, uint64_t 
    k->ycpu = y;
    uint64_t xv = x_override ? x_override : k->x;
    uint32_t u[5] = { (uint32_t)xv, (uint32_t)(xv >> 32), (uint32_t)k->y,
-                     (uint32_t)(k->y >> 32), f2u(alpha) };
+                     (uint32_t)(k->y >> 32), tessera_fui(alpha) };
    uint64_t ub = a_put(a, u, sizeof(u), 16);
    uint64_t code = a_shader(a, saxpy_src);
 
@@ -558,7 +551,7 @@ static void
 saxpy_check(const struct saxpy *k)
 {
    for (unsigned i = 0; i < k->n; i++)
-      if (f2u(k->ycpu[i]) != f2u(k->ref[i]))
+      if (tessera_fui(k->ycpu[i]) != tessera_fui(k->ref[i]))
          fail_msg("y[%u] = %a, expected %a", i, (double)k->ycpu[i], (double)k->ref[i]);
 }
 
@@ -835,7 +828,7 @@ rscene_cmd(struct rscene *s)
       .vdm_ctrl_stream_base = a_put(&s->a, s->vdm, s->vdm_len, 64),
       .bg = { s->bg, 0 }, .eot = { s->eot, 0 },
       .partial_bg = { s->pbg, 0 }, .partial_eot = { s->peot, 0 },
-      .isp_bgobjdepth = f2u(1.0f),
+      .isp_bgobjdepth = tessera_fui(1.0f),
    };
    return r;
 }

@@ -1,8 +1,8 @@
 /*
  * Unit tests of the capture layer's process-independent parts: options
- * from the environment, ranges and signals, trace naming, the VM mapping
- * list (bind/replace/split as the kernel does) and command-buffer
- * timestamp scanning.
+ * from the environment, ranges and signals, trace naming and command-buffer
+ * timestamp scanning. The VM mapping list and the shader index the layer
+ * uses are tested with uapi/ (test_uapi_vm_map, test_uapi_shaders).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,7 +15,6 @@
 #include <cmocka.h>
 
 #include "capture/capture.h"
-#include "cmdstream/agx_pack.h"
 
 /* ------------------------------------------------------------- options */
 
@@ -143,75 +142,6 @@ test_naming(void **state)
    assert_false(cap_trace_path("a-very-long-name-that-does-not-fit.tsr", 123456, false, p, 20));
 }
 
-/* ------------------------------------------------------------ VM maps */
-
-static struct drm_asahi_gem_bind_op
-op(uint32_t flags, uint32_t handle, uint64_t offset, uint64_t range, uint64_t addr)
-{
-   return (struct drm_asahi_gem_bind_op){ flags, handle, offset, range, addr };
-}
-
-static void
-expect_map(const struct cap_vm_map *m, unsigned n, const struct cap_mapping *want)
-{
-   assert_int_equal(m->count, n);
-   for (unsigned i = 0; i < n; i++) {
-      assert_int_equal(m->m[i].addr, want[i].addr);
-      assert_int_equal(m->m[i].range, want[i].range);
-      assert_int_equal(m->m[i].handle, want[i].handle);
-      assert_int_equal(m->m[i].offset, want[i].offset);
-      assert_int_equal(m->m[i].flags, want[i].flags);
-   }
-}
-
-#define RW (DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE)
-#define K 0x4000ull
-
-static void
-test_vm_map(void **state)
-{
-   (void)state;
-   struct cap_vm_map m = { 0 };
-   struct drm_asahi_gem_bind_op o = op(RW, 1, 0, 8 * K, 0x100000);
-   assert_int_equal(cap_vm_map_apply(&m, &o), 0);
-   o = op(DRM_ASAHI_BIND_READ, 2, 0, 2 * K, 0x200000);
-   assert_int_equal(cap_vm_map_apply(&m, &o), 0);
-   expect_map(&m, 2, (struct cap_mapping[]){ { 0x100000, 8 * K, 1, RW, 0 },
-                                             { 0x200000, 2 * K, 2, DRM_ASAHI_BIND_READ, 0 } });
-   /* unbinding the middle splits object 1's mapping; the tail keeps its offset */
-   o = op(DRM_ASAHI_BIND_UNBIND, 0, 0, 2 * K, 0x100000 + 3 * K);
-   assert_int_equal(cap_vm_map_apply(&m, &o), 0);
-   expect_map(&m, 3, (struct cap_mapping[]){ { 0x100000, 3 * K, 1, RW, 0 },
-                                             { 0x100000 + 5 * K, 3 * K, 1, RW, 5 * K },
-                                             { 0x200000, 2 * K, 2, DRM_ASAHI_BIND_READ, 0 } });
-   /* binding across both pieces replaces the overlapped parts */
-   o = op(RW, 3, K, 4 * K, 0x100000 + 2 * K);
-   assert_int_equal(cap_vm_map_apply(&m, &o), 0);
-   expect_map(&m, 4, (struct cap_mapping[]){ { 0x100000, 2 * K, 1, RW, 0 },
-                                             { 0x100000 + 2 * K, 4 * K, 3, RW, K },
-                                             { 0x100000 + 6 * K, 2 * K, 1, RW, 6 * K },
-                                             { 0x200000, 2 * K, 2, DRM_ASAHI_BIND_READ, 0 } });
-   /* a single-page mapping's tail keeps the repeated page */
-   o = op(RW | DRM_ASAHI_BIND_SINGLE_PAGE, 4, 3 * K, 4 * K, 0x300000);
-   assert_int_equal(cap_vm_map_apply(&m, &o), 0);
-   o = op(DRM_ASAHI_BIND_UNBIND, 0, 0, K, 0x300000 + K);
-   assert_int_equal(cap_vm_map_apply(&m, &o), 0);
-   assert_int_equal(m.count, 6);
-   assert_int_equal(m.m[5].addr, 0x300000 + 2 * K);
-   assert_int_equal(m.m[5].offset, 3 * K);
-   /* closing object 1 drops both of its pieces */
-   cap_vm_map_drop_handle(&m, 1);
-   assert_int_equal(m.count, 4);
-   for (size_t i = 0; i < m.count; i++)
-      assert_int_not_equal(m.m[i].handle, 1);
-   /* unbinding everything */
-   o = op(DRM_ASAHI_BIND_UNBIND, 0, 0, 0x400000, 0);
-   assert_int_equal(cap_vm_map_apply(&m, &o), 0);
-   assert_int_equal(m.count, 0);
-   cap_vm_map_free(&m);
-   assert_null(m.m);
-}
-
 /* ------------------------------------------------------------ cmdbufs */
 
 static size_t
@@ -258,98 +188,6 @@ test_cmdbuf(void **state)
    assert_int_equal(cmds, 0);
 }
 
-/* Shader indexing of a command buffer: the uAPI-named programs (bg, eot,
- * helpers) next to the streams, each VA once per submission, sizes by
- * decoding, and the cache. */
-#define SH_BASE 0x1000000ull
-
-static size_t
-sh_read(void *ctx, uint64_t va, void *dst, size_t size)
-{
-   const uint8_t *img = ctx;
-   if (va < SH_BASE || va >= SH_BASE + 0x400)
-      return 0;
-   size_t off = (size_t)(va - SH_BASE), n = 0x400 - off < size ? 0x400 - off : size;
-   memcpy(dst, img + off, n);
-   return n;
-}
-
-static void
-test_shaders(void **state)
-{
-   (void)state;
-   static uint8_t img[0x400];
-   memset(img, 0, sizeof(img));
-   /* code: a lone stop at 0x100; at 0x180 a 4-byte wait then stop */
-   img[0x100] = 0x88;
-   const uint8_t wait_stop[] = { 0x38, 0x00, 0x88, 0x00 };
-   memcpy(img + 0x180, wait_stop, sizeof(wait_stop));
-   /* the bg pipeline at 0x80 names the code at 0x180 */
-   agx_pack(img + 0x80, USC_SHADER, c) { c.code = 0x180; }
-   agx_pack(img + 0x80 + AGX_USC_SHADER_LENGTH, USC_NO_PRESHADER, c) { (void)c; }
-   /* both streams only terminate */
-   agx_pack(img + 0x200, VDM_STREAM_TERMINATE, t) { (void)t; }
-   agx_pack(img + 0x300, CDM_STREAM_TERMINATE, t) { (void)t; }
-
-   uint8_t buf[2 * sizeof(struct drm_asahi_cmd_header) + sizeof(struct drm_asahi_cmd_render) +
-               sizeof(struct drm_asahi_cmd_compute)];
-   size_t pos = 0;
-   struct drm_asahi_cmd_header h = { .cmd_type = DRM_ASAHI_CMD_RENDER,
-                                     .size = sizeof(struct drm_asahi_cmd_render) };
-   struct drm_asahi_cmd_render r = { .vdm_ctrl_stream_base = SH_BASE + 0x200 };
-   r.bg.usc = 0x80 | 1;               /* tag bit */
-   r.vertex_helper.binary = 0x100 | 1;
-   memcpy(buf + pos, &h, sizeof(h)), pos += sizeof(h);
-   memcpy(buf + pos, &r, sizeof(r)), pos += sizeof(r);
-   h = (struct drm_asahi_cmd_header){ .cmd_type = DRM_ASAHI_CMD_COMPUTE,
-                                      .size = sizeof(struct drm_asahi_cmd_compute) };
-   struct drm_asahi_cmd_compute c = { .cdm_ctrl_stream_base = SH_BASE + 0x300 };
-   c.helper.binary = 0x100;           /* same helper: listed once */
-   memcpy(buf + pos, &h, sizeof(h)), pos += sizeof(h);
-   memcpy(buf + pos, &c, sizeof(c)), pos += sizeof(c);
-
-   struct cap_shader_cache cache = { 0 };
-   struct cap_shader_list l = { 0 };
-   assert_int_equal(cap_cmdbuf_shaders(buf, pos, SH_BASE, sh_read, img, &cache, &l), 0);
-   assert_int_equal(l.count, 2);
-   assert_int_equal(l.v[0].stage, TSR_STAGE_BG);
-   assert_int_equal(l.v[0].va, SH_BASE + 0x180);
-   assert_int_equal(l.v[0].size, 4);
-   struct tsr_hash want = tsr_hash_bytes(wait_stop, 4);
-   assert_memory_equal(l.v[0].hash.b, want.b, 16);
-   assert_int_equal(l.v[1].stage, TSR_STAGE_HELPER);
-   assert_int_equal(l.v[1].va, SH_BASE + 0x100);
-   assert_int_equal(l.v[1].size, 2);
-   assert_int_equal(l.v[1].cmd, 0);
-   assert_int_equal(cache.misses, 2);
-   assert_string_equal(cap_stage_name(TSR_STAGE_PARTIAL_BG), "partial-bg");
-
-   /* Again: from the cache. Then the code changes: measured again. */
-   l.count = 0;
-   assert_int_equal(cap_cmdbuf_shaders(buf, pos, SH_BASE, sh_read, img, &cache, &l), 0);
-   assert_int_equal(cache.hits, 2);
-   img[0x180] = 0x88; /* now a lone stop: 2 bytes */
-   l.count = 0;
-   assert_int_equal(cap_cmdbuf_shaders(buf, pos, SH_BASE, sh_read, img, &cache, &l), 0);
-   assert_int_equal(l.v[0].size, 2);
-   assert_int_equal(cache.misses, 3);
-
-   /* Unmapped code: listed with size 0 and a reason, counted as an error. */
-   r.bg.usc = 0;
-   r.vertex_helper.binary = 0x800;
-   memcpy(buf + sizeof(h), &r, sizeof(r));
-   l.count = 0;
-   assert_int_equal(cap_cmdbuf_shaders(buf, pos, SH_BASE, sh_read, img, &cache, &l), 1);
-   assert_int_equal(l.v[0].size, 0);
-   assert_string_equal(l.v[0].why, "code is unmapped");
-
-   /* A malformed command buffer. */
-   l.count = 0;
-   assert_int_equal(cap_cmdbuf_shaders(buf, pos - 1, SH_BASE, sh_read, img, NULL, &l), -EINVAL);
-   cap_shader_list_free(&l);
-   cap_shader_cache_free(&cache);
-}
-
 int
 main(void)
 {
@@ -357,9 +195,7 @@ main(void)
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_ranges),
       cmocka_unit_test(test_naming),
-      cmocka_unit_test(test_vm_map),
       cmocka_unit_test(test_cmdbuf),
-      cmocka_unit_test(test_shaders),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,15 +14,8 @@
 
 #include "cmdstream/agx_pack.h"
 #include "test_hw_compute_util.h"
+#include "tessera/float_bits.h"
 
-
-static uint32_t
-f2u(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
 
 /* uniform words u[0..n) preloaded from memory into u0.. */
 static void
@@ -60,7 +53,7 @@ test_saxpy(void **state)
    }
    struct tc_pipeline p = { .shader = tc_kernel(&c, 0, "saxpy"), .register_halves = 16 };
    uint32_t u[5] = { (uint32_t)xva, (uint32_t)(xva >> 32), (uint32_t)yva,
-                     (uint32_t)(yva >> 32), f2u(a) };
+                     (uint32_t)(yva >> 32), tessera_fui(a) };
    preload(&c, &p, u, 5);
    /* 1000 threads in groups of 64: 15 full groups and one of 40 (a full
     * SIMD group and one of 8 lanes). */
@@ -69,7 +62,7 @@ test_saxpy(void **state)
            (uint32_t[3]){ 64, 1, 1 }, &r);
    assert_false(r.error);
    for (unsigned i = 0; i < N; i++)
-      assert_int_equal(f2u(y[i]), f2u(ref[i]));
+      assert_int_equal(tessera_fui(y[i]), tessera_fui(ref[i]));
    struct hw_cdm_stats st;
    hw_cdm_last_stats(c.cdm, &st);
    assert_int_equal(st.launches, 1);
@@ -246,7 +239,7 @@ saxpy_pipeline(struct tc *c, unsigned vm, uint64_t x, uint64_t y, uint64_t shade
 {
    struct tc_pipeline p = { .shader = shader };
    uint32_t u[5] = { (uint32_t)x, (uint32_t)(x >> 32), (uint32_t)y,
-                     (uint32_t)(y >> 32), f2u(2.0f) };
+                     (uint32_t)(y >> 32), tessera_fui(2.0f) };
    p.uniforms[p.nuniforms++] = (struct tc_uniform){
       .size_halfs = 10, .buffer = tc_uniform_buffer(c, vm, u, 5) };
    return tc_pipeline(c, vm, &p);

@@ -17,16 +17,9 @@
 #include "cmdstream/agx_pack.h"
 #include "hw/tex/hw_tex.h"
 #include "test_hw_compute_util.h"
+#include "tessera/float_bits.h"
 
 #define UNMAPPED_VA (T_USER_VA + 0x40000000ull)
-
-static uint32_t
-f2u(float f)
-{
-   uint32_t u;
-   memcpy(&u, &f, 4);
-   return u;
-}
 
 /* Morton index: x bit i -> bit 2i, y bit i -> bit 2i + 1. */
 static uint32_t
@@ -227,7 +220,7 @@ test_sample_explicit_lod(void **state)
    float *a, *b;
    uint64_t ava = tc_alloc(&c, 0, 64 * 4, (void **)&a);
    uint64_t bva = tc_alloc(&c, 0, 64 * 4, (void **)&b);
-   uint32_t u[9] = { f2u(0.125f), 0, (uint32_t)ava, (uint32_t)(ava >> 32),
+   uint32_t u[9] = { tessera_fui(0.125f), 0, (uint32_t)ava, (uint32_t)(ava >> 32),
                      (uint32_t)bva, (uint32_t)(bva >> 32), 0, 0, 0x4000 /* u8l = 2.0 */ };
    preload(&c, &p, u, 9);
    struct tc_result r;
@@ -238,8 +231,8 @@ test_sample_explicit_lod(void **state)
       unsigned x = i & 7, y = i >> 3;
       /* level 1 is 8x8: the centre of cell (x, y) is its texel (x, y);
        * level 2 is 4x4: texel (x / 2, y / 2) */
-      assert_int_equal(f2u(a[i]), f2u((float)(1000 + y * 16 + x)));
-      assert_int_equal(f2u(b[i]), f2u((float)(2000 + (y / 2) * 16 + x / 2)));
+      assert_int_equal(tessera_fui(a[i]), tessera_fui((float)(1000 + y * 16 + x)));
+      assert_int_equal(tessera_fui(b[i]), tessera_fui((float)(2000 + (y / 2) * 16 + x / 2)));
    }
    tc_teardown(&c);
 }

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "hw/usc/hw_usc.h"
+#include "tessera/float_bits.h"
 
 #define TEST_GPU_BASE 0x100000000ull
 #define TEST_GPU_SIZE (4u << 20)
@@ -40,8 +41,6 @@ u32_at(uint32_t off)
    return v;
 }
 
-static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static float bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
 /* Registers of every SIMD group as they were at `stop`. */
 static uint32_t cap_r[HW_USC_MAX_SIMDS][HW_USC_NUM_GPRS][HW_USC_SIMD_WIDTH];
@@ -203,14 +202,14 @@ static uint32_t ref_f32(float f)
 {
    if (isnan(f))
       return 0x7fc00000u;
-   return fbits(ftz(f));
+   return tessera_fui(ftz(f));
 }
 
 static uint32_t ref_sat(float f)
 {
    if (isnan(f) || signbit(f))
       return 0;
-   return fbits(f > 1.0f ? 1.0f : ftz(f));
+   return tessera_fui(f > 1.0f ? 1.0f : ftz(f));
 }
 
 /* ---- half conversions ------------------------------------------------ */
@@ -232,7 +231,7 @@ test_half_conversions(void **state)
    for (unsigned i = 0; i < 20000; i++) {
       seed = seed * 1103515245u + 12345u;
       uint32_t b = (seed & 0x8fffffffu) | ((0x60u + (seed >> 27 & 0x1f)) << 23);
-      float f = bitsf(b);
+      float f = tessera_uif(b);
       assert_int_equal(hw_usc_f32_to_f16(f), ref_to_half(f));
    }
    assert_int_equal(hw_usc_f64_to_f16(1.0 + ldexp(1, -11), false), 0x3c00);  /* tie -> even */
@@ -476,7 +475,7 @@ test_float_alu(void **state)
    run_ok(float_shader, &o);
    for (unsigned l = 0; l < 32; l++) {
       /* fp32 sources flush denormals (applegpu Float32ToRealWrapper ftz) */
-      float a = ftz(bitsf(flt_a[l])), b = ftz(bitsf(flt_b[l]));
+      float a = ftz(tessera_uif(flt_a[l])), b = ftz(tessera_uif(flt_b[l]));
       assert_int_equal(cap_r[0][10][l], ref_f32(a + b));
       assert_int_equal(cap_r[0][11][l], ref_f32(a * b));
       assert_int_equal(cap_r[0][12][l], ref_f32(fmaf(a, b, a)));
@@ -504,15 +503,15 @@ test_float_alu(void **state)
       assert_int_equal(cap_r[0][33][l], ref_f2i(a, true, 0, 4294967295.0));
       assert_int_equal(reg16(0, 68, l), (uint16_t)ref_f2i(a, true, 0, 65535));
       assert_int_equal(reg16(0, 69, l), (uint16_t)ref_f2i(a, false, -32768, 32767));
-      assert_int_equal(cap_r[0][35][l], fbits((float)flt_a[l]));
+      assert_int_equal(cap_r[0][35][l], tessera_fui((float)flt_a[l]));
       float rz = (float)(int32_t)flt_a[l];
       if (fabs((double)rz) > fabs((double)(int32_t)flt_a[l]))
          rz = nextafterf(rz, 0);
-      assert_int_equal(cap_r[0][36][l], fbits(rz));
+      assert_int_equal(cap_r[0][36][l], tessera_fui(rz));
       assert_int_equal(reg16(0, 74, l), ref_to_half((double)(int16_t)flt_a[l]));
       assert_int_equal(reg16(0, 75, l), ref_to_half((double)(flt_a[l] & 0xff)));
       /* fp32 op into a 16-bit register: rounded to f32 (FTZ), then half */
-      float r38 = bitsf(ref_f32(a + b));
+      float r38 = tessera_uif(ref_f32(a + b));
       assert_int_equal(reg16(0, 76, l), ref_to_half(r38));
    }
    /* spot checks written out: denormal input flushed, -0 kept */
@@ -589,9 +588,9 @@ test_sfu_and_derivatives(void **state)
    (void)state;
    struct opts o;
    opts_default(&o);
-   o.uni[8] = fbits(0.5f);
-   o.uni[9] = fbits(4.0f);
-   o.uni[10] = fbits(0.0f);
+   o.uni[8] = tessera_fui(0.5f);
+   o.uni[9] = tessera_fui(4.0f);
+   o.uni[10] = tessera_fui(0.0f);
    run_ok("get_sr r1, sr52\n"
           "convert u32_to_f, r2, r1, rte\n"
           "fmul32 r3, r2, r2\n"
@@ -608,14 +607,14 @@ test_sfu_and_derivatives(void **state)
    for (unsigned l = 0; l < 32; l++) {
       float x = (float)(l | 1), x0 = (float)(l & ~1u);
       float y = (float)(l | 2), y0 = (float)(l & ~2u);
-      assert_int_equal(cap_r[0][4][l], fbits(x * x - x0 * x0));
-      assert_int_equal(cap_r[0][5][l], fbits(y * y - y0 * y0));
+      assert_int_equal(cap_r[0][4][l], tessera_fui(x * x - x0 * x0));
+      assert_int_equal(cap_r[0][5][l], tessera_fui(y * y - y0 * y0));
    }
    /* sin(0.5 quarter turn = pi/4) from sin_pt_1 * sin_pt_2 */
-   assert_true(fabsf(bitsf(cap_r[0][8][0]) - (float)sin(M_PI / 4)) < 1e-6f);
+   assert_true(fabsf(tessera_uif(cap_r[0][8][0]) - (float)sin(M_PI / 4)) < 1e-6f);
    /* sqrt(4) = rsqrt_special(4) * 4 */
-   assert_int_equal(cap_r[0][9][0], fbits(2.0f));
-   assert_int_equal(cap_r[0][11][0], fbits(0.25f));
+   assert_int_equal(cap_r[0][9][0], tessera_fui(2.0f));
+   assert_int_equal(cap_r[0][11][0], tessera_fui(0.25f));
 }
 
 /* ---- control flow ------------------------------------------------------ */
@@ -807,29 +806,29 @@ test_device_formats(void **state)
    assert_int_equal(cap_r[0][12][L], w16);   /* element 4 */
    assert_int_equal(cap_r[0][13][L], w24);   /* mask xz skips element 5 */
    for (unsigned i = 0; i < 4; i++)
-      assert_int_equal(cap_r[0][14 + i][L], fbits((float)(a[i] / 255.0)));
+      assert_int_equal(cap_r[0][14 + i][L], tessera_fui((float)(a[i] / 255.0)));
    int s8 = (int8_t)a[1];
-   assert_int_equal(cap_r[0][18][L], fbits((float)((s8 < -127 ? -127 : s8) / 127.0)));
-   assert_int_equal(cap_r[0][19][L], fbits((float)((a[4] | a[5] << 8) / 65535.0)));
+   assert_int_equal(cap_r[0][18][L], tessera_fui((float)((s8 < -127 ? -127 : s8) / 127.0)));
+   assert_int_equal(cap_r[0][19][L], tessera_fui((float)((a[4] | a[5] << 8) / 65535.0)));
    int s16 = (int16_t)(a[4] | a[5] << 8);
    assert_int_equal(reg16(0, 40, L), ref_to_half((s16 < -32767 ? -32767 : s16) / 32767.0));
-   assert_int_equal(cap_r[0][21][L], fbits(1.0f));
-   assert_int_equal(cap_r[0][22][L], fbits((float)(512 / 1023.0)));
-   assert_int_equal(cap_r[0][23][L], fbits(0.0f));
-   assert_int_equal(cap_r[0][24][L], fbits((float)(2 / 3.0)));
-   assert_int_equal(cap_r[0][25][L], fbits(1.0f));
-   assert_int_equal(cap_r[0][26][L], fbits(0.5f));
-   assert_int_equal(cap_r[0][27][L], fbits(2.0f));
-   assert_int_equal(cap_r[0][28][L], fbits(1.0f));
-   assert_int_equal(cap_r[0][29][L], fbits(0.5f));
-   assert_int_equal(cap_r[0][30][L], fbits(1.99609375f));
+   assert_int_equal(cap_r[0][21][L], tessera_fui(1.0f));
+   assert_int_equal(cap_r[0][22][L], tessera_fui((float)(512 / 1023.0)));
+   assert_int_equal(cap_r[0][23][L], tessera_fui(0.0f));
+   assert_int_equal(cap_r[0][24][L], tessera_fui((float)(2 / 3.0)));
+   assert_int_equal(cap_r[0][25][L], tessera_fui(1.0f));
+   assert_int_equal(cap_r[0][26][L], tessera_fui(0.5f));
+   assert_int_equal(cap_r[0][27][L], tessera_fui(2.0f));
+   assert_int_equal(cap_r[0][28][L], tessera_fui(1.0f));
+   assert_int_equal(cap_r[0][29][L], tessera_fui(0.5f));
+   assert_int_equal(cap_r[0][30][L], tessera_fui(1.99609375f));
    /* sRGB: the standard transfer function (docs/usc.md), alpha linear */
    for (unsigned i = 0; i < 3; i++) {
       double c = a[i] / 255.0;
       double lin = c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
-      assert_int_equal(cap_r[0][31 + i][L], fbits((float)lin));
+      assert_int_equal(cap_r[0][31 + i][L], tessera_fui((float)lin));
    }
-   assert_int_equal(cap_r[0][34][L], fbits((float)(a[3] / 255.0)));
+   assert_int_equal(cap_r[0][34][L], tessera_fui((float)(a[3] / 255.0)));
    uint32_t w8;
    memcpy(&w8, a + 8, 4);
    assert_int_equal(cap_r[0][35][L], w8);   /* index 1 << 1 elements */

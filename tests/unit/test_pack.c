@@ -314,6 +314,25 @@ test_enum_names(void **state)
    free(text);
 }
 
+/* lengths="true" enums: each value gives the size of the struct it tags
+ * (the USC word sizes the decoder and the model step by). */
+static void
+test_tag_lengths(void **state)
+{
+   (void)state;
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_SHADER), 6);
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_UNIFORM), 8);
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_UNIFORM_HIGH), 8);
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_TEXTURE), 8);
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_SAMPLER), 8);
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_PRESHADER), 8);
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_SHARED), 4);
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_REGISTERS), 4);
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_FRAGMENT_PROPERTIES), 4);
+   assert_int_equal(agx_usc_control_length(AGX_USC_CONTROL_NO_PRESHADER), 2);
+   assert_int_equal(agx_usc_control_length(0x42), 0);
+}
+
 /* agx_T_pack must stop the program, naming the field, in every build. */
 static void
 test_pack_aborts(void **state)
@@ -384,6 +403,7 @@ main(void)
       cmocka_unit_test(test_other_modifier_errors),
       cmocka_unit_test(test_unknown_bits_and_consts),
       cmocka_unit_test(test_enum_names),
+      cmocka_unit_test(test_tag_lengths),
       cmocka_unit_test(test_pack_aborts),
       cmocka_unit_test(test_fw_struct),
    };

@@ -1,5 +1,5 @@
 /*
- * Shader indexing of a SUBMIT (capture.h): which USC code ranges its
+ * Shader indexing of a SUBMIT (uapi_shaders.h): which USC code ranges its
  * commands can run, each with its size and content hash.
  *
  * Streams are walked by agx_decode's visitor, the same walker that prints
@@ -13,14 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/capture.h"
+#include "uapi/uapi_shaders.h"
+#include "uapi/uapi_cmdbuf.h"
 
 /* bg/eot and helper words carry a tag in their low bits; the programs they
  * name are 64-byte aligned like every USC word list. */
 #define USC_TAG_MASK 63u
 
 const char *
-cap_stage_name(uint32_t stage)
+uapi_shader_stage_name(uint32_t stage)
 {
    static const char *const names[] = {
       [TSR_STAGE_UNKNOWN] = "unknown",     [TSR_STAGE_VERTEX] = "vertex",
@@ -53,13 +54,13 @@ tsr_stage_of(const struct agx_decode_shader_ref *r)
 /* ------------------------------------------------------------- cache */
 
 static size_t
-slot_of(const struct cap_shader_cache *c, uint64_t va)
+slot_of(const struct uapi_shader_cache *c, uint64_t va)
 {
    return (size_t)((va * 0x9e3779b97f4a7c15ull) >> 20) & (c->cap - 1);
 }
 
-static struct cap_shader_cache_entry *
-cache_find(struct cap_shader_cache *c, uint64_t va)
+static struct uapi_shader_cache_entry *
+cache_find(struct uapi_shader_cache *c, uint64_t va)
 {
    if (!c || !c->cap)
       return NULL;
@@ -72,12 +73,12 @@ cache_find(struct cap_shader_cache *c, uint64_t va)
 }
 
 static void
-cache_put(struct cap_shader_cache *c, uint64_t va, uint32_t size,
+cache_put(struct uapi_shader_cache *c, uint64_t va, uint32_t size,
           const struct tsr_hash *h)
 {
    if (!c || !size)
       return;
-   struct cap_shader_cache_entry *e = cache_find(c, va);
+   struct uapi_shader_cache_entry *e = cache_find(c, va);
    if (e) {
       e->size = size;
       e->hash = *h;
@@ -85,10 +86,10 @@ cache_put(struct cap_shader_cache *c, uint64_t va, uint32_t size,
    }
    if ((c->count + 1) * 2 > c->cap) {
       size_t ncap = c->cap ? c->cap * 2 : 64;
-      struct cap_shader_cache_entry *n = calloc(ncap, sizeof(*n));
+      struct uapi_shader_cache_entry *n = calloc(ncap, sizeof(*n));
       if (!n)
          return; /* a cache miss later, nothing worse */
-      struct cap_shader_cache old = *c;
+      struct uapi_shader_cache old = *c;
       c->e = n;
       c->cap = ncap;
       for (size_t i = 0; i < old.cap; i++) {
@@ -104,19 +105,19 @@ cache_put(struct cap_shader_cache *c, uint64_t va, uint32_t size,
    size_t j = slot_of(c, va);
    while (c->e[j].size)
       j = (j + 1) & (c->cap - 1);
-   c->e[j] = (struct cap_shader_cache_entry){ va, size, *h };
+   c->e[j] = (struct uapi_shader_cache_entry){ va, size, *h };
    c->count++;
 }
 
 void
-cap_shader_cache_free(struct cap_shader_cache *c)
+uapi_shader_cache_free(struct uapi_shader_cache *c)
 {
    free(c->e);
    memset(c, 0, sizeof(*c));
 }
 
 void
-cap_shader_list_free(struct cap_shader_list *l)
+uapi_shader_list_free(struct uapi_shader_list *l)
 {
    free(l->v);
    memset(l, 0, sizeof(*l));
@@ -126,8 +127,8 @@ cap_shader_list_free(struct cap_shader_list *l)
 
 struct scan {
    const struct agx_decode_options *o;
-   struct cap_shader_cache *cache;
-   struct cap_shader_list *out;
+   struct uapi_shader_cache *cache;
+   struct uapi_shader_list *out;
    size_t first;        /* entries of this call start here */
    uint32_t cmd;
    int errors;
@@ -152,9 +153,9 @@ hash_code(const struct agx_decode_options *o, uint64_t va, uint32_t size,
 }
 
 static void
-measure(struct scan *s, struct cap_shader *sh)
+measure(struct scan *s, struct uapi_shader *sh)
 {
-   struct cap_shader_cache_entry *e = cache_find(s->cache, sh->va);
+   struct uapi_shader_cache_entry *e = cache_find(s->cache, sh->va);
    if (e) {
       struct tsr_hash h;
       if (hash_code(s->o, sh->va, e->size, &h) && !memcmp(h.b, e->hash.b, 16)) {
@@ -166,7 +167,7 @@ measure(struct scan *s, struct cap_shader *sh)
    }
    if (s->cache)
       s->cache->misses++;
-   sh->size = (uint32_t)agx_decode_shader_size(s->o, sh->va, CAP_SHADER_MAX_BYTES,
+   sh->size = (uint32_t)agx_decode_shader_size(s->o, sh->va, UAPI_SHADER_MAX_BYTES,
                                                &sh->why);
    if (!sh->size || !hash_code(s->o, sh->va, sh->size, &sh->hash)) {
       if (!sh->why)
@@ -182,17 +183,17 @@ measure(struct scan *s, struct cap_shader *sh)
 static void
 add(struct scan *s, uint64_t va, uint32_t stage)
 {
-   struct cap_shader_list *l = s->out;
+   struct uapi_shader_list *l = s->out;
    /* Submissions name few distinct shaders (many draws share them), so a
     * linear search over this call's entries is cheap. */
    for (size_t i = s->first; i < l->count; i++)
       if (l->v[i].va == va)
          return;
-   if (l->count - s->first >= CAP_SHADER_MAX_PER_SUBMIT)
+   if (l->count - s->first >= UAPI_SHADER_MAX_PER_SUBMIT)
       return;
    if (l->count == l->cap) {
       size_t ncap = l->cap ? l->cap * 2 : 16;
-      struct cap_shader *n = realloc(l->v, ncap * sizeof(*n));
+      struct uapi_shader *n = realloc(l->v, ncap * sizeof(*n));
       if (!n) {
          s->oom = true;
          return;
@@ -200,8 +201,8 @@ add(struct scan *s, uint64_t va, uint32_t stage)
       l->v = n;
       l->cap = ncap;
    }
-   struct cap_shader *sh = &l->v[l->count++];
-   *sh = (struct cap_shader){ .stage = stage, .cmd = s->cmd, .va = va };
+   struct uapi_shader *sh = &l->v[l->count++];
+   *sh = (struct uapi_shader){ .stage = stage, .cmd = s->cmd, .va = va };
    measure(s, sh);
 }
 
@@ -232,57 +233,42 @@ visit_stream(struct scan *s, const struct agx_decode_visitor *v,
 }
 
 int
-cap_cmdbuf_shaders(const uint8_t *buf, size_t size, uint64_t usc_base,
+uapi_cmdbuf_shaders(const uint8_t *buf, size_t size, uint64_t usc_base,
                    agx_decode_read_fn read, void *read_ctx,
-                   struct cap_shader_cache *cache, struct cap_shader_list *out)
+                   struct uapi_shader_cache *cache, struct uapi_shader_list *out)
 {
    struct agx_decode_options o = {
       .read = read, .read_ctx = read_ctx, .usc_base = usc_base,
-      .max_shader_bytes = CAP_SHADER_MAX_BYTES,
+      .max_shader_bytes = UAPI_SHADER_MAX_BYTES,
    };
    struct scan s = { .o = &o, .cache = cache, .out = out, .first = out->count };
    struct agx_decode_visitor v = { .shader = on_shader, .ctx = &s };
-   size_t pos = 0;
-   int ret = 0;
-   for (uint32_t n = 0; pos < size && !s.oom; n++) {
-      struct drm_asahi_cmd_header h;
-      if (size - pos < sizeof(h)) {
-         ret = -EINVAL;
-         break;
-      }
-      memcpy(&h, buf + pos, sizeof(h));
-      pos += sizeof(h);
-      if (h.size > size - pos) {
-         ret = -EINVAL;
-         break;
-      }
-      s.cmd = n;
-      /* Short payloads are zero-extended, as the kernel does. */
-      if (h.cmd_type == DRM_ASAHI_CMD_RENDER) {
-         struct drm_asahi_cmd_render r;
-         memset(&r, 0, sizeof(r));
-         memcpy(&r, buf + pos, h.size < sizeof(r) ? h.size : sizeof(r));
-         visit_stream(&s, &v, AGX_DECODE_VDM, r.vdm_ctrl_stream_base);
-         visit_pipeline(&s, &v, r.bg.usc, AGX_DECODE_STAGE_BG);
-         visit_pipeline(&s, &v, r.eot.usc, AGX_DECODE_STAGE_EOT);
-         visit_pipeline(&s, &v, r.partial_bg.usc, AGX_DECODE_STAGE_PARTIAL_BG);
-         visit_pipeline(&s, &v, r.partial_eot.usc, AGX_DECODE_STAGE_PARTIAL_EOT);
+   struct uapi_cmd_iter it;
+   struct uapi_cmd c;
+   uapi_cmd_iter_init(&it, buf, size);
+   while (!s.oom && uapi_cmd_next(&it, &c)) {
+      s.cmd = c.index;
+      if (c.h.cmd_type == DRM_ASAHI_CMD_RENDER) {
+         const struct drm_asahi_cmd_render *r = &c.u.render;
+         visit_stream(&s, &v, AGX_DECODE_VDM, r->vdm_ctrl_stream_base);
+         visit_pipeline(&s, &v, r->bg.usc, AGX_DECODE_STAGE_BG);
+         visit_pipeline(&s, &v, r->eot.usc, AGX_DECODE_STAGE_EOT);
+         visit_pipeline(&s, &v, r->partial_bg.usc, AGX_DECODE_STAGE_PARTIAL_BG);
+         visit_pipeline(&s, &v, r->partial_eot.usc, AGX_DECODE_STAGE_PARTIAL_EOT);
          /* Helper programs are code, not word lists. */
-         if (r.vertex_helper.binary)
-            add(&s, usc_base + (r.vertex_helper.binary & ~USC_TAG_MASK), TSR_STAGE_HELPER);
-         if (r.fragment_helper.binary)
-            add(&s, usc_base + (r.fragment_helper.binary & ~USC_TAG_MASK),
+         if (r->vertex_helper.binary)
+            add(&s, usc_base + (r->vertex_helper.binary & ~USC_TAG_MASK), TSR_STAGE_HELPER);
+         if (r->fragment_helper.binary)
+            add(&s, usc_base + (r->fragment_helper.binary & ~USC_TAG_MASK),
                 TSR_STAGE_HELPER);
-      } else if (h.cmd_type == DRM_ASAHI_CMD_COMPUTE) {
-         struct drm_asahi_cmd_compute c;
-         memset(&c, 0, sizeof(c));
-         memcpy(&c, buf + pos, h.size < sizeof(c) ? h.size : sizeof(c));
-         visit_stream(&s, &v, AGX_DECODE_CDM, c.cdm_ctrl_stream_base);
-         if (c.helper.binary)
-            add(&s, usc_base + (c.helper.binary & ~USC_TAG_MASK), TSR_STAGE_HELPER);
+      } else if (c.h.cmd_type == DRM_ASAHI_CMD_COMPUTE) {
+         const struct drm_asahi_cmd_compute *cc = &c.u.compute;
+         visit_stream(&s, &v, AGX_DECODE_CDM, cc->cdm_ctrl_stream_base);
+         if (cc->helper.binary)
+            add(&s, usc_base + (cc->helper.binary & ~USC_TAG_MASK), TSR_STAGE_HELPER);
       }
-      pos += h.size;
    }
+   int ret = uapi_cmd_iter_failed(&it) ? -EINVAL : 0;
    if (s.oom)
       return -ENOMEM;
    return ret ? ret : s.errors;
