@@ -72,4 +72,9 @@ bad negative "${maps[@]}" --vdm -5
 check help 0 "$TESSERA" decode --help &&
     { grep -q -- '--map ADDR:FILE' "$tmp/out" || { echo "FAIL help"; status=1; }; }
 
+# Regenerating is not checking: the golden comparisons did not happen.
+if [ $status -eq 0 ] && [ -n "${TESSERA_REGEN_GOLDEN:-}" ]; then
+    echo "skip: TESSERA_REGEN_GOLDEN is set: golden files rewritten, not compared"
+    exit 77
+fi
 exit $status
