@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shader indexing of a SUBMIT (capture.h): which USC code ranges its
  * commands can run, each with its size and content hash.

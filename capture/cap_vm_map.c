@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The capture layer's copy of each VM's mappings, kept the way the kernel
  * keeps them (drm_gpuvm): a bind replaces whatever it overlaps and an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The Mesa side: Debian's Mesa 22.3.6 with the tessera Gallium driver
 # (gallium/driver, gallium/compiler), built by gallium/mesa/build-mesa into a
 # cache outside the checkout and copied to build/mesa/lib (the compiler test

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tessera's own GL test programs (tests/gl/module.mk builds them into
 # build/release/bin), each checked pixel by pixel against values it computes:
 #   gl_basic        draw tests (clear ... overflow, mrt, query)

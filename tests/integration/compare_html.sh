@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The HTML reports of tessera compare open in headless Chromium: the page
 # renders (the screenshot is far from blank, checked with tessera compare
 # itself against a white page) and the console shows no error. Skipped

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tessera decode on the checked-in memory image (built by test_decode from
 # the pack helpers; TESSERA_REGEN_GOLDEN=1 rewrites it): golden text for a
 # VDM and a CDM stream, exit 1 for a stream with errors, exit 2 for bad

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # libdrm's own view of the render-node shim: drmdevice (Debian libdrm-tests)
 # lists the node as a platform device of the G13G GPU. Skipped (exit 77,
 # counted as skipped by scripts/run-tests; a failure with CI=true) where

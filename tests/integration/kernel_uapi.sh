@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The uAPI test program against the render-node shim, preloaded explicitly
 # (the unit-test run lets it re-execute itself instead). libdrm's own view of
 # the node (drmdevice) is kernel_drmdevice.sh.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tessera replay end to end: traces recorded by the replay tests' live
 # program (replay_mktrace), replayed on the in-process model and through
 # the render-node shim; images, determinism, validation, device checks,

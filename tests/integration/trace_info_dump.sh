@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tessera info / dump on a small trace written by trace_mktest (every record
 # type; a compute submission whose CDM stream is the tests/data/decode
 # image): golden dump text, info fields, --frame/--submit selection, a

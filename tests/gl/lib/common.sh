@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared setup of tests/gl/*.sh (run by scripts/run-tests on the release build).
 # Sets top, tessera, work (a temporary directory removed at exit) and the
 # functions of scripts/gl-lib.sh. GL_TEST_DRIVER (default tessera) runs the
