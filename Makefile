@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tessera top-level build. Plain GNU make.
 #
 #   make            build libraries, the tessera command and the tests (release)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * capture_overhead: what `tessera capture` adds to a submission-heavy scene
  * program (capture_scene on the render-node shim), for each page-change

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compare_speed: the cost of `tessera compare images` next to the cost of
  * just decoding the two PNGs, on a 1920x1080 RGBA render-like pair encoded

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Benchmarks (bench/README.md): programs that print measurements and
 # ratios against a baseline measured in the same run.
 PROGS += usc_throughput

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * render_throughput: host-side speed of the rendering model.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay_mktrace OUT.tsr [FRAMES] [--corrupt] [--chip 0xNNNN]: runs the
  * replay tests' live program on the in-process model and records its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay_throughput [FRAMES]: replay speed against the live program on the
  * same backend (the in-process model), in one run. The live program runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_trace: the trace format's three promises, measured in one run.
  *

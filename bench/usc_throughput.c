@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usc_throughput: interpreter throughput of the GPU model's compute path,
  * in lane-instructions per second (SIMD-group instructions x 32 active

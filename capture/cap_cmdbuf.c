@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Command-buffer scanning for the capture layer: which timestamp slots the
  * firmware will write for a SUBMIT, so the completion record can carry the

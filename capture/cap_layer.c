@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera-capture.so: the interposed entry points and the layer's life
  * cycle (init, fork, exit, triggers, frame boundaries). What is recorded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Capture options from the environment (set by `tessera capture`, or by
  * hand next to LD_PRELOAD) and the trace naming rule. See capture.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Private state of the capture layer (tessera-capture.so). One global
  * `cap` object; `cap.lock` serialises recording with the real ioctl so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Completions and firmware jobs.
  *

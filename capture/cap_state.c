@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the capture layer records for each asahi ioctl, the shadow of the
  * program's driver objects it keeps to do so, and the memory snapshot

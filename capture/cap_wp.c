@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The "wp" memory strategy: the program's CPU mappings of GPU objects are
  * write-protected after each snapshot; the first write to a page faults

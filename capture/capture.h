@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * capture: the pieces of tessera's LD_PRELOAD capture layer
  * (tessera-capture.so, capture/cap_layer.c) that do not touch the process:

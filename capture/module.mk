@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # capture: the LD_PRELOAD capture layer (tessera-capture.so) and its
 # process-independent helpers (library capture, unit tested). docs/capture.md.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Where the tessera command finds the files built beside it: the LD_PRELOAD
  * objects (tessera-shim.so, tessera-capture.so) and the Mesa build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tessera asm: applegpu-syntax listing -> raw AGX machine code. */
 #include <errno.h>
 #include <stdio.h>

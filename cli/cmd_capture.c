@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera capture: runs a program with the capture layer preloaded
  * (tessera-capture.so, docs/capture.md) and reports the traces written.

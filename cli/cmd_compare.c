@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compare: compare a replay's images or timing with a reference.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera decode: decode a VDM or CDM control stream from a memory image.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tessera disasm: raw AGX machine code -> applegpu-syntax listing. */
 #include <errno.h>
 #include <stdio.h>

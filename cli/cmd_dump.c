@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera dump: every record of a trace as stable text, for reading and for
  * diffing two traces. uAPI structs are printed field by field; the VDM/CDM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera info: one screen about a trace (or a JSON object with --json):
  * device, driver, program, frames, submissions, commands by type, objects,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera replay: run a trace again (replay/replay.h does the work).
  */

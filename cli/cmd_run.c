@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera run: run any program on the embedded GPU through Mesa with the
  * tessera Gallium driver. Sets the library and driver search paths to the

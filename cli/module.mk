@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The tessera command: thin front ends over the component libraries.
 PROGS += tessera
 tessera_SRCS := $(wildcard cli/*.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera: the single entry point. Dispatches to a subcommand, like git or
  * apitrace; every subcommand lives in its own cli/cmd_*.c.

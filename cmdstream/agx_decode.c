@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * VDM/CDM stream decoder (see agx_decode.h for the contract).
  *

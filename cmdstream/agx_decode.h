@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AGX control-stream decoder: turns GPU memory into stable, diffable text.
  *

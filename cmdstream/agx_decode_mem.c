@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A GPU address space made of borrowed host buffers: the simplest read
  * callback for the decoder. Reads may span adjacent ranges, as a real

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generate C pack/unpack/print code from a tessera format XML file.
 
     python3 agx_gen_pack.py FORMATS.xml --header OUT.h --source OUT.c

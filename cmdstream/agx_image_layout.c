@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Twiddled image layout (contract and hardware rules in agx_image_layout.h;
  * the rules are the ones Mesa's ail library documents, the code is ours).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Twiddled image layout: where each mip level and layer of a GPU-tiled
  * ("twiddled", descriptor Layout = 2) AGX image lives.  This is a hardware

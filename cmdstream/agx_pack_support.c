@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Cold paths of the generated format code: error messages and the shared
  * pieces of print/validate. Kept out of line so the inline pack/unpack in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Runtime support for the generated format code (build/gen/cmdstream/
  * agx_pack.h, agx_fw_pack.h). Include the generated header, not this one.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmdstream: hardware formats (XML -> generated pack/unpack/print) and the
 # VDM/CDM stream decoder. The ISA lives in cmdstream/isa/ (library agxisa).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * HTML reports: one self-contained page per comparison (images inlined as
  * data: URIs, plots as inline SVG, no script), so a CI artifact can be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Image metrics. One pass over both images gathers the error statistics
  * and marks the 4x4 blocks that differ at all; SSIM is then computed only

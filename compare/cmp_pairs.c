@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Pairs image files from two files or two directory trees. Directories are
  * matched by relative path so a replay's dump directory can be compared

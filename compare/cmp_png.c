@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * PNG in and out through libpng. libpng reports errors by longjmp; every
  * allocation that must survive one is held in a struct outside the setjmp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Text and JSON reports. The JSON is built with jansson so that names from
  * the file system are escaped properly; numbers that JSON cannot hold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Robust statistics for run-time samples. GPU and CPU times are skewed with
  * long right tails (preemption, clock ramps), so everything here is rank or

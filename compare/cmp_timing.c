@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Timing files (schema "tessera-timing/1", docs/compare.md) and their
  * comparison. Samples are organised per frame across runs: the question

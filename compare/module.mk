@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # compare: image (PNG) and timing comparison, text/JSON/HTML reports.
 # Needs libpng and jansson (scripts/install-deps).
 LIBS += compare

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The demo workload of `make demo`: a small animated scene rendered on an
  * Asahi render node (the embedded GPU through tessera-shim.so, or a real

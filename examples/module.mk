@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples: the demo workload of `make demo` (scripts/demo, docs/workflows.md)
 # -- a uAPI program rendering an animated scene on the embedded GPU through
 # the render-node shim. It reuses the capture test programs' device helpers.

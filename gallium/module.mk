@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The Mesa side, built by gallium/mesa/build-mesa into a cache outside the
 # checkout and copied into the checkout:
 #   build/mesa        Debian's Mesa 22.3.6 with the tessera Gallium driver

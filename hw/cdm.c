@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The compute executor: lifetime, job setup and the result/timing glue.
  * The stream walk is cdm_stream.c, launches are cdm_launch.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwcdm: the compute data master of the GPU model — the executor that runs
  * a Run Compute job's CDM control stream on the USC interpreter.

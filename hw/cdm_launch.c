@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One CDM launch: its sizes (direct or from an indirect buffer), the USC
  * pipeline words, the uniform preload, the preshader, and the workgroups

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwcdm internals shared by cdm.c (executor, jobs, timing), cdm_stream.c
  * (control stream walker) and cdm_launch.c (pipeline words, dispatch).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CDM control stream: Launch, Stream Link (jump or call), Barrier
  * (optionally a return) and Stream Terminate blocks, fetched through the

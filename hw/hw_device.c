@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Device lifetime, identity, registers and the modelled clock.
  */

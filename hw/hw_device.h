@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The GPU model as a device: physical memory, identity, the few registers
  * the host touches (FAULT_INFO, the TTBAT base), the modelled GPU clock,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Worker pool (see hw_dispatch.h).  Work is claimed item by item from one
  * atomic counter: workgroups differ wildly in cost (divergent loops), so

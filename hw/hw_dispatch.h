@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hw_dispatch: the GPU model's pool of host worker threads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The firmware thread: boot, doorbell, the host->firmware rings, the event
  * ring and the scheduler. Jobs themselves are in hw_fw_job.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The model's firmware: a thread that consumes the host's rings, runs job
  * scripts, hands the work to per-pipe executors and posts events.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Jobs: fetching them from work queues, running their scripts, handing
  * the work to the pipe's executor, and finishing them.

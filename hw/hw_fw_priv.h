@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Firmware internals shared by hw_fw.c (thread, rings, events) and
  * hw_fw_job.c (job fetch, scripts, executors).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One unit's view of GPU memory: a direct-mapped TLB over hw_uat_walk().
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * GPU memory as the model's units see it: translation of GPU virtual
  * addresses through the UAT page tables the kernel wrote, with faults.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Physical page allocator for the host (kernel) side: a bitmap over the
  * arena's 16 KiB pages, next-fit for contiguous runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internals shared by the files of libhw (device, UAT, MMU, firmware) and
  * by the executors in hw/ (hw/cdm*.c may include it). Not for the kernel.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * UAT page tables: kernel-side construction and the model's walker.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * UAT page tables: the kernel-side helpers that write them (what a real
  * kernel driver's page-table code does) and the walker the model's units

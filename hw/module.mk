@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # hw: the GPU model's device, memory system (UAT, MMU) and firmware.
 # The USC interpreter is hw/usc/ (library hwusc); compute executors are
 # hw/cdm*.c (registered through hw_device_set_executor()).

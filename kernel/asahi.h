@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * asahi: tessera's DRM driver for the AGX GPU model, with the upstream
  * Asahi uAPI (include/drm-uapi/asahi_drm.h) plus the DRM core ioctls a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Device lifetime, files and the ioctl dispatcher with the DRM core
  * ioctls a render node answers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fault and error reporting: one line on stderr per failed job, with the
  * decoded FAULT_INFO record, like the kernel's dev_err() on a GPU fault.

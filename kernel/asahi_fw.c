@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Firmware bring-up and the rings (docs/firmware.md sections 3-5): the
  * page tables' root, the kernel heap every firmware structure lives in,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * GEM objects: physically contiguous runs of the model's memory, so a CPU
  * mapping is one mmap of the memory fd and the GPU sees the very same

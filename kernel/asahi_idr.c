@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Small id allocator for per-file handles: ids start at 1 (0 is never a
  * valid DRM handle) and are the lowest free slot, as idr_alloc() gives.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The GPU model + driver bundle (see asahi_model.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * asahi_model: the whole GPU model behind the asahi driver, built and torn
  * down in the one order that is safe. Used by the render-node shim and by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * GET_PARAMS and GET_TIME: what the device is, from the model's identity
  * registers and the firmware clock.

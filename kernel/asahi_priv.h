@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internal structures of the asahi driver. One big device lock (dev->lock)
  * protects every driver object, as the driver is small and the firmware

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Queues: three firmware work queues (vertex, fragment, compute) on one
  * event slot and priority, each with its own stamp, plus the queue's TVB

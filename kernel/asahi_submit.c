@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * SUBMIT: parse and validate the flat command buffer, resolve syncs, and
  * once the in-fences have signalled turn each command into firmware jobs

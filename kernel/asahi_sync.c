@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fences and DRM sync objects. A fence is one point of completion (a
  * submission, or a stub signalled by userspace). A syncobj holds a binary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * GPU VMs: one UAT context slot and one user-half page-table tree each,
  * the list of bound ranges (which keeps the objects alive), and the

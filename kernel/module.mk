@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # kernel: the asahi DRM driver for the GPU model (library asahi) and its
 # OS layer. The render-node shim is kernel/shim/ (tessera-shim.so).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # replay: runs a trace again on the model or a render node (replay/replay.h,
 # docs/replay.md). Render targets are written as PNG through libpng.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay: runs a tessera trace (trace/trace.h) again on a backend
  * (replay_backend.h) — the in-process model or an Asahi render node.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The two replay backends. The model backend is the stack the render-node
  * shim uses (asahi_model: device, executors, driver) minus the fd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The replay engine: reads a trace record by record and re-issues it on a
  * backend. Ids are translated through small tables (traces hold tens of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Render targets of a render command, read back and converted to RGBA8.
  * The descriptor decoding and de-twiddling are hw/tex's (the model's own

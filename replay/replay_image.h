@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay image: finding the render targets of a render command and turning
  * them into 8-bit RGBA pictures (PNG).

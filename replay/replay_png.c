@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * PNG files through libpng. libpng reports errors by longjmp; every libpng
  * call therefore lives in a function whose locals the longjmp cannot leave

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay internals shared by the engine's files. */
 #ifndef REPLAY_PRIV_H
 #define REPLAY_PRIV_H

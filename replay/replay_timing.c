@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Timing samples of looped replays and their JSON file (docs/replay.md).
  * Samples of one pass keep the trace's order (each frame's submissions,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by scripts/gl-trace-check, scripts/demo, bench/gl_replay and
 # tests/gl/*.sh: where the GL workloads are, how to run a GL program on each
 # driver, and which renderer a replay really got. Source it with `top` set to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # trace: the .tsr trace file format (writer, reader, verify). See trace/trace.h
 # and docs/trace-format.md. System libraries: libzstd, libxxhash.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera trace files (.tsr): writer and reader library ("trace").
  *

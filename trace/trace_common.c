@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared pieces: record names, hashing, the key map, child-trace discovery.
  */

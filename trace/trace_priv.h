@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internal to the trace library: the on-disk constants and layouts of
  * docs/trace-format.md, little-endian accessors and a 128-bit-keyed map.

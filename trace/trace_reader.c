@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Trace reader: chunk table (forward header scan, cross-checked with the
  * index), record iteration with state tracking (objects, VM mappings,

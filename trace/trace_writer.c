@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Trace writer: records into chunk buffers on the caller's thread, and a
  * background thread compresses and writes them (bounded queue).

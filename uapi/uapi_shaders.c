@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shader indexing of a SUBMIT (uapi_shaders.h): which USC code ranges its
  * commands can run, each with its size and content hash.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AGX (G13) instruction set: encoder, decoder, disassembler, assembler.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Assembler: applegpu's text syntax -> struct agx_instr -> bytes.
  *

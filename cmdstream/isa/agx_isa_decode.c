@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Table-driven decoder and encoder: bytes <-> op + field values.
  *

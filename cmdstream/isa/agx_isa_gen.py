@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generates the AGX instruction tables from agx_isa.xml.
 
 usage: agx_isa_gen.py agx_isa.xml out.h out.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Operand kinds: how a group of fields reads as one printed operand, and
  * back.  Each kind follows one of applegpu's operand descriptions; the bit

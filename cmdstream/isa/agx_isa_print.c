@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Disassembler: struct agx_instr -> applegpu's text syntax.
  */

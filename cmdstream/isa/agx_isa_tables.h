@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internal: the shapes of the tables agx_isa_gen.py generates from
  * agx_isa.xml.  Only the ISA library includes this.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # AGX G13 instruction set library: tables generated from agx_isa.xml.
 ISA_GEN := $(GEN)/cmdstream/isa
 GENERATED += $(ISA_GEN)/agx_isa_gen.h $(ISA_GEN)/agx_isa_gen.c

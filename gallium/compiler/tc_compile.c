@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler: the entry point. tc_compile() lowers the key-dependent
  * parts of the shader (blending and colour outputs here, I/O in tc_nir.c)

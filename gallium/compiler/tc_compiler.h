@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera shader compiler (tc_): NIR -> AGX (G13) machine code that runs
  * on the tessera GPU model (hw/usc) and, by construction, real G13.

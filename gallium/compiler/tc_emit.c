@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler: printing the allocated IR as agxisa text and
  * assembling it with the ISA library (which also resolves the labels).

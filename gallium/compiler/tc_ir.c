@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler: building the IR (tc_private.h) -- virtual registers,
  * instructions, labels, constants, operand legalisation and the mapping of

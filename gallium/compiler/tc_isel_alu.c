@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler: instruction selection for NIR ALU instructions
  * (scalar; vectors only as free renames). Source modifiers (fneg/fabs)

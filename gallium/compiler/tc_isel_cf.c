@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler: control flow -- structured NIR if/loop/break/continue
  * on the r0l nesting counter (conventions in tc_private.h), and the walk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler: fragment shader I/O -- coefficient registers and
  * interpolation (iter/iterproj/ldcf), gl_FragCoord, gl_FrontFacing, point

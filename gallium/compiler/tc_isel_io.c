@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler: intrinsics -- the dispatch for every intrinsic,
  * uniforms (push words and constant buffer 0), vertex fetch, output

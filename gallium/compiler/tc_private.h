@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler internals: the tc IR and the functions its passes share.
  *

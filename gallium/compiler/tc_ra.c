@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler: register allocation -- live ranges over the linear
  * instruction order (extended over whole loops for loop-carried values)

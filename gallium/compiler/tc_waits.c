@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler: scoreboard waits. Results of I_ASYNC instructions
  * (device_load, texture_sample/load) arrive later; the hardware does not

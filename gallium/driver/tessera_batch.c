@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Batches: one render pass each, recorded into pools of GEM memory and
  * submitted as one drm_asahi_cmd_render. Also the hazard tracking the

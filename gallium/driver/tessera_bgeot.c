@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Background and end-of-tile programs.
  *

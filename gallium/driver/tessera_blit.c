@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Blits, copies and surface clears on the CPU: both resources are mapped
  * through the transfer functions (which wait for the GPU and untwiddle)

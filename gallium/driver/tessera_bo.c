@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * GEM buffer objects in the screen's VM.
  *

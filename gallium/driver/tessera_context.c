@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Context creation and destruction, the queue, flushes and fences.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Draws and clears: each draw_vbo appends to the batch's VDM stream a VDM
  * State block (vertex pipeline), a PPP State record (fragment state,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Gallium fences: a DRM syncobj holding the fence of one submission.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Pipe formats the texture unit and the pixel back end understand
  * (docs/texture.md "Formats": the Channels x Type pairs the hardware

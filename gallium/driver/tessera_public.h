@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Entry points of the tessera Gallium driver, called from Mesa's target
  * helpers (the hooks in gallium/mesa/mesa-22.3.6-tessera-hooks.patch).

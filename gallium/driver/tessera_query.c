@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Queries. Occlusion queries count in the ISP: every draw while one is
  * active points its PPP record at a 64-bit counter of its batch's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Resources: layouts, creation, sharing, CPU transfers, surfaces and the
  * texture / PBE descriptors (contract in tessera_resource.h).

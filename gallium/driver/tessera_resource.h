@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Resources: buffers and textures as GEM BOs in the screen's VM.
  *

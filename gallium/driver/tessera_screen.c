@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The tessera screen: device discovery, the GPU VM and its VA heaps,
  * capabilities and format support (contract in tessera_screen.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The tessera screen: one Asahi render node, one GPU VM, and the GEM
  * buffer objects allocated in it.

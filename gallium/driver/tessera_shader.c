@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shader CSOs: NIR preprocessed once at creation (tc_preprocess_nir),
  * variants compiled at draw time per tc_vs_key / tc_fs_key and uploaded

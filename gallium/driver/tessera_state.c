@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Constant state objects and the set_* entry points. Hardware words are
  * packed at draw time from these (tessera_draw.c), except sampler and

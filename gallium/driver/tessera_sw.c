@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Software-winsys presentation (see tessera_sw.h). The GPU never renders
  * into winsys memory (it is plain CPU memory the GPU cannot map), so each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Presentation on the software-winsys path (tessera_create_screen_sw):
  * display-target resources render into their own GPU BO and carry a winsys

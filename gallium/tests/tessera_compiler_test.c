@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera compiler tests: NIR shaders built with nir_builder are compiled
  * with tc_compile() and run on the tessera USC interpreter (hw/usc); the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwrender glue: executors, the tile worker pool, USC pipelines and the
  * hidden shader prologues.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwrender: the rendering pipeline of the GPU model (vertex and fragment
  * pipes).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fragment pipe: per tilebuffer tile, background program, ISP
  * (rasterisation, depth/stencil), fragment shaders through the stage

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwrender internals shared by the vertex side (hw_render_vtx.c), the
  * fragment side (hw_render_frag.c) and the glue (hw_render.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Texture instructions of render-pass shaders go to the texture unit
  * (hw/tex).  The render core only supplies what a launch does not carry:

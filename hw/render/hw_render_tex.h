@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The render core's one entry point for texture instructions in
  * fragment, background and end-of-tile programs: texture_load,

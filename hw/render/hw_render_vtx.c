@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The vertex pipe: VDM stream, PPP state, vertex shading, primitive
  * assembly, clipping, culling, viewport and binning into the TVB.

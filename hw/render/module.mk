@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # hwrender: the rendering pipeline (vertex and fragment pipes) of the GPU
 # model, registered as the firmware's Vertex/Fragment executors.
 LIBS += hwrender

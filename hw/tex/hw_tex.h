@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwtex: the texture unit and image writes of the GPU model.
  *

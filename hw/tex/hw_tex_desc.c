@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Descriptor decoding: texture, sampler (+ border) and PBE descriptors into
  * the structs the per-texel paths use.  Encodings of the size fields follow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Texture instructions on a SIMD group: operand fetch from registers,
  * descriptor lookup (cached per instruction execution), per-lane dispatch

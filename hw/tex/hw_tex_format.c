@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Texel encodings.  Floating-point conversions go through double so every
  * rounding step is explicit (one rounding, to nearest even unless rtz).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwtex formats: texel encodings of AGX images and of tilebuffer
  * ("memory format") data, to and from 4-component texels.

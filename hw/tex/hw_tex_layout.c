@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Image layouts: twiddled (page-sized Morton tiles) and linear.  See the
  * contract in hw_tex_layout.h.  Twiddled level placement comes from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwtex layout: where a texel of an AGX image lives in memory.
  *

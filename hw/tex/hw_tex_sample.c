@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Filtered sampling, texel fetch: addressing, wrap modes, borders, LOD
  * selection and filtering, all in single-precision float.

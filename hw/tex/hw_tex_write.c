@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Image writes through PBE descriptors: single texels (image_write) and
  * whole tilebuffer tiles (image_write_block, the end-of-tile store).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # hwtex: texture unit and image writes of the GPU model (docs/texture.md).
 LIBS += hwtex
 hwtex_SRCS := hw/tex/hw_tex_layout.c hw/tex/hw_tex_format.c hw/tex/hw_tex_desc.c \

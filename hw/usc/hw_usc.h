@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwusc: the USC (unified shader core) interpreter of the GPU model.
  *

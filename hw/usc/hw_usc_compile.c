@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shader translation (struct agx_instr -> struct usc_inst) and the
  * thread-safe compiled-shader cache.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The USC interpreter core: one switch per instruction, then a loop over
  * the 32 lanes.  Semantics follow applegpu's pseudocode (docs.html and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Floating-point helpers of the USC model: exact half conversions (no
  * dependence on the host having _Float16), the fp32 flush-to-zero rules,

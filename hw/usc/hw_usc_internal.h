@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwusc internals: the compiled instruction record and SIMD-group state.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * USC memory instructions: device loads/stores with format conversion,
  * threadgroup memory, per-thread stack, uniform_store and device atomics.

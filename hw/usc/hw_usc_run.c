@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Workgroup scheduling: SIMD groups run one after the other on the calling
  * thread and only switch at threadgroup_barrier, in SIMD-index order, so a

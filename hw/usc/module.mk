@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # USC (shader core) interpreter of the GPU model.
 LIBS += hwusc
 hwusc_SRCS := hw/usc/hw_usc_compile.c hw/usc/hw_usc_exec.c hw/usc/hw_usc_mem.c \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fcntl() interposition shared by tessera's LD_PRELOAD objects (the
  * render-node shim and the capture layer). Both track file descriptors,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * OS services for the asahi driver (see os.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The OS layer of the asahi driver: the few services a kernel gives a DRM
  * driver, implemented on top of a POSIX process so the driver code reads

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The render-node shim: LD_PRELOAD=build/release/lib/tessera-shim.so makes
 # the GPU model (firmware, compute and render executors, texture unit) +
 # the asahi driver appear as /dev/dri/renderD128.

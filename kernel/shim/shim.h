@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tessera-shim: an LD_PRELOAD library that makes the GPU model and the
  * asahi driver appear as a platform DRM render node (/dev/dri/renderD128,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The shim's core: the device, the fd table and the interposed fd calls
  * (open, close, dup, fcntl, ioctl, mmap). See shim.h.

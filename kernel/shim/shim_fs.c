@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The filesystem view of the fake render node: /dev/dri/renderD<N> and
  * the sysfs entries libdrm (drmGetDevices2, drmGetDevice2) and Mesa's

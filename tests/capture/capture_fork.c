@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A process tree using the GPU: the parent submits, forks CHILDREN
  * children that each open the render node themselves and submit, waits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Several threads submitting at once, each on its own queue of one VM,
  * with its own buffers. Prints one checksum per thread (in thread order)

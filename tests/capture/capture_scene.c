@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Submission-heavy scene program for capture tests and the overhead
  * benchmark: per "frame", the CPU rewrites a uniform and submits a saxpy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Small uAPI "driver" for the capture test programs: a render node (real
  * or the shim), one VM with a heap object, saxpy compute jobs and empty

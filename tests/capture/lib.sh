@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared setup of the capture integration tests (tests/integration/capture_*.sh).
 # Sets: top build tessera work; preloads ASan's runtime when the programs
 # need it (tessera capture keeps it first); `run_capture` and helpers.

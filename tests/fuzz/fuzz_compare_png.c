@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer: PNG decoding through libpng, then the metrics and the diff
  * picture on the decoded image (compared with a copy changed in one pixel).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer: the timing JSON reader, then a full comparison of the file
  * with itself (which must never be judged slower or faster).

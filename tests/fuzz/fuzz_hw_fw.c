@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The firmware's parsing of host-written memory: InitData, ring controls,
  * run-queue and device-control messages, work queues, work-queue entries,

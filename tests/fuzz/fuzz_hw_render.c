@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Random VDM streams, PPP records, USC words and shaders driven through
  * the render core's vertex and fragment executors (called directly, no

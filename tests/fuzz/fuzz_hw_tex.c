@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for hwtex (fuzz_hw_tex): arbitrary texture, sampler,
  * border and PBE descriptors plus arbitrary coordinates, LODs and tiles go

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Random bytes as shader code, run as one workgroup on the real memory
  * system (a small device, one VM with four mapped pages) with a small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for the asahi driver's ioctl surface, in process: the
  * input is a program of operations on one DRM file. Raw operations send

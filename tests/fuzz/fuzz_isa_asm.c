@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Random text through the assembler (line parser and whole listings).
  * Whatever assembles is disassembled and assembled again (".word" lines can

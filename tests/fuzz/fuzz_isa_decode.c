@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Random bytes through the decoder and disassembler.  Besides "no crash",
  * checks that every decodable instruction re-encodes to its own bytes and

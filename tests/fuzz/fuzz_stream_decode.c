@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for the stream decoder: arbitrary bytes as GPU memory.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target over the trace reader: open from memory, iterate every
  * record (which also applies state: binds, objects, memory), read memory

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Capture round trip of a real GL workload: eglretrace replays the es2gears
 # apitrace trace on the tessera driver (render-node path) under
 #   tessera capture -o T.tsr -- tessera run -- eglretrace --headless -s LIVE/ --snapshot-alpha ...

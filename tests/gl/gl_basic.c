@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gl_basic: the tessera Gallium driver's render passes on a surfaceless
  * GLES2 context, checked pixel by pixel with glReadPixels.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gl_desktop: desktop GL (compatibility profile) on a surfaceless EGL
  * context (eglBindAPI(EGL_OPENGL_API)), checked pixel by pixel.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gl_glsl_e2e: end-to-end check of the compiler through st/mesa: GLSL ES 2.0
  * shaders (loops, conditionals, lighting math, dynamic uniform indexing,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gl_present_x11: presentation check for the tessera sw path (and any
  * X11 EGL driver): clears a 96x64 window to three colours (with a white

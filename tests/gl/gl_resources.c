@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gl_resources: texture upload / readback through the tessera Gallium
  * driver on a surfaceless GLES2 context.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gl_util: shared pieces of the GL test programs (contract in gl_util.h).
  * Written against GLES 2 entry points, which desktop GL 2.0+ has with the

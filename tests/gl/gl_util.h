@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gl_util: what tessera's GL test programs share (tests/gl/module.mk
  * compiles gl_util.c into each of them).

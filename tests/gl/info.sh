@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Which driver GL programs get, on every path `tessera run` offers:
 #   render-node path (tessera run):   eglinfo's surfaceless display is driven
 #       by the DRI driver of the shim's node (kernel driver "asahi"), and a GLES

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # GL test programs: GLES2 on a surfaceless EGL context (gl_present_x11: an
 # X11 window), checked pixel by pixel. They link the system's libEGL and
 # libGLESv2 (libglvnd) and run on our Mesa through `tessera run`, which puts

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Piglit conformance gate: the GLES subsets of Debian's piglit `opengl` and
 # `shader` profiles (piglit/piglit_gles_{opengl,shader}.txt in the shared
 # workloads folder, see its README.md) on the tessera driver, headless

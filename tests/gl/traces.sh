@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The acceptance traces: six apitrace traces of real GLES 2 programs and two
 # desktop GL ones (glxgears: legacy GL; glmark2-gl-build: GL 2.x
 # compatibility, both GLX traces replayed on an EGL context) replayed by

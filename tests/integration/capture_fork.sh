@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A forking program: the root process writes NAME.tsr, each child that uses
 # the render node writes NAME.<pid>.tsr; tessera info lists them.
 . "$(dirname "$0")/../capture/lib.sh"

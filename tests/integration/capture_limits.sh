@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A file-size limit (RLIMIT_FSIZE) reached while recording: the program
 # runs on with the same output and exit status, one message says why
 # recording stopped, and the trace reads up to the cut.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Frame and submission ranges, the signal trigger and the trigger file. A
 # trace that starts mid-run holds the whole state first, so it stands alone.
 . "$(dirname "$0")/../capture/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # tessera capture of the compute + render scene program on the shim: the
 # program's output is unchanged, the trace holds every submission with its
 # completion and firmware jobs, and `tessera dump` shows the streams and

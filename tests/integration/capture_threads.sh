@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Several threads submitting at once: every submission is recorded once,
 # in the order the kernel got them, and the program's results are unchanged.
 . "$(dirname "$0")/../capture/lib.sh"

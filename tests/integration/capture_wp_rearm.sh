@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The wp strategy re-arms a mapping after a whole read without mprotect when
 # none of its pages was written since it was last protected (cap_wp_arm):
 # capture_scene with a frame after every submission has every object re-read

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tessera compare on the checked-in fixtures (tests/data/compare, made by
 # make_data.py): exit statuses 0/1/2, the messages for a missing file, a
 # size mismatch and a corrupt PNG, the JSON reports (read back with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tessera asm/disasm: the all-instructions listing round trips through the
 # command line, and bad input fails with exit status 2 and a message.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Round trip of tests/capture/capture_scene in its render mode (-r). Its
 # render passes only clear and have no end-of-tile program, so they have no
 # colour target and the replay rightly dumps no image; the round trip

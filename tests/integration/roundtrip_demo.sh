@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Round trip of the demo workload (examples/demo_scene.c): capture on the
 # shim -> replay on the model -> every frame's image identical, pixel for
 # pixel, to what the live program read back; two replays give identical

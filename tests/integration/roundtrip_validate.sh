@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # `tessera replay --validate` on captured traces: a trace whose memory
 # disagrees with what the GPU computed is caught, at the right submission,
 # object and byte.

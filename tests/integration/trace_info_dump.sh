@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tessera info / dump on a small trace written by trace_mktest (every record
 # type; a compute submission whose CDM stream is the tests/data/decode
 # image): golden dump text, info fields, --frame/--submit selection, a
@@ -57,7 +58,7 @@ has info-pages "^pages: *3 unique"
 has info-verify "^verify: *0 problem"
 check info-json 0 "$TESSERA" info --json "$tmp/t.tsr"
 has json-frames '"frames": 3, "submissions": 3'
-if command -v python3 >/dev/null && ! python3 -m json.tool "$tmp/out" >/dev/null; then
+if ! python3 -m json.tool "$tmp/out" >/dev/null; then
     echo "FAIL info-json: not valid JSON"; status=1
 fi
 
@@ -104,4 +105,9 @@ check bad-option 2 "$TESSERA" info --bogus "$tmp/t.tsr"
 check bad-number 2 "$TESSERA" dump --frame x "$tmp/t.tsr"
 check both 2 "$TESSERA" dump --frame 0 --submit 0 "$tmp/t.tsr"
 check help 0 "$TESSERA" dump --help
+# Regenerating is not checking: the golden comparisons did not happen.
+if [ $status -eq 0 ] && [ -n "${TESSERA_REGEN_GOLDEN:-}" ]; then
+    echo "skip: TESSERA_REGEN_GOLDEN is set: golden files rewritten, not compared"
+    exit 77
+fi
 exit $status

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * uAPI tests for an asahi render node, through libdrm, as userspace sees
  * it: against tessera's shim (LD_PRELOAD=tessera-shim.so) or a real Asahi

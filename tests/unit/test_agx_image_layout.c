@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmdstream/agx_image_layout: twiddled layouts pinned against values worked
  * out by hand from the rules in docs/texture.md (the sums are in the

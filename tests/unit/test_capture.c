@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the capture layer's process-independent parts: options
  * from the environment, ranges and signals, trace naming and command-buffer

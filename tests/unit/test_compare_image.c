@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compare: image metrics against values computed here independently
  * (closed forms and a direct, unoptimised SSIM), PNG decoding of every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compare: robust statistics on hand-checked values, the rank test against
  * its formula, and verdicts on synthetic run-time distributions (noise must

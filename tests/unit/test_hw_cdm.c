@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The CDM control stream through the firmware: links, calls and returns,
  * indirect launches, barriers, terminate, malformed streams, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Compute through the firmware, as the kernel drives it: kernels in AGX
  * assembly (tests/data/compute/NAME.s) checked against CPU computations,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Texture instructions in compute kernels, through the firmware: the CDM
  * executor hands them to the texture unit model with the tables named by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Compute test harness (see test_hw_compute_util.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Compute tests' "kernel driver" and "userspace": on top of test_hw_util
  * (rings, boot, jobs) it maps a user heap in a VM, assembles kernels from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hw device: lifetime, identity, physical page allocator, clock
  * conversions and the FAULT_INFO register.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The firmware, driven as the kernel driver drives it: rings in memory, a
  * doorbell, events back. Compute work goes to a trivial executor defined

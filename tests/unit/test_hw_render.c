@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The rendering model driven through the firmware interface: streams,
  * PPP records, USC words and shaders are written into model memory, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Rendering features against oracles: hidden-surface removal (an image
  * rendered with HSR must equal the same scene shaded in submission

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Scene builder shared by test_hw_render and bench/render_throughput
  * (see test_hw_render_scene.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Scene builder for the rendering tests and the render benchmark: user
  * memory, shaders (AGX assembly), USC words, PPP records and a VDM

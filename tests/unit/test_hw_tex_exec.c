@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwtex instructions driven by the real USC interpreter: compute kernels
  * (assembled here) run with hw_usc_run_workgroup and hw_tex_compute_hook

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwtex formats: every supported (channels, type) at edge values, the
  * small-float encodings at their corners (denormals, max, inf, NaN), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwtex layout: Morton order, twiddled texel offsets and mip placement
  * against values worked out by hand (comments show the sums), twiddle/

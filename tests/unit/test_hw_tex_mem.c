@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Flat memory test double of hw/hw_mmu.h for the hwtex tests. */
 #include <string.h>
 

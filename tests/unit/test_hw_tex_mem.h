@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Flat "GPU memory" for the hwtex unit tests: a test double of hw/hw_mmu.h.
  * TEX_GPU_BASE .. + TEX_GPU_SIZE is mapped read/write; everything else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hwtex sampling, loads and image writes on flat test memory.  Textures
  * are described with real packed descriptors (agx_pack) and decoded by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * UAT page tables and the MMU: the kernel-side helpers write tables, the
  * walker and per-unit views read them back; faults, permissions, soft

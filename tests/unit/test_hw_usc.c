@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * USC interpreter unit tests.  Shaders are written in AGX assembly and
  * assembled with agx_isa_assemble(); expected values are computed here on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test double of hw/hw_mmu.h for the USC unit tests: one flat host buffer
  * is "GPU memory" at TEST_GPU_BASE; everything else is unmapped, and one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test-side "kernel driver" for the firmware tests (see test_hw_util.h).
  */

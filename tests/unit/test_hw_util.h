@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A minimal "kernel driver" for the hw tests: sets up page tables, a
  * kernel heap, the firmware rings and boots the firmware, then submits

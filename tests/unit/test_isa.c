@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AGX ISA library tests: golden encodings, the all-instructions listing
  * round trips, minifloats and error reporting.

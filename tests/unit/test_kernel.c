@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The asahi driver in-process: every ioctl through asahi_ioctl() with the
  * same argument structs userspace passes, against a real GPU model. A tiny

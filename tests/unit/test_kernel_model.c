@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * asahi_model: creation and teardown order with every executor present,
  * thread-count selection, and a device used from several threads then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Hand-checked cases for the generated format code: bytes worked out from
  * the bit positions by hand, modifier edge cases, exact messages and golden

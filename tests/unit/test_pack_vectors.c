@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every generated structure, checked against vectors the generator computes
  * with its own Python model of the encoding (build/gen/cmdstream/

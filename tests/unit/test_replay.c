@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay: render-target discovery and conversion on hand-built memory, and
  * whole replays of traces the live program (test_replay_scene.c) records on

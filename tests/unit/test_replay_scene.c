@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The replay tests' live program (test_replay_scene.h). Memory layout of
  * the one 4 MiB object, bound at RS_VA (also the queue's USC base):

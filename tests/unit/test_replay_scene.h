@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A small "live program" for the replay tests and benchmark: it drives an
  * Asahi render node (a replay backend) through the uAPI like a GL driver

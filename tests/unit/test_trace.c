@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The trace library: round trip of every record type, content-addressed
  * memory (dedup, changed runs only), seeking, truncation at every chunk

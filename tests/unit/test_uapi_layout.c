@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Pins the Asahi uAPI to the upstream ABI: the size of every struct, the
  * offset of every field and every ioctl number. The expected numbers were

@@ -1,11 +1,13 @@
+# SPDX-License-Identifier: MIT
 # Shared setup of tests/gl/*.sh (run by scripts/run-tests on the release build).
 # Sets top, tessera, work (a temporary directory removed at exit) and the
 # functions of scripts/gl-lib.sh. GL_TEST_DRIVER (default tessera) runs the
 # same checks on another driver, e.g. softpipe, to validate the scripts.
 #
-# A script reports each of its checks with `result ok|FAILED NAME`, which
-# prints the "gl-result:" line scripts/run-tests counts, and exits non-zero
-# if any failed (`finish`).
+# A script reports each of its checks with `result ok|FAILED|skip NAME [WHY]`,
+# which prints the "gl-result:" line scripts/run-tests counts (a skip counts
+# as skipped, a failure with CI=true; WHY goes on a line "NAME: WHY" before
+# it), and exits non-zero if any failed (`finish`).
 set -u
 top=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 export TESSERA=${TESSERA:-$top/build/release/bin/tessera}
@@ -31,10 +33,10 @@ gl_cleanup() {
 trap gl_cleanup EXIT
 n_failed=0
 
-result() { # ok|FAILED NAME [why]
+result() { # ok|FAILED|skip NAME [why]
     local st=$1 name=$2
     shift 2
-    [ "$st" = ok ] || n_failed=$((n_failed + 1))
+    case "$st" in ok|skip) ;; *) n_failed=$((n_failed + 1)) ;; esac
     [ $# -eq 0 ] || [ "$st" = ok ] || echo "$name: $*"
     echo "gl-result: $st $name"
 }
