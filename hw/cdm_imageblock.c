@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The compute stage hook: what a compute kernel hands to units other than
  * the USC core. Texture instructions go to the texture unit (hw/tex). A

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # uapi: helpers over the Asahi uAPI (include/drm-uapi/asahi_drm.h) shared by
 # trace/, capture/, replay/ and cli/: the one SUBMIT command-buffer walker
 # and the one VM mapping list (library uapi, below trace/), and the shader

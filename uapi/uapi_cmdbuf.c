@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The command-buffer walker (uapi_cmdbuf.h). The bounds checks are the
  * kernel's (kernel/asahi_submit.c parse_cmdbuf): a header must fit, then

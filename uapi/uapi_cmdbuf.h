@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * uapi_cmdbuf: the one walker over a SUBMIT's command buffer, the flat
  * stream of drm_asahi_cmd_header + payload that DRM_IOCTL_ASAHI_SUBMIT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * uapi_shaders: the shader index of a SUBMIT, which USC code ranges its
  * commands can run, each with its size and content hash. The capture layer

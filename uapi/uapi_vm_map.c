@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The VM mapping list (uapi_vm_map.h): a sorted array. VMs hold tens of
  * mappings, so a bind's O(n) memmove costs less than a tree would, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * uapi_vm_map: one GPU VM's mappings as VM_BIND leaves them, kept the way
  * the kernel keeps them (drm_gpuvm): binding over mapped VA replaces what

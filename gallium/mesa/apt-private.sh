@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by fetch-mesa and fetch-meson: apt's own client on a private
 # sources list and lists directory, so nothing in the system's apt state
 # changes. Packages are verified against the suite's Release file, signed by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tilebuffer and imageblock memory formats: the bytes ld_tile / st_tile
  * move between a register and one sample of a pixel (contract in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bit casts between a 32-bit float and its IEEE-754 encoding, for code
  * that moves floats through registers, descriptors and memory as words

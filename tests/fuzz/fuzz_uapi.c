@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target over uapi/: the input is walked as a SUBMIT command
  * buffer (every yielded command and attachment read, the walk must end at

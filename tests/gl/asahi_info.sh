@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Milestone 1 of Mesa's asahi driver on the embedded GPU: the screen opens on
 # the shim's render node (our kernel driver and GPU model behind it) and
 # reports Mesa's asahi renderer with GLES 3.x and desktop GL >= 3.3 contexts.

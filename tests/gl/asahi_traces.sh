@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Milestone 2 of Mesa's asahi driver on the embedded GPU: real GLES 2
 # programs' apitrace traces replayed by eglretrace on Mesa 25.0.7's asahi
 # driver (tessera run --driver asahi: the shim's node, our kernel driver,

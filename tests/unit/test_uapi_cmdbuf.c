@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the command-buffer walker (uapi/uapi_cmdbuf.h): well-formed
  * buffers, payloads shorter or longer than the struct, unknown types, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the shader index (uapi/uapi_shaders.h): the programs a
  * SUBMIT names through its streams and its uAPI structs.

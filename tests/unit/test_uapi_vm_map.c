@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the VM mapping list (uapi/uapi_vm_map.h): binds that
  * replace, unbinds that split at the start, the middle and the end of a
