@@ -200,24 +200,21 @@ texture_table(struct dctx *d, int ind, uint64_t base, unsigned start,
       if (!fetch_all(d, ind + 2, "texture descriptor", va, desc, sizeof(desc)))
          return;
       /* The table holds texture descriptors and the PBE descriptors that
-       * image writes use, with no tag telling them apart: print the one
-       * the bits fit (a texture swizzle names one of 6 channels), both
-       * when both or neither do, as Mesa's agxdecode does. */
+       * image writes use, with no tag telling them apart. A valid texture
+       * (its swizzles name one of the 6 channels) prints as one; what only
+       * fits a PBE prints as a PBE. */
       struct agx_texture t;
       struct agx_pbe pb;
       bool is_tex = agx_texture_unpack(desc, &t) && t.swizzle_r <= AGX_CHANNEL_0 &&
                     t.swizzle_g <= AGX_CHANNEL_0 && t.swizzle_b <= AGX_CHANNEL_0 &&
                     t.swizzle_a <= AGX_CHANNEL_0;
-      bool is_pbe = agx_pbe_unpack(desc, &pb);
-      if (is_tex || !is_pbe) {
-         fprintf(d->fp, "%*sTexture %u at 0x%" PRIx64 "%s\n", ind, "", start + i, va,
-                 is_tex ? (is_pbe ? " (or a PBE descriptor, below)" : "")
-                        : " (fits neither a texture nor a PBE descriptor)");
-         DUMP(d, texture, desc, ind + 2);
-      }
-      if (is_pbe) {
+      if (!is_tex && agx_pbe_unpack(desc, &pb)) {
          fprintf(d->fp, "%*sPBE %u at 0x%" PRIx64 "\n", ind, "", start + i, va);
          DUMP(d, pbe, desc, ind + 2);
+      } else {
+         fprintf(d->fp, "%*sTexture %u at 0x%" PRIx64 "%s\n", ind, "", start + i, va,
+                 is_tex ? "" : " (fits neither a texture nor a PBE descriptor)");
+         DUMP(d, texture, desc, ind + 2);
       }
    }
 }
