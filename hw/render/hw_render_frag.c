@@ -44,6 +44,7 @@ struct fstate {                   /* a decoded TVB State */
    uint32_t off;
    struct agx_tvb_state raw;
    struct agx_fragment_control fc;
+   struct agx_fragment_control_2 fc2;
    struct agx_fragment_face face[2];
    struct agx_fragment_stencil sten[2];
    struct agx_depth_bias_scissor dbs;
@@ -547,6 +548,7 @@ load_state(struct tile *t, uint32_t off)
    if (!agx_tvb_state_unpack(b, &st->raw))
       return hwr_fail(j, "TVB state at +%u is malformed", off);
    agx_fragment_control_unpack(&st->raw.fragment_control, &st->fc);
+   agx_fragment_control_2_unpack(&st->raw.fragment_control_2, &st->fc2);
    agx_fragment_face_unpack(&st->raw.front_face, &st->face[0]);
    agx_fragment_face_unpack(&st->raw.back_face, &st->face[1]);
    agx_fragment_stencil_unpack(&st->raw.front_stencil, &st->sten[0]);
@@ -979,15 +981,18 @@ shade_prim(struct tile *t, struct prim *p)
    bool stencil = st->fc.stencil_test_enable;
    const uint16_t (*sp)[2] = positions(fp->samples);
    /*
-    * Opaque geometry (the driver's promise: its shader neither discards,
-    * writes depth nor reads the tilebuffer) has its visibility resolved
-    * by the ISP before shading: depth/stencil are written now and the
-    * sample's owner becomes this primitive, so a fragment hidden later is
-    * never shaded.  Anything else with a shader is shaded in submission
-    * order, after the deferred fragments before it are resolved.
+    * Opaque geometry whose shader neither reads the tilebuffer nor sets
+    * the sample mask (Fragment Control 2 says which: Mesa's asahi driver
+    * blends in the shader and keeps Pass Type Opaque) has its visibility
+    * resolved by the ISP before shading: depth/stencil are written now
+    * and the sample's owner becomes this primitive, so a fragment hidden
+    * later is never shaded.  Anything else with a shader is shaded in
+    * submission order, after the deferred fragments before it are
+    * resolved: a blend must see every fragment under it.
     */
    bool shaded = st->raw.has_shader && st->pipe.shader;
-   bool defer = shaded && st->fc.pass_type == AGX_PASS_TYPE_OPAQUE;
+   bool defer = shaded && st->fc.pass_type == AGX_PASS_TYPE_OPAQUE &&
+                !st->fc2.reads_tilebuffer && !st->fc2.sample_mask_from_shader;
    /* A shader that writes depth is depth-tested with the value it emits
     * (late), not the interpolated one: before shading only coverage and
     * stencil count. (Opaque is the driver's promise it does not.) */

@@ -9,14 +9,14 @@
 #
 # ASAHI_MESA_DEBUG=nocompress: the model does not decompress Mesa's
 # lossless-compressed images yet (a pass with compressed depth fails with
-# a message naming the ZLS fields; docs/driver.md). glmark2-es2-pulsar and
-# the desktop GL traces are not in the list yet (docs/driver.md says why).
+# a message naming the ZLS fields; docs/driver.md). The desktop GL traces
+# are not in the list yet (docs/driver.md says why).
 . "$(dirname "$0")/lib/common.sh"
 [ -e "$top/build/mesa-asahi/lib/libEGL.so.1" ] ||
     { echo "missing build/mesa-asahi: build the release variant first (make)"; exit 1; }
 export ASAHI_MESA_DEBUG=nocompress
 
-traces=${GL_TEST_TRACES:-es2tri es2gears glmark2-es2-build glmark2-es2-texture glmark2-es2-shading glmark2-es2-effect2d glmark2-es2-bump}
+traces=${GL_TEST_TRACES:-es2tri es2gears glmark2-es2-build glmark2-es2-texture glmark2-es2-shading glmark2-es2-effect2d glmark2-es2-bump glmark2-es2-pulsar}
 for t in $traces; do
     echo "== $t on asahi"
     if "$top/scripts/gl-trace-check" "$t" --driver asahi --out "$work/$t" \
