@@ -1333,18 +1333,15 @@ zls(struct tile *t, bool store)
 /* The ZLS buffers of a pass. ISP ZLS Pixels holds (width - 1) in bits
  * 0-14 and (height - 1) in bits 15-29; the stride fields are the bytes
  * from one layer to the next (one layer is rendered). Compressed buffers
- * are not modelled: such a pass fails, naming the field. */
+ * (ZLS Control compress bits, comp_base) are stored as the texture unit
+ * stores compressed images: every tile uncompressed in the twiddled body
+ * (HW_TEX_COMPRESSION in hw/tex/hw_tex.h). */
 static bool
 zls_layouts(struct fpass *fp, const struct agx_fw_render_payload *pl)
 {
    fp->zls_w = (pl->isp_zls_pixels & 0x7fff) + 1;
    fp->zls_h = ((pl->isp_zls_pixels >> 15) & 0x7fff) + 1;
    bool z = pl->depth_base != 0, st = pl->stencil_base != 0;
-   if ((z && (pl->depth_comp_base || fp->zls.z_compress_1 || fp->zls.z_compress_2)) ||
-       (st && (pl->stencil_comp_base || fp->zls.s_compress_1 || fp->zls.s_compress_2)))
-      return hwr_fail(fp->j, "ZLS: compressed depth/stencil (ZLS Control compress bits, "
-                             "comp_base 0x%" PRIx64 "/0x%" PRIx64 ") is not modelled",
-                      (uint64_t)pl->depth_comp_base, (uint64_t)pl->stencil_comp_base);
    unsigned zb = fp->zls.z_format == AGX_ZLS_FORMAT_16 ? 2 : 4;
    if (z && !hw_tex_layout_twiddled(&fp->zl, zb * fp->samples, fp->zls_w, fp->zls_h, 1, 1, false))
       return hwr_fail(fp->j, "ZLS: depth buffer %ux%u x%u samples has no layout",

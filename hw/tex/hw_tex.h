@@ -8,8 +8,19 @@
  * 16-byte Border when its border colour is Custom) and a PBE descriptor
  * (24 B) are decoded once into a view/sampler/image struct; the per-texel
  * paths never look at descriptor bits again.  Decoding rejects what the
- * model cannot honour (compressed layout, block-compressed formats, bad
- * format/type pairs, levels past the chain) with a message.
+ * model cannot honour (block-compressed formats, bad format/type pairs,
+ * levels past the chain) with a message.
+ *
+ * HW_TEX_COMPRESSION.  The compressed (lossless, Layout 3) layout is the
+ * twiddled layout plus a metadata buffer (8 bytes per 16x16 tile, at the
+ * descriptor's Acceleration Buffer / the ZLS comp_base) that says how each
+ * tile is stored; the allocation always has room for the tile
+ * uncompressed.  The hardware's compressed tile encoding is not public, so
+ * the model's compressor stores every tile uncompressed, in the twiddled
+ * body, and leaves the metadata as it finds it: what the model writes it
+ * reads back, and software (Mesa) never reads compressed bytes with the
+ * CPU.  An image compressed by real hardware (a capture from a real
+ * machine) does not decode on the model.
  *
  * Memory.  Every texel access goes through a struct hw_mmu: reads as unit
  * HW_UNIT_TEX, image writes as HW_UNIT_PBE.  A hard fault stops the

@@ -58,8 +58,7 @@ hw_tex_view_decode(struct hw_tex_view *v, const uint8_t desc[HW_TEX_DESC_BYTES],
       v->null = true;
       return true;
    }
-   if (t.layout == AGX_LAYOUT_COMPRESSED)
-      ERR("compressed (lossless) texture layout is not modelled");
+   /* Compressed (lossless): see HW_TEX_COMPRESSION in hw_tex.h. */
    if (t.dimension > AGX_TEXTURE_DIMENSION_2D_ARRAY_MS)
       ERR("texture dimension %u invalid", (unsigned)t.dimension);
    if (!hw_tex_format_get(t.channels, t.type, t.srgb, &v->fmt, err, err_size))
@@ -150,8 +149,7 @@ hw_tex_image_decode(struct hw_tex_image *im, const uint8_t desc[HW_TEX_DESC_BYTE
    im->dim = (uint8_t)p.dimension;
    if (p.layout == AGX_LAYOUT_NULL)
       ERR("image write through a null PBE descriptor");
-   if (p.layout == AGX_LAYOUT_COMPRESSED)
-      ERR("compressed (lossless) PBE layout is not modelled");
+   /* Compressed (lossless): see HW_TEX_COMPRESSION in hw_tex.h. */
    if (!hw_tex_format_get(p.channels, p.type, p.srgb, &im->fmt, err, err_size))
       return false;
    im->samples = is_ms(p.dimension) ? (p.samples ? 4 : 2) : 1;

@@ -8,8 +8,9 @@
 # full one. Then `tessera dump` must decode everything Mesa emitted in a
 # capture of glmark2-es2's build scene without an error, a warning, an
 # instruction with unknown bits or a field value the formats do not name.
-# (ASAHI_MESA_DEBUG=nocompress: see asahi_traces.sh.)
-export GL_TEST_DRIVER=asahi ASAHI_MESA_DEBUG=nocompress
+# Mesa's defaults (compressed images included).
+unset ASAHI_MESA_DEBUG
+export GL_TEST_DRIVER=asahi
 bash "$(dirname "$0")/capture.sh"
 rc=$?
 

@@ -6,15 +6,13 @@
 # the GPU model), every reference frame checked against llvmpipe by
 # scripts/gl-trace-check (>= 99.9 % of pixels within 1 LSB, or PSNR >=
 # 40 dB). One result per trace.
-#
-# ASAHI_MESA_DEBUG=nocompress: the model does not decompress Mesa's
-# lossless-compressed images yet (a pass with compressed depth fails with
-# a message naming the ZLS fields; docs/driver.md). The desktop GL traces
-# are not in the list yet (docs/driver.md says why).
+# Mesa's defaults, lossless compression included (the model stores
+# compressed images' tiles uncompressed: HW_TEX_COMPRESSION in hw/tex/hw_tex.h).
+# The desktop GL traces are not in the list yet (docs/driver.md says why).
 . "$(dirname "$0")/lib/common.sh"
 [ -e "$top/build/mesa-asahi/lib/libEGL.so.1" ] ||
     { echo "missing build/mesa-asahi: build the release variant first (make)"; exit 1; }
-export ASAHI_MESA_DEBUG=nocompress
+unset ASAHI_MESA_DEBUG
 
 traces=${GL_TEST_TRACES:-es2tri es2gears glmark2-es2-build glmark2-es2-texture glmark2-es2-shading glmark2-es2-effect2d glmark2-es2-bump glmark2-es2-pulsar}
 for t in $traces; do

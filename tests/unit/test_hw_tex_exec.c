@@ -415,7 +415,7 @@ test_fault_reported(void **state)
    assert_int_equal(last_mmu.fault.addr, 0x40000000);
 
    /* a bad descriptor stops the shader as bad code */
-   t.layout = AGX_LAYOUT_COMPRESSED;
+   t.swizzle_r = 7;   /* no such channel */
    put_texture(0, &t);
    assert_int_equal(run(src, 32, NULL, &res), HW_USC_BAD_CODE);
 }

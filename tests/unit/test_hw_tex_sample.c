@@ -797,10 +797,22 @@ test_bad_descriptors(void **state)
    struct hw_tex_view v;
    struct agx_texture t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 4, 4, 32);
    struct agx_texture_packed p;
+   /* A compressed (lossless) image has the twiddled body
+    * (HW_TEX_COMPRESSION): the same layout as a twiddled one. */
+   struct hw_tex_view vt;
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   agx_texture_pack(&p, &t);
+   assert_true(hw_tex_view_decode(&vt, p.opaque, err, sizeof(err)));
    t.layout = AGX_LAYOUT_COMPRESSED;
    agx_texture_pack(&p, &t);
+   assert_true(hw_tex_view_decode(&v, p.opaque, err, sizeof(err)));
+   assert_true(v.layout.twiddled);
+   assert_memory_equal(&v.layout, &vt.layout, sizeof(v.layout));
+   t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 4, 4, 32);
+   t.swizzle_r = 7;   /* no such channel */
+   agx_texture_pack(&p, &t);
    assert_false(hw_tex_view_decode(&v, p.opaque, err, sizeof(err)));
-   assert_non_null(strstr(err, "compressed"));
+   assert_non_null(strstr(err, "swizzle"));
    t = tex_linear(AGX_CHANNELS_BC1, AGX_TEXTURE_TYPE_UNORM, 4, 4, 32);
    agx_texture_pack(&p, &t);
    assert_false(hw_tex_view_decode(&v, p.opaque, err, sizeof(err)));
