@@ -1,20 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Milestone 2 of Mesa's asahi driver on the embedded GPU: real GLES 2
-# programs' apitrace traces replayed by eglretrace on Mesa 25.0.7's asahi
+# Milestones 2 and 3 of Mesa's asahi driver on the embedded GPU: the shared
+# workloads' apitrace traces (GLES 2, legacy desktop GL, glmark2's GL 2.x
+# scene and Chromium's GL 4.5 core WebGL compositing) replayed by
+# eglretrace on Mesa 25.0.7's asahi
 # driver (tessera run --driver asahi: the shim's node, our kernel driver,
 # the GPU model), every reference frame checked against llvmpipe by
 # scripts/gl-trace-check (>= 99.9 % of pixels within 1 LSB, or PSNR >=
 # 40 dB). One result per trace.
 # Mesa's defaults, lossless compression included (the model stores
 # compressed images' tiles uncompressed: HW_TEX_COMPRESSION in hw/tex/hw_tex.h).
-# The desktop GL traces are not in the list yet (docs/driver.md says why).
+# minetest-seed7 is not in the list yet (docs/driver.md says why).
 . "$(dirname "$0")/lib/common.sh"
 [ -e "$top/build/mesa-asahi/lib/libEGL.so.1" ] ||
     { echo "missing build/mesa-asahi: build the release variant first (make)"; exit 1; }
 unset ASAHI_MESA_DEBUG
 
-traces=${GL_TEST_TRACES:-es2tri es2gears glmark2-es2-build glmark2-es2-texture glmark2-es2-shading glmark2-es2-effect2d glmark2-es2-bump glmark2-es2-pulsar}
+traces=${GL_TEST_TRACES:-es2tri es2gears glmark2-es2-build glmark2-es2-texture glmark2-es2-shading glmark2-es2-effect2d glmark2-es2-bump glmark2-es2-pulsar glxgears glmark2-gl-build chromium-compose-glx}
 for t in $traces; do
     echo "== $t on asahi"
     if "$top/scripts/gl-trace-check" "$t" --driver asahi --out "$work/$t" \
