@@ -1,0 +1,11 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Milestone 4 of Mesa's asahi driver on the embedded GPU: piglit.sh's gate
+# (the GLES subsets of piglit's opengl and shader profiles, headless) on
+# Mesa 25.0.7's asahi driver through the shim's node and the GPU model,
+# against its own expectations file, tests/gl/piglit-expected-asahi.txt
+# (every test not listed there must pass; each listed group says why it
+# does not). Counts beside softpipe's on the same lists are in that file.
+export GL_TEST_DRIVER=asahi
+export PIGLIT_EXPECTED=${PIGLIT_EXPECTED:-$(cd "$(dirname "$0")" && pwd)/piglit-expected-asahi.txt}
+exec bash "$(dirname "$0")/piglit.sh"
