@@ -88,6 +88,10 @@ struct fpass {
     * texel = every sample of a pixel (zls_layouts). */
    struct hw_tex_layout zl, sl;
    uint32_t zls_w, zls_h;
+   /* Morton index of utile pixel (x, y) at [y * uw + x] when a whole utile
+    * is one Morton run of its tile (utile_run); see zls_buffer. */
+   bool utile_run;
+   uint16_t morton[32 * 32];
    struct tile *tiles;
 };
 
@@ -1244,6 +1248,29 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
       h = t->y0 < fp->zls_h ? fp->zls_h - t->y0 : 0;
    if (!w || !h)
       return true;   /* outside the ZLS buffer: nothing to load or store */
+   /* A whole aligned utile inside one tile: its pixels are the Morton run
+    * starting at its origin's texel (the origin's low bits are zero, so
+    * the in-tile index adds), in fp->morton order. */
+   const struct hw_tex_level *lv = &l->level[0];
+   if (fp->utile_run && w == fp->uw && h == fp->uh && lv->tile_w >= fp->uw &&
+       lv->tile_h >= fp->uh) {
+      uint64_t va = base + hw_tex_offset(l, t->x0, t->y0, 0, 0);
+      size_t span = (size_t)w * h * bpp;
+      uint8_t run[32 * 32 * 4 * 4];
+      if (!store && !hwr_read(&t->j, m, va, run, span))
+         return false;
+      for (unsigned i = 0; i < w * h; i++) {
+         uint8_t *p = px + (size_t)i * bpp, *r = run + (size_t)fp->morton[i] * bpp;
+         if (store)
+            memcpy(r, p, bpp);
+         else
+            memcpy(p, r, bpp);
+      }
+      if (store && !hw_mmu_write(m, va, run, span))
+         return hwr_fault(&t->j, m);
+      t->j.cycles += span >> HWR_CYC_MEM_BYTE_SHIFT;
+      return true;
+   }
    uint64_t lo = UINT64_MAX, hi = 0;
    for (unsigned y = 0; y < h; y++)
       for (unsigned x = 0; x < w; x++) {
@@ -1341,6 +1368,12 @@ zls_layouts(struct fpass *fp, const struct agx_fw_render_payload *pl)
 {
    fp->zls_w = (pl->isp_zls_pixels & 0x7fff) + 1;
    fp->zls_h = ((pl->isp_zls_pixels >> 15) & 0x7fff) + 1;
+   /* Square and 2:1 utiles are one Morton run (x takes the extra bit). */
+   fp->utile_run = fp->uw <= 32 && fp->uh <= 32 &&
+                   (fp->uw == fp->uh || fp->uw == 2 * fp->uh);
+   for (unsigned y = 0; fp->utile_run && y < fp->uh; y++)
+      for (unsigned x = 0; x < fp->uw; x++)
+         fp->morton[y * fp->uw + x] = (uint16_t)hw_tex_morton(x, y);
    bool z = pl->depth_base != 0, st = pl->stencil_base != 0;
    unsigned zb = fp->zls.z_format == AGX_ZLS_FORMAT_16 ? 2 : 4;
    if (z && !hw_tex_layout_twiddled(&fp->zl, zb * fp->samples, fp->zls_w, fp->zls_h, 1, 1, false))
