@@ -11,20 +11,10 @@
 # Mesa's defaults, lossless compression included (the model stores
 # compressed images' tiles uncompressed: HW_TEX_COMPRESSION in hw/tex/hw_tex.h).
 # minetest-seed7 is not in the list yet (docs/driver.md says why).
-. "$(dirname "$0")/lib/common.sh"
+unset ASAHI_MESA_DEBUG
+export GL_TEST_DRIVER=asahi
+export GL_TEST_TRACES=${GL_TEST_TRACES:-es2tri es2gears glmark2-es2-build glmark2-es2-texture glmark2-es2-shading glmark2-es2-effect2d glmark2-es2-bump glmark2-es2-pulsar glxgears glmark2-gl-build chromium-compose-glx}
+top=$(cd "$(dirname "$0")/../.." && pwd)
 [ -e "$top/build/mesa-asahi/lib/libEGL.so.1" ] ||
     { echo "missing build/mesa-asahi: build the release variant first (make)"; exit 1; }
-unset ASAHI_MESA_DEBUG
-
-traces=${GL_TEST_TRACES:-es2tri es2gears glmark2-es2-build glmark2-es2-texture glmark2-es2-shading glmark2-es2-effect2d glmark2-es2-bump glmark2-es2-pulsar glxgears glmark2-gl-build chromium-compose-glx}
-for t in $traces; do
-    echo "== $t on asahi"
-    if "$top/scripts/gl-trace-check" "$t" --driver asahi --out "$work/$t" \
-           --timeout "${GL_TRACE_TIMEOUT:-600}"; then
-        result ok "asahi-$t"
-    else
-        sed 's/^/   | /' "$work/$t/replay.log" 2>/dev/null | grep -v '| Wrote ' | tail -n 15
-        result FAILED "asahi-$t"
-    fi
-done
-finish
+exec bash "$(dirname "$0")/traces.sh"

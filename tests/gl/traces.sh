@@ -7,6 +7,8 @@
 # llvmpipe reference checked by scripts/gl-trace-check (>= 99.9 % of pixels
 # within 1 LSB, or PSNR >= 40 dB). One result per trace. (minetest-seed7
 # asks for a GL 3.0 context, which the driver does not offer.)
+# GL_TEST_DRIVER / GL_TEST_TRACES run other drivers / traces
+# (tests/gl/asahi_traces.sh: Mesa's asahi driver).
 . "$(dirname "$0")/lib/common.sh"
 
 traces=${GL_TEST_TRACES:-es2tri es2gears glmark2-es2-build glmark2-es2-texture glmark2-es2-shading glmark2-es2-effect2d glxgears glmark2-gl-build}
