@@ -15,8 +15,8 @@
 
 #include "cmdstream/agx_pack.h"
 #include "cmdstream/isa/agx_isa.h"
-#include "hw/cdm.h"
-#include "hw/hw_dispatch.h"
+#include "hw/cdm/cdm.h"
+#include "hw/cdm/hw_dispatch.h"
 #include "hw/hw_uat.h"
 
 #define VA 0x100000000ull

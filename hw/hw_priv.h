@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internals shared by the files of libhw (device, UAT, MMU, firmware) and
- * by the executors in hw/ (hw/cdm*.c may include it). Not for the kernel.
+ * by the executors in hw/ (hw/cdm/ may include it). Not for the kernel.
  */
 #ifndef HW_PRIV_H
 #define HW_PRIV_H

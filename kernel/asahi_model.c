@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hw/cdm.h"
+#include "hw/cdm/cdm.h"
 #include "hw/hw_device.h"
 #include "hw/render/hw_render.h"
 #include "kernel/asahi_model.h"

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hw/cdm.h"
+#include "hw/cdm/cdm.h"
 #include "test_hw_util.h"
 
 #define TC_HEAP_PAGES 64

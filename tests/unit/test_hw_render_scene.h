@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "cmdstream/agx_pack.h"
-#include "hw/cdm.h"
+#include "hw/cdm/cdm.h"
 #include "hw/render/hw_render.h"
 #include "test_hw_util.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/cdm_priv.h"
+#include "hw/cdm/cdm_priv.h"
 
 /* Loop detection: (va, call context) pairs seen since the last launch. A
  * stream that comes back to the same block in the same context without

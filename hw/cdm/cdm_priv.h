@@ -10,8 +10,8 @@
 #include <stdarg.h>
 
 #include "cmdstream/agx_pack.h"
-#include "hw/cdm.h"
-#include "hw/hw_dispatch.h"
+#include "hw/cdm/cdm.h"
+#include "hw/cdm/hw_dispatch.h"
 #include "hw/tex/hw_tex.h"
 
 /* Per host worker: its own USC view and scratch, and what it measured

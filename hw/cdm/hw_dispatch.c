@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hw/hw_dispatch.h"
+#include "hw/cdm/hw_dispatch.h"
 
 struct hw_dispatch {
    unsigned nthreads;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/cdm_priv.h"
+#include "hw/cdm/cdm_priv.h"
 
 static void
 free_workers(struct hw_cdm *c)

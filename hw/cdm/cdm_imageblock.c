@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hw/cdm_priv.h"
+#include "hw/cdm/cdm_priv.h"
 
 static const struct agx_operand *
 operand(const struct agx_instr *in, const char *name)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/cdm_priv.h"
+#include "hw/cdm/cdm_priv.h"
 
 static bool
 fetch(struct cdm_job *j, uint64_t va, void *dst, size_t size, const char *what)
