@@ -66,11 +66,15 @@ include $(sort $(wildcard */module.mk */*/module.mk))
 objs = $(patsubst %.c,$(B)/obj/%.o,$(1))
 libfiles = $(foreach l,$(1),$(B)/lib/lib$(l).a)
 
+# An archive also depends on its member list (a stamp rewritten only when
+# the list changes): a source that moves to another library must leave the
+# archive, or a stale copy of it would still be linked.
 define lib_template
-$(B)/lib/lib$(1).a: $$(call objs,$$($(1)_SRCS))
+$$(shell mkdir -p $(B)/lib && (echo '$$($(1)_SRCS)' | cmp -s - $(B)/lib/lib$(1).srcs || echo '$$($(1)_SRCS)' > $(B)/lib/lib$(1).srcs))
+$(B)/lib/lib$(1).a: $$(call objs,$$($(1)_SRCS)) $(B)/lib/lib$(1).srcs
 	@mkdir -p $$(@D)
 	@rm -f $$@
-	$$(AR) rcs $$@ $$^
+	$$(AR) rcs $$@ $$(filter %.o,$$^)
 ALL_OBJS += $$(call objs,$$($(1)_SRCS))
 endef
 
