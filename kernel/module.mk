@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # kernel: the asahi DRM driver for the GPU model (library asahi) and its
-# OS layer. The render-node shim is kernel/shim/ (tessera-shim.so).
+# OS layer. It needs the device core (hw) alone: the whole model behind
+# it (device + executors + driver) is kernel/model/ (library asahimodel),
+# the render-node shim kernel/shim/ (tessera-shim.so).
 
 LIBS += asahi
 asahi_SRCS := kernel/os/os.c \
@@ -13,8 +15,7 @@ asahi_SRCS := kernel/os/os.c \
               kernel/asahi_sync.c \
               kernel/asahi_queue.c \
               kernel/asahi_submit.c \
-              kernel/asahi_fault.c \
-              kernel/asahi_model.c
+              kernel/asahi_fault.c
 
 TESTS += test_kernel
 test_kernel_SRCS := tests/unit/test_kernel.c
@@ -31,9 +32,3 @@ TESTS += test_kernel_uapi
 test_kernel_uapi_SRCS := tests/uapi/asahi_uapi_test.c
 test_kernel_uapi_LIBS := agxisa cmdstream
 test_kernel_uapi_LDLIBS := -lcmocka -ldrm -ldl -lm
-
-# The whole model behind the driver (asahi_model): order, threads, teardown.
-TESTS += test_kernel_model
-test_kernel_model_SRCS := tests/unit/test_kernel_model.c
-test_kernel_model_LIBS := asahi hwrender hwtex hwcdm hwusc agxisa hw cmdstream
-test_kernel_model_LDLIBS := -lcmocka -lm

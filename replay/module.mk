@@ -8,7 +8,7 @@ LIBS += replay
 replay_SRCS := replay/replay_engine.c replay/replay_backend.c replay/replay_image.c \
                replay/replay_png.c replay/replay_timing.c
 # Everything a replay links (the model: driver, executors).
-REPLAY_LIBS := replay uapishaders trace uapi asahi hwrender hwcdm hwtex hwusc agxisa hw cmdstream
+REPLAY_LIBS := replay uapishaders trace uapi $(ASAHI_MODEL_LIBS)
 # TRACE_LDLIBS comes from trace/module.mk (included later): recursive '='.
 REPLAY_ALL_LDLIBS = $(REPLAY_LDLIBS) $(TRACE_LDLIBS)
 

@@ -19,7 +19,7 @@
 #include "drm-uapi/asahi_drm.h"
 #include "hw/hw_device.h"
 #include "kernel/asahi.h"
-#include "kernel/asahi_model.h"
+#include "kernel/model/asahi_model.h"
 
 static void
 set_err(char *err, size_t size, const char *fmt, ...)

@@ -4,5 +4,5 @@
 # the asahi driver appear as /dev/dri/renderD128.
 SHLIBS += tessera-shim
 tessera-shim_SRCS := kernel/shim/shim_core.c kernel/shim/shim_fs.c
-tessera-shim_LIBS := asahi hwrender hwtex hwcdm hwusc agxisa hw cmdstream
+tessera-shim_LIBS := $(ASAHI_MODEL_LIBS)
 tessera-shim_LDLIBS := -ldl -lpthread -lm

@@ -18,7 +18,7 @@
 #include "tessera/preload_fcntl.h"
 #include "hw/hw_device.h"
 #include "kernel/asahi.h"
-#include "kernel/asahi_model.h"
+#include "kernel/model/asahi_model.h"
 #include "kernel/shim/shim.h"
 
 #define EXPORT __attribute__((visibility("default")))

@@ -56,7 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/asahi_model.h"   /* the shim's statistics */
+#include "kernel/model/asahi_model.h"   /* the shim's statistics */
 #include "tests/gl/gl_util.h"
 
 #define W 64

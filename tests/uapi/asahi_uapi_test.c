@@ -35,7 +35,7 @@
 #include "cmdstream/agx_pack.h"
 #include "cmdstream/isa/agx_isa.h"
 #include "drm-uapi/asahi_drm.h"
-#include "kernel/asahi_model.h"
+#include "kernel/model/asahi_model.h"
 #include "tessera/float_bits.h"
 
 #define PAGE 16384ull

@@ -16,7 +16,7 @@
 
 #include "drm-uapi/asahi_drm.h"
 #include "hw/hw_device.h"
-#include "kernel/asahi_model.h"
+#include "kernel/model/asahi_model.h"
 
 static void
 test_threads(void **state)

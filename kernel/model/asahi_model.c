@@ -10,7 +10,7 @@
 #include "hw/cdm/cdm.h"
 #include "hw/hw_device.h"
 #include "hw/render/hw_render.h"
-#include "kernel/asahi_model.h"
+#include "kernel/model/asahi_model.h"
 
 unsigned
 asahi_model_threads(unsigned cfg_threads)
