@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/unit/test_replay_scene.h"
+#include "tests/lib/rs_scene.h"
 
 int
 main(int argc, char **argv)

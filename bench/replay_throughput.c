@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "replay/replay.h"
-#include "tests/unit/test_replay_scene.h"
+#include "tests/lib/rs_scene.h"
 
 static double
 now(void)

@@ -18,15 +18,15 @@ test_capture_LIBS := capture uapi
 test_capture_LDLIBS := -lcmocka
 
 # Test programs run under capture (tests/integration/capture_*.sh, bench).
-CAPTURE_PROG_LIBS := agxisa cmdstream
+CAPTURE_PROG_LIBS := testuapi agxisa cmdstream
 PROGS += capture_scene capture_mt capture_fork
-capture_scene_SRCS := tests/capture/capture_scene.c tests/capture/capture_util.c
+capture_scene_SRCS := tests/capture/capture_scene.c
 capture_scene_LIBS := $(CAPTURE_PROG_LIBS)
 capture_scene_LDLIBS := -ldrm
-capture_mt_SRCS := tests/capture/capture_mt.c tests/capture/capture_util.c
+capture_mt_SRCS := tests/capture/capture_mt.c
 capture_mt_LIBS := $(CAPTURE_PROG_LIBS)
 capture_mt_LDLIBS := -ldrm
-capture_fork_SRCS := tests/capture/capture_fork.c tests/capture/capture_util.c
+capture_fork_SRCS := tests/capture/capture_fork.c
 capture_fork_LIBS := $(CAPTURE_PROG_LIBS)
 capture_fork_LDLIBS := -ldrm
 

@@ -40,8 +40,8 @@
 #include <xf86drm.h>
 
 #include "cmdstream/agx_pack.h"
-#include "cmdstream/isa/agx_isa.h"
-#include "tests/capture/capture_util.h"
+#include "tests/lib/tu_dev.h"
+#include "tests/lib/tu_usc.h"
 
 #define W 128
 #define H 128
@@ -133,7 +133,7 @@ static const char eot_src[] =
    "stop\n";
 
 struct demo {
-   struct cu_dev d;
+   struct tu_dev d;
    uint32_t sync;
    unsigned submits;
 };
@@ -149,7 +149,7 @@ static uint64_t
 put(struct demo *s, const void *data, uint64_t size)
 {
    void *cpu;
-   uint64_t va = cu_alloc(&s->d, size, &cpu);
+   uint64_t va = tu_alloc(&s->d, size, &cpu);
    if (data)
       memcpy(cpu, data, size);
    return va;
@@ -165,50 +165,28 @@ static uint64_t
 shader(struct demo *s, const char *src)
 {
    uint8_t code[1024];
-   size_t len;
    char err[256];
-   if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err))) {
+   size_t len = tu_usc_assemble(src, code, sizeof(code), err, sizeof(err));
+   if (!len) {
       fprintf(stderr, "demo_scene: assembler: %s\n", err);
       exit(3);
    }
    return put(s, code, len);
 }
 
-/* A USC word list: [uniforms] [texture] [sampler] [shared] shader regs. */
+/* A USC word list: [uniforms] [texture] [sampler] shared shader regs. */
 static uint32_t
 pipeline(struct demo *s, uint64_t code, uint64_t uni, unsigned uni_bytes, uint64_t tex,
          uint64_t smp, bool fragment)
 {
-   uint8_t w[64];
-   unsigned n = 0;
-   if (uni_bytes) {
-      agx_pack(w + n, USC_UNIFORM, u) {
-         u.start_halfs = 0; u.size_halfs = uni_bytes / 2; u.buffer = uni;
-      }
-      n += AGX_USC_UNIFORM_LENGTH;
-   }
-   if (tex) {
-      agx_pack(w + n, USC_TEXTURE, t) { t.start = 0; t.count = 1; t.buffer = tex; }
-      n += AGX_USC_TEXTURE_LENGTH;
-   }
-   if (smp) {
-      agx_pack(w + n, USC_SAMPLER, t) { t.start = 0; t.count = 1; t.buffer = smp; }
-      n += AGX_USC_SAMPLER_LENGTH;
-   }
-   agx_pack(w + n, USC_SHARED, sh) {
-      sh.uses_shared_memory = fragment;
-      sh.layout = fragment ? AGX_SHARED_LAYOUT_32X32 : AGX_SHARED_LAYOUT_VERTEX_COMPUTE;
-      sh.sample_count = 1;
-      sh.sample_stride_in_8_bytes = fragment ? 1 : 0;
-      sh.bytes_per_threadgroup = fragment ? 4096 : 256;
-   }
-   n += AGX_USC_SHARED_LENGTH;
-   agx_pack(w + n, USC_SHADER, sh) { sh.code = (uint32_t)(code - s->d.heap_va); }
-   n += AGX_USC_SHADER_LENGTH;
-   agx_pack(w + n, USC_REGISTERS, rg) { rg.register_count = 32; }
-   n += AGX_USC_REGISTERS_LENGTH;
-   agx_pack(w + n, USC_NO_PRESHADER, np) { (void)np; }
-   n += AGX_USC_NO_PRESHADER_LENGTH;
+   struct tu_usc_pipeline p = {
+      .code = (uint32_t)(code - s->d.heap_va), .uniforms = uni, .uniform_bytes = uni_bytes,
+      .textures = tex, .samplers = smp,
+      .shared = fragment ? TU_USC_SHARED_TILE_32X32 : TU_USC_SHARED_VERTEX_COMPUTE,
+      .registers = 32,
+   };
+   uint8_t w[TU_USC_WORDS_MAX];
+   unsigned n = tu_usc_words(w, &p);
    return (uint32_t)(put(s, w, n) - s->d.heap_va);
 }
 
@@ -334,7 +312,7 @@ submit(struct demo *s, uint16_t type, const void *cmd, uint16_t size)
       fprintf(stderr, "demo_scene: SUBMIT: %s\n", strerror(errno));
       exit(1);
    }
-   if (cu_wait(&s->d, s->sync)) {
+   if (tu_wait(&s->d, s->sync)) {
       fprintf(stderr, "demo_scene: submission %u did not complete\n", s->submits);
       exit(1);
    }
@@ -478,7 +456,7 @@ main(int argc, char **argv)
    }
 
    struct demo s = { 0 };
-   cu_open(&s.d, argv, 4u << 20);
+   tu_open(&s.d, argv, 4u << 20);
    s.d.used = 0x100;   /* USC offset 0 means "no program" */
    if (drmSyncobjCreate(s.d.fd, 0, &s.sync))
       die("SYNCOBJ_CREATE failed");
@@ -531,7 +509,7 @@ main(int argc, char **argv)
 
    /* Compute: uniforms u0..u5 = src, dst, dx, dy; the CPU rewrites dx, dy. */
    uint32_t *au;
-   uint64_t anim_uni = cu_alloc(&s.d, 32, (void **)&au);
+   uint64_t anim_uni = tu_alloc(&s.d, 32, (void **)&au);
    au[0] = (uint32_t)tri_src; au[1] = (uint32_t)(tri_src >> 32);
    au[2] = (uint32_t)tri_dst; au[3] = (uint32_t)(tri_dst >> 32);
    uint32_t anim_pipe = pipeline(&s, shader(&s, anim_src), anim_uni, 24, 0, 0, false);
@@ -611,12 +589,12 @@ main(int argc, char **argv)
             rc = 3;
          }
       }
-      cu_frame("demo frame");
+      tu_frame("demo frame");
    }
    printf("demo_scene: %u frames, %u submissions, %ux%u, frame 0 %s, last frame %016llx\n",
           frames, s.submits, W, H, corrupt ? "not checked (-c)" : rc ? "WRONG" : "as expected",
-          (unsigned long long)cu_checksum(pixels, W * H * 4));
+          (unsigned long long)tu_checksum(pixels, W * H * 4));
    drmSyncobjDestroy(s.d.fd, s.sync);
-   cu_close(&s.d);
+   tu_close(&s.d);
    return rc;
 }

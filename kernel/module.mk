@@ -30,5 +30,5 @@ fuzz_ioctl_LIBS := asahi hw cmdstream
 # build/release/lib/tessera-shim.so preloaded) or a real Asahi node.
 TESTS += test_kernel_uapi
 test_kernel_uapi_SRCS := tests/uapi/asahi_uapi_test.c
-test_kernel_uapi_LIBS := agxisa cmdstream
+test_kernel_uapi_LIBS := testuapi agxisa cmdstream
 test_kernel_uapi_LDLIBS := -lcmocka -ldrm -ldl -lm

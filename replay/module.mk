@@ -17,18 +17,18 @@ tessera_LIBS += $(REPLAY_LIBS)
 tessera_LDLIBS += $(REPLAY_LDLIBS)
 
 TESTS += test_replay
-test_replay_SRCS := tests/unit/test_replay.c tests/unit/test_replay_scene.c
-test_replay_LIBS := $(REPLAY_LIBS)
+test_replay_SRCS := tests/unit/test_replay.c
+test_replay_LIBS := testuapi $(REPLAY_LIBS)
 test_replay_LDLIBS = -lcmocka $(REPLAY_ALL_LDLIBS)
 
-# Writes a trace of a small live program (for the integration test and the
-# benchmark); also the "live program" the benchmark compares against.
+# Writes a trace of the test library's live program (tests/lib/rs_scene.c;
+# for the integration test and the benchmark); also the "live program" the benchmark compares against.
 PROGS += replay_mktrace
-replay_mktrace_SRCS := bench/replay_mktrace.c tests/unit/test_replay_scene.c
-replay_mktrace_LIBS := $(REPLAY_LIBS)
+replay_mktrace_SRCS := bench/replay_mktrace.c
+replay_mktrace_LIBS := testuapi $(REPLAY_LIBS)
 replay_mktrace_LDLIBS = $(REPLAY_ALL_LDLIBS)
 
 PROGS += replay_throughput
-replay_throughput_SRCS := bench/replay_throughput.c tests/unit/test_replay_scene.c
-replay_throughput_LIBS := $(REPLAY_LIBS)
+replay_throughput_SRCS := bench/replay_throughput.c
+replay_throughput_LIBS := testuapi $(REPLAY_LIBS)
 replay_throughput_LDLIBS = $(REPLAY_ALL_LDLIBS)

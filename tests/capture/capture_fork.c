@@ -15,23 +15,23 @@
 
 #include <xf86drm.h>
 
-#include "capture_util.h"
+#include "tests/lib/tu_dev.h"
 
 static uint64_t
 work(char **argv, unsigned n, float base)
 {
-   struct cu_dev d;
-   cu_open(&d, argv, 1u << 20);
-   struct cu_saxpy s;
-   cu_saxpy_init(&d, &s, 2048);
+   struct tu_dev d;
+   tu_open(&d, argv, 1u << 20);
+   struct tu_saxpy s;
+   tu_saxpy_init(&d, &s, 2048);
    uint32_t out;
    if (drmSyncobjCreate(d.fd, 0, &out))
       exit(3);
    for (unsigned i = 0; i < n; i++)
-      if (cu_saxpy_submit(&d, &s, d.queue, base + (float)i * 0.25f, out, 0) || cu_wait(&d, out))
+      if (tu_saxpy_submit(&d, &s, d.queue, base + (float)i * 0.25f, out, 0) || tu_wait(&d, out))
          exit(1);
-   uint64_t sum = cu_checksum(s.yc, 4 * 2048);
-   cu_close(&d);
+   uint64_t sum = tu_checksum(s.yc, 4 * 2048);
+   tu_close(&d);
    return sum;
 }
 

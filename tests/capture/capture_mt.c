@@ -13,18 +13,18 @@
 
 #include <xf86drm.h>
 
-#include "capture_util.h"
+#include "tests/lib/tu_dev.h"
 
 #define MAX_THREADS 8
 
-static struct cu_dev d;
+static struct tu_dev d;
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned per_thread = 50;
 
 struct worker {
    pthread_t t;
    unsigned index;
-   struct cu_saxpy s;
+   struct tu_saxpy s;
    uint32_t queue, out;
    int status;
 };
@@ -35,8 +35,8 @@ run(void *arg)
    struct worker *w = arg;
    for (unsigned i = 0; i < per_thread; i++) {
       float a = 1.0f + (float)w->index * 0.5f + (float)(i % 3) * 0.25f;
-      if (cu_saxpy_submit(&d, &w->s, w->queue, a, w->out, 2 + w->index) ||
-          cu_wait(&d, w->out)) {
+      if (tu_saxpy_submit(&d, &w->s, w->queue, a, w->out, 2 + w->index) ||
+          tu_wait(&d, w->out)) {
          w->status = 1;
          return NULL;
       }
@@ -59,14 +59,14 @@ main(int argc, char **argv)
    }
    if (!threads || threads > MAX_THREADS)
       return 2;
-   cu_open(&d, argv, 4u << 20);
+   tu_open(&d, argv, 4u << 20);
    struct worker w[MAX_THREADS] = { 0 };
    for (unsigned i = 0; i < threads; i++) {
       w[i].index = i;
       pthread_mutex_lock(&alloc_lock);
-      cu_saxpy_init(&d, &w[i].s, 1024);
+      tu_saxpy_init(&d, &w[i].s, 1024);
       pthread_mutex_unlock(&alloc_lock);
-      w[i].queue = cu_queue(&d);
+      w[i].queue = tu_queue(&d);
       if (drmSyncobjCreate(d.fd, 0, &w[i].out))
          return 3;
    }
@@ -79,8 +79,8 @@ main(int argc, char **argv)
    }
    for (unsigned i = 0; i < threads; i++)
       printf("capture_mt: thread %u checksum %016llx\n", i,
-             (unsigned long long)cu_checksum(w[i].s.yc, 4096));
+             (unsigned long long)tu_checksum(w[i].s.yc, 4096));
    printf("capture_mt: %u submissions\n", threads * per_thread);
-   cu_close(&d);
+   tu_close(&d);
    return status;
 }

@@ -22,7 +22,7 @@
 
 #include <xf86drm.h>
 
-#include "capture_util.h"
+#include "tests/lib/tu_dev.h"
 
 int
 main(int argc, char **argv)
@@ -45,16 +45,16 @@ main(int argc, char **argv)
    }
    if (!per_frame || !n || n > (1u << 22))
       return 2;
-   struct cu_dev d;
-   cu_open(&d, argv, 8ull * n + (1u << 20));
+   struct tu_dev d;
+   tu_open(&d, argv, 8ull * n + (1u << 20));
    if (limit_kb) {
       /* after the device exists: the model's memory is a file too */
       struct rlimit rl = { (rlim_t)limit_kb << 10, (rlim_t)limit_kb << 10 };
       if (setrlimit(RLIMIT_FSIZE, &rl))
          return 3;
    }
-   struct cu_saxpy s;
-   cu_saxpy_init(&d, &s, n);
+   struct tu_saxpy s;
+   tu_saxpy_init(&d, &s, n);
    uint32_t out;
    if (drmSyncobjCreate(d.fd, 0, &out))
       return 3;
@@ -66,7 +66,7 @@ main(int argc, char **argv)
    unsigned done = 0, renders = 0;
    for (unsigned i = 0; i < submits; i++) {
       float a = 0.5f + (float)(i % 7) * 0.125f;
-      if (cu_saxpy_submit(&d, &s, d.queue, a, out, 0) || cu_wait(&d, out)) {
+      if (tu_saxpy_submit(&d, &s, d.queue, a, out, 0) || tu_wait(&d, out)) {
          fprintf(stderr, "capture_scene: submission %u failed\n", i);
          return 1;
       }
@@ -75,13 +75,13 @@ main(int argc, char **argv)
       done++;
       if ((i + 1) % per_frame == 0) {
          if (render) {
-            if (cu_render_submit(&d, d.queue, out, 1) || cu_wait(&d, out)) {
+            if (tu_render_submit(&d, d.queue, out, 1) || tu_wait(&d, out)) {
                fprintf(stderr, "capture_scene: render failed\n");
                return 1;
             }
             renders++;
          }
-         cu_frame("scene frame");
+         tu_frame("scene frame");
          if (pause_ms) {
             struct timespec ts = { pause_ms / 1000, (long)(pause_ms % 1000) * 1000000 };
             nanosleep(&ts, NULL);
@@ -94,8 +94,8 @@ main(int argc, char **argv)
    }
    free(ref);
    printf("capture_scene: %u computes %u renders checksum %016llx\n", done, renders,
-          (unsigned long long)cu_checksum(s.yc, 4ull * n));
+          (unsigned long long)tu_checksum(s.yc, 4ull * n));
    drmSyncobjDestroy(d.fd, out);
-   cu_close(&d);
+   tu_close(&d);
    return 0;
 }

@@ -27,7 +27,7 @@ for mem in hash wp; do
     echo "$dump" | grep -q 'CDM stream at' || fail "no CDM stream in the dump ($mem)"
     echo "$dump" | grep -q 'VDM stream at\|VDM' || fail "no VDM stream in the dump ($mem)"
     echo "$dump" | grep -q 'fmadd32' || fail "the saxpy shader is not disassembled ($mem)"
-    # shader index: the saxpy kernel, 7 instructions = 40 bytes (capture_util.c's
+    # shader index: the saxpy kernel, 7 instructions = 40 bytes (tests/lib/tu_dev.c's
     # saxpy_src), first used by submission 0; the render pass has no shaders
     [ "$(info_field "$t" shaders:)" = 1 ] || fail "not 1 indexed shader ($mem)"
     "$tessera" info --shaders "$t" | grep -Eq '^  0x[0-9a-f]+ +40  compute +[0-9a-f]{32} 0$' ||

@@ -15,7 +15,6 @@
 #include <math.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <link.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,6 +36,8 @@
 #include "drm-uapi/asahi_drm.h"
 #include "kernel/model/asahi_model.h"
 #include "tessera/float_bits.h"
+#include "tests/lib/tu_uapi.h"
+#include "tests/lib/tu_usc.h"
 
 #define PAGE 16384ull
 
@@ -46,79 +47,9 @@ static bool model;
 static struct drm_asahi_params_global params;
 
 static int
-find_node(char *path, size_t len)
-{
-   drmDevicePtr devs[16];
-   int n = drmGetDevices2(0, devs, 16);
-   int found = -1;
-   for (int i = 0; i < n && found < 0; i++) {
-      if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)))
-         continue;
-      int f = open(devs[i]->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
-      if (f < 0)
-         continue;
-      drmVersionPtr v = drmGetVersion(f);
-      if (v && strcmp(v->name, "asahi") == 0) {
-         snprintf(path, len, "%s", devs[i]->nodes[DRM_NODE_RENDER]);
-         found = i;
-      }
-      drmFreeVersion(v);
-      close(f);
-   }
-   if (n > 0)
-      drmFreeDevices(devs, n);
-   return found;
-}
-
-static int
-asan_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-   (void)size;
-   if (info->dlpi_name && strstr(info->dlpi_name, "libasan"))
-      snprintf(data, PATH_MAX, "%s", info->dlpi_name);
-   return 0;
-}
-
-/* Re-runs this program with the shim preloaded (ASan's runtime first when
- * this is a sanitizer build, as ASan requires). */
-static void
-reexec_with_shim(char **argv)
-{
-   if (getenv("TESSERA_UAPI_REEXEC"))
-      return;
-   char self[PATH_MAX], shim[PATH_MAX + 64], asan[PATH_MAX] = "";
-   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-   if (n <= 0)
-      return;
-   self[n] = 0;
-   /* <top>/build/<variant>/{tests,bin}/<name> -> <top>/build/release/lib */
-   char *s = strrchr(self, '/');
-   if (!s)
-      return;
-   *s = 0;
-   s = strrchr(self, '/');
-   if (!s)
-      return;
-   *s = 0;
-   s = strrchr(self, '/');
-   if (!s)
-      return;
-   *s = 0;
-   snprintf(shim, sizeof(shim), "%s/release/lib/tessera-shim.so", self);
-   if (access(shim, R_OK))
-      return;
-   dl_iterate_phdr(asan_cb, asan);
-   char pre[2 * PATH_MAX + 80];
-   snprintf(pre, sizeof(pre), "%s%s%s", asan, asan[0] ? " " : "", shim);
-   setenv("LD_PRELOAD", pre, 1);
-   setenv("TESSERA_UAPI_REEXEC", "1", 1);
-   execv("/proc/self/exe", argv);
-}
-
-static int
 ioc(unsigned long cmd, void *arg)
 {
-   return drmIoctl(fd, cmd, arg) ? -errno : 0;
+   return tu_ioctl(fd, cmd, arg);
 }
 
 static uint32_t
@@ -135,17 +66,15 @@ vm_create(void)
 static uint32_t
 gem_create(uint64_t size, uint32_t flags, uint32_t vm)
 {
-   struct drm_asahi_gem_create g = { .size = size, .flags = flags, .vm_id = vm };
-   assert_int_equal(ioc(DRM_IOCTL_ASAHI_GEM_CREATE, &g), 0);
-   return g.handle;
+   uint32_t h;
+   assert_int_equal(tu_gem_create(fd, size, flags, vm, &h), 0);
+   return h;
 }
 
 static void *
 gem_map(uint32_t h, uint64_t size)
 {
-   struct drm_asahi_gem_mmap_offset o = { .handle = h };
-   assert_int_equal(ioc(DRM_IOCTL_ASAHI_GEM_MMAP_OFFSET, &o), 0);
-   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)o.offset);
+   void *p = tu_gem_map(fd, h, size);
    assert_true(p != MAP_FAILED);
    return p;
 }
@@ -153,11 +82,7 @@ gem_map(uint32_t h, uint64_t size)
 static int
 bind(uint32_t vm, uint32_t h, uint64_t addr, uint64_t range, uint32_t flags)
 {
-   struct drm_asahi_gem_bind_op op = { .flags = flags, .handle = h, .range = range, .addr = addr };
-   struct drm_asahi_vm_bind b = {
-      .vm_id = vm, .num_binds = 1, .stride = sizeof(op), .userptr = (uintptr_t)&op,
-   };
-   return ioc(DRM_IOCTL_ASAHI_VM_BIND, &b);
+   return tu_vm_bind(fd, vm, h, addr, range, flags);
 }
 
 static uint32_t
@@ -177,16 +102,7 @@ ts_object(uint32_t *bo, uint64_t **cpu)
 static int
 submit1(uint32_t q, uint16_t type, const void *cmd, uint16_t size, uint32_t out)
 {
-   uint8_t buf[1024];
-   struct drm_asahi_cmd_header h = { type, size, 0, 0 };
-   memcpy(buf, &h, sizeof(h));
-   memcpy(buf + sizeof(h), cmd, size);
-   struct drm_asahi_sync s = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ, .handle = out };
-   struct drm_asahi_submit sub = {
-      .syncs = (uintptr_t)&s, .cmdbuf = (uintptr_t)buf, .queue_id = q,
-      .out_sync_count = out ? 1 : 0, .cmdbuf_size = (uint32_t)(sizeof(h) + size),
-   };
-   return ioc(DRM_IOCTL_ASAHI_SUBMIT, &sub);
+   return tu_submit1(fd, q, type, cmd, size, out);
 }
 
 static int64_t
@@ -418,9 +334,9 @@ static uint64_t
 a_shader(struct arena *a, const char *src)
 {
    uint8_t code[4096];
-   size_t len = 0;
    char err[160];
-   if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)))
+   size_t len = tu_usc_assemble(src, code, sizeof(code), err, sizeof(err));
+   if (!len)
       fail_msg("assembly failed: %s", err);
    return a_put(a, code, len, 128);
 }
@@ -511,21 +427,12 @@ saxpy_build(struct arena *a, struct saxpy *k, unsigned n, float alpha, uint64_t 
    uint64_t ub = a_put(a, u, sizeof(u), 16);
    uint64_t code = a_shader(a, saxpy_src);
 
-   uint8_t w[64];
-   unsigned o = 0;
-   agx_pack(w + o, USC_UNIFORM, x2) { x2.start_halfs = 0; x2.size_halfs = 10; x2.buffer = ub; }
-   o += AGX_USC_UNIFORM_LENGTH;
-   agx_pack(w + o, USC_SHARED, x2) {
-      x2.layout = AGX_SHARED_LAYOUT_VERTEX_COMPUTE;
-      x2.bytes_per_threadgroup = 256;
-   }
-   o += AGX_USC_SHARED_LENGTH;
-   agx_pack(w + o, USC_SHADER, x2) { x2.code = usc_off(code); }
-   o += AGX_USC_SHADER_LENGTH;
-   agx_pack(w + o, USC_REGISTERS, x2) { x2.register_count = 16; }
-   o += AGX_USC_REGISTERS_LENGTH;
-   agx_pack(w + o, USC_NO_PRESHADER, x2) { (void)x2; }
-   o += AGX_USC_NO_PRESHADER_LENGTH;
+   struct tu_usc_pipeline pl = {
+      .code = usc_off(code), .uniforms = ub, .uniform_bytes = 20,
+      .shared = TU_USC_SHARED_VERTEX_COMPUTE, .registers = 16,
+   };
+   uint8_t w[TU_USC_WORDS_MAX];
+   unsigned o = tu_usc_words(w, &pl);
    uint32_t pipe = usc_off(a_put(a, w, o, 64));
 
    uint8_t c[128];
@@ -665,33 +572,16 @@ static uint32_t
 usc_pipeline(struct arena *a, uint64_t code, const void *uni, unsigned uni_bytes,
              uint64_t tex, bool fragment)
 {
-   uint8_t w[64];
-   unsigned n = 0;
-   if (uni_bytes) {
-      uint64_t ub = a_put(a, uni, uni_bytes, 16);
-      agx_pack(w + n, USC_UNIFORM, u) { u.size_halfs = uni_bytes / 2; u.buffer = ub; }
-      n += AGX_USC_UNIFORM_LENGTH;
-   }
-   if (tex) {
-      agx_pack(w + n, USC_TEXTURE, t) { t.start = 0; t.count = 1; t.buffer = tex; }
-      n += AGX_USC_TEXTURE_LENGTH;
-   }
-   if (fragment) {
-      agx_pack(w + n, USC_SHARED, sh) {
-         sh.uses_shared_memory = true;
-         sh.layout = AGX_SHARED_LAYOUT_32X32;
-         sh.sample_count = 1;
-         sh.sample_stride_in_8_bytes = 1;
-         sh.bytes_per_threadgroup = 4096;
-      }
-      n += AGX_USC_SHARED_LENGTH;
-   }
-   agx_pack(w + n, USC_SHADER, sh) { sh.code = usc_off(code); }
-   n += AGX_USC_SHADER_LENGTH;
-   agx_pack(w + n, USC_REGISTERS, rg) { rg.register_count = 32; }
-   n += AGX_USC_REGISTERS_LENGTH;
-   agx_pack(w + n, USC_NO_PRESHADER, np) { (void)np; }
-   n += AGX_USC_NO_PRESHADER_LENGTH;
+   struct tu_usc_pipeline p = {
+      .code = usc_off(code),
+      .uniforms = uni_bytes ? a_put(a, uni, uni_bytes, 16) : 0, .uniform_bytes = uni_bytes,
+      .textures = tex,
+      /* vertex shaders here need no Shared word */
+      .shared = fragment ? TU_USC_SHARED_TILE_32X32 : TU_USC_SHARED_NONE,
+      .registers = 32,
+   };
+   uint8_t w[TU_USC_WORDS_MAX];
+   unsigned n = tu_usc_words(w, &p);
    return usc_off(a_put(a, w, n, 64));
 }
 
@@ -1299,11 +1189,13 @@ main(int argc, char **argv)
    char kb[16];
    snprintf(kb, sizeof(kb), "%u", TVB_INITIAL_KB);
    setenv("TESSERA_SHIM_TVB_KB", kb, 0);
-   if (find_node(path, sizeof(node_path)) < 0) {
-      reexec_with_shim(argv);
+   int probe = tu_open_node(path, sizeof(node_path));
+   if (probe < 0) {
+      tu_reexec_with_shim(argv, "TESSERA_UAPI_REEXEC");
       printf("1..0 # SKIP no asahi render node (and no tessera shim)\n");
       return 0;
    }
+   close(probe);
    model = dlsym(RTLD_DEFAULT, "tessera_shim_present") != NULL;
    fd = open(path, O_RDWR | O_CLOEXEC);
    if (fd < 0) {

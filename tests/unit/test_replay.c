@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * replay: render-target discovery and conversion on hand-built memory, and
- * whole replays of traces the live program (test_replay_scene.c) records on
+ * whole replays of traces the live program (tests/lib/rs_scene.c) records on
  * the in-process model: pixels, determinism, validation, device checks,
  * frame ranges, loops with timing, shader overrides, bad traces.
  */
@@ -21,7 +21,7 @@
 #include "hw/tex/hw_tex_layout.h"
 #include "replay/replay.h"
 #include "replay/replay_image.h"
-#include "test_replay_scene.h"
+#include "tests/lib/rs_scene.h"
 
 /* ---- flat memory for the image tests ------------------------------------ */
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The replay tests' live program (test_replay_scene.h). Memory layout of
+ * The replay tests' live program (rs_scene.h). Memory layout of
  * the one 4 MiB object, bound at RS_VA (also the queue's USC base):
  * shaders and word lists first, then per-frame data.
  */
-#include "test_replay_scene.h"
+#include "tests/lib/rs_scene.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "cmdstream/agx_pack.h"
-#include "cmdstream/isa/agx_isa.h"
 #include "drm-uapi/asahi_drm.h"
 #include "trace/trace.h"
+#include "tests/lib/tu_usc.h"
 
 #define RS_VA 0x100000000ull
 #define RS_SIZE (4ull << 20)
@@ -76,12 +76,10 @@ rs_clear_color(unsigned frame, uint8_t rgba[4])
 size_t
 rs_assemble(const char *src, uint8_t *code, size_t cap)
 {
-   size_t len = 0;
    char err[160];
-   if (!agx_isa_assemble(src, strlen(src), code, cap, &len, err, sizeof(err))) {
+   size_t len = tu_usc_assemble(src, code, cap, err, sizeof(err));
+   if (!len)
       fprintf(stderr, "rs_assemble: %s\n", err);
-      return 0;
-   }
    return len;
 }
 
@@ -122,31 +120,15 @@ static uint32_t
 pipeline(struct rs *s, uint64_t code, const void *uni, unsigned uni_bytes, uint64_t tex,
          bool fragment)
 {
-   uint8_t w[64];
-   unsigned n = 0;
-   if (uni_bytes) {
-      uint64_t ub = put(s, uni, uni_bytes, 16);
-      agx_pack(w + n, USC_UNIFORM, u) { u.start_halfs = 0; u.size_halfs = uni_bytes / 2; u.buffer = ub; }
-      n += 8;
-   }
-   if (tex) {
-      agx_pack(w + n, USC_TEXTURE, t) { t.start = 0; t.count = 1; t.buffer = tex; }
-      n += 8;
-   }
-   agx_pack(w + n, USC_SHARED, sh) {
-      sh.uses_shared_memory = fragment;
-      sh.layout = fragment ? AGX_SHARED_LAYOUT_32X32 : AGX_SHARED_LAYOUT_VERTEX_COMPUTE;
-      sh.sample_count = 1;
-      sh.sample_stride_in_8_bytes = fragment ? 1 : 0;
-      sh.bytes_per_threadgroup = fragment ? 4096 : 256;
-   }
-   n += 4;
-   agx_pack(w + n, USC_SHADER, sh) { sh.code = (uint32_t)(code - RS_VA); }
-   n += 6;
-   agx_pack(w + n, USC_REGISTERS, rg) { rg.register_count = 32; }
-   n += 4;
-   agx_pack(w + n, USC_NO_PRESHADER, np) { (void)np; }
-   n += 2;
+   struct tu_usc_pipeline p = {
+      .code = (uint32_t)(code - RS_VA),
+      .uniforms = uni_bytes ? put(s, uni, uni_bytes, 16) : 0, .uniform_bytes = uni_bytes,
+      .textures = tex,
+      .shared = fragment ? TU_USC_SHARED_TILE_32X32 : TU_USC_SHARED_VERTEX_COMPUTE,
+      .registers = 32,
+   };
+   uint8_t w[TU_USC_WORDS_MAX];
+   unsigned n = tu_usc_words(w, &p);
    return (uint32_t)(put(s, w, n, 64) - RS_VA);
 }
 

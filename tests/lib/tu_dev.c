@@ -2,11 +2,7 @@
 /*
  * See capture_util.h.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +12,11 @@
 
 #include <xf86drm.h>
 
-#include "capture_util.h"
 #include "cmdstream/agx_pack.h"
-#include "cmdstream/isa/agx_isa.h"
 #include "tessera/float_bits.h"
+#include "tests/lib/tu_dev.h"
+#include "tests/lib/tu_uapi.h"
+#include "tests/lib/tu_usc.h"
 
 void tessera_capture_frame(const char *label) __attribute__((weak));
 
@@ -40,73 +37,13 @@ die(const char *what, int err)
 }
 
 static int
-ioc(struct cu_dev *d, unsigned long cmd, void *arg)
+ioc(struct tu_dev *d, unsigned long cmd, void *arg)
 {
-   return drmIoctl(d->fd, cmd, arg) ? -errno : 0;
-}
-
-static int
-asan_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-   (void)size;
-   if (info->dlpi_name && strstr(info->dlpi_name, "libasan"))
-      snprintf(data, PATH_MAX, "%s", info->dlpi_name);
-   return 0;
-}
-
-/* <top>/build/<variant>/bin/<name> -> <top>/build/release/lib/tessera-shim.so */
-static void
-reexec_with_shim(char **argv)
-{
-   if (getenv("CAPTURE_TEST_REEXEC"))
-      return;
-   char self[PATH_MAX], shim[PATH_MAX + 64], asan[PATH_MAX] = "";
-   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-   if (n <= 0)
-      return;
-   self[n] = 0;
-   for (int i = 0; i < 3; i++) {
-      char *s = strrchr(self, '/');
-      if (!s)
-         return;
-      *s = 0;
-   }
-   snprintf(shim, sizeof(shim), "%s/release/lib/tessera-shim.so", self);
-   if (access(shim, R_OK))
-      return;
-   dl_iterate_phdr(asan_cb, asan);
-   char pre[2 * PATH_MAX + 80];
-   snprintf(pre, sizeof(pre), "%s%s%s", asan, asan[0] ? " " : "", shim);
-   setenv("LD_PRELOAD", pre, 1);
-   setenv("CAPTURE_TEST_REEXEC", "1", 1);
-   execv("/proc/self/exe", argv);
-}
-
-static int
-find_node(void)
-{
-   drmDevicePtr devs[16];
-   int n = drmGetDevices2(0, devs, 16), fd = -1;
-   for (int i = 0; i < n && fd < 0; i++) {
-      if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)))
-         continue;
-      int f = open(devs[i]->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
-      if (f < 0)
-         continue;
-      drmVersionPtr v = drmGetVersion(f);
-      if (v && strcmp(v->name, "asahi") == 0)
-         fd = f;
-      else
-         close(f);
-      drmFreeVersion(v);
-   }
-   if (n > 0)
-      drmFreeDevices(devs, n);
-   return fd;
+   return tu_ioctl(d->fd, cmd, arg);
 }
 
 uint32_t
-cu_queue(struct cu_dev *d)
+tu_queue(struct tu_dev *d)
 {
    struct drm_asahi_queue_create q = { .vm_id = d->vm, .priority = DRM_ASAHI_PRIORITY_MEDIUM,
                                        .usc_exec_base = d->heap_va };
@@ -117,28 +54,25 @@ cu_queue(struct cu_dev *d)
 }
 
 static uint32_t
-gem(struct cu_dev *d, uint64_t size, void **cpu)
+gem(struct tu_dev *d, uint64_t size, void **cpu)
 {
-   struct drm_asahi_gem_create g = { .size = size, .flags = DRM_ASAHI_GEM_WRITEBACK };
-   int r = ioc(d, DRM_IOCTL_ASAHI_GEM_CREATE, &g);
+   uint32_t h;
+   int r = tu_gem_create(d->fd, size, DRM_ASAHI_GEM_WRITEBACK, 0, &h);
    if (r)
       die("GEM_CREATE", -r);
-   struct drm_asahi_gem_mmap_offset o = { .handle = g.handle };
-   if ((r = ioc(d, DRM_IOCTL_ASAHI_GEM_MMAP_OFFSET, &o)))
-      die("GEM_MMAP_OFFSET", -r);
-   *cpu = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, (off_t)o.offset);
+   *cpu = tu_gem_map(d->fd, h, size);
    if (*cpu == MAP_FAILED)
-      die("mmap", errno);
-   return g.handle;
+      die("GEM_MMAP_OFFSET/mmap", errno);
+   return h;
 }
 
 void
-cu_open(struct cu_dev *d, char **argv, uint64_t heap_size)
+tu_open(struct tu_dev *d, char **argv, uint64_t heap_size)
 {
    memset(d, 0, sizeof(*d));
-   d->fd = find_node();
+   d->fd = tu_open_node(NULL, 0);
    if (d->fd < 0) {
-      reexec_with_shim(argv);
+      tu_reexec_with_shim(argv, "CAPTURE_TEST_REEXEC");
       fprintf(stderr, "no asahi render node (and no tessera shim)\n");
       exit(77);
    }
@@ -157,22 +91,17 @@ cu_open(struct cu_dev *d, char **argv, uint64_t heap_size)
    if ((r = ioc(d, DRM_IOCTL_ASAHI_VM_CREATE, &v)))
       die("VM_CREATE", -r);
    d->vm = v.vm_id;
-   d->heap_size = (heap_size + CU_PAGE - 1) / CU_PAGE * CU_PAGE;
+   d->heap_size = (heap_size + TU_PAGE - 1) / TU_PAGE * TU_PAGE;
    d->heap_bo = gem(d, d->heap_size, (void **)&d->heap);
    d->heap_va = d->params.vm_start + 0x100000000ull;
-   struct drm_asahi_gem_bind_op op = {
-      .flags = DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE, .handle = d->heap_bo,
-      .range = d->heap_size, .addr = d->heap_va,
-   };
-   struct drm_asahi_vm_bind b = { .vm_id = d->vm, .num_binds = 1, .stride = sizeof(op),
-                                  .userptr = (uintptr_t)&op };
-   if ((r = ioc(d, DRM_IOCTL_ASAHI_VM_BIND, &b)))
+   if ((r = tu_vm_bind(d->fd, d->vm, d->heap_bo, d->heap_va, d->heap_size,
+                       DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE)))
       die("VM_BIND", -r);
-   d->queue = cu_queue(d);
-   d->ts_bo = gem(d, CU_PAGE, (void **)&d->ts);
+   d->queue = tu_queue(d);
+   d->ts_bo = gem(d, TU_PAGE, (void **)&d->ts);
    struct drm_asahi_gem_bind_object o = {
       .op = DRM_ASAHI_BIND_OBJECT_OP_BIND, .flags = DRM_ASAHI_BIND_OBJECT_USAGE_TIMESTAMPS,
-      .handle = d->ts_bo, .range = CU_PAGE,
+      .handle = d->ts_bo, .range = TU_PAGE,
    };
    if ((r = ioc(d, DRM_IOCTL_ASAHI_GEM_BIND_OBJECT, &o)))
       die("GEM_BIND_OBJECT", -r);
@@ -180,15 +109,15 @@ cu_open(struct cu_dev *d, char **argv, uint64_t heap_size)
 }
 
 void
-cu_close(struct cu_dev *d)
+tu_close(struct tu_dev *d)
 {
    munmap(d->heap, d->heap_size);
-   munmap(d->ts, CU_PAGE);
+   munmap(d->ts, TU_PAGE);
    close(d->fd);
 }
 
 uint64_t
-cu_alloc(struct cu_dev *d, uint64_t size, void **cpu)
+tu_alloc(struct tu_dev *d, uint64_t size, void **cpu)
 {
    uint64_t off = (d->used + 63) & ~63ull;
    if (off + size > d->heap_size) {
@@ -201,52 +130,41 @@ cu_alloc(struct cu_dev *d, uint64_t size, void **cpu)
 }
 
 void
-cu_saxpy_init(struct cu_dev *d, struct cu_saxpy *s, uint32_t n)
+tu_saxpy_init(struct tu_dev *d, struct tu_saxpy *s, uint32_t n)
 {
    memset(s, 0, sizeof(*s));
    s->n = n;
-   s->x = cu_alloc(d, 4ull * n, (void **)&s->xc);
-   s->y = cu_alloc(d, 4ull * n, (void **)&s->yc);
+   s->x = tu_alloc(d, 4ull * n, (void **)&s->xc);
+   s->y = tu_alloc(d, 4ull * n, (void **)&s->yc);
    for (uint32_t i = 0; i < n; i++) {
       s->xc[i] = (float)(i % 97) * 0.25f - 3.0f;
       s->yc[i] = 1.0f / (float)(i + 1);
    }
-   s->uniforms = cu_alloc(d, 32, (void **)&s->uc);
+   s->uniforms = tu_alloc(d, 32, (void **)&s->uc);
    s->uc[0] = (uint32_t)s->x;
    s->uc[1] = (uint32_t)(s->x >> 32);
    s->uc[2] = (uint32_t)s->y;
    s->uc[3] = (uint32_t)(s->y >> 32);
    s->uc[4] = tessera_fui(1.0f);
    uint8_t code[512];
-   size_t len;
    char err[256];
-   if (!agx_isa_assemble(saxpy_src, sizeof(saxpy_src) - 1, code, sizeof(code), &len, err,
-                         sizeof(err))) {
+   size_t len = tu_usc_assemble(saxpy_src, code, sizeof(code), err, sizeof(err));
+   if (!len) {
       fprintf(stderr, "capture test program: assembler: %s\n", err);
       exit(3);
    }
    void *cp;
-   uint64_t shader = cu_alloc(d, len + 16, &cp);
+   uint64_t shader = tu_alloc(d, len + 16, &cp);
    memcpy(cp, code, len);
    uint8_t *w;
-   uint64_t pipe = cu_alloc(d, 128, (void **)&w);
-   agx_pack(w, USC_UNIFORM, x) {
-      x.start_halfs = 0;
-      x.size_halfs = 10;
-      x.buffer = s->uniforms;
-   }
-   w += AGX_USC_UNIFORM_LENGTH;
-   agx_pack(w, USC_SHARED, x) {
-      x.uses_shared_memory = false;
-      x.layout = AGX_SHARED_LAYOUT_VERTEX_COMPUTE;
-      x.bytes_per_threadgroup = 256;
-   }
-   w += AGX_USC_SHARED_LENGTH;
-   agx_pack(w, USC_SHADER, x) { x.code = (uint32_t)(shader - d->heap_va); }
-   w += AGX_USC_SHADER_LENGTH;
-   agx_pack(w, USC_NO_PRESHADER, x) { (void)x; }
+   uint64_t pipe = tu_alloc(d, 128, (void **)&w);
+   struct tu_usc_pipeline pl = {
+      .code = (uint32_t)(shader - d->heap_va), .uniforms = s->uniforms, .uniform_bytes = 20,
+      .shared = TU_USC_SHARED_VERTEX_COMPUTE,
+   };
+   tu_usc_words(w, &pl);
    uint8_t *st;
-   s->stream = cu_alloc(d, 64, (void **)&st);
+   s->stream = tu_alloc(d, 64, (void **)&st);
    uint8_t *p = st;
    agx_pack(p, CDM_LAUNCH_WORD_0, x) {
       x.uniform_register_count = 512;
@@ -274,24 +192,8 @@ cu_saxpy_init(struct cu_dev *d, struct cu_saxpy *s, uint32_t n)
    s->stream_end = s->stream + (uint64_t)(p - st);
 }
 
-static int
-submit1(struct cu_dev *d, uint32_t q, uint16_t type, const void *cmd, uint16_t size,
-        uint32_t out)
-{
-   uint8_t buf[1024];
-   struct drm_asahi_cmd_header h = { type, size, 0, 0 };
-   memcpy(buf, &h, sizeof(h));
-   memcpy(buf + sizeof(h), cmd, size);
-   struct drm_asahi_sync s = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ, .handle = out };
-   struct drm_asahi_submit sub = {
-      .syncs = (uintptr_t)&s, .cmdbuf = (uintptr_t)buf, .queue_id = q,
-      .out_sync_count = out ? 1 : 0, .cmdbuf_size = (uint32_t)(sizeof(h) + size),
-   };
-   return ioc(d, DRM_IOCTL_ASAHI_SUBMIT, &sub);
-}
-
 int
-cu_saxpy_submit(struct cu_dev *d, struct cu_saxpy *s, uint32_t queue, float a, uint32_t out,
+tu_saxpy_submit(struct tu_dev *d, struct tu_saxpy *s, uint32_t queue, float a, uint32_t out,
                 unsigned ts_slot)
 {
    s->uc[4] = tessera_fui(a);
@@ -299,17 +201,17 @@ cu_saxpy_submit(struct cu_dev *d, struct cu_saxpy *s, uint32_t queue, float a, u
       .cdm_ctrl_stream_base = s->stream, .cdm_ctrl_stream_end = s->stream_end,
       .ts = { .start = { d->ts_obj, ts_slot * 16 }, .end = { d->ts_obj, ts_slot * 16 + 8 } },
    };
-   return submit1(d, queue, DRM_ASAHI_CMD_COMPUTE, &c, sizeof(c), out);
+   return tu_submit1(d->fd, queue, DRM_ASAHI_CMD_COMPUTE, &c, sizeof(c), out);
 }
 
 int
-cu_render_submit(struct cu_dev *d, uint32_t queue, uint32_t out, unsigned ts_slot)
+tu_render_submit(struct tu_dev *d, uint32_t queue, uint32_t out, unsigned ts_slot)
 {
    /* a pass whose VDM stream only terminates: the clear/EOT path */
    uint8_t *vdm;
    static uint64_t vdm_va;
    if (!vdm_va) {
-      vdm_va = cu_alloc(d, 64, (void **)&vdm);
+      vdm_va = tu_alloc(d, 64, (void **)&vdm);
       agx_pack(vdm, VDM_STREAM_TERMINATE, t) { (void)t; }
    }
    struct drm_asahi_cmd_render r = {
@@ -319,11 +221,11 @@ cu_render_submit(struct cu_dev *d, uint32_t queue, uint32_t out, unsigned ts_slo
       .ts_vtx = { { d->ts_obj, ts_slot * 16 }, { 0, 0 } },
       .ts_frag = { { 0, 0 }, { d->ts_obj, ts_slot * 16 + 8 } },
    };
-   return submit1(d, queue, DRM_ASAHI_CMD_RENDER, &r, sizeof(r), out);
+   return tu_submit1(d->fd, queue, DRM_ASAHI_CMD_RENDER, &r, sizeof(r), out);
 }
 
 int
-cu_wait(struct cu_dev *d, uint32_t syncobj)
+tu_wait(struct tu_dev *d, uint32_t syncobj)
 {
    struct timespec ts;
    clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -332,7 +234,7 @@ cu_wait(struct cu_dev *d, uint32_t syncobj)
 }
 
 uint64_t
-cu_checksum(const void *p, size_t n)
+tu_checksum(const void *p, size_t n)
 {
    /* FNV-1a: stable, and independent of the code under test */
    uint64_t h = 0xcbf29ce484222325ull;
@@ -343,7 +245,7 @@ cu_checksum(const void *p, size_t n)
 }
 
 void
-cu_frame(const char *label)
+tu_frame(const char *label)
 {
    if (tessera_capture_frame)
       tessera_capture_frame(label);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A small "live program" for the replay tests and benchmark: it drives an
+ * rs_scene (tests/lib, library testuapi): a small "live program" for the
+ * replay tests and benchmarks: it drives an
  * Asahi render node (a replay backend) through the uAPI like a GL driver
  * would — one VM, one memory object, a queue, real shaders — and, per
  * frame, runs a compute submission (out[i] = i + frame * 1000) and a render
@@ -8,8 +9,8 @@
  * 64x64 linear RGBA8 target. With a trace path it records everything it
  * does with the trace writer, as the capture layer would.
  */
-#ifndef TEST_REPLAY_SCENE_H
-#define TEST_REPLAY_SCENE_H
+#ifndef RS_SCENE_H
+#define RS_SCENE_H
 
 #include <stdbool.h>
 #include <stddef.h>
