@@ -23,7 +23,7 @@
 
 #include <drm.h>
 
-#include "tessera/preload_fcntl.h"
+#include "tessera/preload_fd.h"
 #include "capture/cap_priv.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -386,6 +386,7 @@ fd_forget_locked(int fd)
    }
 }
 
+/* newfd now refers to what oldfd does (preload_fd.h; cap.lock held). */
 static void
 fd_alias_locked(int oldfd, int newfd)
 {
@@ -519,53 +520,34 @@ close(int fd)
    return cap_real.close(fd);
 }
 
+static const struct preload_fd_layer cap_fd_layer = { &cap.lock, fd_alias_locked };
+
 EXPORT int
 dup(int fd)
 {
    cap_init();
-   pthread_mutex_lock(&cap.lock);
-   int r = cap_real.dup(fd);
-   int saved = errno;
-   if (r >= 0)
-      fd_alias_locked(fd, r);
-   pthread_mutex_unlock(&cap.lock);
-   errno = saved;
-   return r;
+   return preload_dup(&cap_fd_layer, cap_real.dup, fd);
 }
 
 EXPORT int
 dup2(int fd, int fd2)
 {
    cap_init();
-   pthread_mutex_lock(&cap.lock);
-   int r = cap_real.dup2(fd, fd2);
-   int saved = errno;
-   if (r >= 0 && fd != fd2)
-      fd_alias_locked(fd, r);
-   pthread_mutex_unlock(&cap.lock);
-   errno = saved;
-   return r;
+   return preload_dup2(&cap_fd_layer, cap_real.dup2, fd, fd2);
 }
 
 EXPORT int
 dup3(int fd, int fd2, int flags)
 {
    cap_init();
-   pthread_mutex_lock(&cap.lock);
-   int r = cap_real.dup3(fd, fd2, flags);
-   int saved = errno;
-   if (r >= 0)
-      fd_alias_locked(fd, r);
-   pthread_mutex_unlock(&cap.lock);
-   errno = saved;
-   return r;
+   return preload_dup3(&cap_fd_layer, cap_real.dup3, fd, fd2, flags);
 }
 
 static int
 fcntl_common(int fd, int cmd, va_list ap)
 {
    cap_init();
-   return preload_fcntl_forward(cap_real.fcntl, fd, cmd, ap, &cap.lock, fd_alias_locked);
+   return preload_fcntl(&cap_fd_layer, cap_real.fcntl, fd, cmd, ap);
 }
 
 EXPORT int

@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tessera/preload_fcntl.h"
+#include "tessera/preload_fd.h"
 #include "hw/hw_device.h"
 #include "kernel/asahi.h"
 #include "kernel/model/asahi_model.h"
@@ -293,13 +293,16 @@ forget_fd(int fd)
    }
 }
 
+/* newfd now refers to what oldfd does (preload_fd.h; lock held). */
 static void
 alias_fd(int oldfd, int newfd)
 {
-   if (newfd < 0 || newfd >= SHIM_MAX_FDS || oldfd < 0 || oldfd >= SHIM_MAX_FDS)
+   if (newfd < 0 || newfd >= SHIM_MAX_FDS)
+      return;
+   forget_fd(newfd);   /* replaced by dup2/dup3, or closed behind our back */
+   if (oldfd < 0 || oldfd >= SHIM_MAX_FDS)
       return;
    struct shim_file *sf = fds[oldfd];
-   forget_fd(newfd);   /* a stale entry of an fd closed behind our back */
    if (!sf)
       return;
    sf->refs++;
@@ -418,55 +421,34 @@ close(int fd)
    return shim_real.close(fd);
 }
 
+static const struct preload_fd_layer shim_fd_layer = { &shim_lock, alias_fd };
+
 EXPORT int
 dup(int fd)
 {
    shim_init();
-   pthread_mutex_lock(&shim_lock);
-   int r = shim_real.dup(fd);
-   if (r >= 0)
-      alias_fd(fd, r);
-   pthread_mutex_unlock(&shim_lock);
-   return r;
+   return preload_dup(&shim_fd_layer, shim_real.dup, fd);
 }
 
 EXPORT int
 dup2(int fd, int fd2)
 {
    shim_init();
-   pthread_mutex_lock(&shim_lock);
-   int r = shim_real.dup2(fd, fd2);
-   if (r >= 0 && fd != fd2) {
-      if (shim_is_shim_fd(fd))
-         alias_fd(fd, r);
-      else
-         forget_fd(r);
-   }
-   pthread_mutex_unlock(&shim_lock);
-   return r;
+   return preload_dup2(&shim_fd_layer, shim_real.dup2, fd, fd2);
 }
 
 EXPORT int
 dup3(int fd, int fd2, int flags)
 {
    shim_init();
-   pthread_mutex_lock(&shim_lock);
-   int r = shim_real.dup3(fd, fd2, flags);
-   if (r >= 0) {
-      if (shim_is_shim_fd(fd))
-         alias_fd(fd, r);
-      else
-         forget_fd(r);
-   }
-   pthread_mutex_unlock(&shim_lock);
-   return r;
+   return preload_dup3(&shim_fd_layer, shim_real.dup3, fd, fd2, flags);
 }
 
 static int
 fcntl_common(int fd, int cmd, va_list ap)
 {
    shim_init();
-   return preload_fcntl_forward(shim_real.fcntl, fd, cmd, ap, &shim_lock, alias_fd);
+   return preload_fcntl(&shim_fd_layer, shim_real.fcntl, fd, cmd, ap);
 }
 
 EXPORT int
