@@ -53,6 +53,17 @@ bool cli_parse_u32(const char *s, uint32_t *out)
    return true;
 }
 
+bool cli_parse_u64_until(const char *s, char stop, uint64_t *out)
+{
+   const char *end = strchr(s, stop);
+   char num[64];
+   if (!end || (size_t)(end - s) >= sizeof(num))
+      return false;
+   memcpy(num, s, (size_t)(end - s));
+   num[end - s] = 0;
+   return cli_parse_u64(num, UINT64_MAX, out);
+}
+
 bool cli_parse_double(const char *s, double lo, double hi, double *out)
 {
    char *end;
@@ -71,16 +82,12 @@ bool cli_parse_range(const char *s, uint32_t *first, uint32_t *last)
    const char *dash = strchr(s, '-');
    if (!dash)
       return cli_parse_u32(s, first) && (*last = *first, true);
-   char a[32];
-   size_t n = (size_t)(dash - s);
-   if (n >= sizeof(a))
+   uint64_t f;
+   uint32_t l = *last;
+   if (!cli_parse_u64_until(s, '-', &f) || f > UINT32_MAX ||
+       (dash[1] && !cli_parse_u32(dash + 1, &l)))
       return false;
-   memcpy(a, s, n);
-   a[n] = 0;
-   uint32_t f, l = *last;
-   if (!cli_parse_u32(a, &f) || (dash[1] && !cli_parse_u32(dash + 1, &l)))
-      return false;
-   *first = f;
+   *first = (uint32_t)f;
    *last = l;
    return true;
 }

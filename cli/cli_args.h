@@ -27,6 +27,9 @@ int cli_bad_option(const char *cmd, int c, char **argv, const struct option *lon
 
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 bool cli_parse_u32(const char *s, uint32_t *out);
+/* The number s starts with, which ends at the first `stop` character (the
+ * ADDR of "ADDR:FILE"); false without one. */
+bool cli_parse_u64_until(const char *s, char stop, uint64_t *out);
 /* A real number in [lo, hi] (strtod syntax). */
 bool cli_parse_double(const char *s, double lo, double hi, double *out);
 /* "A-B" (both set), "A-" (only *first set: to the end) or "A" (both A). */
