@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cmdstream/isa/agx_isa.h"
 
@@ -20,20 +21,29 @@ int
 cmd_asm(int argc, char **argv)
 {
    const char *in_path = NULL, *out_path = NULL;
-   for (int i = 1; i < argc; i++) {
-      if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-         asm_usage(stdout);
-         return 0;
-      } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-         out_path = argv[++i];
-      } else if (argv[i][0] == '-' || in_path) {
-         fprintf(stderr, "tessera asm: unexpected argument '%s'\n", argv[i]);
+   static const struct option longopts[] = {
+      { "help", no_argument, NULL, 'h' },
+      { NULL, 0, NULL, 0 },
+   };
+   int c;
+   optind = 1;
+   opterr = 0;
+   while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+      switch (c) {
+      case 'h': asm_usage(stdout); return 0;
+      case 'o': out_path = optarg; break;
+      default:
+         cli_bad_option("asm", c, argv, longopts);
          asm_usage(stderr);
          return 2;
-      } else {
-         in_path = argv[i];
       }
    }
+   if (optind + 1 < argc) {
+      fprintf(stderr, "tessera asm: unexpected argument '%s'\n", argv[optind + 1]);
+      asm_usage(stderr);
+      return 2;
+   }
+   in_path = optind < argc ? argv[optind] : NULL;
    if (!in_path) {
       asm_usage(stderr);
       return 2;

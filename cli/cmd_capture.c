@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "cli/cli_args.h"
 #include "cli/cli_paths.h"
 #include "cli/commands.h"
 #include "trace/trace.h"
@@ -83,8 +85,9 @@ cmd_capture(int argc, char **argv)
    bool shim = false;
    struct cap_range r;
    optind = 1;
+   opterr = 0;
    int c;
-   while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+   while ((c = getopt_long(argc, argv, "+:o:qh", longopts, NULL)) != -1) {
       switch (c) {
       case 'o': out = optarg; break;
       case O_FRAMES:
@@ -105,12 +108,13 @@ cmd_capture(int argc, char **argv)
       case O_TRIGGER: setenv("TESSERA_CAPTURE_TRIGGER_FILE", optarg, 1); break;
       case O_START_OFF: setenv("TESSERA_CAPTURE_START", "off", 1); break;
       case O_EVERY: {
-         char *e;
-         errno = 0;
-         unsigned long long v = strtoull(optarg, &e, 10);
-         if (errno || *e || !*optarg || v == 0)
+         /* The layer reads decimal: hand it the value, not the spelling. */
+         uint64_t v;
+         char dec[24];
+         if (!cli_parse_u64(optarg, UINT64_MAX, &v) || v == 0)
             return fail("bad --frame-every", optarg);
-         setenv("TESSERA_CAPTURE_FRAME_EVERY", optarg, 1);
+         snprintf(dec, sizeof(dec), "%" PRIu64, v);
+         setenv("TESSERA_CAPTURE_FRAME_EVERY", dec, 1);
          break;
       }
       case O_MEM:
@@ -122,7 +126,10 @@ cmd_capture(int argc, char **argv)
       case O_LAYER: layer = optarg; break;
       case 'q': setenv("TESSERA_CAPTURE_QUIET", "1", 1); break;
       case 'h': usage(stdout); return 0;
-      default: usage(stderr); return 2;
+      default:
+         cli_bad_option("capture", c, argv, longopts);
+         usage(stderr);
+         return 2;
       }
    }
    if (!out)

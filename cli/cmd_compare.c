@@ -8,13 +8,12 @@
  * The library (compare/compare.h) does the work; this file parses options
  * and picks the report format.
  */
-#include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "compare/compare.h"
 
@@ -58,137 +57,117 @@ fail(const char *fmt, const char *arg)
    return 2;
 }
 
-static bool
-parse_double(const char *s, double lo, double hi, double *out)
-{
-   char *end;
-   if (!s || !*s)
-      return false;
-   errno = 0;
-   double v = strtod(s, &end);
-   if (errno || *end || !(v >= lo && v <= hi))
-      return false;
-   *out = v;
-   return true;
-}
-
-static bool
-parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-   char *end;
-   if (!s || !*s || *s == '-' || *s == '+')
-      return false;
-   errno = 0;
-   unsigned long long v = strtoull(s, &end, 0);
-   if (errno || *end || v > max)
-      return false;
-   *out = v;
-   return true;
-}
-
-/* "--opt VALUE" or "--opt=VALUE"; *matched tells whether argv[*i] is opt. */
-static const char *
-option_value(int argc, char **argv, int *i, const char *name, bool *matched)
-{
-   size_t n = strlen(name);
-   const char *a = argv[*i];
-   *matched = false;
-   if (strncmp(a, name, n))
-      return NULL;
-   if (a[n] == '=') {
-      *matched = true;
-      return a + n + 1;
-   }
-   if (a[n] != 0)
-      return NULL;
-   *matched = true;
-   if (*i + 1 >= argc)
-      return NULL;
-   return argv[++*i];
-}
-
 struct opts {
    bool json;
    const char *html, *diff_dir;
    struct cmp_image_thresholds th;
    struct cmp_timing_opts to;
    const char *pos[2];
-   int npos;
 };
 
-/* Returns -1 to go on, or an exit status. */
+/* Options after the mode word (argv[0] here). Returns -1 to go on, or an
+ * exit status. */
 static int
 parse(int argc, char **argv, struct opts *o)
 {
-   for (int i = 2; i < argc; i++) {
-      const char *a = argv[i], *v;
-      bool m;
+   enum { O_JSON = 256, O_CPU, O_HTML, O_DIFF_DIR, O_TOLERANCE, O_MAX_PIXELS, O_MAX_FRACTION,
+          O_MIN_PSNR, O_MIN_SSIM, O_MIN_EFFECT, O_ALPHA, O_BOOTSTRAP, O_SEED };
+   static const struct option longopts[] = {
+      { "json", no_argument, NULL, O_JSON },
+      { "cpu", no_argument, NULL, O_CPU },
+      { "html", required_argument, NULL, O_HTML },
+      { "diff-dir", required_argument, NULL, O_DIFF_DIR },
+      { "tolerance", required_argument, NULL, O_TOLERANCE },
+      { "max-diff-pixels", required_argument, NULL, O_MAX_PIXELS },
+      { "max-diff-fraction", required_argument, NULL, O_MAX_FRACTION },
+      { "min-psnr", required_argument, NULL, O_MIN_PSNR },
+      { "min-ssim", required_argument, NULL, O_MIN_SSIM },
+      { "min-effect", required_argument, NULL, O_MIN_EFFECT },
+      { "alpha", required_argument, NULL, O_ALPHA },
+      { "bootstrap", required_argument, NULL, O_BOOTSTRAP },
+      { "seed", required_argument, NULL, O_SEED },
+      { "help", no_argument, NULL, 'h' },
+      { NULL, 0, NULL, 0 },
+   };
+   int c;
+   optind = 1;
+   opterr = 0;
+   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+      const char *v = optarg;
       uint64_t u;
       double d;
-      if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      switch (c) {
+      case 'h':
          fputs(usage_text, stdout);
          return 0;
-      } else if (!strcmp(a, "--json")) {
-         o->json = true;
-      } else if (!strcmp(a, "--cpu")) {
-         o->to.use_cpu = true;
-      } else if ((v = option_value(argc, argv, &i, "--html", &m)), m) {
-         if (!v || !*v)
+      case O_JSON: o->json = true; break;
+      case O_CPU: o->to.use_cpu = true; break;
+      case O_HTML:
+         if (!*v)
             return fail("%s needs a directory", "--html");
          o->html = v;
-      } else if ((v = option_value(argc, argv, &i, "--diff-dir", &m)), m) {
-         if (!v || !*v)
+         break;
+      case O_DIFF_DIR:
+         if (!*v)
             return fail("%s needs a directory", "--diff-dir");
          o->diff_dir = v;
-      } else if ((v = option_value(argc, argv, &i, "--tolerance", &m)), m) {
-         if (!parse_u64(v, 65535, &u))
-            return fail("bad --tolerance '%s' (0..65535)", v ? v : "");
+         break;
+      case O_TOLERANCE:
+         if (!cli_parse_u64(v, 65535, &u))
+            return fail("bad --tolerance '%s' (0..65535)", v);
          o->th.tolerance = (unsigned)u;
-      } else if ((v = option_value(argc, argv, &i, "--max-diff-pixels", &m)),
-                 m) {
-         if (!parse_u64(v, INT64_MAX, &u))
-            return fail("bad --max-diff-pixels '%s'", v ? v : "");
+         break;
+      case O_MAX_PIXELS:
+         if (!cli_parse_u64(v, INT64_MAX, &u))
+            return fail("bad --max-diff-pixels '%s'", v);
          o->th.max_diff_pixels = (int64_t)u;
-      } else if ((v = option_value(argc, argv, &i, "--max-diff-fraction",
-                                   &m)), m) {
-         if (!parse_double(v, 0, 1, &d))
-            return fail("bad --max-diff-fraction '%s' (0..1)", v ? v : "");
+         break;
+      case O_MAX_FRACTION:
+         if (!cli_parse_double(v, 0, 1, &d))
+            return fail("bad --max-diff-fraction '%s' (0..1)", v);
          o->th.max_diff_fraction = d;
          o->th.max_diff_pixels = -1;
-      } else if ((v = option_value(argc, argv, &i, "--min-psnr", &m)), m) {
-         if (!parse_double(v, 0, 1000, &d))
-            return fail("bad --min-psnr '%s' (dB, 0..1000)", v ? v : "");
+         break;
+      case O_MIN_PSNR:
+         if (!cli_parse_double(v, 0, 1000, &d))
+            return fail("bad --min-psnr '%s' (dB, 0..1000)", v);
          o->th.min_psnr = d;
-      } else if ((v = option_value(argc, argv, &i, "--min-ssim", &m)), m) {
-         if (!parse_double(v, -1, 1, &d))
-            return fail("bad --min-ssim '%s' (-1..1)", v ? v : "");
+         break;
+      case O_MIN_SSIM:
+         if (!cli_parse_double(v, -1, 1, &d))
+            return fail("bad --min-ssim '%s' (-1..1)", v);
          o->th.min_ssim = d;
-      } else if ((v = option_value(argc, argv, &i, "--min-effect", &m)), m) {
-         if (!parse_double(v, 0, 10, &d))
-            return fail("bad --min-effect '%s' (e.g. 0.02)", v ? v : "");
+         break;
+      case O_MIN_EFFECT:
+         if (!cli_parse_double(v, 0, 10, &d))
+            return fail("bad --min-effect '%s' (e.g. 0.02)", v);
          o->to.min_effect = d;
-      } else if ((v = option_value(argc, argv, &i, "--alpha", &m)), m) {
-         if (!parse_double(v, 1e-12, 0.5, &d))
-            return fail("bad --alpha '%s' (0..0.5)", v ? v : "");
+         break;
+      case O_ALPHA:
+         if (!cli_parse_double(v, 1e-12, 0.5, &d))
+            return fail("bad --alpha '%s' (0..0.5)", v);
          o->to.alpha = d;
-      } else if ((v = option_value(argc, argv, &i, "--bootstrap", &m)), m) {
-         if (!parse_u64(v, 1000000, &u) || u < 100)
-            return fail("bad --bootstrap '%s' (100..1000000)", v ? v : "");
+         break;
+      case O_BOOTSTRAP:
+         if (!cli_parse_u64(v, 1000000, &u) || u < 100)
+            return fail("bad --bootstrap '%s' (100..1000000)", v);
          o->to.bootstrap = (unsigned)u;
-      } else if ((v = option_value(argc, argv, &i, "--seed", &m)), m) {
-         if (!parse_u64(v, UINT64_MAX, &u))
-            return fail("bad --seed '%s'", v ? v : "");
+         break;
+      case O_SEED:
+         if (!cli_parse_u64(v, UINT64_MAX, &u))
+            return fail("bad --seed '%s'", v);
          o->to.seed = u;
-      } else if (a[0] == '-' && a[1]) {
-         return fail("unknown option '%s' (see --help)", a);
-      } else {
-         if (o->npos == 2)
-            return fail("too many arguments at '%s'", a);
-         o->pos[o->npos++] = a;
+         break;
+      default:
+         return cli_bad_option("compare", c, argv, longopts);
       }
    }
-   if (o->npos != 2)
+   if (argc - optind > 2)
+      return fail("too many arguments at '%s'", argv[optind + 2]);
+   if (argc - optind != 2)
       return fail("%s", "needs a reference and an actual path (see --help)");
+   o->pos[0] = argv[optind];
+   o->pos[1] = argv[optind + 1];
    return -1;
 }
 
@@ -323,7 +302,7 @@ cmd_compare(int argc, char **argv)
    bool images = !strcmp(mode, "images"), timing = !strcmp(mode, "timing");
    if (!images && !timing)
       return fail("unknown mode '%s': use 'images' or 'timing'", mode);
-   int st = parse(argc, argv, &o);
+   int st = parse(argc - 1, argv + 1, &o);
    if (st >= 0)
       return st;
    return images ? run_images(&o) : run_timing(&o);

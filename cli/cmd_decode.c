@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cmdstream/agx_decode.h"
 
@@ -49,20 +50,6 @@ fail(const char *fmt, const char *arg)
    fprintf(stderr, fmt, arg);
    fprintf(stderr, "\n");
    return 2;
-}
-
-static bool
-parse_u64(const char *s, uint64_t *out)
-{
-   char *end;
-   if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-      return false;
-   errno = 0;
-   unsigned long long v = strtoull(s, &end, 0);
-   if (errno || *end)
-      return false;
-   *out = v;
-   return true;
 }
 
 static uint8_t *
@@ -113,27 +100,6 @@ fail:
    return NULL;
 }
 
-/* Returns the option's value for "--opt VALUE" or "--opt=VALUE". */
-static const char *
-option_value(int argc, char **argv, int *i, const char *name, bool *matched)
-{
-   size_t n = strlen(name);
-   const char *a = argv[*i];
-   *matched = false;
-   if (strncmp(a, name, n))
-      return NULL;
-   if (a[n] == '=') {
-      *matched = true;
-      return a + n + 1;
-   }
-   if (a[n] != 0)
-      return NULL;
-   *matched = true;
-   if (*i + 1 >= argc)
-      return NULL;
-   return argv[++*i];
-}
-
 int
 cmd_decode(int argc, char **argv)
 {
@@ -147,62 +113,71 @@ cmd_decode(int argc, char **argv)
    const char *out_path = NULL;
    bool no_disasm = false, raw = false;
 
-   for (int i = 1; i < argc; i++) {
-      const char *a = argv[i], *v;
-      bool m;
-      if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+   enum { O_MAP = 256, O_USC_BASE, O_VDM, O_CDM, O_NO_DISASM, O_RAW, O_MAX_BLOCKS };
+   static const struct option longopts[] = {
+      { "map", required_argument, NULL, O_MAP },
+      { "usc-base", required_argument, NULL, O_USC_BASE },
+      { "vdm", required_argument, NULL, O_VDM },
+      { "cdm", required_argument, NULL, O_CDM },
+      { "no-disasm", no_argument, NULL, O_NO_DISASM },
+      { "raw", no_argument, NULL, O_RAW },
+      { "max-blocks", required_argument, NULL, O_MAX_BLOCKS },
+      { "help", no_argument, NULL, 'h' },
+      { NULL, 0, NULL, 0 },
+   };
+   int c;
+   optind = 1;
+   opterr = 0;
+   while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+      const char *v = optarg;
+      switch (c) {
+      case 'h':
          fputs(usage_text, stdout);
          return 0;
-      } else if (!strcmp(a, "--no-disasm")) {
-         no_disasm = true;
-      } else if (!strcmp(a, "--raw")) {
-         raw = true;
-      } else if ((v = option_value(argc, argv, &i, "--map", &m)), m) {
-         if (!v)
-            return fail("%s needs ADDR:FILE", "--map");
+      case O_NO_DISASM: no_disasm = true; break;
+      case O_RAW: raw = true; break;
+      case O_MAP: {
          const char *colon = strchr(v, ':');
          if (!colon || colon == v || !colon[1])
             return fail("--map expects ADDR:FILE, got '%s'", v);
-         char addr[64];
-         size_t alen = (size_t)(colon - v);
-         if (alen >= sizeof(addr))
-            return fail("bad address in --map '%s'", v);
-         memcpy(addr, v, alen);
-         addr[alen] = 0;
          if (nmaps == MAX_MAPS)
             return fail("too many --map options (limit %s)", "64");
-         if (!parse_u64(addr, &maps[nmaps].va))
+         if (!cli_parse_u64_until(v, ':', &maps[nmaps].va))
             return fail("bad address in --map '%s'", v);
          maps[nmaps++].path = colon + 1;
-      } else if ((v = option_value(argc, argv, &i, "--usc-base", &m)), m) {
-         if (!parse_u64(v, &usc_base))
-            return fail("bad --usc-base value '%s'", v ? v : "");
-      } else if ((v = option_value(argc, argv, &i, "--vdm", &m)), m) {
+         break;
+      }
+      case O_USC_BASE:
+         if (!cli_parse_u64(v, UINT64_MAX, &usc_base))
+            return fail("bad --usc-base value '%s'", v);
+         break;
+      case O_VDM:
+      case O_CDM:
          if (kind >= 0)
             return fail("give only one of --vdm and --cdm%s", "");
-         kind = AGX_DECODE_VDM;
-         if (!parse_u64(v, &start))
-            return fail("bad stream address '%s'", v ? v : "");
-      } else if ((v = option_value(argc, argv, &i, "--cdm", &m)), m) {
-         if (kind >= 0)
-            return fail("give only one of --vdm and --cdm%s", "");
-         kind = AGX_DECODE_CDM;
-         if (!parse_u64(v, &start))
-            return fail("bad stream address '%s'", v ? v : "");
-      } else if ((v = option_value(argc, argv, &i, "--max-blocks", &m)), m) {
-         if (!parse_u64(v, &max_blocks) || max_blocks == 0 ||
-             max_blocks > (1u << 24))
-            return fail("bad --max-blocks value '%s' (1..16777216)",
-                        v ? v : "");
-      } else if ((v = option_value(argc, argv, &i, "-o", &m)), m) {
-         if (!v || !*v)
+         kind = c == O_VDM ? AGX_DECODE_VDM : AGX_DECODE_CDM;
+         if (!cli_parse_u64(v, UINT64_MAX, &start))
+            return fail("bad stream address '%s'", v);
+         break;
+      case O_MAX_BLOCKS:
+         if (!cli_parse_u64(v, 1u << 24, &max_blocks) || max_blocks == 0)
+            return fail("bad --max-blocks value '%s' (1..16777216)", v);
+         break;
+      case 'o':
+         if (!*v)
             return fail("%s needs a file name", "-o");
          out_path = v;
-      } else {
-         fprintf(stderr, "tessera decode: unknown argument '%s'\n\n%s", a,
-                 usage_text);
+         break;
+      default:
+         cli_bad_option("decode", c, argv, longopts);
+         if (c == '?')
+            fprintf(stderr, "\n%s", usage_text);
          return 2;
       }
+   }
+   if (optind < argc) {
+      fprintf(stderr, "tessera decode: unknown argument '%s'\n\n%s", argv[optind], usage_text);
+      return 2;
    }
    if (kind < 0)
       return fail("%s", "no stream given: use --vdm ADDR or --cdm ADDR");

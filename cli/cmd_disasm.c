@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cmdstream/isa/agx_isa.h"
 
@@ -24,30 +25,40 @@ cmd_disasm(int argc, char **argv)
 {
    struct agx_disasm_options opts = { 0 };
    const char *path = NULL;
-   for (int i = 1; i < argc; i++) {
-      if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-         disasm_usage(stdout);
-         return 0;
-      } else if (!strcmp(argv[i], "--bytes")) {
-         opts.show_bytes = true;
-      } else if (!strcmp(argv[i], "--stop")) {
-         opts.stop_at_end = true;
-      } else if (!strcmp(argv[i], "--base") && i + 1 < argc) {
-         char *end;
-         errno = 0;
-         opts.pc = strtoull(argv[++i], &end, 0);
-         if (errno || *end || end == argv[i]) {
-            fprintf(stderr, "tessera disasm: bad address '%s'\n", argv[i]);
+   enum { O_BYTES = 256, O_STOP, O_BASE };
+   static const struct option longopts[] = {
+      { "bytes", no_argument, NULL, O_BYTES },
+      { "stop", no_argument, NULL, O_STOP },
+      { "base", required_argument, NULL, O_BASE },
+      { "help", no_argument, NULL, 'h' },
+      { NULL, 0, NULL, 0 },
+   };
+   int c;
+   optind = 1;
+   opterr = 0;
+   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+      switch (c) {
+      case 'h': disasm_usage(stdout); return 0;
+      case O_BYTES: opts.show_bytes = true; break;
+      case O_STOP: opts.stop_at_end = true; break;
+      case O_BASE:
+         if (!cli_parse_u64(optarg, UINT64_MAX, &opts.pc)) {
+            fprintf(stderr, "tessera disasm: bad address '%s'\n", optarg);
             return 2;
          }
-      } else if (argv[i][0] == '-' || path) {
-         fprintf(stderr, "tessera disasm: unexpected argument '%s'\n", argv[i]);
+         break;
+      default:
+         cli_bad_option("disasm", c, argv, longopts);
          disasm_usage(stderr);
          return 2;
-      } else {
-         path = argv[i];
       }
    }
+   if (optind + 1 < argc) {
+      fprintf(stderr, "tessera disasm: unexpected argument '%s'\n", argv[optind + 1]);
+      disasm_usage(stderr);
+      return 2;
+   }
+   path = optind < argc ? argv[optind] : NULL;
    if (!path) {
       disasm_usage(stderr);
       return 2;

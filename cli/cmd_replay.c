@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_args.h"
 #include "cli/commands.h"
 #include "cmdstream/isa/agx_isa.h"
 #include "replay/replay.h"
@@ -43,18 +44,6 @@ bad(const char *fmt, const char *arg)
    return 2;
 }
 
-static bool
-parse_u32(const char *s, uint32_t *out)
-{
-   char *end;
-   errno = 0;
-   unsigned long long v = strtoull(s, &end, 0);
-   if (errno || end == s || *end || v > UINT32_MAX)
-      return false;
-   *out = (uint32_t)v;
-   return true;
-}
-
 static uint8_t *
 read_file(const char *path, size_t *size)
 {
@@ -78,12 +67,9 @@ static int
 parse_override(const char *arg, struct replay_override *ov, uint8_t **owned)
 {
    const char *eq = strchr(arg, '=');
-   char *end;
    if (!eq)
       return bad("--override-shader wants ADDR=FILE, got '%s'", arg);
-   errno = 0;
-   ov->va = strtoull(arg, &end, 0);
-   if (errno || end != eq || end == arg)
+   if (!cli_parse_u64_until(arg, '=', &ov->va))
       return bad("--override-shader: bad address in '%s'", arg);
    const char *path = eq + 1;
    size_t size;
@@ -142,7 +128,7 @@ cmd_replay(int argc, char **argv)
    int rc = 0, c;
    optind = 1;
    opterr = 0;
-   while (!rc && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+   while (!rc && (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
       switch (c) {
       case O_DEVICE: device = optarg; break;
       case O_FORCE: o.force = true; break;
@@ -151,27 +137,17 @@ cmd_replay(int argc, char **argv)
       case O_VALIDATE: o.validate = true; break;
       case O_QUIET: quiet = true; break;
       case O_TIMING: o.timing_path = optarg; break;
-      case O_FRAMES: {
-         char a[32], *dash = strchr(optarg, '-');
-         size_t n = dash ? (size_t)(dash - optarg) : strlen(optarg);
-         if (n >= sizeof(a))
-            n = sizeof(a) - 1;
-         memcpy(a, optarg, n);
-         a[n] = 0;
-         if (!parse_u32(a, &o.first_frame) ||
-             (dash && dash[1] && !parse_u32(dash + 1, &o.last_frame)))
+      case O_FRAMES:
+         if (!cli_parse_range(optarg, &o.first_frame, &o.last_frame))
             rc = bad("--frames wants A-B, got '%s'", optarg);
-         else if (!dash)
-            o.last_frame = o.first_frame;
          break;
-      }
       case O_FROM:
-         if (!parse_u32(optarg, &o.first_frame))
+         if (!cli_parse_u32(optarg, &o.first_frame))
             rc = bad("--from-frame wants a frame number, got '%s'", optarg);
          break;
       case O_LOOP: {
          uint32_t n;
-         if (!parse_u32(optarg, &n) || n == 0 || n > 100000)
+         if (!cli_parse_u32(optarg, &n) || n == 0 || n > 100000)
             rc = bad("--loop wants a count from 1 to 100000, got '%s'", optarg);
          o.loops = n;
          break;
@@ -188,10 +164,8 @@ cmd_replay(int argc, char **argv)
          rc = -1;
          break;
       default:
-         fprintf(stderr, "tessera replay: unknown or incomplete option '%s'\n",
-                 argv[optind - 1]);
+         rc = cli_bad_option("replay", c, argv, longopts);
          usage(stderr);
-         rc = 2;
       }
    }
    if (!rc && optind != argc - 1) {

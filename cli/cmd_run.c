@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli_args.h"
 #include "cli/cli_paths.h"
 #include "cli/commands.h"
 
@@ -122,14 +123,18 @@ cmd_run(int argc, char **argv)
    const char *driver = "tessera";
    int c;
    optind = 1;
-   while ((c = getopt_long(argc, argv, "+sh", opts, NULL)) != -1) {
+   opterr = 0;
+   while ((c = getopt_long(argc, argv, "+:sh", opts, NULL)) != -1) {
       switch (c) {
       case 's': sw = true; break;
       case O_NO_SHIM: no_shim = true; break;
       case O_DRIVER: driver = optarg; break;
       case O_PRINT_ENV: print_env = true; break;
       case 'h': usage(stdout); return 0;
-      default: usage(stderr); return 2;
+      default:
+         cli_bad_option("run", c, argv, opts);
+         usage(stderr);
+         return 2;
       }
    }
    if (optind >= argc && !print_env) {

@@ -5,7 +5,9 @@
 REPLAY_LDLIBS := $(shell pkg-config --libs libpng 2>/dev/null || echo -lpng)
 
 LIBS += replay
-replay_SRCS := replay/replay_engine.c replay/replay_backend.c replay/replay_image.c \
+replay_SRCS := replay/replay_engine.c replay/replay_state.c replay/replay_submit.c \
+               replay/replay_validate.c replay/replay_override.c \
+               replay/replay_backend.c replay/replay_image.c \
                replay/replay_png.c replay/replay_timing.c
 # Everything a replay links (the model: driver, executors).
 REPLAY_LIBS := replay uapishaders trace uapi $(ASAHI_MODEL_LIBS)

@@ -9,8 +9,17 @@ trace_SRCS := trace/trace_common.c trace/trace_writer.c trace/trace_reader.c
 
 # The reader follows VMs with uapi's VM map (uapi/, below trace/): every
 # target that links trace links uapi too.
-# The tessera command links the trace library for `info` and `dump`.
-tessera_LIBS += trace uapi
+
+# traceprint: the record printer (`tessera dump`, trace/trace_dump.h) and the
+# summary (`tessera info`, trace/trace_summary.h). It decodes streams, lists
+# shaders and disassembles them, so it sits above uapishaders and cmdstream,
+# not in libtrace below them.
+LIBS += traceprint
+traceprint_SRCS := trace/trace_dump.c trace/trace_summary.c
+TRACEPRINT_LIBS := traceprint uapishaders trace uapi cmdstream agxisa
+
+# The tessera command prints traces for `info` and `dump`.
+tessera_LIBS += $(TRACEPRINT_LIBS)
 tessera_LDLIBS += $(TRACE_LDLIBS)
 
 TESTS += test_trace

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace summary (`tessera info`): see trace/trace_summary.h. Counting
+ * first (tsr_summary_read), then the two printed forms.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace_dump.h"
+#include "trace/trace_summary.h"
+#include "uapi/uapi_cmdbuf.h"
+#include "uapi/uapi_shaders.h"
+
+static const char *const cmd_names[6] = {"render", "compute", "vertex_attachments",
+                                         "fragment_attachments", "compute_attachments",
+                                         "unknown"};
+
+void tsr_summary_print_shaders(FILE *fp, struct tsr_reader *r)
+{
+   struct tsr_record rec;
+   if (tsr_reader_rewind(r))
+      return;
+   fprintf(fp, "shader index:\n");
+   fprintf(fp, "  %-14s %8s  %-11s %-32s %s\n", "address", "size", "stage", "hash", "first submit");
+   while (tsr_reader_next(r, &rec) > 0) {
+      if (rec.type != TSR_REC_SHADER)
+         continue;
+      const struct tsr_shader *sh = &rec.u.shader;
+      fprintf(fp, "  0x%012" PRIx64 " %8u  %-11s ", sh->va, sh->size, uapi_shader_stage_name(sh->stage));
+      tsr_dump_hash(fp, &sh->hash);
+      fprintf(fp, " %u\n", sh->seq);
+   }
+}
+
+static void note_time(struct tsr_summary *s, uint64_t ns)
+{
+   if (!ns)
+      return;
+   if (!s->have_time || ns < s->first_ns)
+      s->first_ns = ns;
+   if (!s->have_time || ns > s->last_ns)
+      s->last_ns = ns;
+   s->have_time = true;
+}
+
+static void count_commands(struct tsr_summary *s, const struct tsr_submit *sub)
+{
+   struct uapi_cmd_iter it;
+   struct uapi_cmd c;
+   uapi_cmd_iter_init(&it, sub->cmdbuf, sub->cmdbuf_size);
+   while (uapi_cmd_next(&it, &c))
+      s->cmds[c.known ? c.h.cmd_type : 5]++;
+   /* A command whose payload is cut off still counts by its header. */
+   if (it.status == UAPI_CMDBUF_SHORT_PAYLOAD)
+      s->cmds[c.known ? c.h.cmd_type : 5]++;
+}
+
+int tsr_summary_read(struct tsr_summary *s, struct tsr_reader *r)
+{
+   *s = (struct tsr_summary){.info = tsr_reader_info(r)};
+   struct tsr_record rec;
+   int ret;
+   while ((ret = tsr_reader_next(r, &rec)) > 0) {
+      switch (rec.type) {
+      case TSR_REC_META:
+         if (s->nmeta < TSR_SUMMARY_MAX_META) {
+            char *k = strdup(rec.u.meta.key), *v = strdup(rec.u.meta.value);
+            if (k && v) {
+               s->meta_key[s->nmeta] = k;
+               s->meta_val[s->nmeta++] = v;
+            } else {
+               free(k);
+               free(v);
+            }
+         }
+         break;
+      case TSR_REC_DRIVER:
+         snprintf(s->driver, sizeof(s->driver), "%s %d.%d.%d (%s)", rec.u.driver.name,
+                  rec.u.driver.major, rec.u.driver.minor, rec.u.driver.patchlevel,
+                  rec.u.driver.date);
+         break;
+      case TSR_REC_DEVICE_PARAMS:
+         s->params = *rec.u.params.p;
+         s->have_params = true;
+         break;
+      case TSR_REC_GEM_CREATE:
+         s->objects++;
+         s->object_bytes += rec.u.gem_create.size;
+         break;
+      case TSR_REC_VM_CREATE:
+         s->vms++;
+         break;
+      case TSR_REC_VM_BIND:
+         s->binds += rec.u.vm_bind.num_ops;
+         break;
+      case TSR_REC_QUEUE_CREATE:
+         s->queues++;
+         break;
+      case TSR_REC_SUBMIT:
+         count_commands(s, &rec.u.submit);
+         if (rec.u.submit.result)
+            s->failed_submits++;
+         note_time(s, rec.u.submit.cpu_time_ns);
+         break;
+      case TSR_REC_COMPLETION:
+         s->completions++;
+         if (rec.u.completion.status)
+            s->failed_completions++;
+         note_time(s, rec.u.completion.cpu_time_ns);
+         break;
+      case TSR_REC_FW_JOB:
+         s->fw_jobs++;
+         break;
+      case TSR_REC_SHADER:
+         s->shaders++;
+         break;
+      default:
+         break;
+      }
+   }
+   return ret < 0 ? -1 : 0;
+}
+
+void tsr_summary_free(struct tsr_summary *s)
+{
+   for (unsigned i = 0; i < s->nmeta; i++) {
+      free(s->meta_key[i]);
+      free(s->meta_val[i]);
+   }
+   s->nmeta = 0;
+}
+
+static void json_str(FILE *fp, const char *v)
+{
+   fputc('"', fp);
+   for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+      if (*p == '"' || *p == '\\')
+         fprintf(fp, "\\%c", *p);
+      else if (*p < 0x20)
+         fprintf(fp, "\\u%04x", *p);
+      else
+         fputc(*p, fp);
+   }
+   fputc('"', fp);
+}
+
+static const char *meta(const struct tsr_summary *s, const char *key)
+{
+   for (unsigned i = 0; i < s->nmeta; i++)
+      if (!strcmp(s->meta_key[i], key))
+         return s->meta_val[i];
+   return NULL;
+}
+
+void tsr_summary_print_text(FILE *fp, const char *path, const struct tsr_summary *s,
+                            char **children)
+{
+   const struct tsr_info *in = s->info;
+   fprintf(fp, "file:         %s\n", path);
+   fprintf(fp, "format:       version %u.%u, %s%s\n", in->version_major, in->version_minor,
+           in->indexed ? "indexed" : "no index (forward scan)",
+           in->truncated ? ", TRUNCATED (read up to the last whole chunk)" : "");
+   if (s->have_params) {
+      const struct drm_asahi_params_global *p = &s->params;
+      fprintf(fp, "device:       G%u%c rev 0x%02x, chip 0x%x, %u cluster(s) x %u cores\n",
+              p->gpu_generation, (char)p->gpu_variant, p->gpu_revision, p->chip_id,
+              p->num_clusters_total, p->num_cores_per_cluster);
+   } else {
+      fprintf(fp, "device:       (no device parameters recorded)\n");
+   }
+   fprintf(fp, "driver:       %s\n", s->driver[0] ? s->driver : "(unknown)");
+   const char *prog = meta(s, "program"), *pid = meta(s, "pid");
+   fprintf(fp, "program:      %s%s%s%s\n", prog ? prog : "(unknown)", pid ? " (pid " : "",
+           pid ? pid : "", pid ? ")" : "");
+   for (unsigned i = 0; i < s->nmeta; i++) {
+      if (!strcmp(s->meta_key[i], "program") || !strcmp(s->meta_key[i], "pid"))
+         continue;
+      /* One line per key: argv's '\n' separators become spaces. */
+      fprintf(fp, "meta:         %s = ", s->meta_key[i]);
+      for (const char *c = s->meta_val[i]; *c; c++)
+         fputc(*c == '\n' ? ' ' : *c, fp);
+      fputc('\n', fp);
+   }
+   fprintf(fp, "frames:       %" PRIu64 "\n", in->frames);
+   fprintf(fp, "submissions:  %" PRIu64 " (%" PRIu64 " failed)\n", in->submits, s->failed_submits);
+   fprintf(fp, "commands:    ");
+   for (int i = 0; i < 6; i++)
+      if (s->cmds[i])
+         fprintf(fp, " %s %" PRIu64, cmd_names[i], s->cmds[i]);
+   fprintf(fp, "\n");
+   fprintf(fp, "completions:  %" PRIu64 " (%" PRIu64 " with errors)\n", s->completions,
+           s->failed_completions);
+   fprintf(fp, "objects:      %" PRIu64 " GEM objects, %" PRIu64 " bytes; %" PRIu64
+               " VMs, %" PRIu64 " binds; %" PRIu64 " queues\n",
+           s->objects, s->object_bytes, s->vms, s->binds, s->queues);
+   fprintf(fp, "pages:        %" PRIu64 " unique (%u bytes each)\n", in->pages, in->page_size);
+   fprintf(fp, "shaders:      %" PRIu64 "\n", s->shaders);
+   fprintf(fp, "fw jobs:      %" PRIu64 "\n", s->fw_jobs);
+   fprintf(fp, "records:      %" PRIu64 " in %" PRIu64 " chunks\n", in->records, in->chunks);
+   fprintf(fp, "size:         %" PRIu64 " bytes in file, %" PRIu64 " raw, ratio %.2f\n",
+           in->file_size, in->raw_bytes,
+           in->stored_bytes ? (double)in->raw_bytes / (double)in->stored_bytes : 0.0);
+   if (s->have_time)
+      fprintf(fp, "time span:    %.6f s\n", (double)(s->last_ns - s->first_ns) / 1e9);
+   for (char **c = children; c && *c; c++)
+      fprintf(fp, "child trace:  %s\n", *c);
+}
+
+void tsr_summary_print_json(FILE *fp, const char *path, const struct tsr_summary *s,
+                            char **children)
+{
+   const struct tsr_info *in = s->info;
+   fprintf(fp, "{\"file\": ");
+   json_str(fp, path);
+   fprintf(fp, ", \"version\": \"%u.%u\", \"indexed\": %s, \"truncated\": %s",
+           in->version_major, in->version_minor, in->indexed ? "true" : "false",
+           in->truncated ? "true" : "false");
+   if (s->have_params) {
+      const struct drm_asahi_params_global *p = &s->params;
+      fprintf(fp, ", \"device\": {\"generation\": %u, \"variant\": \"%c\", \"revision\": %u, "
+                  "\"chip_id\": %u, \"clusters\": %u, \"cores_per_cluster\": %u}",
+              p->gpu_generation, (char)(p->gpu_variant >= 0x20 && p->gpu_variant < 0x7f
+                                            ? p->gpu_variant : '?'),
+              p->gpu_revision, p->chip_id, p->num_clusters_total, p->num_cores_per_cluster);
+   }
+   fprintf(fp, ", \"driver\": ");
+   json_str(fp, s->driver);
+   fprintf(fp, ", \"meta\": {");
+   for (unsigned i = 0; i < s->nmeta; i++) {
+      fprintf(fp, "%s", i ? ", " : "");
+      json_str(fp, s->meta_key[i]);
+      fprintf(fp, ": ");
+      json_str(fp, s->meta_val[i]);
+   }
+   fprintf(fp, "}, \"frames\": %" PRIu64 ", \"submissions\": %" PRIu64
+               ", \"failed_submissions\": %" PRIu64 ", \"commands\": {",
+           in->frames, in->submits, s->failed_submits);
+   bool first = true;
+   for (int i = 0; i < 6; i++) {
+      if (!s->cmds[i])
+         continue;
+      fprintf(fp, "%s\"%s\": %" PRIu64, first ? "" : ", ", cmd_names[i], s->cmds[i]);
+      first = false;
+   }
+   fprintf(fp, "}, \"completions\": %" PRIu64 ", \"objects\": %" PRIu64
+               ", \"object_bytes\": %" PRIu64 ", \"vms\": %" PRIu64 ", \"binds\": %" PRIu64
+               ", \"queues\": %" PRIu64 ", \"unique_pages\": %" PRIu64 ", \"page_size\": %u"
+               ", \"shaders\": %" PRIu64 ", \"fw_jobs\": %" PRIu64 ", \"records\": %" PRIu64
+               ", \"chunks\": %" PRIu64 ", \"file_bytes\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
+               ", \"stored_bytes\": %" PRIu64 ", \"ratio\": %.4f",
+           s->completions, s->objects, s->object_bytes, s->vms, s->binds, s->queues, in->pages,
+           in->page_size, s->shaders, s->fw_jobs, in->records, in->chunks, in->file_size,
+           in->raw_bytes, in->stored_bytes,
+           in->stored_bytes ? (double)in->raw_bytes / (double)in->stored_bytes : 0.0);
+   if (s->have_time)
+      fprintf(fp, ", \"time_span_ns\": %" PRIu64, s->last_ns - s->first_ns);
+   fprintf(fp, ", \"children\": [");
+   for (char **c = children; c && *c; c++) {
+      fprintf(fp, "%s", c == children ? "" : ", ");
+      json_str(fp, *c);
+   }
+   fprintf(fp, "]}\n");
+}
