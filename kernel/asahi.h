@@ -49,6 +49,12 @@ struct asahi_file *asahi_open(struct asahi_dev *dev);
 void asahi_close(struct asahi_file *file);
 
 int asahi_ioctl(struct asahi_file *file, unsigned long cmd, void *arg);
+/* An ioctl on a file the driver handed out that is not the node itself: a
+ * sync file (SYNC_IOC_MERGE, SYNC_IOC_FILE_INFO) or an exported dma-buf
+ * (DMA_BUF_IOCTL_{EXPORT,IMPORT}_SYNC_FILE, DMA_BUF_IOCTL_SYNC). *ours is
+ * false when fd is neither; the caller then hands the ioctl to the OS. */
+int asahi_fd_ioctl(struct asahi_dev *dev, int fd, unsigned long cmd, void *arg,
+                   bool *ours);
 
 /*
  * mmap support: translates a GEM_MMAP_OFFSET offset into an offset of the

@@ -112,6 +112,8 @@ asahi_destroy(struct asahi_dev *dev)
    asahi_fail_all_pending(dev);
    while (dev->queues)
       asahi_queue_reap(dev, dev->queues);
+   asahi_sync_files_fini(dev);
+   asahi_fence_fini_merged(dev);
    os_mutex_unlock(&dev->lock);
    asahi_fw_fini(dev);
    close(dev->stop_fd);

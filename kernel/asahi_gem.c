@@ -61,6 +61,8 @@ asahi_bo_put(struct asahi_dev *dev, struct asahi_bo *bo)
       bo->next->prev = bo->prev;
    if (bo->export_fd >= 0)
       close(bo->export_fd);
+   asahi_fence_put(bo->resv_write);
+   asahi_fence_put(bo->resv_read);
    hw_phys_free(dev->hw, bo->pa, bo->size / ASAHI_PAGE);
    if (bo->vm)
       asahi_vm_put(dev, bo->vm);

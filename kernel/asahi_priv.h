@@ -69,6 +69,13 @@ struct asahi_fence {
    unsigned refcnt;
    bool signaled;
    int error;
+   /* A merged fence (a sync-file merge, a dma-buf's reservation) signals
+    * once every one of its deps has; deps are never merged fences
+    * themselves (asahi_fence_merge flattens), so one pass over the
+    * pending list per signal settles everything. */
+   struct asahi_fence **deps;
+   unsigned ndeps;
+   struct asahi_fence *next_merged;   /* dev->merged, while unsignalled */
 };
 
 struct asahi_point {
@@ -95,6 +102,10 @@ struct asahi_bo {
    struct asahi_vm *vm;  /* VM_PRIVATE owner */
    int export_fd;
    ino_t export_ino;
+   /* The dma-buf's reservation, as DMA_BUF_IOCTL_IMPORT_SYNC_FILE filled
+    * it (the upstream uAPI has no implicit sync of its own): what writers
+    * and what readers left behind. NULL = nothing pending. */
+   struct asahi_fence *resv_write, *resv_read;
    struct asahi_bo *prev, *next;   /* device list */
 };
 
@@ -247,6 +258,8 @@ struct asahi_dev {
    struct asahi_bo *bos;
    struct asahi_queue *queues;
    struct asahi_syncobj *sync_exports;
+   struct asahi_sync_file *sync_files;
+   struct asahi_fence *merged;
 
    asahi_job_hook_fn hook;
    void *hook_user;
@@ -280,6 +293,15 @@ void asahi_bind_obj_free(struct asahi_dev *dev, struct asahi_bind_obj *o);
 int asahi_export_fd(int *fdp, ino_t *ino, const char *name, uint32_t flags);
 int asahi_fd_ino(int fd, ino_t *ino);
 
+/* asahi_syncfile.c: sync files (a fence as a pollable fd) and the
+ * dma-buf/sync-file ioctls. All with dev->lock held. */
+struct asahi_sync_file;
+int asahi_sync_file_export(struct asahi_dev *dev, struct asahi_fence *f);
+/* The fence behind a sync-file fd (referenced), or NULL: not one of ours. */
+struct asahi_fence *asahi_sync_file_fence(struct asahi_dev *dev, int fd);
+void asahi_sync_files_notify(struct asahi_dev *dev);
+void asahi_sync_files_fini(struct asahi_dev *dev);
+
 /* asahi_vm.c */
 void asahi_vm_put(struct asahi_dev *dev, struct asahi_vm *vm);
 uint64_t asahi_vm_kreserve(struct asahi_vm *vm, uint64_t size);
@@ -292,6 +314,11 @@ struct asahi_fence *asahi_fence_create(void);
 struct asahi_fence *asahi_fence_get(struct asahi_fence *f);
 void asahi_fence_put(struct asahi_fence *f);
 void asahi_fence_signal(struct asahi_dev *dev, struct asahi_fence *f, int error);
+/* A fence that signals once all of fences[0..n) have (NULL entries are
+ * skipped); a signalled stub when none is pending. Caller holds dev->lock. */
+struct asahi_fence *asahi_fence_merge(struct asahi_dev *dev,
+                                      struct asahi_fence *const *fences, unsigned n);
+void asahi_fence_fini_merged(struct asahi_dev *dev);
 struct asahi_syncobj *asahi_syncobj_lookup(struct asahi_file *f, uint32_t h);
 /* The fence for a point (0: binary); NULL when none submitted. */
 int asahi_syncobj_find_fence(struct asahi_syncobj *s, uint64_t point,

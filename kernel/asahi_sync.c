@@ -34,8 +34,36 @@ asahi_fence_get(struct asahi_fence *f)
 void
 asahi_fence_put(struct asahi_fence *f)
 {
-   if (f && --f->refcnt == 0)
-      os_free(f);
+   if (!f || --f->refcnt)
+      return;
+   for (unsigned i = 0; i < f->ndeps; i++)
+      asahi_fence_put(f->deps[i]);
+   os_free(f->deps);
+   os_free(f);
+}
+
+/* Settles the merged fences whose deps have all signalled (the list holds
+ * one reference on each). */
+static void
+settle_merged(struct asahi_dev *dev)
+{
+   struct asahi_fence **pp = &dev->merged;
+   while (*pp) {
+      struct asahi_fence *m = *pp;
+      unsigned i = 0;
+      int error = 0;
+      for (; i < m->ndeps && m->deps[i]->signaled; i++)
+         error = error ? error : m->deps[i]->error;
+      if (i < m->ndeps) {
+         pp = &m->next_merged;
+         continue;
+      }
+      *pp = m->next_merged;
+      m->next_merged = NULL;
+      m->error = m->error ? m->error : error;
+      m->signaled = true;
+      asahi_fence_put(m);
+   }
 }
 
 void
@@ -45,7 +73,84 @@ asahi_fence_signal(struct asahi_dev *dev, struct asahi_fence *f, int error)
       return;
    f->error = error;
    f->signaled = true;
+   settle_merged(dev);
+   asahi_sync_files_notify(dev);
    os_cond_broadcast(&dev->fence_cv);
+}
+
+static bool
+add_dep(struct asahi_fence ***deps, unsigned *n, unsigned *cap, struct asahi_fence *f)
+{
+   for (unsigned i = 0; i < *n; i++)
+      if ((*deps)[i] == f)
+         return true;
+   if (*n == *cap) {
+      unsigned ncap = *cap ? *cap * 2 : 4;
+      struct asahi_fence **d = os_realloc_array(*deps, ncap, sizeof(*d));
+      if (!d)
+         return false;
+      *deps = d;
+      *cap = ncap;
+   }
+   (*deps)[(*n)++] = asahi_fence_get(f);
+   return true;
+}
+
+struct asahi_fence *
+asahi_fence_merge(struct asahi_dev *dev, struct asahi_fence *const *fences, unsigned n)
+{
+   struct asahi_fence **deps = NULL;
+   unsigned ndeps = 0, cap = 0;
+   int error = 0;
+   bool ok = true;
+   for (unsigned i = 0; i < n && ok; i++) {
+      struct asahi_fence *f = fences[i];
+      if (!f)
+         continue;
+      if (f->signaled) {
+         error = error ? error : f->error;
+      } else if (f->ndeps) {
+         for (unsigned d = 0; d < f->ndeps && ok; d++)
+            if (!f->deps[d]->signaled)
+               ok = add_dep(&deps, &ndeps, &cap, f->deps[d]);
+      } else {
+         ok = add_dep(&deps, &ndeps, &cap, f);
+      }
+   }
+   struct asahi_fence *m = NULL;
+   if (ok && ndeps == 1 && !error) {
+      m = asahi_fence_get(deps[0]);
+   } else if (ok && (m = asahi_fence_create())) {
+      if (ndeps) {
+         m->deps = deps;
+         m->ndeps = ndeps;
+         deps = NULL;
+         ndeps = 0;
+         asahi_fence_get(m);   /* the pending list's reference */
+         m->next_merged = dev->merged;
+         dev->merged = m;
+         /* an error already known is carried by a pending fence too: it
+          * surfaces when the rest signals */
+         if (error)
+            m->error = error;
+      } else {
+         asahi_fence_signal(dev, m, error);
+      }
+   }
+   for (unsigned i = 0; i < ndeps; i++)
+      asahi_fence_put(deps[i]);
+   os_free(deps);
+   return m;
+}
+
+void
+asahi_fence_fini_merged(struct asahi_dev *dev)
+{
+   while (dev->merged) {
+      struct asahi_fence *m = dev->merged;
+      dev->merged = m->next_merged;
+      asahi_fence_put(m);
+   }
 }
 
 static struct asahi_fence *
@@ -274,12 +379,25 @@ asahi_ioctl_syncobj_destroy(struct asahi_file *f, void *data)
    return s ? 0 : -EINVAL;
 }
 
+/* The fence a sync-file export snapshots: the binary payload, or for a
+ * timeline syncobj its latest point (what dma_fence_chain's head is); a
+ * timeline whose points have all signalled gives a signalled stub. */
+static struct asahi_fence *
+syncobj_export_fence(struct asahi_dev *dev, struct asahi_syncobj *s)
+{
+   if (s->fence)
+      return asahi_fence_get(s->fence);
+   syncobj_collapse(s);
+   if (s->npts)
+      return asahi_fence_get(s->pts[s->npts - 1].fence);
+   return s->tl_base ? stub_fence(dev) : NULL;
+}
+
 int
 asahi_ioctl_syncobj_handle_to_fd(struct asahi_file *f, void *data)
 {
    struct drm_syncobj_handle *a = data;
-   /* Sync-file export is not supported (no sync_file in this process). */
-   if (a->flags || a->pad)
+   if ((a->flags & ~(uint32_t)DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE) || a->pad)
       return -EINVAL;
    struct asahi_dev *dev = f->dev;
    os_mutex_lock(&dev->lock);
@@ -287,6 +405,11 @@ asahi_ioctl_syncobj_handle_to_fd(struct asahi_file *f, void *data)
    struct asahi_syncobj *s = asahi_syncobj_lookup(f, a->handle);
    if (!s) {
       ret = -ENOENT;
+   } else if (a->flags & DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE) {
+      /* As drm_syncobj_export_sync_file: no fence yet is EINVAL. */
+      struct asahi_fence *fence = syncobj_export_fence(dev, s);
+      ret = fence ? asahi_sync_file_export(dev, fence) : -EINVAL;
+      asahi_fence_put(fence);
    } else {
       bool fresh = s->export_fd < 0;
       ret = asahi_export_fd(&s->export_fd, &s->export_ino, "asahi-syncobj", O_CLOEXEC);
@@ -302,12 +425,35 @@ asahi_ioctl_syncobj_handle_to_fd(struct asahi_file *f, void *data)
    return 0;
 }
 
+/* FD_TO_HANDLE with IMPORT_SYNC_FILE: the sync file's fence becomes the
+ * binary payload of an existing syncobj (drm_syncobj_import_sync_file). */
+static int
+syncobj_import_sync_file(struct asahi_file *f, struct drm_syncobj_handle *a)
+{
+   struct asahi_dev *dev = f->dev;
+   os_mutex_lock(&dev->lock);
+   int ret = 0;
+   struct asahi_syncobj *s = asahi_syncobj_lookup(f, a->handle);
+   struct asahi_fence *fence = s ? asahi_sync_file_fence(dev, a->fd) : NULL;
+   if (!s)
+      ret = -ENOENT;
+   else if (!fence)
+      ret = -EINVAL;
+   else
+      asahi_syncobj_replace(s, fence);
+   asahi_fence_put(fence);
+   os_mutex_unlock(&dev->lock);
+   return ret;
+}
+
 int
 asahi_ioctl_syncobj_fd_to_handle(struct asahi_file *f, void *data)
 {
    struct drm_syncobj_handle *a = data;
-   if (a->flags || a->pad)
+   if ((a->flags & ~(uint32_t)DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE) || a->pad)
       return -EINVAL;
+   if (a->flags & DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE)
+      return syncobj_import_sync_file(f, a);
    ino_t ino;
    int ret = asahi_fd_ino(a->fd, &ino);
    if (ret)

@@ -13,6 +13,7 @@ asahi_SRCS := kernel/os/os.c \
               kernel/asahi_gem.c \
               kernel/asahi_vm.c \
               kernel/asahi_sync.c \
+              kernel/asahi_syncfile.c \
               kernel/asahi_queue.c \
               kernel/asahi_submit.c \
               kernel/asahi_fault.c

@@ -329,8 +329,11 @@ check_payload(struct hwr_job *j)
    unsigned uw = p->utile_width, uh = p->utile_height;
    if (!((uw == 32 && uh == 32) || (uw == 32 && uh == 16) || (uw == 16 && uh == 16)))
       return hwr_fail(j, "tilebuffer tile %ux%u: must be 32x32, 32x16 or 16x16", uw, uh);
-   if (p->sample_size == 0 || p->sample_size > 64 || (p->sample_size & 3))
-      return hwr_fail(j, "sample size %u bytes: must be 4..64, a multiple of 4",
+   /* 0 is a pass without colour attachments (depth/stencil only, or no
+    * attachment at all): the tilebuffer holds nothing, and any access a
+    * shader makes to it is out of bounds and faults. */
+   if (p->sample_size > 64 || (p->sample_size & 3))
+      return hwr_fail(j, "sample size %u bytes: must be 0..64, a multiple of 4",
                       p->sample_size);
    uint64_t tm = (uint64_t)j->tiles_x * j->tiles_y * AGX_TVB_TILE_ENTRY_LENGTH;
    if (p->tvb_tilemap_size < tm)

@@ -1453,7 +1453,7 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       return;
    }
    t->tb_size = (size_t)fp->uw * fp->uh * fp->samples * fp->ss;
-   t->tb = malloc(t->tb_size);
+   t->tb = malloc(t->tb_size ? t->tb_size : 1);
    t->z = malloc(sizeof(float) * fp->uw * fp->uh * fp->samples);
    t->s = malloc((size_t)fp->uw * fp->uh * fp->samples);
    t->owner = calloc((size_t)fp->uw * fp->uh * fp->samples, sizeof(*t->owner));

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+
+#include <linux/dma-buf.h>
+#include <linux/sync_file.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -479,8 +482,28 @@ ioctl(int fd, unsigned long request, ...)
    void *arg = va_arg(ap, void *);
    va_end(ap);
    shim_init();
-   if (!shim_is_shim_fd(fd))
+   if (!shim_is_shim_fd(fd)) {
+      /* Sync files and dma-bufs the driver handed out are plain fds of
+       * this process; their ioctls belong to the driver all the same. */
+      unsigned type = _IOC_TYPE(request);
+      if (type == DMA_BUF_BASE || type == SYNC_IOC_MAGIC) {
+         pthread_mutex_lock(&shim_lock);
+         struct asahi_dev *dev = shim_dev;
+         pthread_mutex_unlock(&shim_lock);
+         bool ours = false;
+         int r = dev ? asahi_fd_ioctl(dev, fd, request, arg, &ours) : 0;
+         if (ours) {
+            shim_log("ioctl fd %d '%c' nr 0x%02lx -> %d", fd, (int)type,
+                     (unsigned long)_IOC_NR(request), r);
+            if (r < 0) {
+               errno = -r;
+               return -1;
+            }
+            return r;
+         }
+      }
       return shim_real.ioctl(fd, request, arg);
+   }
    pthread_mutex_lock(&shim_lock);
    struct shim_file *sf = fds[fd];
    if (!sf || sf->stale) {

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/dma-buf.h>
+#include <linux/sync_file.h>
+
 #include <drm.h>
 
 #include "drm-uapi/asahi_drm.h"
@@ -279,18 +282,39 @@ op_syncobj(struct asahi_file *f, struct input *in)
       break;
    }
    case 7: {
-      struct drm_syncobj_handle h = { .handle = hs[0], .flags = u8(in) & 1 };
+      /* flags bit 0: a sync file, traded back by import, merge, info and
+       * into a dma-buf's reservation */
+      struct drm_syncobj_handle h = { .handle = hs[0], .flags = u8(in) & 3 };
+      uint8_t mode = u8(in);
+      int sync_fd = -1;
       if (asahi_ioctl(f, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h) == 0) {
-         struct drm_syncobj_handle back = { .fd = h.fd };
+         struct drm_syncobj_handle back = { .fd = h.fd, .handle = hs[1], .flags = h.flags };
          asahi_ioctl(f, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &back);
-         close(h.fd);
+         sync_fd = h.fd;
+      }
+      bool ours;
+      if (sync_fd >= 0 && (h.flags & 1)) {
+         struct sync_merge_data m = { .fd2 = mode & 1 ? sync_fd : 0, .flags = mode & 2 };
+         if (asahi_fd_ioctl(dev, sync_fd, SYNC_IOC_MERGE, &m, &ours) == 0)
+            close(m.fence);
+         struct sync_fence_info fi[2];
+         struct sync_file_info info = { .num_fences = (mode >> 2) & 3,
+                                        .sync_fence_info = (uintptr_t)fi };
+         asahi_fd_ioctl(dev, sync_fd, SYNC_IOC_FILE_INFO, &info, &ours);
       }
       struct drm_prime_handle p = { .handle = hs[1], .flags = DRM_CLOEXEC };
       if (asahi_ioctl(f, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p) == 0) {
          struct drm_prime_handle back = { .fd = p.fd };
          asahi_ioctl(f, DRM_IOCTL_PRIME_FD_TO_HANDLE, &back);
+         struct dma_buf_import_sync_file im = { .flags = (mode >> 4) & 3, .fd = sync_fd };
+         asahi_fd_ioctl(dev, p.fd, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &im, &ours);
+         struct dma_buf_export_sync_file ex = { .flags = (mode >> 6) & 3, .fd = -1 };
+         if (asahi_fd_ioctl(dev, p.fd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &ex, &ours) == 0)
+            close(ex.fd);
          close(p.fd);
       }
+      if (sync_fd >= 0)
+         close(sync_fd);
       break;
    }
    default: {

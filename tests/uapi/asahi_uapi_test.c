@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,6 +31,8 @@
 
 #include <cmocka.h>
 #include <xf86drm.h>
+#include <linux/dma-buf.h>
+#include <linux/sync_file.h>
 
 #include "cmdstream/agx_fw_pack.h"
 #include "cmdstream/agx_pack.h"
@@ -519,6 +523,104 @@ test_compute(void **state)
    queue_destroy(q);
    arena_fini(&a);
    munmap(ts, PAGE);
+}
+
+/* Sync files: a syncobj's fence as a pollable fd and back (Mesa's asahi
+ * driver trades fences this way with itself and the window system), the
+ * sync-file ioctls, and a dma-buf's reservation (DMA_BUF_IOCTL_{EXPORT,
+ * IMPORT}_SYNC_FILE; the upstream uAPI has no implicit sync, so it holds
+ * what userspace imported). */
+static bool
+sync_file_ready(int sfd)
+{
+   struct pollfd p = { .fd = sfd, .events = POLLIN };
+   return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+static void
+test_sync_file(void **state)
+{
+   (void)state;
+   uint32_t empty, done;
+   int sfd = -1;
+   assert_int_equal(drmSyncobjCreate(fd, 0, &empty), 0);
+   /* nothing to export yet: EINVAL, as drm_syncobj_export_sync_file */
+   assert_true(drmSyncobjExportSyncFile(fd, empty, &sfd) != 0);
+   assert_int_equal(errno, EINVAL);
+
+   /* a fence from the GPU: export, poll, import elsewhere, wait */
+   uint32_t vm = vm_create(), q = queue_create_usc(vm);
+   struct arena a;
+   arena_init(&a, vm, USC_BASE);
+   struct saxpy k;
+   saxpy_build(&a, &k, 1000, 0.5f, 0);
+   struct drm_asahi_cmd_compute c = compute_cmd(&k);
+   assert_int_equal(drmSyncobjCreate(fd, 0, &done), 0);
+   assert_int_equal(submit1(q, DRM_ASAHI_CMD_COMPUTE, &c, sizeof(c), done), 0);
+   assert_int_equal(drmSyncobjExportSyncFile(fd, done, &sfd), 0);
+   assert_true(sfd >= 0);
+   struct pollfd p = { .fd = sfd, .events = POLLIN };
+   assert_int_equal(poll(&p, 1, 5000), 1);   /* signals when the job ends */
+   saxpy_check(&k);
+   assert_int_equal(drmSyncobjImportSyncFile(fd, empty, sfd), 0);
+   assert_int_equal(drmSyncobjWait(fd, &empty, 1, abs_ms(0), 0, NULL), 0);
+
+   /* SYNC_IOC_FILE_INFO and SYNC_IOC_MERGE */
+   struct sync_file_info info = { 0 };
+   assert_int_equal(ioctl(sfd, SYNC_IOC_FILE_INFO, &info), 0);
+   assert_int_equal(info.status, 1);
+   assert_int_equal(info.num_fences, 1);
+   int other = -1;
+   uint32_t sig;
+   assert_int_equal(drmSyncobjCreate(fd, DRM_SYNCOBJ_CREATE_SIGNALED, &sig), 0);
+   assert_int_equal(drmSyncobjExportSyncFile(fd, sig, &other), 0);
+   struct sync_merge_data m = { .name = "test", .fd2 = other };
+   assert_int_equal(ioctl(sfd, SYNC_IOC_MERGE, &m), 0);
+   assert_true(m.fence >= 0 && m.fence != sfd && m.fence != other);
+   assert_true(sync_file_ready(m.fence));
+   close(m.fence);
+   /* bad arguments: an fd that is no sync file, flags */
+   int pipefd[2];
+   assert_int_equal(pipe(pipefd), 0);
+   m = (struct sync_merge_data){ .fd2 = pipefd[0] };
+   assert_int_equal(ioctl(sfd, SYNC_IOC_MERGE, &m), -1);
+   assert_int_equal(errno, ENOENT);
+   m = (struct sync_merge_data){ .fd2 = other, .flags = 1 };
+   assert_int_equal(ioctl(sfd, SYNC_IOC_MERGE, &m), -1);
+   assert_int_equal(errno, EINVAL);
+   assert_true(drmSyncobjImportSyncFile(fd, empty, pipefd[0]) != 0);
+   assert_int_equal(errno, EINVAL);
+   close(pipefd[0]);
+   close(pipefd[1]);
+
+   /* a dma-buf's reservation */
+   uint32_t shared = gem_create(PAGE, DRM_ASAHI_GEM_WRITEBACK, 0);
+   int dmabuf = -1;
+   assert_int_equal(drmPrimeHandleToFD(fd, shared, DRM_CLOEXEC, &dmabuf), 0);
+   struct dma_buf_export_sync_file ex = { .flags = DMA_BUF_SYNC_READ, .fd = -1 };
+   assert_int_equal(ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &ex), 0);
+   assert_true(sync_file_ready(ex.fd));       /* nothing pending */
+   close(ex.fd);
+   struct dma_buf_import_sync_file im = { .flags = DMA_BUF_SYNC_WRITE, .fd = sfd };
+   assert_int_equal(ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &im), 0);
+   ex = (struct dma_buf_export_sync_file){ .flags = DMA_BUF_SYNC_RW, .fd = -1 };
+   assert_int_equal(ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &ex), 0);
+   assert_true(sync_file_ready(ex.fd));
+   close(ex.fd);
+   ex = (struct dma_buf_export_sync_file){ .flags = 0, .fd = -1 };
+   assert_int_equal(ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &ex), -1);
+   assert_int_equal(errno, EINVAL);
+   close(dmabuf);
+   struct drm_gem_close gc = { .handle = shared };
+   assert_int_equal(ioc(DRM_IOCTL_GEM_CLOSE, &gc), 0);
+
+   close(other);
+   close(sfd);
+   assert_int_equal(drmSyncobjDestroy(fd, sig), 0);
+   assert_int_equal(drmSyncobjDestroy(fd, done), 0);
+   assert_int_equal(drmSyncobjDestroy(fd, empty), 0);
+   queue_destroy(q);
+   arena_fini(&a);
 }
 
 /* ------------------------------------------------------------- render */
@@ -1213,6 +1315,7 @@ main(int argc, char **argv)
       cmocka_unit_test(test_gem_vm),
       cmocka_unit_test(test_syncobj),
       cmocka_unit_test(test_compute),
+      cmocka_unit_test(test_sync_file),
       cmocka_unit_test(test_render),
       cmocka_unit_test(test_tvb_growth),
       cmocka_unit_test(test_fault_isolation),

@@ -6,6 +6,7 @@
  * it) stands in for the CDM model so results land in memory we check.
  */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -536,7 +537,14 @@ test_syncobj(void **state)
    assert_int_equal(IOC(e, DRM_IOCTL_SYNCOBJ_QUERY, &ta), 0);
    assert_int_equal(q, 5);
    close(hf.fd);
+   /* a timeline whose points have all signalled exports a signalled
+    * sync file (readable at once); unknown flags are refused */
    hf.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE;
+   assert_int_equal(IOC(e, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &hf), 0);
+   struct pollfd pf = { .fd = hf.fd, .events = POLLIN };
+   assert_int_equal(poll(&pf, 1, 0), 1);
+   close(hf.fd);
+   hf.flags = 2;
    assert_int_equal(IOC(e, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &hf), -EINVAL);
 
    struct drm_syncobj_destroy d = { .handle = t };
