@@ -14,8 +14,9 @@
  * (LIBGL_ALWAYS_SOFTWARE=1). Either way the driver renders on the node.
  *
  * --driver asahi runs Mesa's own asahi driver instead (Mesa 25.0.7, ported
- * to the upstream uAPI: build/mesa-asahi) on the same node; it has no
- * software winsys, so there is no --sw form. --driver softpipe|llvmpipe run
+ * to the upstream uAPI: build/mesa-asahi) on the same node; our patch gives
+ * it the same software-winsys screen (GALLIUM_DRIVER=asahi: agx_sw.c), so
+ * GLX on Xvfb renders on the node too. --driver softpipe|llvmpipe run
  * Mesa's CPU rasterizers without the node, for comparisons.
  */
 #include <errno.h>
@@ -102,7 +103,7 @@ struct run_driver {
 
 static const struct run_driver run_drivers[] = {
    { "tessera", "mesa", "tessera", true, false },
-   { "asahi", "mesa-asahi", NULL, true, false },
+   { "asahi", "mesa-asahi", "asahi", true, false },
    { "softpipe", "mesa", "softpipe", false, true },
    { "llvmpipe", "mesa-asahi", "llvmpipe", false, true },
 };
@@ -168,9 +169,9 @@ cmd_run(int argc, char **argv)
        (shim && !append_preload(shim_path)))
       return fail("cannot set the environment", strerror(errno));
    /* Even without --sw: where Mesa falls back to swrast_dri.so on its own
-    * (GLX and EGL/x11 on Xvfb), the driver it picks must be tessera, not
-    * softpipe. Mesa's asahi has no such path: a fallback there is software
-    * rendering, which the renderer string shows. */
+    * (GLX and EGL/x11 on Xvfb), the driver it picks must be the one asked
+    * for (tessera or asahi, each with a sw-winsys screen), not llvmpipe;
+    * with GALLIUM_DRIVER set Mesa tries no other. */
    /* Mesa 25's GBM loads its DRI backend (gbm/dri_gbm.so) from a path
     * compiled into libgbm: point it at the copy beside the libraries. */
    char gbm[PATH_MAX + 8];
