@@ -61,7 +61,6 @@ hw_device_create(const struct hw_device_config *cfg)
       dev->cfg.job_timeout_ms = 10000;
    if (!dev->cfg.job_cycle_budget)
       dev->cfg.job_cycle_budget = 10 * HW_CORE_CLOCK_HZ;
-   dev->mem_fd = -1;
    dev->irq_fd = -1;
    pthread_mutex_init(&dev->lock, NULL);
    pthread_mutex_init(&dev->phys_lock, NULL);
@@ -79,16 +78,23 @@ hw_device_create(const struct hw_device_config *cfg)
    if (!dev->phys_bitmap)
       goto fail;
 
-   dev->mem_fd = memfd_create("tessera-gpu-memory", MFD_CLOEXEC);
-   if (dev->mem_fd < 0 || ftruncate(dev->mem_fd, (off_t)dev->mem_size) < 0) {
-      perror("hw: GPU memory arena");
-      goto fail;
-   }
-   /* MAP_NORESERVE: the arena is sparse, only touched pages are backed. */
+   /*
+    * The arena is a shared anonymous mapping, not a file: a memfd would
+    * have to be ftruncate()d to its size, and a file-size limit
+    * (RLIMIT_FSIZE, `ulimit -f`) below it kills the process with SIGXFSZ
+    * (or, grown in steps, would cap GPU memory at the file-size limit,
+    * which a real GPU does not have). Shared anonymous memory is shmem
+    * created at its full size without that check; MAP_NORESERVE keeps it
+    * sparse (pages are backed on first touch, given back by MADV_REMOVE).
+    * The mapping is made once and never moves, so executors may hold
+    * pointers into it while jobs run. Userspace views of the same pages
+    * are duplicates of it (hw_device_mem_map()).
+    */
    void *m = mmap(NULL, dev->mem_size, PROT_READ | PROT_WRITE,
-                  MAP_SHARED | MAP_NORESERVE, dev->mem_fd, 0);
+                  MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
    if (m == MAP_FAILED) {
-      perror("hw: mapping the GPU memory arena");
+      fprintf(stderr, "hw: mapping the GPU memory arena (%llu MiB): %s\n",
+              (unsigned long long)(dev->mem_size >> 20), strerror(errno));
       goto fail;
    }
    dev->mem = m;
@@ -128,8 +134,6 @@ hw_device_destroy(struct hw_device *dev)
    hw_fw_shutdown(dev);
    if (dev->mem)
       munmap(dev->mem, dev->mem_size);
-   if (dev->mem_fd >= 0)
-      close(dev->mem_fd);
    if (dev->irq_fd >= 0)
       close(dev->irq_fd);
    free(dev->phys_bitmap);
@@ -144,10 +148,43 @@ hw_device_info(const struct hw_device *dev)
    return &dev->info;
 }
 
-int
-hw_device_mem_fd(const struct hw_device *dev)
+void *
+hw_device_mem_map(struct hw_device *dev, uint64_t off, size_t len, void *addr,
+                  int prot, int flags)
 {
-   return dev->mem_fd;
+   const uint64_t host_page = (uint64_t)sysconf(_SC_PAGESIZE);
+   if (!len || off % host_page || off > dev->mem_size || len > dev->mem_size - off ||
+       (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) ||
+       (flags & MAP_TYPE) != MAP_SHARED) {
+      /* MAP_PRIVATE would be a copy the GPU never sees: refused, as
+       * drm_gem_shmem_mmap() refuses copy-on-write mappings. */
+      errno = EINVAL;
+      return MAP_FAILED;
+   }
+   /* The address range first, with mmap()'s own placement rules (hint,
+    * MAP_FIXED, MAP_FIXED_NOREPLACE), as an inaccessible placeholder... */
+   int place = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+   void *r = mmap(addr, len, PROT_NONE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | place, -1, 0);
+   if (r == MAP_FAILED)
+      return MAP_FAILED;
+   /* ...then replaced by a second mapping of the arena's pages: mremap()
+    * with old_size 0 duplicates a shared mapping (documented in
+    * mremap(2)) instead of moving it, so the arena stays where it is. */
+   void *m = mremap(dev->mem + off, 0, len, MREMAP_MAYMOVE | MREMAP_FIXED, r);
+   if (m == MAP_FAILED) {
+      int e = errno;
+      munmap(r, len);
+      errno = e;
+      return MAP_FAILED;
+   }
+   if (prot != (PROT_READ | PROT_WRITE) && mprotect(m, len, prot) < 0) {
+      int e = errno;
+      munmap(m, len);
+      errno = e;
+      return MAP_FAILED;
+   }
+   return m;
 }
 
 uint8_t *

@@ -5,11 +5,13 @@
  * the doorbell and the interrupt.
  *
  * CONTRACT
- * - Physical memory is one memfd of cfg.mem_size bytes (sparse: untouched
- *   pages cost nothing), mapped once into the host. Physical address PA
- *   lives at fd offset PA - HW_PHYS_BASE and at host address
- *   hw_device_mem_host(dev) + (PA - HW_PHYS_BASE). The kernel shim may mmap
- *   the same fd to give userspace the very pages the GPU sees.
+ * - Physical memory is one shared anonymous mapping of cfg.mem_size bytes
+ *   (sparse: untouched pages cost nothing; not a file, so a file-size
+ *   limit does not apply to it), made once and never moved. Physical
+ *   address PA lives at arena offset PA - HW_PHYS_BASE, host address
+ *   hw_device_mem_host(dev) + (PA - HW_PHYS_BASE).
+ *   hw_device_mem_map() gives userspace (the kernel shim's mmap) another
+ *   mapping of the very pages the GPU sees.
  * - hw_phys_alloc() hands out zeroed, contiguous 16 KiB pages and is thread
  *   safe; freeing gives the memory back to the host (hole punch).
  * - GPU time only advances by the modelled duration of work, so the same
@@ -74,7 +76,16 @@ void hw_device_destroy(struct hw_device *dev);
 const struct hw_device_info *hw_device_info(const struct hw_device *dev);
 const char *hw_device_last_error(const struct hw_device *dev);
 
-int hw_device_mem_fd(const struct hw_device *dev);
+/*
+ * A new mapping of arena bytes [off, off + len) (off a multiple of the host
+ * page size), with mmap()'s addr, prot (READ/WRITE/EXEC) and placement
+ * flags (MAP_FIXED, MAP_FIXED_NOREPLACE; other flags are ignored). flags
+ * must say MAP_SHARED: a private copy would not be GPU memory (EINVAL).
+ * Returns the address, or MAP_FAILED with errno set. munmap() it as any
+ * mapping; it survives the device (the pages stay while it is mapped).
+ */
+void *hw_device_mem_map(struct hw_device *dev, uint64_t off, size_t len,
+                        void *addr, int prot, int flags);
 uint8_t *hw_device_mem_host(const struct hw_device *dev);
 uint64_t hw_device_mem_size(const struct hw_device *dev);
 

@@ -3,13 +3,14 @@
  * Physical page allocator for the host (kernel) side: a bitmap over the
  * arena's 16 KiB pages, next-fit for contiguous runs.
  *
- * Freed pages are hole-punched out of the memfd: the host gets the memory
- * back, and the pages read as zero when handed out again, which is what
+ * Freed pages are removed from the arena's shmem (MADV_REMOVE, a hole
+ * punch): the host gets the memory back, every mapping of them reads
+ * zeros, and they read as zero when handed out again, which is what
  * page-table code relies on (a fresh table must be all invalid entries).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hw/hw_priv.h"
 
@@ -102,8 +103,7 @@ hw_phys_free(struct hw_device *dev, uint64_t pa, uint64_t npages)
    }
    off_t off = (off_t)(first << HW_PAGE_SHIFT);
    off_t len = (off_t)(npages << HW_PAGE_SHIFT);
-   if (fallocate(dev->mem_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                 off, len) < 0)
+   if (madvise(dev->mem + off, (size_t)len, MADV_REMOVE) < 0)
       memset(dev->mem + off, 0, (size_t)len);
    set_pages(dev, first, npages, false);
    dev->phys_free += npages;

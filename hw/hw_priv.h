@@ -24,8 +24,7 @@ struct hw_device {
    struct hw_device_config cfg;
    struct hw_device_info info;
 
-   int mem_fd;
-   uint8_t *mem;
+   uint8_t *mem;                /* shared anonymous, never moves */
    uint64_t mem_size;
    uint64_t npages;
 

@@ -58,11 +58,12 @@ int asahi_fd_ioctl(struct asahi_dev *dev, int fd, unsigned long cmd, void *arg,
 
 /*
  * mmap support: translates a GEM_MMAP_OFFSET offset into an offset of the
- * model's memory fd (hw_device_mem_fd()), checking that [offset, offset +
- * size) lies inside one object this file can see. 0 or -EINVAL/-EACCES.
+ * model's memory arena (for hw_device_mem_map()), checking that [offset,
+ * offset + size) lies inside one object this file can see. 0 or
+ * -EINVAL/-EACCES.
  */
 int asahi_mmap_resolve(struct asahi_file *file, uint64_t offset, uint64_t size,
-                       uint64_t *mem_fd_offset);
+                       uint64_t *arena_offset);
 
 /*
  * Debug hook: called for every firmware job exactly as the driver built

@@ -130,7 +130,7 @@ asahi_ioctl_gem_mmap_offset(struct asahi_file *f, void *data)
 
 int
 asahi_mmap_resolve(struct asahi_file *f, uint64_t offset, uint64_t size,
-                   uint64_t *mem_fd_offset)
+                   uint64_t *arena_offset)
 {
    if (!f || !size || !asahi_aligned(offset))
       return -EINVAL;
@@ -145,7 +145,7 @@ asahi_mmap_resolve(struct asahi_file *f, uint64_t offset, uint64_t size,
       uint64_t start = bo_mmap_offset(bo);
       if (offset >= start && offset < start + bo->size) {
          ret = size <= bo->size - (offset - start) ? 0 : -EINVAL;
-         *mem_fd_offset = offset;
+         *arena_offset = offset;
          break;
       }
    }

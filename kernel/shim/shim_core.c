@@ -536,15 +536,16 @@ mmap_common(void *addr, size_t len, int prot, int flags, int fd, off_t off)
    uint64_t moff = 0;
    int r = !sf ? -EBADF : sf->stale ? -EIO
            : asahi_mmap_resolve(sf->f, (uint64_t)off, len, &moff);
-   int memfd = r ? -1 : hw_device_mem_fd(shim_hw);
+   struct hw_device *hw = shim_hw;
    pthread_mutex_unlock(&shim_lock);
    if (r) {
       errno = -r;
       return MAP_FAILED;
    }
-   /* The object's pages are the model's memory: map the arena fd at the
-    * object's place so CPU and GPU share them. */
-   return shim_real.mmap(addr, len, prot, flags, memfd, (off_t)moff);
+   /* The object's pages are the model's memory: map the arena at the
+    * object's place so CPU and GPU share them. (The device lives until
+    * exit once created, so hw stays valid without the lock.) */
+   return hw_device_mem_map(hw, moff, len, addr, prot, flags);
 }
 
 EXPORT void *

@@ -48,7 +48,7 @@ main(int argc, char **argv)
    struct tu_dev d;
    tu_open(&d, argv, 8ull * n + (1u << 20));
    if (limit_kb) {
-      /* after the device exists: the model's memory is a file too */
+      /* set by the program, so that only its own files (the trace) meet it */
       struct rlimit rl = { (rlim_t)limit_kb << 10, (rlim_t)limit_kb << 10 };
       if (setrlimit(RLIMIT_FSIZE, &rl))
          return 3;

@@ -10,6 +10,10 @@
 #                   BGRA arrays (the Minetest crash), wide index ranges,
 #                   ARB_shadow, 3D textures
 #   gl_present_x11  presentation of an X11 window (XGetImage)
+#   gl_fork         GL across fork() and fork+exec: the child's inherited
+#                   node fd fails with EIO, a new open in the child draws,
+#                   an exec'd child gets the shim (render-node path only:
+#                   the sw path has no node)
 # Surfaceless programs run on the render-node path (`tessera run`) and the sw
 # path (`tessera run --sw`); gl_basic once more on the render-node path with
 # a 16 KiB TVB (TESSERA_SHIM_TVB_KB), where its overflow test must cause
@@ -31,7 +35,7 @@
 . "$(dirname "$0")/lib/common.sh"
 
 bin=$top/build/release/bin
-for p in gl_basic gl_resources gl_glsl_e2e gl_desktop gl_present_x11; do
+for p in gl_basic gl_resources gl_glsl_e2e gl_desktop gl_present_x11 gl_fork; do
     [ -x "$bin/$p" ] || { echo "missing $bin/$p: build the release variant first (make)"; exit 1; }
 done
 
@@ -119,6 +123,11 @@ for drv in $paths; do
         run "$p-$pn" "$drv" "$bin/$p"
     done
 done
+
+# fork() and fork+exec with the render node (docs/kernel.md, "fork()").
+if [ "$driver" = tessera ]; then
+    run gl_fork-render-node tessera "$bin/gl_fork"
+fi
 
 # Tiny TVB: the overflow test's 16k triangles do not fit, so the kernel must
 # split the pass into partial renders that store and reload the tiles.

@@ -126,8 +126,8 @@ gem_map(struct env *e, uint32_t h, uint64_t size)
    assert_int_equal(IOC(e, DRM_IOCTL_ASAHI_GEM_MMAP_OFFSET, &o), 0);
    uint64_t off;
    assert_int_equal(asahi_mmap_resolve(e->f, o.offset, size, &off), 0);
-   void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-                  hw_device_mem_fd(e->hw), (off_t)off);
+   void *p = hw_device_mem_map(e->hw, off, size, NULL, PROT_READ | PROT_WRITE,
+                               MAP_SHARED);
    assert_true(p != MAP_FAILED);
    return p;
 }
