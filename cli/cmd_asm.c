@@ -12,16 +12,22 @@
 static void
 asm_usage(FILE *fp)
 {
-   fprintf(fp, "usage: tessera asm FILE [-o OUT]\n"
+   fprintf(fp, "usage: tessera asm [--base ADDR] FILE [-o OUT]\n"
                "  Assembles an applegpu-syntax listing to raw AGX G13 machine code\n"
-               "  (to OUT, default FILE with .bin appended). Labels: 'name:' and pc+name.\n");
+               "  (to OUT, default FILE with .bin appended). Labels: 'name:' and pc+name.\n"
+               "  --base ADDR  address of the first byte (default 0); branch targets\n"
+               "               written as addresses (0x..., as 'tessera disasm' prints\n"
+               "               them) are relative to it, pc+N / pc-N are not\n");
 }
 
 int
 cmd_asm(int argc, char **argv)
 {
    const char *in_path = NULL, *out_path = NULL;
+   uint64_t base = 0;
+   enum { O_BASE = 256 };
    static const struct option longopts[] = {
+      { "base", required_argument, NULL, O_BASE },
       { "help", no_argument, NULL, 'h' },
       { NULL, 0, NULL, 0 },
    };
@@ -32,6 +38,12 @@ cmd_asm(int argc, char **argv)
       switch (c) {
       case 'h': asm_usage(stdout); return 0;
       case 'o': out_path = optarg; break;
+      case O_BASE:
+         if (!cli_parse_u64(optarg, UINT64_MAX, &base)) {
+            fprintf(stderr, "tessera asm: bad address '%s'\n", optarg);
+            return 2;
+         }
+         break;
       default:
          cli_bad_option("asm", c, argv, longopts);
          asm_usage(stderr);
@@ -78,7 +90,7 @@ cmd_asm(int argc, char **argv)
    uint8_t *out = malloc(out_cap);
    size_t out_len;
    char err[300];
-   if (!out || !agx_isa_assemble(text, len, out, out_cap, &out_len, err, sizeof(err))) {
+   if (!out || !agx_isa_assemble_at(text, len, base, out, out_cap, &out_len, err, sizeof(err))) {
       fprintf(stderr, "tessera asm: %s:%s\n", in_path, out ? err : " out of memory");
       free(text);
       free(out);

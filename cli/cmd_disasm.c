@@ -14,10 +14,11 @@ disasm_usage(FILE *fp)
 {
    fprintf(fp, "usage: tessera disasm [--base ADDR] [--bytes] [--stop] FILE\n"
                "  Disassembles raw AGX G13 machine code in applegpu's syntax.\n"
-               "  --base ADDR  address of the first byte (shown with --bytes)\n"
+               "  --base ADDR  address of the first byte (default 0): the addresses\n"
+               "               shown with --bytes and the branch targets (0x...)\n"
                "  --bytes      prefix each line with its address and raw bytes\n"
                "  --stop       stop after the first 'stop' instruction\n"
-               "  Output without --bytes re-assembles with 'tessera asm'.\n");
+               "  Output without --bytes re-assembles with 'tessera asm' (same --base).\n");
 }
 
 int

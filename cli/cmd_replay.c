@@ -83,8 +83,9 @@ parse_override(const char *arg, struct replay_override *ov, uint8_t **owned)
       uint8_t *code = malloc(MAX_SHADER_BYTES);
       char err[256];
       size_t n;
-      if (!code || !agx_isa_assemble((const char *)data, size, code, MAX_SHADER_BYTES, &n,
-                                     err, sizeof(err))) {
+      /* at ADDR, so absolute branch targets (as dump prints them) resolve */
+      if (!code || !agx_isa_assemble_at((const char *)data, size, ov->va, code,
+                                        MAX_SHADER_BYTES, &n, err, sizeof(err))) {
          fprintf(stderr, "tessera replay: %s:%s\n", path, code ? err : " out of memory");
          free(code);
          free(data);

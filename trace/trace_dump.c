@@ -330,7 +330,9 @@ static void print_shader(struct tsr_dump *d, const struct tsr_record *rec)
       struct tsr_hash h = tsr_hash_bytes(code, size);
       if (memcmp(h.b, s->hash.b, 16))
          fprintf(fp, "  (memory at this point differs from the recorded hash)\n");
-      struct agx_disasm_options o = {.pc = s->va - s->usc_base, .indent = "    ",
+      /* Branch targets print as GPU VAs: the address --override-shader
+       * takes, so the text re-assembles there (agx_isa_assemble_at). */
+      struct agx_disasm_options o = {.pc = s->va, .indent = "    ",
                                       .stop_at_end = true};
       agx_disasm_print(fp, code, size, &o);
    } else {

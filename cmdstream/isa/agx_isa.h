@@ -37,7 +37,9 @@ enum agx_operand_type {
    AGX_OPERAND_REG,       /* register or register tuple, see file/size/count */
    AGX_OPERAND_IMM,       /* integer immediate in .imm */
    AGX_OPERAND_FIMM,      /* 8-bit minifloat immediate: raw in .value, value in .fimm */
-   AGX_OPERAND_OFFSET,    /* branch offset in bytes from the instruction, .imm */
+   AGX_OPERAND_OFFSET,    /* branch offset in bytes from the instruction, .imm;
+                             printed as the target address when the
+                             instruction's address is known (agx_isa_print_at) */
    AGX_OPERAND_TEXT,      /* enum name, truth table, "lsl N", "mask 0x..." in .text */
 };
 
@@ -122,27 +124,53 @@ bool agx_instr_set_field(struct agx_instr *in, const char *name, uint32_t value)
 void agx_isa_mnemonic(const struct agx_instr *in, char *buf, size_t size);
 
 /* One instruction in applegpu syntax, no newline.  Returns chars written
- * (snprintf semantics). */
+ * (snprintf semantics).  The address is unknown, so branch targets print
+ * relative to the instruction ("pc+N" / "pc-N"), as applegpu does without
+ * a pc. */
 int agx_isa_print(const struct agx_instr *in, char *buf, size_t size);
 
-/* Text of one operand ("" for AGX_OPERAND_EMPTY). */
+/* As agx_isa_print for the instruction at address `pc`: branch targets
+ * print as applegpu's disassembler prints them, the absolute target
+ * "0x%X" of pc + offset ("0x-%X" of its magnitude when that is negative,
+ * as Python formats a negative number). */
+int agx_isa_print_at(const struct agx_instr *in, uint64_t pc, char *buf, size_t size);
+
+/* Branch target text for an instruction at `pc` with byte offset `off`
+ * ("0x1F00", "0x-10"); NUL-terminated into buf (24 bytes suffice). */
+void agx_isa_target_text(uint64_t pc, int64_t off, char *buf, size_t size);
+
+/* Text of one operand ("" for AGX_OPERAND_EMPTY; branch offsets relative). */
 void agx_isa_operand_text(const struct agx_operand *o, char *buf, size_t size);
 
 /*
  * Parses one line of assembly (no labels; comments after ';' or "//" are
- * ignored).  Returns true and fills *out, or false with a message and the
- * 0-based column of the offending text.  An empty line returns false with
- * *err_col = -1 and err[0] = 0.
+ * ignored) for an instruction at address `pc`.  A branch operand is either
+ * relative ("pc+N", "pc-N") or an absolute target in applegpu's form
+ * ("0x1F00", "0x-10"), turned into the offset target - pc.  Returns true
+ * and fills *out, or false with a message and the 0-based column of the
+ * offending text.  An empty line returns false with *err_col = -1 and
+ * err[0] = 0.
  */
+bool agx_isa_parse_at(const char *line, uint64_t pc, struct agx_instr *out,
+                      char *err, size_t err_size, int *err_col);
+
+/* agx_isa_parse_at with pc 0. */
 bool agx_isa_parse(const char *line, struct agx_instr *out,
                    char *err, size_t err_size, int *err_col);
 
 /*
- * Assembles a whole listing.  Lines may carry a "label:" prefix and branch
- * operands may be "pc+label" / "pc-N" / "pc+N".  Writes up to out_cap bytes
- * to out and the total to *out_len.  On error returns false with a message
+ * Assembles a whole listing whose first byte is at address `base`.  Lines
+ * may carry a "label:" prefix and branch operands may be "pc+label",
+ * "pc-N" / "pc+N" or an absolute target ("0x1F00", as agx_disasm_print
+ * prints them with the same base).  Writes up to out_cap bytes to out and
+ * the total to *out_len.  On error returns false with a message
  * "line:col: text" in err.
  */
+bool agx_isa_assemble_at(const char *text, size_t text_len, uint64_t base,
+                         uint8_t *out, size_t out_cap, size_t *out_len,
+                         char *err, size_t err_size);
+
+/* agx_isa_assemble_at with base 0. */
 bool agx_isa_assemble(const char *text, size_t text_len, uint8_t *out,
                       size_t out_cap, size_t *out_len, char *err,
                       size_t err_size);
@@ -153,7 +181,9 @@ float agx_minifloat_decode(uint8_t raw);
 bool agx_minifloat_encode(float f, uint8_t *raw);
 
 struct agx_disasm_options {
-   /* GPU address of code[0]; branch targets are printed relative to it. */
+   /* GPU address of code[0]; branch targets print as absolute addresses
+    * from it (agx_isa_print_at), so re-assembling the text needs the same
+    * base (agx_isa_assemble_at). */
    uint64_t pc;
    /* Stop after the first `stop` instruction (shaders end with one). */
    bool stop_at_end;

@@ -48,7 +48,7 @@ kind_may_be_empty(const struct agx_isa_operand_desc *od)
 /* Tries one table entry; on failure leaves a message and column. */
 static bool
 try_op(unsigned opi, int alias, bool suffix, const struct opstr *strs, unsigned n,
-       struct agx_instr *out, char *err, size_t err_size, int *err_col, unsigned *progress)
+       uint64_t pc, struct agx_instr *out, char *err, size_t err_size, int *err_col, unsigned *progress)
 {
    const struct agx_isa_op_desc *d = &agx_isa_ops[opi];
    uint32_t hide = alias >= 0 ? d->aliases[alias].hide : 0;
@@ -71,8 +71,8 @@ try_op(unsigned opi, int alias, bool suffix, const struct opstr *strs, unsigned 
          char msg[160];
          if (hide & (1u << i))
             continue;
-         if (s < n && agx_isa_operand_parse(d, od, strs[s].text, fields, pass == 1, msg,
-                                             sizeof(msg))) {
+         if (s < n && agx_isa_operand_parse(d, od, strs[s].text, fields, pass == 1, pc,
+                                             msg, sizeof(msg))) {
             s++;
             *progress = s;
             continue;
@@ -116,6 +116,13 @@ try_op(unsigned opi, int alias, bool suffix, const struct opstr *strs, unsigned 
 bool
 agx_isa_parse(const char *line, struct agx_instr *out, char *err, size_t err_size,
               int *err_col)
+{
+   return agx_isa_parse_at(line, 0, out, err, err_size, err_col);
+}
+
+bool
+agx_isa_parse_at(const char *line, uint64_t pc, struct agx_instr *out, char *err,
+                 size_t err_size, int *err_col)
 {
    char mnem[48];
    struct opstr strs[MAX_STRS];
@@ -201,7 +208,7 @@ agx_isa_parse(const char *line, struct agx_instr *out, char *err, size_t err_siz
             int col;
             unsigned progress = 0;
             any = true;
-            if (try_op(op, alias, sfx, strs, n, out, e, sizeof(e), &col, &progress))
+            if (try_op(op, alias, sfx, strs, n, pc, out, e, sizeof(e), &col, &progress))
                return true;
             if (!best_err[0] || progress > best) {
                best = progress;
@@ -241,6 +248,13 @@ is_ident(const char *s, size_t n)
 bool
 agx_isa_assemble(const char *text, size_t text_len, uint8_t *out, size_t out_cap,
                  size_t *out_len, char *err, size_t err_size)
+{
+   return agx_isa_assemble_at(text, text_len, 0, out, out_cap, out_len, err, err_size);
+}
+
+bool
+agx_isa_assemble_at(const char *text, size_t text_len, uint64_t base, uint8_t *out,
+                    size_t out_cap, size_t *out_len, char *err, size_t err_size)
 {
    enum { MAX_LABELS = 256 };
    struct label labels[MAX_LABELS];
@@ -354,7 +368,7 @@ agx_isa_assemble(const char *text, size_t text_len, uint8_t *out, size_t out_cap
          struct agx_instr in;
          char msg[200];
          int col;
-         if (!agx_isa_parse(fixed, &in, msg, sizeof(msg), &col)) {
+         if (!agx_isa_parse_at(fixed, base + addr, &in, msg, sizeof(msg), &col)) {
             if (col < 0)
                continue;   /* blank or comment-only line */
             snprintf(err, err_size, "%u:%d: %s", lineno, col + 1, msg);

@@ -5,6 +5,7 @@
  * positions come from agx_isa.xml.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -559,10 +560,46 @@ select_form(const struct agx_isa_operand_desc *od, uint32_t *f, unsigned want,
    return false;
 }
 
+/* "HEX" or "-HEX" (after "0x"): the offset from pc to that target, if
+ * it is representable at all (the field width is checked by the caller). */
+static bool
+branch_target_offset(const char *s, uint64_t pc, int64_t *off)
+{
+   bool neg = *s == '-';
+   if (neg)
+      s++;
+   if (!isxdigit((unsigned char)*s) || strlen(s) > 16)
+      return false;
+   char *end;
+   errno = 0;
+   unsigned long long mag = strtoull(s, &end, 16);
+   if (*end || errno)
+      return false;
+   /* offset = +/-mag - pc, kept only if it fits in 63 bits */
+   uint64_t d;
+   if (neg) {
+      d = (uint64_t)mag + pc;
+      if (d < pc || d > (uint64_t)INT64_MAX)
+         return false;
+      *off = -(int64_t)d;
+   } else if (mag >= pc) {
+      d = (uint64_t)mag - pc;
+      if (d > (uint64_t)INT64_MAX)
+         return false;
+      *off = (int64_t)d;
+   } else {
+      d = pc - (uint64_t)mag;
+      if (d > (uint64_t)INT64_MAX)
+         return false;
+      *off = -(int64_t)d;
+   }
+   return true;
+}
+
 bool
 agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
                       const struct agx_isa_operand_desc *od, const char *s,
-                      uint32_t *f, bool final, char *err, size_t err_size)
+                      uint32_t *f, bool final, uint64_t pc, char *err, size_t err_size)
 {
    const int8_t *r = od->role;
    unsigned width = agx_isa_field_width(&desc->fields[r[AGX_ROLE_VALUE]]);
@@ -725,10 +762,16 @@ agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
       return true;
    }
    case AGX_KIND_BRANCH: {
-      if (strncmp(s, "pc", 2) || (s[2] != '+' && s[2] != '-') || !parse_int(s + 3, &iv))
-         FAIL("expected 'pc+N' or 'pc-N', got '%s'", s);
-      if (s[2] == '-')
+      if (!strncmp(s, "0x", 2)) {
+         /* applegpu's absolute target: 0xHEX, or 0x-HEX below address 0 */
+         if (!branch_target_offset(s + 2, pc, &iv))
+            FAIL("bad branch target '%s' (from address 0x%" PRIX64 ")", s, pc);
+      } else if (strncmp(s, "pc", 2) || (s[2] != '+' && s[2] != '-') ||
+                 !parse_int(s + 3, &iv)) {
+         FAIL("expected a target '0xADDR', 'pc+N' or 'pc-N', got '%s'", s);
+      } else if (s[2] == '-') {
          iv = -iv;
+      }
       if (iv < -((int64_t)1 << (width - 1)) || iv >= ((int64_t)1 << (width - 1)))
          FAIL("branch offset '%s' out of range", s);
       *v = (uint32_t)((uint64_t)iv & (width >= 32 ? 0xffffffffu : (1u << width) - 1));

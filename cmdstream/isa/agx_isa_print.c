@@ -133,8 +133,28 @@ agx_isa_mnemonic(const struct agx_instr *in, char *buf, size_t size)
    snprintf(buf, size, "%s%s", a >= 0 ? d->aliases[a].name : d->name, suffix ? d->suffix : "");
 }
 
-int
-agx_isa_print(const struct agx_instr *in, char *buf, size_t size)
+void
+agx_isa_target_text(uint64_t pc, int64_t off, char *buf, size_t size)
+{
+   /* applegpu prints '0x%X' % (pc + offset) on Python integers, which
+    * neither wrap nor lose the sign: a target below 0 prints as 0x-N and
+    * one past 2^64 keeps its 65th bit. */
+   uint64_t mag = off < 0 ? (uint64_t)0 - (uint64_t)off : (uint64_t)off;
+   if (off >= 0) {
+      uint64_t t = pc + mag;
+      if (t < pc)
+         snprintf(buf, size, "0x1%016" PRIX64, t);
+      else
+         snprintf(buf, size, "0x%" PRIX64, t);
+   } else if (pc >= mag) {
+      snprintf(buf, size, "0x%" PRIX64, pc - mag);
+   } else {
+      snprintf(buf, size, "0x-%" PRIX64, mag - pc);
+   }
+}
+
+static int
+print_instr(const struct agx_instr *in, bool have_pc, uint64_t pc, char *buf, size_t size)
 {
    const struct agx_isa_op_desc *d = &agx_isa_ops[in->op];
    struct out o = { buf, size, 0 };
@@ -151,7 +171,10 @@ agx_isa_print(const struct agx_instr *in, char *buf, size_t size)
    for (unsigned i = 0; i < in->num_operands; i++) {
       if (hide & (1u << i))
          continue;
-      agx_isa_operand_text(&in->operands[i], t, sizeof(t));
+      if (have_pc && in->operands[i].type == AGX_OPERAND_OFFSET)
+         agx_isa_target_text(pc, in->operands[i].imm, t, sizeof(t));
+      else
+         agx_isa_operand_text(&in->operands[i], t, sizeof(t));
       if (!t[0])
          continue;
       if (!first)
@@ -165,6 +188,18 @@ agx_isa_print(const struct agx_instr *in, char *buf, size_t size)
          buf[--o.len] = 0;
    }
    return (int)o.len;
+}
+
+int
+agx_isa_print(const struct agx_instr *in, char *buf, size_t size)
+{
+   return print_instr(in, false, 0, buf, size);
+}
+
+int
+agx_isa_print_at(const struct agx_instr *in, uint64_t pc, char *buf, size_t size)
+{
+   return print_instr(in, true, pc, buf, size);
 }
 
 size_t
@@ -186,13 +221,13 @@ agx_disasm_print(FILE *fp, const uint8_t *code, size_t size,
          unknown_bits |= in.remainder[i] != 0;
 
       if (st == AGX_ISA_OK && !unknown_bits) {
-         agx_isa_print(&in, text, sizeof(text));
+         agx_isa_print_at(&in, opts->pc + p, text, sizeof(text));
       } else if (st == AGX_ISA_OK) {
          /* Bits no field describes are set: the text could not reproduce
           * them, so emit the halfwords and show the decoding as a comment. */
          char dec[200];
          size_t l = 0;
-         agx_isa_print(&in, dec, sizeof(dec));
+         agx_isa_print_at(&in, opts->pc + p, dec, sizeof(dec));
          l += (size_t)snprintf(text, sizeof(text), ".word ");
          for (size_t i = 0; i < len; i += 2)
             l += (size_t)snprintf(text + l, sizeof(text) - l, "%s0x%04x", i ? ", " : "",

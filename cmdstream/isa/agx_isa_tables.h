@@ -75,11 +75,12 @@ void agx_isa_operand_decode(const struct agx_isa_op_desc *desc,
                             const struct agx_isa_operand_desc *od,
                             const uint32_t *fields, struct agx_operand *out);
 /* Parses text for operand od into fields; returns false with a message.
- * Checks against fields of later operands only when `final`. */
+ * Checks against fields of later operands only when `final`.  `pc` is the
+ * instruction's address, for absolute branch targets. */
 bool agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
                            const struct agx_isa_operand_desc *od,
                            const char *text, uint32_t *fields, bool final,
-                           char *err, size_t err_size);
+                           uint64_t pc, char *err, size_t err_size);
 
 /* agx_isa_decode.c */
 uint32_t agx_isa_field_width(const struct agx_isa_field_desc *f);

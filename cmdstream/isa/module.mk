@@ -22,3 +22,10 @@ fuzz_isa_decode_SRCS := tests/fuzz/fuzz_isa_decode.c
 fuzz_isa_decode_LIBS := agxisa
 fuzz_isa_asm_SRCS := tests/fuzz/fuzz_isa_asm.c
 fuzz_isa_asm_LIBS := agxisa
+
+# Every opcode against applegpu's disassembler on a committed corpus of
+# random encodings (tests/data/isa/gen_applegpu_corpus.py).
+TESTS += test_isa_corpus
+test_isa_corpus_SRCS := tests/unit/test_isa_corpus.c
+test_isa_corpus_LIBS := agxisa
+test_isa_corpus_LDLIBS := -lcmocka

@@ -983,6 +983,39 @@ test_atomics(void **state)
    assert_int_equal(cap_r[0][27][0], 9);
 }
 
+/* icmpsel/fcmpsel X and Y take bit 8 of a uniform's half index from bit 0
+ * of their type field (Mesa's agx_pack_cmpsel_src, applegpu's encoder and
+ * pseudocode; applegpu's disassembler drops it, see docs/isa.md): the
+ * model must read the uniform the disassembly names, not its low 8 bits. */
+static void
+test_cmpsel_high_uniforms(void **state)
+{
+   (void)state;
+   struct opts o;
+   opts_default(&o);
+   o.uni[0] = 0x0a0b0c0d;     /* what bit-8-less decoding would read */
+   o.uni[1] = 0x01020304;
+   o.uni[127] = 0x55555555;
+   o.uni[128] = 0xaaaa1111;   /* u128h = half 257 */
+   o.uni[129] = 0x2222bbbb;   /* u129l = half 258 */
+   o.uni[64] = 0x12345678;    /* 32-bit u64 = halves 128-129 (no bit 8) */
+   o.uni[255] = 0x9abcdef0;   /* 32-bit u255 = halves 510-511 */
+   run_ok("mov_imm r0, 7, 0b0\n"
+          "icmpsel seq, r10l, r0l, r0l, u128h, u0h\n"     /* true: X */
+          "icmpsel ult, r10h, r0l, r0l, u0l, u129l\n"     /* false: Y */
+          "icmpsel seq, r11, r0, r0, u64, u0\n"
+          "fcmpsel eq, r12, r0, r0, u255, u0\n"
+          "fcmpsel lt, r13, r0, r0, u0, u255\n"
+          "stop\n", &o);
+   for (unsigned l = 0; l < 32; l++) {
+      assert_int_equal(reg16(0, 20, l), 0xaaaa);
+      assert_int_equal(reg16(0, 21, l), 0xbbbb);
+      assert_int_equal(cap_r[0][11][l], 0x12345678);
+      assert_int_equal(cap_r[0][12][l], 0x9abcdef0);
+      assert_int_equal(cap_r[0][13][l], 0x9abcdef0);
+   }
+}
+
 /* ---- preshader / uniform_store ----------------------------------------- */
 
 static void
@@ -1246,6 +1279,7 @@ main(void)
       cmocka_unit_test(test_threadgroup_transpose),
       cmocka_unit_test(test_stack_and_bounds),
       cmocka_unit_test(test_atomics),
+      cmocka_unit_test(test_cmpsel_high_uniforms),
       cmocka_unit_test(test_preshader_uniforms),
       cmocka_unit_test(test_faults),
       cmocka_unit_test(test_budget_stop_trap),

@@ -76,6 +76,17 @@ static const struct { const char *text, *hex; } golden[] = {
    { "mov_imm r1, 305419896, 0b0", "620578563412" },
    { "if_icmp r0l, seq, r1, 0, 1", "528842020000" },
    { "jmp_exec_none pc+12", "20c00c000000" },
+   /* cmpsel X/Y: bit 8 of a uniform's half index is bit 0 of the type
+    * field (applegpu's encoder and pseudocode, Mesa's agx_pack_cmpsel_src);
+    * bytes from applegpu's assemble.py, whose disassembler alone drops
+    * that bit (tests/unit/test_isa_corpus.c) */
+   { "icmpsel seq, r10l, r13l, r15.cache, u0h, u8h", "12285ae029811199" },
+   { "icmpsel seq, r10l, r13l, r15.cache, u128h, u8h", "12285ae029c11199" },
+   { "icmpsel seq, r10l, r13l, r15.cache, r3l, u255h", "12a85ae02946f09f3000" },
+   { "fcmpsel gtn, r10, r13, r15, u64, u8", "02a95ae2258001f98000" },
+   /* branch targets as applegpu prints them (instruction at address 0) */
+   { "call 0x52B958CC", "10c0cc58b952" },
+   { "call 0x-4EB0E777", "10c089184fb1" },
    { "fmadd16 r9l, r1l, r2h, 0.25", "362442500410" },
 };
 
@@ -299,6 +310,110 @@ test_operand_forms(void **state)
                               sizeof(err), &col));
 }
 
+/* Disassembles code at pc through agx_disasm_print (one line, no newline). */
+static void
+disasm_at(const uint8_t *code, size_t n, uint64_t pc, char *out, size_t cap)
+{
+   char *text = NULL;
+   size_t len = 0;
+   FILE *mem = open_memstream(&text, &len);
+   struct agx_disasm_options o = { .pc = pc };
+   agx_disasm_print(mem, code, n, &o);
+   fclose(mem);
+   snprintf(out, cap, "%.*s", (int)strcspn(text, "\n"), text);
+   free(text);
+}
+
+/* Branch targets: applegpu's disassembler prints the absolute target
+ * '0x%X' % (pc + offset), negative ones as 0x-N; the assembler takes that
+ * form at the same address as well as pc+N / pc-N. */
+static void
+test_branch_targets(void **state)
+{
+   (void)state;
+   static const uint8_t jmp12[] = { 0x20, 0xc0, 0x0c, 0x00, 0x00, 0x00 };   /* pc+12 */
+   static const uint8_t callm[] = { 0x10, 0xc0, 0x89, 0x18, 0x4f, 0xb1 };   /* pc-0x4EB0E777 */
+   struct agx_instr in;
+   char line[128], err[200];
+   int col;
+   uint8_t b[AGX_ISA_MAX_BYTES];
+   unsigned len;
+
+   disasm_at(jmp12, sizeof(jmp12), 0x100, line, sizeof(line));
+   assert_string_equal(line, "jmp_exec_none    0x10C");
+   disasm_at(callm, sizeof(callm), 0, line, sizeof(line));
+   assert_string_equal(line, "call             0x-4EB0E777");
+   disasm_at(callm, sizeof(callm), 0x150000000, line, sizeof(line));
+   assert_string_equal(line, "call             0x1014F1889");
+   /* without an address: applegpu's relative form */
+   assert_int_equal(agx_isa_decode(callm, sizeof(callm), &in), AGX_ISA_OK);
+   agx_isa_print(&in, line, sizeof(line));
+   assert_string_equal(line, "call             pc-1320216439");
+   /* Python integers neither wrap nor lose the sign */
+   agx_isa_target_text(UINT64_MAX - 0xff, 0x200, line, sizeof(line));
+   assert_string_equal(line, "0x10000000000000100");
+   agx_isa_target_text(0, INT64_MIN, line, sizeof(line));
+   assert_string_equal(line, "0x-8000000000000000");
+
+   /* the assembler: absolute targets at the instruction's address */
+   static const struct { const char *text; uint64_t pc; const char *hex; } ok[] = {
+      { "jmp_exec_none 0x10C", 0x100, "20c00c000000" },
+      { "jmp_exec_none 0x10c", 0x100, "20c00c000000" },
+      { "jmp_exec_none pc+12", 0x100, "20c00c000000" },
+      { "jmp_exec_none 0xF4", 0x100, "20c0f4ffffff" },
+      { "call 0x-4EB0E777", 0, "10c089184fb1" },
+      { "call 0x-10", 0x10, "10c0e0ffffff" },
+      { "jmp_exec_any 0x1500000000", 0x1500000000, "00c000000000" },
+   };
+   for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+      char hex[32];
+      if (!agx_isa_parse_at(ok[i].text, ok[i].pc, &in, err, sizeof(err), &col))
+         fail_msg("%s: %s", ok[i].text, err);
+      assert_int_equal(agx_isa_encode(&in, b, &len), AGX_ISA_OK);
+      hex_of(b, len, hex);
+      assert_string_equal(hex, ok[i].hex);
+   }
+   static const struct { const char *text; uint64_t pc; } bad[] = {
+      { "jmp_exec_none 0x80000000", 0 },           /* offset past 2^31 - 1 */
+      { "jmp_exec_none 0x-80000001", 0 },
+      { "jmp_exec_none 0x0", 0x80000001 },
+      { "jmp_exec_none 0x-", 0 },
+      { "jmp_exec_none 0x12g", 0 },
+      { "jmp_exec_none 0x11111111111111111", 0 },  /* 17 digits */
+      { "jmp_exec_none 0x-FFFFFFFFFFFFFFFF", 2 },
+      { "jmp_exec_none 12", 0 },
+   };
+   for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+      if (agx_isa_parse_at(bad[i].text, bad[i].pc, &in, err, sizeof(err), &col))
+         fail_msg("accepted '%s'", bad[i].text);
+      assert_int_equal(col, 14);
+   }
+
+   /* a listing disassembled at a base re-assembles at that base */
+   static const char src[] = "top:\nmov_imm r0l, 1\njmp_exec_any pc+top\n"
+                             "jmp_exec_none pc+end\ncall pc-64\nend:\nstop\n";
+   uint8_t bin[64], bin2[64];
+   size_t n, n2;
+   assert_true(agx_isa_assemble(src, strlen(src), bin, sizeof(bin), &n, err, sizeof(err)));
+   char *text = NULL;
+   size_t tlen = 0;
+   FILE *mem = open_memstream(&text, &tlen);
+   struct agx_disasm_options o = { .pc = 0x1234560 };
+   agx_disasm_print(mem, bin, n, &o);
+   fclose(mem);
+   assert_non_null(strstr(text, "jmp_exec_any     0x1234560\n"));
+   assert_non_null(strstr(text, "call             0x1234530\n"));
+   assert_true(agx_isa_assemble_at(text, tlen, 0x1234560, bin2, sizeof(bin2), &n2, err,
+                                   sizeof(err)));
+   assert_int_equal(n2, n);
+   assert_memory_equal(bin, bin2, n);
+   /* at another base the absolute targets move, so the bytes differ */
+   assert_true(agx_isa_assemble_at(text, tlen, 0x1234000, bin2, sizeof(bin2), &n2, err,
+                                   sizeof(err)));
+   assert_memory_not_equal(bin, bin2, n);
+   free(text);
+}
+
 static void
 test_decode_bad(void **state)
 {
@@ -338,6 +453,7 @@ main(void)
       cmocka_unit_test(test_minifloat),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_operand_forms),
+      cmocka_unit_test(test_branch_targets),
       cmocka_unit_test(test_decode_bad),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,8 @@ dfdx             r10, r1
 dfdy             r10, r1
 icmpsel          ult, r11, r1, r2, r3, 1
 fcmpsel          gt, r11l, r1l, 0.0, r3l, u5l
+icmpsel          seq, r10l, r13l, r15.cache, u128h, u8h
+fcmpsel          gtn, r10, r13, r15, u64, u255
 simd_shuffle     r12, r1, r2l
 simd_shuffle_down r12, r1, 1
 simd_shuffle_up  r12, r1, 1
