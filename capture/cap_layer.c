@@ -118,6 +118,23 @@ on_trigger_signal(int sig)
    atomic_fetch_add(&cap.signal_toggles, 1);
 }
 
+void
+cap_note_sigaction(int sig, const struct sigaction *act)
+{
+   static atomic_bool warned;
+   if (!act || sig <= 0 || sig != cap.opt.trigger_signal || cap.disabled)
+      return;
+   bool info = act->sa_flags & SA_SIGINFO;
+   if ((!info && act->sa_handler == on_trigger_signal) || atomic_exchange(&warned, true))
+      return;
+   /* The program's handler wins (its behaviour is not ours to change),
+    * so the trigger is lost: say so rather than ignore the signal. */
+   char name[32];
+   cap_log("tessera capture: the program installs its own handler for SIG%s, the trigger "
+           "signal; the signal trigger is off (choose another with --signal or "
+           "TESSERA_CAPTURE_SIGNAL)", cap_signal_name(sig, name, sizeof(name)));
+}
+
 static void atfork_prepare(void);
 static void atfork_parent(void);
 static void atfork_child(void);

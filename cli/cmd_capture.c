@@ -35,7 +35,8 @@ usage(FILE *fp)
       "  -o, --output FILE      trace file (.tsr)\n"
       "      --frames A-B       record frames A..B only (0-based, inclusive; A- or -B)\n"
       "      --submits A-B      record submissions A..B only\n"
-      "      --signal SIG       toggle recording on SIG (default USR1; 'none')\n"
+      "      --signal SIG       toggle recording on SIG: USR1, RTMIN+N, 40, ... or 'none'\n"
+      "                         (default " CAP_DEFAULT_SIGNAL_NAME "; send it with kill -s " CAP_DEFAULT_SIGNAL_NAME ")\n"
       "      --trigger-file P   toggle recording when P appears (P is then removed)\n"
       "      --start-off        start with recording off (wait for a trigger)\n"
       "      --frame-every N    a frame boundary every N submissions\n"
@@ -215,7 +216,7 @@ cmd_capture(int argc, char **argv)
    sa.sa_handler = forward;
    sigemptyset(&sa.sa_mask);
    const char *sig = getenv("TESSERA_CAPTURE_SIGNAL");
-   int trig = sig ? cap_signal_parse(sig) : SIGUSR1;
+   int trig = sig ? cap_signal_parse(sig) : cap_default_signal();
    if (trig > 0)
       sigaction(trig, &sa, NULL);
    sigaction(SIGINT, &sa, NULL);

@@ -27,16 +27,27 @@ t=$work/every.tsr
 "$tessera" capture -q --shim --frame-every 4 -o "$t" -- "$scene" -n 20 -e 1000 >/dev/null
 [ "$(info_field "$t" frames:)" = 5 ] || fail "--frame-every 4: not 5 frames"
 
-# signal trigger: off at start; SIGUSR1 (to tessera, forwarded) turns it on,
-# a second one off again
+# signal trigger: off at start; the default signal RTMIN+7 (to tessera,
+# forwarded) turns it on, a second one off again
 t=$work/signal.tsr
 "$tessera" capture -q --shim --start-off -o "$t" -- "$scene" -n 40 -e 1 -p 25 >/dev/null &
 pid=$!
-sleep 0.3; kill -USR1 $pid; sleep 0.3; kill -USR1 $pid
+sleep 0.3; kill -s RTMIN+7 $pid; sleep 0.3; kill -s RTMIN+7 $pid
 wait $pid || fail "the program failed under the signal trigger"
 n=$(info_field "$t" submissions:)
 echo "signal window: $n submissions"
 [ "$n" -gt 0 ] && [ "$n" -lt 40 ] || fail "signal trigger: $n submissions"
+"$tessera" info "$t" | grep -q 'signal=RTMIN+7' || fail "the default signal is not RTMIN+7"
+
+# the signal is configurable: TESSERA_CAPTURE_SIGNAL (what --signal sets)
+t=$work/signal2.tsr
+TESSERA_CAPTURE_SIGNAL=USR2 "$tessera" capture -q --shim --start-off -o "$t" -- \
+    "$scene" -n 40 -e 1 -p 25 >/dev/null &
+pid=$!
+sleep 0.3; kill -USR2 $pid; sleep 0.3; kill -USR2 $pid
+wait $pid || fail "the program failed under the USR2 trigger"
+n=$(info_field "$t" submissions:)
+[ "$n" -gt 0 ] && [ "$n" -lt 40 ] || fail "USR2 trigger: $n submissions"
 
 # trigger file: appears -> on (and is removed)
 t=$work/file.tsr
