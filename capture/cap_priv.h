@@ -84,6 +84,7 @@ struct cap_file {
    size_t nqueues;
    struct cap_tsobj *tsobjs;
    size_t ntsobjs;
+   bool gpu_busy;                /* submissions since the layer last waited for them */
    struct cap_file *next;
 };
 

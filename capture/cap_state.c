@@ -321,15 +321,21 @@ record_bo(struct cap_file *f, struct cap_bo *bo)
 }
 
 /* Waits (up to 2 s per queue) for the last submission of every queue of f,
- * recorded or not, so the memory read at the start of a window holds the
- * results of all the work before it: the replay does not re-run that work,
- * and treats a wait on a syncobj it has not seen signalled as satisfied
- * (replay_submit.c), which is then true. A queue whose last submission had
- * no out-sync cannot be waited for; a syncobj the program reset meanwhile
+ * recorded or not, so that memory read afterwards holds the results of all
+ * the work before it. At the start of a window: the replay does not re-run
+ * that work, and treats a wait on a syncobj it has not seen signalled as
+ * satisfied (replay_submit.c), which is then true. Before a whole read of
+ * an object the GPU may be writing (snapshot_bo): the replay restores what
+ * is read, so a read racing with the GPU would put a stale or half-written
+ * render target into the replay's frame (without it, es2gears under
+ * eglretrace without -s recorded frame N-1's image for about one frame in
+ * ten, differently on every run). A queue whose last submission had no
+ * out-sync cannot be waited for; a syncobj the program reset meanwhile
  * answers at once. */
 static void
 wait_queues_idle(struct cap_file *f)
 {
+   f->gpu_busy = false;
    for (size_t i = 0; i < f->nqueues; i++) {
       struct cap_queue *q = &f->queues[i];
       if (!q->vm_id || !q->have_last_out)
@@ -477,6 +483,8 @@ snapshot_bo(struct cap_file *f, struct cap_bo *bo)
       cap_wp_collect(f, bo);
       return;
    }
+   if (bo->gpu_stale && f->gpu_busy)
+      wait_queues_idle(f);
    if (cap.opt.mem == CAP_MEM_WP)
       cap_wp_arm(f, bo);
    const void *p = cap_bo_map(f, bo);
@@ -660,6 +668,7 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
    if (*ret == 0) {
       cap.submits++;
       cap.frame_submits++;
+      f->gpu_busy = true;
       /* what a later window start waits for (wait_queues_idle) */
       struct drm_asahi_sync last;
       if (q && s.out_sync_count &&
