@@ -55,6 +55,12 @@ forward(int sig)
       kill((pid_t)child_pid, sig);
 }
 
+static const char *
+env_get(const char *name)
+{
+   return getenv(name);
+}
+
 static int
 fail(const char *msg, const char *arg)
 {
@@ -159,6 +165,17 @@ cmd_capture(int argc, char **argv)
       snprintf(abs_out, sizeof(abs_out), "%s", out);
    }
    setenv("TESSERA_CAPTURE_FILE", abs_out, 1);
+   /* The layer reads the environment, where the options just set meet any
+    * TESSERA_CAPTURE_* the user exported: check it all here, so a bad value
+    * fails the command instead of a capture that silently records nothing. */
+   {
+      struct cap_options *co = malloc(sizeof(*co));
+      char err[256];
+      int bad = co ? cap_options_parse(co, env_get, err, sizeof(err)) : -ENOMEM;
+      free(co);
+      if (bad)
+         return fail(bad == -ENOMEM ? "out of memory" : err, NULL);
+   }
    /* ASan's runtime must stay first; then us, so our ioctl() sees the
     * program's call before the shim (or libc) does. */
    const char *old = getenv("LD_PRELOAD");

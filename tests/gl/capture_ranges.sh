@@ -26,7 +26,8 @@
 . "$(dirname "$0")/lib/common.sh"
 
 checks="full-capture frames submits frames-submits signal trigger-file frames-signal
-        frames-trigger-file submits-signal submits-trigger-file mem-hash signal-taken"
+        frames-trigger-file submits-signal submits-trigger-file mem-hash signal-taken
+        past-the-end"
 checks=$(echo $checks)
 done_checks=""
 check() { done_checks="$done_checks $2"; result "$@"; }
@@ -240,4 +241,22 @@ if grep -q 'installs its own handler for SIGUSR1, the trigger signal' "$work/tak
 else
     check FAILED signal-taken "no message about the program's USR1 handler"
 fi
+# Frames past the end of a trace are an error (exit 2, a message), not an
+# empty replay that succeeds: the ranged trace of frames 10-12 holds trace
+# frames 0-3 (3: "capture stopped"); the full one 0-120 (its last
+# submission lands after the last swap).
+errs=""
+past() {   # past TRACE WANT-REGEX replay-options...
+    local t=$1 want=$2 rc=0
+    shift 2
+    "$tessera" replay "$t" "$@" --quiet > "$work/past.txt" 2>&1 || rc=$?
+    [ $rc = 2 ] && grep -q "$want" "$work/past.txt" ||
+        errs="$errs; '$*' exited $rc: $(head -n 1 "$work/past.txt")"
+}
+past "$work/frames/t.tsr" "frame 4 is past the end of .*: its frames are 0-3" --frames 4
+past "$work/frames/t.tsr" "frame 60 is past the end" --frames 2-60
+past "$work/frames/t.tsr" "frame 9 is past the end" --from-frame 9
+past "$full" "frame 121 is past the end of .*: its frames are 0-120" --from-frame 121
+"$tessera" replay "$full" --frames 118- --quiet > /dev/null 2>&1 || errs="$errs; --frames 118- failed"
+if [ -z "$errs" ]; then check ok past-the-end; else check FAILED past-the-end "${errs#; }"; fi
 finish

@@ -60,4 +60,20 @@ wait $pid || fail "the program failed under the file trigger"
 n=$(info_field "$t" submissions:)
 echo "file trigger: $n submissions"
 [ "$n" -gt 0 ] && [ "$n" -lt 40 ] || fail "file trigger: $n submissions"
+# Bad values fail the command (exit 2, a message, the program not run),
+# whether given as options or exported as the layer's variables.
+bad() {   # bad MESSAGE-REGEX [env VAR=VALUE] tessera-capture-args...
+    local want=$1 rc=0
+    shift
+    "$@" -o "$work/bad.tsr" -- touch "$work/ran" > "$work/out" 2>&1 || rc=$?
+    [ $rc = 2 ] || fail "'$*' exited $rc, want 2"
+    grep -q "$want" "$work/out" || { cat "$work/out"; fail "'$*': no message '$want'"; }
+    [ ! -e "$work/ran" ] || fail "'$*' ran the program"
+}
+bad "bad --frame-every: -1" "$tessera" capture --frame-every -1
+bad "bad --frame-every: 0" "$tessera" capture --frame-every 0
+bad "bad TESSERA_CAPTURE_FRAME_EVERY: '-1'" env TESSERA_CAPTURE_FRAME_EVERY=-1 "$tessera" capture
+bad "bad trigger signal: 'KILL'" env TESSERA_CAPTURE_SIGNAL=KILL "$tessera" capture
+bad "bad signal: RTMIN+99" "$tessera" capture --signal RTMIN+99
+bad "bad frame range" "$tessera" capture --frames 5-2
 echo "capture_ranges: ok"
