@@ -27,7 +27,7 @@
 
 checks="full-capture frames submits frames-submits signal trigger-file frames-signal
         frames-trigger-file submits-signal submits-trigger-file mem-hash signal-taken
-        past-the-end"
+        past-the-end swap-attribution"
 checks=$(echo $checks)
 done_checks=""
 check() { done_checks="$done_checks $2"; result "$@"; }
@@ -243,8 +243,7 @@ else
 fi
 # Frames past the end of a trace are an error (exit 2, a message), not an
 # empty replay that succeeds: the ranged trace of frames 10-12 holds trace
-# frames 0-3 (3: "capture stopped"); the full one 0-120 (its last
-# submission lands after the last swap).
+# frames 0-3 (3: "capture stopped"); the full one 0-119.
 errs=""
 past() {   # past TRACE WANT-REGEX replay-options...
     local t=$1 want=$2 rc=0
@@ -256,7 +255,34 @@ past() {   # past TRACE WANT-REGEX replay-options...
 past "$work/frames/t.tsr" "frame 4 is past the end of .*: its frames are 0-3" --frames 4
 past "$work/frames/t.tsr" "frame 60 is past the end" --frames 2-60
 past "$work/frames/t.tsr" "frame 9 is past the end" --from-frame 9
-past "$full" "frame 121 is past the end of .*: its frames are 0-120" --from-frame 121
+past "$full" "frame 120 is past the end of .*: its frames are 0-119" --from-frame 120
 "$tessera" replay "$full" --frames 118- --quiet > /dev/null 2>&1 || errs="$errs; --frames 118- failed"
 if [ -z "$errs" ]; then check ok past-the-end; else check FAILED past-the-end "${errs#; }"; fi
+
+# Frames belong to the swap that ends them, whether or not the program reads
+# the image back first: eglretrace -s (glReadPixels before each swap, which
+# flushes) and without -s (on a surfaceless context eglSwapBuffers flushes
+# nothing; the layer flushes before it) give the same trace frames: the same
+# submissions per frame and bit-identical replayed images.
+sub_layout() {   # frame number of each submission, one a line
+    "$tessera" dump --no-streams --no-disasm "$1" |
+        awk '/^submit / { n++ } /^frame / { print $2, n + 0; n = 0 } END { print "tail", n + 0 }'
+}
+snap=$work/snap
+timeout -k 10 "$tmo" "$tessera" capture -q -o "$snap.tsr" -- "${GL_PREFIX[@]}" \
+    eglretrace --headless -s "$snap/" "$trace" > "$work/snap.log" 2>&1
+sub_layout "$full" > "$work/layout-full"
+sub_layout "$snap.tsr" > "$work/layout-snap"
+if ! diff -q "$work/layout-full" "$work/layout-snap" > /dev/null; then
+    diff "$work/layout-snap" "$work/layout-full" | head -n 6
+    check FAILED swap-attribution "frames hold other submissions without -s than with -s (frame 0: $(head -n 1 "$work/layout-full" | cut -d' ' -f2) submissions)"
+elif ! "$tessera" replay "$snap.tsr" --dump-images "$work/snap-replay" --quiet > /dev/null 2>&1; then
+    check FAILED swap-attribution "the replay of the -s capture failed"
+elif "$tessera" compare images "$work/snap-replay" "$work/full" > "$work/snap-cmp.txt" 2>&1; then
+    echo "swap attribution: $(tail -n 1 "$work/snap-cmp.txt")"
+    check ok swap-attribution
+else
+    grep -v '^PASS' "$work/snap-cmp.txt" | head -n 4
+    check FAILED swap-attribution "replayed frames differ with and without -s"
+fi
 finish
