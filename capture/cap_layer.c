@@ -118,6 +118,23 @@ on_trigger_signal(int sig)
    atomic_fetch_add(&cap.signal_toggles, 1);
 }
 
+void
+cap_note_sigaction(int sig, const struct sigaction *act)
+{
+   static atomic_bool warned;
+   if (!act || sig <= 0 || sig != cap.opt.trigger_signal || cap.disabled)
+      return;
+   bool info = act->sa_flags & SA_SIGINFO;
+   if ((!info && act->sa_handler == on_trigger_signal) || atomic_exchange(&warned, true))
+      return;
+   /* The program's handler wins (its behaviour is not ours to change),
+    * so the trigger is lost: say so rather than ignore the signal. */
+   char name[32];
+   cap_log("tessera capture: the program installs its own handler for SIG%s, the trigger "
+           "signal; the signal trigger is off (choose another with --signal or "
+           "TESSERA_CAPTURE_SIGNAL)", cap_signal_name(sig, name, sizeof(name)));
+}
+
 static void atfork_prepare(void);
 static void atfork_parent(void);
 static void atfork_child(void);
@@ -602,6 +619,39 @@ typedef void (*glx_swap_fn)(void *, unsigned long);
 static _Atomic(swap_fn) handle_egl_swap;
 static _Atomic(glx_swap_fn) handle_glx_swap;
 
+typedef void *(*gpa_fn)(const char *);
+typedef void (*flush_fn)(void);
+/* eglGetProcAddress of the library the program's eglSwapBuffers came from */
+static _Atomic(gpa_fn) handle_egl_gpa;
+
+/* eglSwapBuffers flushes the context only for window surfaces: on a
+ * pbuffer or a surfaceless context (eglretrace --headless) it does
+ * nothing, so the frame's work reached the kernel with the next frame's
+ * first flush, after the marker, and every frame was attributed one frame
+ * late (frame 0 empty) unless the program read the image back first
+ * (eglretrace -s). A glFlush() before the swap submits the frame's work
+ * where it belongs; on a window surface the swap's own flush then finds
+ * nothing new. glFlush only hands queued work to the GPU, so the images
+ * and the work are unchanged. */
+static void
+flush_before_swap(void)
+{
+   static _Atomic(flush_fn) flush;
+   static atomic_bool looked;
+   flush_fn fn = atomic_load(&flush);
+   if (!fn && !atomic_load(&looked)) {
+      gpa_fn gpa = atomic_load(&handle_egl_gpa);
+      if (!gpa)
+         gpa = (gpa_fn)dlsym(RTLD_NEXT, "eglGetProcAddress");
+      /* EGL 1.5 / libglvnd answer core GL functions too */
+      fn = gpa ? (flush_fn)gpa("glFlush") : NULL;
+      atomic_store(&flush, fn);
+      atomic_store(&looked, true);
+   }
+   if (fn)
+      fn();
+}
+
 EXPORT unsigned
 eglSwapBuffers(void *dpy, void *surface)
 {
@@ -609,6 +659,8 @@ eglSwapBuffers(void *dpy, void *surface)
    if (!real)
       real = (swap_fn)dlsym(RTLD_NEXT, "eglSwapBuffers");
    swap_fn fn = real ? real : handle_egl_swap;
+   if (!cap.disabled)
+      flush_before_swap();
    unsigned r = fn ? fn(dpy, surface) : 0;
    frame_boundary(1, "eglSwapBuffers");
    return r;
@@ -668,6 +720,7 @@ swap_lookup(void *handle, const char *name)
    if (!fn || fn == (void *)eglSwapBuffers || fn == (void *)glXSwapBuffers)
       return fn;
    if (egl) {
+      handle_egl_gpa = (gpa_fn)real_dlsym(handle, "eglGetProcAddress");
       handle_egl_swap = (swap_fn)fn;
       return (void *)eglSwapBuffers;
    }

@@ -60,6 +60,36 @@ static const struct {
 };
 
 int
+cap_default_signal(void)
+{
+   /* apitrace's retracers catch signals 1-15 (but KILL, PIPE) to print a
+    * backtrace and exit, USR1 and USR2 among them, so no classic signal is
+    * safe; real-time signals are left alone by apitrace, and RTMIN itself
+    * and the first few above it are the ones libraries take (timers). */
+   return SIGRTMIN + CAP_DEFAULT_SIGNAL_RTMIN_OFFSET;
+}
+
+/* "RTMIN", "RTMIN+N", "RTMAX", "RTMAX-N" (after an optional "SIG"). */
+static int
+parse_rt(const char *s)
+{
+   bool min = strncasecmp(s, "RTMIN", 5) == 0, max = strncasecmp(s, "RTMAX", 5) == 0;
+   if (!min && !max)
+      return -1;
+   s += 5;
+   long n = 0;
+   if (*s) {
+      if (*s != (min ? '+' : '-') || s[1] < '0' || s[1] > '9')
+         return -1;
+      char *e;
+      n = strtol(s + 1, &e, 10);
+      if (*e || n > SIGRTMAX - SIGRTMIN)
+         return -1;
+   }
+   return min ? SIGRTMIN + (int)n : SIGRTMAX - (int)n;
+}
+
+int
 cap_signal_parse(const char *s)
 {
    if (!s || !*s)
@@ -69,8 +99,10 @@ cap_signal_parse(const char *s)
    if (*s >= '0' && *s <= '9') {
       char *e;
       long v = strtol(s, &e, 10);
-      /* SIGKILL/SIGSTOP cannot be caught; SIGSEGV is the write tracker's */
-      if (*e || v <= 0 || v >= NSIG || v == SIGKILL || v == SIGSTOP || v == SIGSEGV)
+      /* SIGKILL/SIGSTOP cannot be caught; SIGSEGV is the write tracker's;
+       * 32 and 33 are glibc's own (below SIGRTMIN) */
+      if (*e || v <= 0 || v > SIGRTMAX || v == SIGKILL || v == SIGSTOP || v == SIGSEGV ||
+          (v > 31 && v < SIGRTMIN))
          return -1;
       return (int)v;
    }
@@ -79,7 +111,27 @@ cap_signal_parse(const char *s)
    for (unsigned i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
       if (strcasecmp(s, signals[i].name) == 0)
          return signals[i].sig;
-   return -1;
+   return parse_rt(s);
+}
+
+const char *
+cap_signal_name(int sig, char *buf, size_t len)
+{
+   if (sig == 0) {
+      snprintf(buf, len, "none");
+      return buf;
+   }
+   for (unsigned i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+      if (signals[i].sig == sig) {
+         snprintf(buf, len, "%s", signals[i].name);
+         return buf;
+      }
+   }
+   if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+      snprintf(buf, len, "RTMIN+%d", sig - SIGRTMIN);
+   else
+      snprintf(buf, len, "%d", sig);
+   return buf;
 }
 
 static int
@@ -93,7 +145,7 @@ int
 cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t errlen)
 {
    memset(o, 0, sizeof(*o));
-   o->trigger_signal = SIGUSR1;
+   o->trigger_signal = cap_default_signal();
    o->mem = CAP_MEM_WP;   /* the one within the overhead goal (docs/capture.md) */
    const char *v = get("TESSERA_CAPTURE_FILE");
    if (!v || !*v) {

@@ -48,12 +48,17 @@ struct cap_vm {
    struct uapi_shader_cache shaders; /* va -> size, hash (uapi_shaders.h) */
    bool recorded;
    bool binds_stale;     /* binds happened while not recording */
+   bool fresh;           /* VM_CREATE just written by record_state() */
 };
 
 struct cap_queue {
    uint32_t id, vm_id, priority, flags;
    uint64_t usc_exec_base;
    bool recorded;
+   /* The first out-sync of the queue's last submission, recorded or not:
+    * what the start of a window waits on before reading memory. */
+   bool have_last_out;
+   struct drm_asahi_sync last_out;
 };
 
 struct cap_tsobj {
@@ -79,6 +84,7 @@ struct cap_file {
    size_t nqueues;
    struct cap_tsobj *tsobjs;
    size_t ntsobjs;
+   bool gpu_busy;                /* submissions since the layer last waited for them */
    struct cap_file *next;
 };
 
@@ -163,6 +169,9 @@ void cap_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * discarded, so a file-size limit ends recording and not the program. */
 void cap_sig_guard_begin(sigset_t *old);
 void cap_sig_guard_end(const sigset_t *old);
+/* Told of every sigaction() the program makes (cap_wp.c interposes it):
+ * warns once when the program takes over the trigger signal. */
+void cap_note_sigaction(int sig, const struct sigaction *act);
 /* Checks a trace call's result; the first failure stops recording. */
 bool cap_trace_ok(int r);
 

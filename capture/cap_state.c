@@ -7,7 +7,7 @@
  * The shadow is kept whether or not recording is on, so a trace that
  * starts in the middle of a run (a range or a trigger) can first write the
  * complete state: every VM with its mappings, every object with its
- * contents, every queue and timestamp object (start_recording()).
+ * contents, every queue and timestamp object (record_state()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -173,11 +173,13 @@ write_meta(void)
    }
    if (gethostname(buf, sizeof(buf)) == 0)
       tsr_write_meta(cap.w, "host", buf);
-   snprintf(buf, sizeof(buf), "mem=%s frames=%.64s submits=%.64s signal=%d trigger_file=%.1024s start=%s",
+   char sig[32];
+   snprintf(buf, sizeof(buf), "mem=%s frames=%.64s submits=%.64s signal=%s trigger_file=%.1024s start=%s",
             cap.opt.mem == CAP_MEM_WP ? "wp" : "hash",
             getenv("TESSERA_CAPTURE_FRAMES") ? getenv("TESSERA_CAPTURE_FRAMES") : "all",
             getenv("TESSERA_CAPTURE_SUBMITS") ? getenv("TESSERA_CAPTURE_SUBMITS") : "all",
-            cap.opt.trigger_signal, cap.opt.trigger_file, cap.opt.start_off ? "off" : "on");
+            cap_signal_name(cap.opt.trigger_signal, sig, sizeof(sig)), cap.opt.trigger_file,
+            cap.opt.start_off ? "off" : "on");
    tsr_write_meta(cap.w, "capture_options", buf);
    tsr_write_meta(cap.w, "tessera_version", TESSERA_VERSION);
 }
@@ -257,6 +259,8 @@ cap_file_probe(int fd)
 
 /* ------------------------------------------------------ state recording */
 
+static void snapshot_bo(struct cap_file *f, struct cap_bo *bo);
+
 static bool
 recording(void)
 {
@@ -316,32 +320,79 @@ record_bo(struct cap_file *f, struct cap_bo *bo)
    bo->full = true;
 }
 
-/* Writes the whole current state that the trace does not have yet. */
+/* Waits (up to 2 s per queue) for the last submission of every queue of f,
+ * recorded or not, so that memory read afterwards holds the results of all
+ * the work before it. At the start of a window: the replay does not re-run
+ * that work, and treats a wait on a syncobj it has not seen signalled as
+ * satisfied (replay_submit.c), which is then true. Before a whole read of
+ * an object the GPU may be writing (snapshot_bo): the replay restores what
+ * is read, so a read racing with the GPU would put a stale or half-written
+ * render target into the replay's frame (without it, es2gears under
+ * eglretrace without -s recorded frame N-1's image for about one frame in
+ * ten, differently on every run). A queue whose last submission had no
+ * out-sync cannot be waited for; a syncobj the program reset meanwhile
+ * answers at once. */
+static void
+wait_queues_idle(struct cap_file *f)
+{
+   f->gpu_busy = false;
+   for (size_t i = 0; i < f->nqueues; i++) {
+      struct cap_queue *q = &f->queues[i];
+      if (!q->vm_id || !q->have_last_out)
+         continue;
+      uint32_t h = q->last_out.handle;
+      int64_t deadline = (int64_t)cap_now_ns() + 2000000000ll;
+      if (q->last_out.sync_type == DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ) {
+         uint64_t pt = q->last_out.timeline_value;
+         struct drm_syncobj_timeline_wait w = { .handles = (uintptr_t)&h,
+                                                .points = (uintptr_t)&pt,
+                                                .timeout_nsec = deadline, .count_handles = 1 };
+         cap_real.ioctl(f->any_fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+      } else {
+         struct drm_syncobj_wait w = { .handles = (uintptr_t)&h, .timeout_nsec = deadline,
+                                       .count_handles = 1 };
+         cap_real.ioctl(f->any_fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+      }
+   }
+}
+
+/* Writes the whole current state that the trace does not have yet, in the
+ * order the kernel needs it (a replay creates it in record order): the
+ * file's driver and parameters, VMs, GEM objects (VM-private ones name
+ * their VM), the VMs' mappings, timestamp objects, every object's memory
+ * as of now, then queues. Syncobjs have no state records: the window
+ * starts after all earlier work is done (wait_queues_idle), so every
+ * syncobj it may wait on from before is signalled. A META record
+ * "capture_window" says where the window starts in the program's run. */
 static void
 record_state(void)
 {
+   char where[96];
+   snprintf(where, sizeof(where), "frame %llu submission %llu",
+            (unsigned long long)cap.frames, (unsigned long long)cap.submits);
+   cap_trace_ok(tsr_write_meta(cap.w, "capture_window", where));
    for (struct cap_file *f = cap.files; f; f = f->next) {
       record_file(f);
+      for (size_t i = 0; i < f->nvms; i++) {
+         struct cap_vm *vm = &f->vms[i];
+         if (!vm->kernel_end || vm->recorded)
+            continue;   /* a free slot, or in the trace already */
+         struct tsr_vm_create c = { vm->id, vm->kernel_start, vm->kernel_end };
+         cap_trace_ok(tsr_write_vm_create(cap.w, f->id, &c));
+         vm->recorded = true;
+         vm->fresh = true;
+         vm->binds_stale = vm->map.count != 0;
+      }
       for (size_t i = 0; i < f->nbos; i++) {
          struct cap_bo *bo = f->bos[i];
          if (bo && !bo->recorded)
             record_bo(f, bo);
-         if (bo)
-            bo->full = true;   /* CPU writes were not tracked meanwhile */
       }
       for (size_t i = 0; i < f->nvms; i++) {
          struct cap_vm *vm = &f->vms[i];
-         if (!vm->kernel_end)
-            continue;   /* a free slot */
-         bool fresh = !vm->recorded;
-         if (fresh) {
-            struct tsr_vm_create c = { vm->id, vm->kernel_start, vm->kernel_end };
-            cap_trace_ok(tsr_write_vm_create(cap.w, f->id, &c));
-            vm->recorded = true;
-            vm->binds_stale = vm->map.count != 0;
-         }
-         if (vm->binds_stale)
-            record_vm_binds(f, vm, fresh);
+         if (vm->kernel_end && vm->binds_stale)
+            record_vm_binds(f, vm, vm->fresh);
+         vm->fresh = false;
       }
       for (size_t i = 0; i < f->ntsobjs; i++) {
          struct cap_tsobj *t = &f->tsobjs[i];
@@ -351,6 +402,16 @@ record_state(void)
             cap_trace_ok(tsr_write_bind_object(cap.w, f->id, &b));
             t->recorded = true;
          }
+      }
+      /* Memory as of the window's start: CPU writes were not tracked and
+       * GPU results not read while recording was off. */
+      wait_queues_idle(f);
+      for (size_t i = 0; i < f->nbos && recording(); i++) {
+         struct cap_bo *bo = f->bos[i];
+         if (!bo)
+            continue;
+         bo->full = true;
+         snapshot_bo(f, bo);
       }
       for (size_t i = 0; i < f->nqueues; i++) {
          struct cap_queue *q = &f->queues[i];
@@ -422,6 +483,8 @@ snapshot_bo(struct cap_file *f, struct cap_bo *bo)
       cap_wp_collect(f, bo);
       return;
    }
+   if (bo->gpu_stale && f->gpu_busy)
+      wait_queues_idle(f);
    if (cap.opt.mem == CAP_MEM_WP)
       cap_wp_arm(f, bo);
    const void *p = cap_bo_map(f, bo);
@@ -605,6 +668,16 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
    if (*ret == 0) {
       cap.submits++;
       cap.frame_submits++;
+      f->gpu_busy = true;
+      /* what a later window start waits for (wait_queues_idle) */
+      struct drm_asahi_sync last;
+      if (q && s.out_sync_count &&
+          (ok ? (last = syncs[s.in_sync_count], true)
+              : safe_read(&last, s.syncs + (uint64_t)s.in_sync_count * sizeof(last),
+                          sizeof(last)))) {
+         q->last_out = last;
+         q->have_last_out = true;
+      }
    }
    if (ok && *ret == 0 && recording()) {
       struct tsr_submit ts_rec = {
@@ -863,8 +936,9 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
             struct cap_queue *q = &f->queues[i];
             if (q->id || q->vm_id)
                continue;
-            *q = (struct cap_queue){ c.queue_id, c.vm_id, c.priority, c.flags,
-                                     c.usc_exec_base, false };
+            *q = (struct cap_queue){ .id = c.queue_id, .vm_id = c.vm_id,
+                                     .priority = c.priority, .flags = c.flags,
+                                     .usc_exec_base = c.usc_exec_base };
             if (rec) {
                record_file(f);
                struct tsr_queue_create t = { c.queue_id, c.vm_id, c.priority, c.flags,

@@ -100,6 +100,7 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
    if (!real_sigaction)
       real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+   cap_note_sigaction(sig, act);
    if (sig != SIGSEGV || !wp_on)
       return real_sigaction(sig, act, old);
    struct sigaction prev = prev_segv;

@@ -46,7 +46,7 @@ struct cap_options {
    bool have_frames, have_submits;
    struct cap_range frames;   /* TESSERA_CAPTURE_FRAMES=A-B */
    struct cap_range submits;  /* TESSERA_CAPTURE_SUBMITS=A-B */
-   int trigger_signal;        /* TESSERA_CAPTURE_SIGNAL; 0 none (default SIGUSR1) */
+   int trigger_signal;        /* TESSERA_CAPTURE_SIGNAL; 0 none (default cap_default_signal()) */
    char trigger_file[4096];   /* TESSERA_CAPTURE_TRIGGER_FILE */
    bool start_off;            /* TESSERA_CAPTURE_START=off: wait for a trigger */
    uint64_t frame_every;      /* TESSERA_CAPTURE_FRAME_EVERY=N submissions; 0 off */
@@ -66,8 +66,18 @@ cap_range_has(const struct cap_range *r, uint64_t v)
 {
    return v >= r->first && v <= r->last;
 }
-/* Signal number from "USR1", "SIGUSR2", "12" or "none" (0); -1 if unknown. */
+/* The default trigger signal: SIGRTMIN+7 (RTMIN+CAP_DEFAULT_SIGNAL_RTMIN_OFFSET),
+ * which programs rarely install a handler for (apitrace's retracers catch
+ * signals 1-15, USR1 and USR2 included: docs/capture.md). */
+#define CAP_DEFAULT_SIGNAL_RTMIN_OFFSET 7
+#define CAP_DEFAULT_SIGNAL_NAME "RTMIN+7"
+int cap_default_signal(void);
+/* Signal number from "USR1", "SIGUSR2", "12", "RTMIN+N", "SIGRTMAX-N" or
+ * "none" (0); -1 if unknown or not usable (KILL, STOP, SEGV, glibc's own
+ * 32 and 33). */
 int cap_signal_parse(const char *s);
+/* The name cap_signal_parse() reads back ("USR1", "RTMIN+7", "none"). */
+const char *cap_signal_name(int sig, char *buf, size_t len);
 
 /* The trace path of process `pid`: `base` itself for the root, otherwise
  * NAME.<pid>.tsr where NAME is base without a trailing ".tsr". Returns

@@ -35,7 +35,8 @@ usage(FILE *fp)
       "  -o, --output FILE      trace file (.tsr)\n"
       "      --frames A-B       record frames A..B only (0-based, inclusive; A- or -B)\n"
       "      --submits A-B      record submissions A..B only\n"
-      "      --signal SIG       toggle recording on SIG (default USR1; 'none')\n"
+      "      --signal SIG       toggle recording on SIG: USR1, RTMIN+N, 40, ... or 'none'\n"
+      "                         (default " CAP_DEFAULT_SIGNAL_NAME "; send it with kill -s " CAP_DEFAULT_SIGNAL_NAME ")\n"
       "      --trigger-file P   toggle recording when P appears (P is then removed)\n"
       "      --start-off        start with recording off (wait for a trigger)\n"
       "      --frame-every N    a frame boundary every N submissions\n"
@@ -52,6 +53,12 @@ forward(int sig)
 {
    if (child_pid > 0)
       kill((pid_t)child_pid, sig);
+}
+
+static const char *
+env_get(const char *name)
+{
+   return getenv(name);
 }
 
 static int
@@ -158,6 +165,17 @@ cmd_capture(int argc, char **argv)
       snprintf(abs_out, sizeof(abs_out), "%s", out);
    }
    setenv("TESSERA_CAPTURE_FILE", abs_out, 1);
+   /* The layer reads the environment, where the options just set meet any
+    * TESSERA_CAPTURE_* the user exported: check it all here, so a bad value
+    * fails the command instead of a capture that silently records nothing. */
+   {
+      struct cap_options *co = malloc(sizeof(*co));
+      char err[256];
+      int bad = co ? cap_options_parse(co, env_get, err, sizeof(err)) : -ENOMEM;
+      free(co);
+      if (bad)
+         return fail(bad == -ENOMEM ? "out of memory" : err, NULL);
+   }
    /* ASan's runtime must stay first; then us, so our ioctl() sees the
     * program's call before the shim (or libc) does. */
    const char *old = getenv("LD_PRELOAD");
@@ -215,7 +233,7 @@ cmd_capture(int argc, char **argv)
    sa.sa_handler = forward;
    sigemptyset(&sa.sa_mask);
    const char *sig = getenv("TESSERA_CAPTURE_SIGNAL");
-   int trig = sig ? cap_signal_parse(sig) : SIGUSR1;
+   int trig = sig ? cap_signal_parse(sig) : cap_default_signal();
    if (trig > 0)
       sigaction(trig, &sa, NULL);
    sigaction(SIGINT, &sa, NULL);

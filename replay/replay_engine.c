@@ -293,6 +293,43 @@ teardown(struct replay_engine *e)
    replay_timing_free(&e->timing);
 }
 
+/* The last frame of the trace: frame N follows the N-th frame marker, so
+ * the part after the last marker is a frame if it holds a submission (a
+ * program whose work lands after its last swap), and nothing otherwise.
+ * -1 if the trace has neither markers nor submissions. */
+static int64_t
+last_frame_of(struct replay_engine *e, const struct tsr_info *info)
+{
+   bool tail = false;
+   if (tsr_reader_seek_frame(e->r, info->frames) == 0) {
+      struct tsr_record rec;
+      while (!tail && tsr_reader_next(e->r, &rec) > 0)
+         tail = rec.type == TSR_REC_SUBMIT;
+   }
+   tsr_reader_rewind(e->r);
+   if (tail)
+      return (int64_t)info->frames;
+   return (int64_t)info->frames - 1;
+}
+
+/* --frames A-B and --from-frame A name frames the trace has: a range past
+ * its end would replay nothing and look like success. An open end (A-)
+ * stops at the last frame. */
+static void
+check_frame_range(struct replay_engine *e, const struct tsr_info *info)
+{
+   const struct replay_options *o = e->o;
+   if (o->first_frame == 0 && o->last_frame == UINT32_MAX)
+      return;
+   int64_t last = last_frame_of(e, info);
+   if (last < 0)
+      replay_fail(e, "%s holds no frame to replay (no frame marker, no submission)", e->path);
+   else if (o->first_frame > last || (o->last_frame != UINT32_MAX && o->last_frame > last))
+      replay_fail(e, "frame %u is past the end of %s: its frames are 0-%lld",
+                  o->first_frame > last ? o->first_frame : o->last_frame, e->path,
+                  (long long)last);
+}
+
 void
 replay_options_init(struct replay_options *o)
 {
@@ -318,6 +355,8 @@ replay_run(const char *trace_path, struct replay_backend *b, const struct replay
       replay_warn(&e, "%s is truncated; replaying what it holds", trace_path);
    if (o->first_frame > o->last_frame)
       replay_fail(&e, "empty frame range %u-%u", o->first_frame, o->last_frame);
+   if (!e.failed)
+      check_frame_range(&e, info);
    if (o->dump_dir) {
       struct stat sb;
       if (stat(o->dump_dir, &sb) != 0 && mkdir(o->dump_dir, 0777) != 0)

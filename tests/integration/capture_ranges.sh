@@ -27,16 +27,27 @@ t=$work/every.tsr
 "$tessera" capture -q --shim --frame-every 4 -o "$t" -- "$scene" -n 20 -e 1000 >/dev/null
 [ "$(info_field "$t" frames:)" = 5 ] || fail "--frame-every 4: not 5 frames"
 
-# signal trigger: off at start; SIGUSR1 (to tessera, forwarded) turns it on,
-# a second one off again
+# signal trigger: off at start; the default signal RTMIN+7 (to tessera,
+# forwarded) turns it on, a second one off again
 t=$work/signal.tsr
 "$tessera" capture -q --shim --start-off -o "$t" -- "$scene" -n 40 -e 1 -p 25 >/dev/null &
 pid=$!
-sleep 0.3; kill -USR1 $pid; sleep 0.3; kill -USR1 $pid
+sleep 0.3; kill -s RTMIN+7 $pid; sleep 0.3; kill -s RTMIN+7 $pid
 wait $pid || fail "the program failed under the signal trigger"
 n=$(info_field "$t" submissions:)
 echo "signal window: $n submissions"
 [ "$n" -gt 0 ] && [ "$n" -lt 40 ] || fail "signal trigger: $n submissions"
+"$tessera" info "$t" | grep -q 'signal=RTMIN+7' || fail "the default signal is not RTMIN+7"
+
+# the signal is configurable: TESSERA_CAPTURE_SIGNAL (what --signal sets)
+t=$work/signal2.tsr
+TESSERA_CAPTURE_SIGNAL=USR2 "$tessera" capture -q --shim --start-off -o "$t" -- \
+    "$scene" -n 40 -e 1 -p 25 >/dev/null &
+pid=$!
+sleep 0.3; kill -USR2 $pid; sleep 0.3; kill -USR2 $pid
+wait $pid || fail "the program failed under the USR2 trigger"
+n=$(info_field "$t" submissions:)
+[ "$n" -gt 0 ] && [ "$n" -lt 40 ] || fail "USR2 trigger: $n submissions"
 
 # trigger file: appears -> on (and is removed)
 t=$work/file.tsr
@@ -49,4 +60,20 @@ wait $pid || fail "the program failed under the file trigger"
 n=$(info_field "$t" submissions:)
 echo "file trigger: $n submissions"
 [ "$n" -gt 0 ] && [ "$n" -lt 40 ] || fail "file trigger: $n submissions"
+# Bad values fail the command (exit 2, a message, the program not run),
+# whether given as options or exported as the layer's variables.
+bad() {   # bad MESSAGE-REGEX [env VAR=VALUE] tessera-capture-args...
+    local want=$1 rc=0
+    shift
+    "$@" -o "$work/bad.tsr" -- touch "$work/ran" > "$work/out" 2>&1 || rc=$?
+    [ $rc = 2 ] || fail "'$*' exited $rc, want 2"
+    grep -q "$want" "$work/out" || { cat "$work/out"; fail "'$*': no message '$want'"; }
+    [ ! -e "$work/ran" ] || fail "'$*' ran the program"
+}
+bad "bad --frame-every: -1" "$tessera" capture --frame-every -1
+bad "bad --frame-every: 0" "$tessera" capture --frame-every 0
+bad "bad TESSERA_CAPTURE_FRAME_EVERY: '-1'" env TESSERA_CAPTURE_FRAME_EVERY=-1 "$tessera" capture
+bad "bad trigger signal: 'KILL'" env TESSERA_CAPTURE_SIGNAL=KILL "$tessera" capture
+bad "bad signal: RTMIN+99" "$tessera" capture --signal RTMIN+99
+bad "bad frame range" "$tessera" capture --frames 5-2
 echo "capture_ranges: ok"

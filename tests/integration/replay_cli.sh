@@ -100,6 +100,14 @@ head -c 3000 /dev/urandom > "$tmp/junk.tsr"
 expect 2 "$tessera" replay "$tmp/junk.tsr"
 grep -q "tessera replay: " "$tmp/err"
 expect 2 "$tessera" replay "$tmp/t.tsr" --frames x-y
+# Frames past the end of the trace (0-2): an error, not an empty success.
+expect 2 "$tessera" replay "$tmp/t.tsr" --frames 5-6
+grep -q "frame 5 is past the end of .*t.tsr: its frames are 0-2" "$tmp/err"
+expect 2 "$tessera" replay "$tmp/t.tsr" --frames 1-9
+grep -q "frame 9 is past the end" "$tmp/err"
+expect 2 "$tessera" replay "$tmp/t.tsr" --from-frame 3
+grep -q "frame 3 is past the end" "$tmp/err"
+expect 0 "$tessera" replay "$tmp/t.tsr" --frames 2- --quiet
 expect 2 "$tessera" replay "$tmp/t.tsr" --bogus
 expect 2 "$tessera" replay
 echo "replay_cli: all checks passed"

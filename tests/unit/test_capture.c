@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -50,7 +51,9 @@ test_options(void **state)
    const char *const minimal[] = { "TESSERA_CAPTURE_FILE", "/tmp/x.tsr", NULL };
    assert_int_equal(parse(minimal, &o, err), 0);
    assert_string_equal(o.path, "/tmp/x.tsr");
-   assert_int_equal(o.trigger_signal, SIGUSR1);
+   /* not USR1 or USR2: apitrace's retracers catch both (docs/capture.md) */
+   assert_int_equal(o.trigger_signal, SIGRTMIN + 7);
+   assert_int_equal(o.trigger_signal, cap_default_signal());
    assert_false(o.have_frames);
    assert_false(o.have_submits);
    assert_false(o.start_off);
@@ -127,6 +130,24 @@ test_ranges(void **state)
    assert_int_equal(cap_signal_parse("9"), -1);
    assert_int_equal(cap_signal_parse("11"), -1);
    assert_int_equal(cap_signal_parse("BOGUS"), -1);
+   /* real-time signals, by name relative to RTMIN/RTMAX or by number */
+   assert_int_equal(cap_signal_parse("RTMIN"), SIGRTMIN);
+   assert_int_equal(cap_signal_parse("SIGRTMIN+7"), SIGRTMIN + 7);
+   assert_int_equal(cap_signal_parse("rtmax-2"), SIGRTMAX - 2);
+   assert_int_equal(cap_signal_parse("RTMAX"), SIGRTMAX);
+   char num[16];
+   snprintf(num, sizeof(num), "%d", SIGRTMIN + 3);
+   assert_int_equal(cap_signal_parse(num), SIGRTMIN + 3);
+   const char *badsig[] = { "RTMIN-1", "RTMAX+1", "RTMIN+", "RTMIN+x", "RTMIN+99", "32", "33",
+                            "65", "0" };
+   for (unsigned i = 0; i < sizeof(badsig) / sizeof(badsig[0]); i++)
+      assert_int_equal(cap_signal_parse(badsig[i]), -1);
+   /* names read back */
+   char name[32];
+   assert_string_equal(cap_signal_name(SIGRTMIN + 7, name, sizeof(name)), "RTMIN+7");
+   assert_string_equal(cap_signal_name(SIGUSR2, name, sizeof(name)), "USR2");
+   assert_string_equal(cap_signal_name(0, name, sizeof(name)), "none");
+   assert_int_equal(cap_signal_parse(cap_signal_name(SIGRTMAX, name, sizeof(name))), SIGRTMAX);
 }
 
 static void
