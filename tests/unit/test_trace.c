@@ -251,6 +251,8 @@ static void write_frames(const char *path, unsigned frames, size_t chunk_bytes)
    assert_int_equal(tsr_write_vm_create(w, 0, &(struct tsr_vm_create){1, 0, 0}), 0);
    assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, sizeof(a)}), 0);
    assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){2, 0, 0, sizeof(b)}), 0);
+   /* The reader refuses a submission to a queue that does not exist. */
+   assert_int_equal(tsr_write_queue_create(w, 0, &(struct tsr_queue_create){1, 1, 0, 0, 0}), 0);
    for (unsigned f = 0; f < frames; f++) {
       fill(a + (f % 8) * 4096, 4096, 1000 + f);
       assert_int_equal(tsr_write_memory(w, 0, 1, 0, a, sizeof(a)), 0);
@@ -531,6 +533,8 @@ static int write_until_efbig(const char *path)
       return 11;
    static uint8_t page[4096];
    tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, 4096});
+   tsr_write_vm_create(w, 0, &(struct tsr_vm_create){1, 0, 0});
+   tsr_write_queue_create(w, 0, &(struct tsr_queue_create){0, 1, 0, 0, 0});
    int err = 0;
    for (uint32_t i = 0; i < 1000 && !err; i++) {
       fill(page, sizeof(page), i); /* incompressible, all different */
