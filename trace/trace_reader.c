@@ -1344,12 +1344,14 @@ static int reader_init(struct tsr_reader *r, char *err, size_t errlen)
       if (footer) {
          /* A finished file whose index or data before it is damaged:
           * read it as an unindexed one, from a scan to the end. */
-         note_damage(r, "the index the footer points to (offset %llu) is damaged or "
-                        "disagrees with the chunks; read by forward scan",
-                     (unsigned long long)limit);
          r->info.truncated = false;
          if ((ret = scan_chunks(r, hsize, r->size)))
             goto out;
+         /* A corrupt chunk header found by the scan says more. */
+         if (!r->info.damage)
+            note_damage(r, "the index the footer points to (offset %llu) is damaged or "
+                           "disagrees with the chunks; read by forward scan",
+                        (unsigned long long)limit);
       }
       uint32_t good = 0;
       unsigned problems = 0;
