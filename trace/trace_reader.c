@@ -181,6 +181,7 @@ static int parse_chunk_header(const uint8_t *h, struct rchunk *c, uint64_t off)
    c->raw = tsr_rd32(h + 12);
    c->count = tsr_rd32(h + 16);
    c->hash = tsr_rd64(h + 24);
+   c->damaged = false;
    if (c->stored > TSR_MAX_CHUNK_BYTES || c->raw > TSR_MAX_CHUNK_BYTES)
       return -EBADMSG;
    if (!(c->flags & TSR_CHUNK_FLAG_ZSTD) && c->stored != c->raw)
