@@ -351,7 +351,10 @@ replay_run(const char *trace_path, struct replay_backend *b, const struct replay
       return REPLAY_ERROR;
    }
    const struct tsr_info *info = tsr_reader_info(e.r);
-   if (info->truncated)
+   if (info->damage)
+      replay_fail(&e, "%s: damaged trace: %s (tessera info --verify lists the damage)",
+                  trace_path, tsr_reader_damage(e.r));
+   else if (info->truncated)
       replay_warn(&e, "%s is truncated; replaying what it holds", trace_path);
    if (o->first_frame > o->last_frame)
       replay_fail(&e, "empty frame range %u-%u", o->first_frame, o->last_frame);
@@ -391,6 +394,9 @@ replay_run(const char *trace_path, struct replay_backend *b, const struct replay
                                e.looping ? 1 : 0, err, sizeof(err)))
          replay_fail(&e, "%s", err);
    }
+   /* Pages read as zeros because their content was missing or damaged. */
+   if (!e.failed && info->damage)
+      replay_fail(&e, "%s: damaged trace: %s", trace_path, tsr_reader_damage(e.r));
    replay_progress_end(&e.progress);
    teardown(&e);
    tsr_reader_close(e.r);
