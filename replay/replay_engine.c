@@ -277,7 +277,9 @@ setup(struct replay_engine *e)
       replay_fail(e, "GET_PARAMS on the %s backend failed: %s", e->b->name, strerror(-r));
       return false;
    }
-   return replay_submit_setup(e);
+   if (e->o->profile)
+      replay_prof_start(e);
+   return !e->failed && replay_submit_setup(e);
 }
 
 /* The order is the kernel's: objects, queues and VMs, then the syncobjs
@@ -287,6 +289,7 @@ teardown(struct replay_engine *e)
 {
    replay_state_release(e);
    replay_submit_release(e);
+   replay_prof_stop(e);
    free(e->pending.v);
    free(e->renders.v);
    free(e->overridden.v);

@@ -364,13 +364,15 @@ add_usc(struct hw_usc_stats *d, const struct hw_usc_stats *s)
 
 /* Folds what the workers measured into the job (firmware thread, after
  * the run: the pool's completion handshake orders the accesses). */
-static void
+static uint64_t
 merge_workers(struct cdm_job *j)
 {
    struct hw_cdm *c = j->cdm;
+   uint64_t core_cycles = 0;   /* the launch's issue cycles on every core */
    for (unsigned k = 0; k < c->nworkers; k++) {
       struct cdm_worker *w = &c->workers[k];
       for (unsigned i = 0; i < HW_CDM_CORES; i++) {
+         core_cycles += w->core_cycles[i];
          j->seg_core_cycles[i] += w->core_cycles[i];
          if (w->core_crit[i] > j->seg_core_crit[i])
             j->seg_core_crit[i] = w->core_crit[i];
@@ -381,6 +383,7 @@ merge_workers(struct cdm_job *j)
       w->workgroups = 0;
       memset(&w->usc, 0, sizeof(w->usc));
    }
+   return core_cycles;
 }
 
 static uint64_t
@@ -406,6 +409,8 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
       return cdm_error(j, "out of memory");
    bool ok = false;
    L->va = va;
+   uint64_t core_cycles = 0;
+   cdm_prof_launch_begin(j, va);
    j->stats.launches++;
    j->cycles += HW_CDM_LAUNCH_CYCLES;
 
@@ -480,7 +485,7 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
    j->cur = L;
    j->wg_base = j->seg_workgroups;
    hw_dispatch_run(j->cdm->pool, L->nwg, run_workgroup, watchdog, j, &j->stop);
-   merge_workers(j);
+   core_cycles = merge_workers(j);
    j->seg_workgroups += L->nwg;
    j->cur = NULL;
 
@@ -498,6 +503,7 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
    ok = !cdm_should_stop(j);
 
 out:
+   cdm_prof_launch_end(j, L, core_cycles);
    free(L);
    return ok;
 }

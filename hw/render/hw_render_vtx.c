@@ -45,6 +45,9 @@ struct vctx {
    uint32_t *head, *tail, *count;     /* per bin */
    uint32_t prim_id;
    struct hw_render_stats stats;
+   /* Profile counters the statistics do not have (always counted: a few
+    * additions per primitive). */
+   uint64_t prims_in, tvb_bytes, vs_instructions;
 };
 
 /* ---------------------------------------------------------------- TVB */
@@ -103,8 +106,15 @@ tvb_partial_render(struct vctx *v)
    struct hwr_job *j = v->j;
    if (!tvb_flush(v))
       return false;
+   uint64_t c0 = j->cycles;
    if (!hwr_fragment_pass(j, j->partials > 0, true))
       return false;
+   if (j->prof) {
+      /* Fragment time inside the vertex job: not the current draw's
+       * vertex time (hwr_fragment_pass shared it out already). */
+      j->prof->partial_span += j->cycles - c0;
+      j->prof->partials++;
+   }
    j->partials++;
    v->stats.partial_renders++;
    tvb_reset(v);
@@ -118,6 +128,7 @@ tvb_write(struct vctx *v, uint32_t off, const void *src, size_t size)
    m->unit = HW_UNIT_TE;
    if (!hw_mmu_write(m, v->heap + off, src, size))
       return hwr_fault(v->j, m);
+   v->tvb_bytes += size;
    v->j->cycles += size >> HWR_CYC_MEM_BYTE_SHIFT;
    return true;
 }
@@ -364,6 +375,7 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
    }
    /* Vertex batches spread over the cores like tiles do. */
    j->cycles += st.cycles / HWR_CORES + (uint64_t)n * HWR_CYC_VERTEX_FETCH;
+   v->vs_instructions += st.instructions;
    v->stats.vertices += n;
    return true;
 }
@@ -613,6 +625,7 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    struct hwr_job *j = v->j;
    j->cycles += HWR_CYC_PRIM_SETUP;
    v->prim_id++;
+   v->prims_in++;
    struct cvert cv[3 + 7 + 16 + 4], tmp[3 + 7 + 16 + 4];
    for (unsigned i = 0; i < nv; i++)
       for (unsigned s = 0; s < v->outputs; s++)
@@ -885,7 +898,6 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
       n += 4;
    }
    *len = n;
-   (void)va;
    if (indirect) {
       /* GL/Vulkan indirect layouts: count, instances, first, base vertex
        * (indexed) or count, instances, first vertex (non-indexed). */
@@ -904,7 +916,32 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
       }
    }
    uint64_t ibuf = (uint64_t)il.index_buffer_hi << 32 | lo;
-   return draw(v, &il, ibuf, count, inst, start, size);
+   struct hw_prof_entry *pe = j->prof ? hwr_prof_draw_begin(j->prof, va) : NULL;
+   if (!pe)
+      return draw(v, &il, ibuf, count, inst, start, size);
+   /* The draw's own vertex-side work: everything the job did during it
+    * but the partial renders it triggered (fragment work of the pass). */
+   pe->vs = v->has_vs && v->vsp_valid ? v->vsp.code_va : 0;
+   pe->count = count;
+   pe->instances = inst;
+   uint64_t c0 = j->cycles, ps0 = j->prof->partial_span;
+   struct hw_render_stats s0 = v->stats;
+   uint64_t in0 = v->prims_in, tb0 = v->tvb_bytes, vi0 = v->vs_instructions;
+   bool ok = draw(v, &il, ibuf, count, inst, start, size);
+   /* The entry may have moved: a partial render does not grow the array,
+    * but take it again by index to be safe. */
+   pe = &j->prof->draws[j->prof->ndraws - 1];
+   hwr_prof_draw_end(j->prof, v->prim_id);
+   pe->c[HW_PROF_VERTEX_CYCLES] += (j->cycles - c0) - (j->prof->partial_span - ps0);
+   pe->c[HW_PROF_VERTICES] += v->stats.vertices - s0.vertices;
+   pe->c[HW_PROF_PRIMS_IN] += v->prims_in - in0;
+   pe->c[HW_PROF_PRIMS_CLIPPED] += v->stats.clipped - s0.clipped;
+   pe->c[HW_PROF_PRIMS_CULLED] += v->stats.culled - s0.culled;
+   pe->c[HW_PROF_PRIMS_BINNED] += v->stats.primitives - s0.primitives;
+   pe->c[HW_PROF_BIN_REFS] += v->stats.bin_refs - s0.bin_refs;
+   pe->c[HW_PROF_TVB_BYTES] += v->tvb_bytes - tb0;
+   pe->c[HW_PROF_VS_INSTRUCTIONS] += v->vs_instructions - vi0;
+   return ok;
 }
 
 static bool
