@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hw/render/hw_render_priv.h"
+#include "hw/render/hw_render_tex.h"
 #include "tessera/float_bits.h"
 
 #define VDM_MAX_BLOCKS (1u << 22)   /* watchdog on looping streams */
@@ -285,6 +286,8 @@ struct vs_run {
    const uint32_t *vid, *iid;
    uint32_t (*out)[HWR_MAX_SLOTS];
    unsigned base, n, slots;
+   const struct hwr_pipeline *pipe;   /* the vertex shader's state tables */
+   uint64_t sampler_heap;
 };
 
 /* The USC front end preloads r5 (vertex ID incl. base vertex) and r6
@@ -308,8 +311,26 @@ vs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
 {
    struct vs_run *r = user;
-   if (in->op != AGX_OP_ST_VAR && in->op != AGX_OP_ST_VAR_FINAL)
+   switch (in->op) {
+   case AGX_OP_ST_VAR:
+   case AGX_OP_ST_VAR_FINAL:
+      break;
+   case AGX_OP_TEXTURE_LOAD:
+   case AGX_OP_TEXTURE_SAMPLE:
+   case AGX_OP_IMAGE_WRITE: {
+      /* Vertex texture fetch: the texture unit serves every stage, with
+       * the tables of the vertex pipeline's USC words. No tilebuffer. */
+      char err[96];
+      enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, err,
+                                         sizeof(err));
+      if (st != HW_USC_OK && st != HW_USC_FAULT)
+         hw_usc_simd_hook_message(s, err);
+      return st;
+   }
+   default:
+      hw_usc_simd_hook_message(s, "not a vertex-stage instruction");
       return HW_USC_UNSUPPORTED;
+   }
    const struct agx_operand *val = &in->operands[1], *idx = &in->operands[2];
    unsigned simd = hw_usc_simd_index(s);
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
@@ -333,7 +354,7 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
    struct hwr_job *j = v->j;
    struct hw_mmu um;
    hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
-   struct vs_run run = { vid, iid, out, 0, n, v->outputs };
+   struct vs_run run = { vid, iid, out, 0, n, v->outputs, &v->vsp, j->pl->sampler_heap };
    struct hw_usc_launch L = {
       .instruction_budget = j->r->insn_budget,
       .shader = v->vsp.shader,
