@@ -40,6 +40,7 @@ struct vctx {
    uint32_t restart_index;
    struct hwr_pipeline vsp;
    bool vsp_valid;
+   unsigned vs_sampler_stride;   /* from vertex shader word 0 */
    /* TVB */
    uint64_t heap;
    uint32_t size, used, peak, prims;
@@ -935,7 +936,12 @@ vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
    agx_unpack(p, VDM_STATE, h);
    unsigned n = 4;
    if (h.restart_index_present) { v->restart_index = rd32(p + n); n += 4; }
-   if (h.vertex_shader_word_0_present) n += 4;
+   if (h.vertex_shader_word_0_present) {
+      agx_unpack(p + n, VDM_STATE_VERTEX_SHADER_WORD_0, w0);
+      v->vs_sampler_stride = hw_tex_sampler_stride(w0.sampler_state_register_count);
+      v->vsp.sampler_stride = v->vs_sampler_stride;
+      n += 4;
+   }
    if (h.vertex_shader_word_1_present) {
       agx_unpack(p + n, VDM_STATE_VERTEX_SHADER_WORD_1, w1);
       v->vs_pipeline = (uint32_t)w1.pipeline;
@@ -946,6 +952,7 @@ vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
       v->vsp_valid = hwr_pipeline_load(j, &um, v->vs_pipeline, HWR_VERTEX, &v->vsp);
       if (!v->vsp_valid)
          return false;
+      v->vsp.sampler_stride = v->vs_sampler_stride;
    }
    if (h.vertex_outputs_present) {
       agx_unpack(p + n, VDM_STATE_VERTEX_OUTPUTS, o);
