@@ -56,6 +56,7 @@ decode_sizes(struct cdm_job *j, struct cdm_launch *L, size_t *size)
       return false;
    *size = len;
    L->uniform_halves = w0.uniform_register_count;
+   L->sampler_stride = hw_tex_sampler_stride(w0.sampler_state_register_count);
    L->preshader_halves = w0.preshader_register_count;
    L->pipeline = j->job->compute->usc_base + w1.pipeline;
 
@@ -183,7 +184,7 @@ decode_pipeline(struct cdm_job *j, struct cdm_launch *L)
       case AGX_USC_CONTROL_SAMPLER: {
          struct agx_usc_sampler t;
          ok = agx_usc_sampler_unpack(w, &t);
-         L->sampler_table = t.buffer - (uint64_t)t.start * HW_TEX_SAMPLER_BYTES;
+         L->sampler_table = t.buffer - (uint64_t)t.start * L->sampler_stride;
          L->sampler_count = t.start + t.count;
          break;
       }
@@ -439,7 +440,8 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
    /* Texture instructions go to the texture unit model; it reads the
     * descriptors through the group's MMU view (unit TEX/PBE). */
    L->tex = (struct hw_tex_ctx){ .texture_table = L->texture_table,
-                                 .sampler_table = L->sampler_table };
+                                 .sampler_table = L->sampler_table,
+                                 .sampler_stride = L->sampler_stride };
    j->usc = (struct hw_usc_launch){
       .shader = sh,
       .uniforms = L->uniforms,

@@ -71,6 +71,7 @@ struct cdm_launch {
       uint32_t width, height, samples, sample_stride;
    } ib;
    uint64_t texture_table, sampler_table;
+   unsigned sampler_stride;   /* from the launch's Sampler States count */
    unsigned texture_count, sampler_count;
    struct hw_tex_ctx tex;                /* the stage hook's tables */
    uint32_t uniforms[HW_USC_NUM_UNIFORMS];

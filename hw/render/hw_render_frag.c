@@ -595,6 +595,7 @@ load_state(struct tile *t, uint32_t off)
       }
       if (!hwr_pipeline_load(j, &t->usc, (uint32_t)w1.pipeline, HWR_FRAGMENT, &st->pipe))
          return false;
+      st->pipe.sampler_stride = hw_tex_sampler_stride(w0.sampler_state_register_count);
    }
    t->st_valid = true;
    return true;

@@ -52,6 +52,7 @@ struct hwr_pipeline {
    uint32_t uniforms[HW_USC_NUM_UNIFORMS];
    struct hwr_range tex[8], smp[8];
    unsigned ntex, nsmp;
+   unsigned sampler_stride;  /* from the stage's Sampler States count */
    bool has_shared;
    struct agx_usc_shared shared;
    uint64_t code_va;                  /* the shader's code (profiles) */

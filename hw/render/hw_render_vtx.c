@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hw/render/hw_render_priv.h"
+#include "hw/render/hw_render_tex.h"
 #include "tessera/float_bits.h"
 
 #define VDM_MAX_BLOCKS (1u << 22)   /* watchdog on looping streams */
@@ -39,6 +40,7 @@ struct vctx {
    uint32_t restart_index;
    struct hwr_pipeline vsp;
    bool vsp_valid;
+   unsigned vs_sampler_stride;   /* from vertex shader word 0 */
    /* TVB */
    uint64_t heap;
    uint32_t size, used, peak, prims;
@@ -296,6 +298,8 @@ struct vs_run {
    const uint32_t *vid, *iid;
    uint32_t (*out)[HWR_MAX_SLOTS];
    unsigned base, n, slots;
+   const struct hwr_pipeline *pipe;   /* the vertex shader's state tables */
+   uint64_t sampler_heap;
 };
 
 /* The USC front end preloads r5 (vertex ID incl. base vertex) and r6
@@ -319,8 +323,26 @@ vs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
 {
    struct vs_run *r = user;
-   if (in->op != AGX_OP_ST_VAR && in->op != AGX_OP_ST_VAR_FINAL)
+   switch (in->op) {
+   case AGX_OP_ST_VAR:
+   case AGX_OP_ST_VAR_FINAL:
+      break;
+   case AGX_OP_TEXTURE_LOAD:
+   case AGX_OP_TEXTURE_SAMPLE:
+   case AGX_OP_IMAGE_WRITE: {
+      /* Vertex texture fetch: the texture unit serves every stage, with
+       * the tables of the vertex pipeline's USC words. No tilebuffer. */
+      char err[96];
+      enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, err,
+                                         sizeof(err));
+      if (st != HW_USC_OK && st != HW_USC_FAULT)
+         hw_usc_simd_hook_message(s, err);
+      return st;
+   }
+   default:
+      hw_usc_simd_hook_message(s, "not a vertex-stage instruction");
       return HW_USC_UNSUPPORTED;
+   }
    const struct agx_operand *val = &in->operands[1], *idx = &in->operands[2];
    unsigned simd = hw_usc_simd_index(s);
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
@@ -344,7 +366,7 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
    struct hwr_job *j = v->j;
    struct hw_mmu um;
    hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
-   struct vs_run run = { vid, iid, out, 0, n, v->outputs };
+   struct vs_run run = { vid, iid, out, 0, n, v->outputs, &v->vsp, j->pl->sampler_heap };
    struct hw_usc_launch L = {
       .instruction_budget = j->r->insn_budget,
       .shader = v->vsp.shader,
@@ -951,7 +973,12 @@ vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
    agx_unpack(p, VDM_STATE, h);
    unsigned n = 4;
    if (h.restart_index_present) { v->restart_index = rd32(p + n); n += 4; }
-   if (h.vertex_shader_word_0_present) n += 4;
+   if (h.vertex_shader_word_0_present) {
+      agx_unpack(p + n, VDM_STATE_VERTEX_SHADER_WORD_0, w0);
+      v->vs_sampler_stride = hw_tex_sampler_stride(w0.sampler_state_register_count);
+      v->vsp.sampler_stride = v->vs_sampler_stride;
+      n += 4;
+   }
    if (h.vertex_shader_word_1_present) {
       agx_unpack(p + n, VDM_STATE_VERTEX_SHADER_WORD_1, w1);
       v->vs_pipeline = (uint32_t)w1.pipeline;
@@ -962,6 +989,7 @@ vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
       v->vsp_valid = hwr_pipeline_load(j, &um, v->vs_pipeline, HWR_VERTEX, &v->vsp);
       if (!v->vsp_valid)
          return false;
+      v->vsp.sampler_stride = v->vs_sampler_stride;
    }
    if (h.vertex_outputs_present) {
       agx_unpack(p + n, VDM_STATE_VERTEX_OUTPUTS, o);
