@@ -18,6 +18,7 @@
 # to load, and piglit would then "pass" on softpipe.
 # GL_TEST_DRIVER=tessera-sw runs the same gate on the sw path; other drivers
 # run too, but the expectations are tessera's.
+# PIGLIT_TEST_TIMEOUT (default 120) is piglit's per-test limit in seconds.
 # PIGLIT_PROFILES (default "opengl shader") selects the profiles; PIGLIT_OUT=DIR
 # keeps the piglit results folders there (DIR/results-PROFILE); PIGLIT_EXPECTED
 # names another expectations file.
@@ -26,6 +27,9 @@
 expected=${PIGLIT_EXPECTED:-$top/tests/gl/piglit-expected.txt}
 lists=$workloads/piglit
 profiles=${PIGLIT_PROFILES:-opengl shader}
+# piglit's per-test limit (s): a hung test is a "timeout", which must be
+# expected like any other status
+test_timeout=${PIGLIT_TEST_TIMEOUT:-120}
 for p in piglit wflinfo python3; do
     command -v "$p" > /dev/null || { echo "missing $p (scripts/install-deps: piglit waffle-utils)"; exit 1; }
 done
@@ -87,7 +91,7 @@ t_all=$(date +%s.%N)
 for prof in $profiles; do
     out=${PIGLIT_OUT:-$work}/results-$prof rc=0
     t0=$(date +%s.%N)
-    gl_run "$driver" timeout 900 piglit run -p surfaceless_egl -j 2 --timeout 120 -l dummy -o \
+    gl_run "$driver" timeout 900 piglit run -p surfaceless_egl -j 2 --timeout "$test_timeout" -l dummy -o \
         --test-list "$lists/piglit_gles_$prof.txt" "$prof" "$out" > "$work/piglit-$prof.log" 2>&1 || rc=$?
     t1=$(date +%s.%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
