@@ -42,10 +42,28 @@ struct rpos {
 struct robject {
    uint64_t size;
    uint32_t gen; /* distinguishes objects that reused a handle */
+   uint32_t file;
+   struct tsr_gem_create create; /* as last created (live only) */
+   bool live;
 };
 
 struct rvm {
    struct uapi_vm_map map;
+   uint32_t file;
+   struct tsr_vm_create create;
+   bool live; /* created and not destroyed */
+};
+
+struct rqueue {
+   uint32_t file;
+   struct tsr_queue_create create;
+   bool live;
+};
+
+struct rtsobj {
+   uint32_t file;
+   struct tsr_bind_object bind;
+   bool live;
 };
 
 struct tsr_reader {
@@ -87,9 +105,11 @@ struct tsr_reader {
    struct tsr_map vms; /* (file, vm) -> index in vmv */
    struct rvm *vmv;
    uint32_t nvms, vms_cap;
-   struct tsr_map queues; /* (file, queue) -> vm << 32 | index in qbase */
-   uint64_t *qbase;
+   struct tsr_map queues; /* (file, queue) -> vm << 32 | index in qv */
+   struct rqueue *qv;
    uint32_t nqueues, queues_cap;
+   struct rtsobj *tsv; /* timestamp objects, in bind order (a few) */
+   uint32_t ntsobjs, tsobjs_cap;
 
    /* Scratch for decoded arrays of the current record. */
    void *scratch;
@@ -464,12 +484,15 @@ static void state_reset(struct tsr_reader *r)
    free(r->objs);
    free(r->hashes);
    free(r->vmv);
-   free(r->qbase);
+   free(r->qv);
+   free(r->tsv);
    r->objs = NULL;
    r->hashes = NULL;
    r->vmv = NULL;
-   r->qbase = NULL;
+   r->qv = NULL;
+   r->tsv = NULL;
    r->nobjs = r->objs_cap = r->nvms = r->vms_cap = r->nqueues = r->queues_cap = 0;
+   r->ntsobjs = r->tsobjs_cap = 0;
    r->nhashes = r->hashes_cap = 0;
    r->gen = 0;
 }
@@ -509,7 +532,7 @@ static struct rvm *state_vm(struct tsr_reader *r, uint32_t file, uint32_t vm, bo
    if (!v)
       return NULL;
    *v = r->nvms;
-   r->vmv[r->nvms] = (struct rvm){0};
+   r->vmv[r->nvms] = (struct rvm){ .file = file, .create = { .vm_id = vm } };
    return &r->vmv[r->nvms++];
 }
 
@@ -526,13 +549,20 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
          return -ENOMEM;
       if (ins)
          *v = r->nobjs++;
-      r->objs[*v] = (struct robject){rec->u.gem_create.size, ++r->gen};
+      r->objs[*v] = (struct robject){ .size = rec->u.gem_create.size, .gen = ++r->gen,
+                                      .file = rec->file, .create = rec->u.gem_create,
+                                      .live = true };
       return 0;
    }
    case TSR_REC_GEM_CLOSE: {
       struct robject *o = state_object(r, rec->file, rec->u.handle);
       if (o) /* a fresh generation: no pages */
-         o->gen = ++r->gen, o->size = 0;
+         o->gen = ++r->gen, o->size = 0, o->live = false;
+      /* The kernel unbinds a closed object from every VM of its file (as
+       * the capture layer's and the replay's maps do). */
+      for (uint32_t i = 0; i < r->nvms; i++)
+         if (r->vmv[i].file == rec->file)
+            uapi_vm_map_drop_handle(&r->vmv[i].map, rec->u.handle);
       return 0;
    }
    case TSR_REC_MEMORY: {
@@ -565,12 +595,16 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
       if (!vm)
          return -ENOMEM;
       uapi_vm_map_clear(&vm->map);
+      vm->create = rec->u.vm_create;
+      vm->live = true;
       return 0;
    }
    case TSR_REC_VM_DESTROY: {
       struct rvm *vm = state_vm(r, rec->file, rec->u.vm_id, false);
-      if (vm)
+      if (vm) {
          uapi_vm_map_clear(&vm->map);
+         vm->live = false;
+      }
       return 0;
    }
    case TSR_REC_VM_BIND: {
@@ -599,14 +633,49 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
    case TSR_REC_QUEUE_CREATE: {
       struct tsr_hash k = tsr_key3(3, rec->file, rec->u.queue_create.queue_id);
       int ins;
-      if (grow((void **)&r->qbase, &r->queues_cap, r->nqueues + 1, sizeof(*r->qbase)))
+      if (grow((void **)&r->qv, &r->queues_cap, r->nqueues + 1, sizeof(*r->qv)))
          return -ENOMEM;
       uint64_t *v = tsr_map_put(&r->queues, &k, &ins);
       if (!v)
          return -ENOMEM;
       uint32_t idx = ins ? r->nqueues++ : (uint32_t)*v;
       *v = (uint64_t)rec->u.queue_create.vm_id << 32 | idx;
-      r->qbase[idx] = rec->u.queue_create.usc_exec_base;
+      r->qv[idx] = (struct rqueue){ rec->file, rec->u.queue_create, true };
+      return 0;
+   }
+   case TSR_REC_QUEUE_DESTROY: {
+      /* tsr_reader_queue() still answers for it: records after the
+       * destroy (late completions) may name it. */
+      struct tsr_hash k = tsr_key3(3, rec->file, rec->u.queue_id);
+      uint64_t *v = tsr_map_get(&r->queues, &k);
+      if (v)
+         r->qv[(uint32_t)*v].live = false;
+      return 0;
+   }
+   case TSR_REC_BIND_OBJECT: {
+      const struct tsr_bind_object *b = &rec->u.bind_object;
+      struct rtsobj *t = NULL;
+      for (uint32_t i = 0; i < r->ntsobjs && !t; i++)
+         if (r->tsv[i].live && r->tsv[i].file == rec->file &&
+             r->tsv[i].bind.object_handle == b->object_handle)
+            t = &r->tsv[i];
+      if (b->op == DRM_ASAHI_BIND_OBJECT_OP_UNBIND) {
+         if (t)
+            t->live = false;
+         return 0;
+      }
+      for (uint32_t i = 0; i < r->ntsobjs && !t; i++)
+         if (!r->tsv[i].live)
+            t = &r->tsv[i]; /* reuse an unbound slot */
+      if (!t) {
+         /* Bounded: a hostile trace cannot make the list grow forever. */
+         if (r->ntsobjs >= (1u << 16))
+            return -EBADMSG;
+         if (grow((void **)&r->tsv, &r->tsobjs_cap, r->ntsobjs + 1, sizeof(*r->tsv)))
+            return -ENOMEM;
+         t = &r->tsv[r->ntsobjs++];
+      }
+      *t = (struct rtsobj){ rec->file, *b, true };
       return 0;
    }
    default:
@@ -624,7 +693,85 @@ bool tsr_reader_queue(struct tsr_reader *r, uint32_t file, uint32_t queue_id,
    if (vm_id)
       *vm_id = (uint32_t)(*v >> 32);
    if (usc_exec_base)
-      *usc_exec_base = r->qbase[(uint32_t)*v];
+      *usc_exec_base = r->qv[(uint32_t)*v].create.usc_exec_base;
+   return true;
+}
+
+/* ---------------------------------------------------------- state export */
+
+void tsr_state_free(struct tsr_state *s)
+{
+   if (!s)
+      return;
+   for (uint32_t i = 0; i < s->num_vms; i++)
+      free(s->vms[i].ops);
+   free(s->vms);
+   free(s->objects);
+   free(s->tsobjs);
+   free(s->queues);
+   memset(s, 0, sizeof(*s));
+}
+
+int tsr_reader_state(struct tsr_reader *r, struct tsr_state *out)
+{
+   memset(out, 0, sizeof(*out));
+   out->vms = calloc(r->nvms ? r->nvms : 1, sizeof(*out->vms));
+   out->objects = calloc(r->nobjs ? r->nobjs : 1, sizeof(*out->objects));
+   out->tsobjs = calloc(r->ntsobjs ? r->ntsobjs : 1, sizeof(*out->tsobjs));
+   out->queues = calloc(r->nqueues ? r->nqueues : 1, sizeof(*out->queues));
+   if (!out->vms || !out->objects || !out->tsobjs || !out->queues)
+      goto nomem;
+   for (uint32_t i = 0; i < r->nvms; i++) {
+      const struct rvm *vm = &r->vmv[i];
+      if (!vm->live)
+         continue;
+      struct tsr_state_vm *v = &out->vms[out->num_vms++];
+      v->file = vm->file;
+      v->create = vm->create;
+      v->ops = calloc(vm->map.count ? vm->map.count : 1, sizeof(*v->ops));
+      if (!v->ops)
+         goto nomem;
+      for (size_t k = 0; k < vm->map.count; k++) {
+         const struct uapi_mapping *m = &vm->map.m[k];
+         v->ops[k] = (struct drm_asahi_gem_bind_op){ .flags = m->flags, .handle = m->handle,
+                                                     .offset = m->offset, .range = m->range,
+                                                     .addr = m->addr };
+      }
+      v->num_ops = (uint32_t)vm->map.count;
+   }
+   for (uint32_t i = 0; i < r->nobjs; i++)
+      if (r->objs[i].live)
+         out->objects[out->num_objects++] =
+            (struct tsr_state_object){ r->objs[i].file, r->objs[i].create };
+   for (uint32_t i = 0; i < r->ntsobjs; i++)
+      if (r->tsv[i].live)
+         out->tsobjs[out->num_tsobjs++] = (struct tsr_state_tsobj){ r->tsv[i].file, r->tsv[i].bind };
+   for (uint32_t i = 0; i < r->nqueues; i++)
+      if (r->qv[i].live)
+         out->queues[out->num_queues++] = (struct tsr_state_queue){ r->qv[i].file, r->qv[i].create };
+   return 0;
+nomem:
+   tsr_state_free(out);
+   return fail(r, -ENOMEM, "out of memory");
+}
+
+uint64_t tsr_reader_object_size(struct tsr_reader *r, uint32_t file, uint32_t handle)
+{
+   struct robject *o = state_object(r, file, handle);
+   return o && o->live ? o->size : 0;
+}
+
+bool tsr_reader_object_page(struct tsr_reader *r, uint32_t file, uint32_t handle,
+                            uint64_t page, struct tsr_hash *hash)
+{
+   struct robject *o = state_object(r, file, handle);
+   if (!o || !o->live)
+      return false;
+   struct tsr_hash k = key_page(o->gen, page);
+   uint64_t *v = tsr_map_get(&r->objpages, &k);
+   if (!v)
+      return false;
+   *hash = r->hashes[*v];
    return true;
 }
 
