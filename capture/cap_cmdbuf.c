@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "capture/capture.h"
+#include "capture/cap_cmdbuf.h"
 #include "uapi/uapi_cmdbuf.h"
 
 static void

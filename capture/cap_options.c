@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "capture/capture.h"
+#include "capture/cap_options.h"
 
 static bool
 parse_u64(const char *s, const char **end, uint64_t *v)

@@ -18,7 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "capture/capture.h"
+#include "capture/cap_cmdbuf.h"
+#include "capture/cap_options.h"
 #include "trace/trace.h"
 #include "uapi/uapi_shaders.h"
 #include "uapi/uapi_vm_map.h"

@@ -1,23 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture: the pieces of tessera's LD_PRELOAD capture layer
- * (tessera-capture.so, capture/cap_layer.c) that do not touch the process:
- * option parsing, trace naming and the timestamps of a command buffer. The
- * layer follows VMs with uapi/uapi_vm_map.h and indexes shaders with
- * uapi/uapi_shaders.h. The layer itself is described in docs/capture.md.
+ * capture: the public API of tessera's capture library -- running a
+ * program with the capture layer (tessera-capture.so) preloaded, the way
+ * `tessera capture` does (docs/capture.md). A request says what to record;
+ * the library turns it into the TESSERA_CAPTURE_* environment the layer
+ * reads and LD_PRELOAD, starts the program, forwards signals to it and
+ * waits. How the layer records is its own business (cap_*.h, private).
  *
  * CONTRACT
- * - cap_options_parse() reads the TESSERA_CAPTURE_* environment (or any
- *   getenv-like lookup, for tests). Bad values are errors with a message;
- *   the layer then records nothing and the program runs unchanged.
- * - Ranges are inclusive and 0-based, counted over the whole run of the
- *   process (not over the trace): submission N is the N-th SUBMIT ioctl the
- *   process made, frame N is what follows the N-th frame boundary.
- * - Trace names: the root process writes NAME.tsr, every other process that
- *   uses the render node writes NAME.<pid>.tsr (trace/trace.h, the same rule
- *   tsr_child_traces() lists).
- * - Command buffers are walked with uapi/uapi_cmdbuf.h.
- * - No function here allocates global state; all are thread compatible.
+ * - capture_check() accepts exactly the requests the layer accepts: a trace
+ *   path, ranges "A-B", "A-", "A" or "-B" (0-based, inclusive), a signal
+ *   the layer can use ("USR1", "SIGUSR2", "12", "none"), mem "hash" or
+ *   "wp". A refusal is -EINVAL with a message naming the value.
+ * - capture_environ() is pure: it returns a new environment (base plus the
+ *   request; malloc'd, NULL-terminated; free with capture_environ_free) and
+ *   changes nothing in the process. LD_PRELOAD becomes: ASan's runtime
+ *   from base's LD_PRELOAD first (ASan requires it), then the layer, then
+ *   the shim, then the rest of base's LD_PRELOAD -- so the layer sees the
+ *   program's ioctl before the shim or libc does.
+ * - capture_run() starts argv[0] (searched in PATH) in that environment with
+ *   TESSERA_CAPTURE_ROOT_PID set to the child's pid, and returns the
+ *   program's exit status (128+N if signal N ended it) with err empty;
+ *   127 with a message if the program could not be executed (as a shell
+ *   does); -1 with a message if the request was refused or no process
+ *   could be made. While it waits, the trigger signal,
+ *   SIGINT and SIGTERM sent to the caller are forwarded to the program; the
+ *   caller's previous handlers are restored before it returns. Not
+ *   reentrant (one capture at a time per process).
+ * - Paths in a request may be relative: the library resolves the layer and
+ *   makes the trace path absolute (the program may chdir).
  */
 #ifndef TESSERA_CAPTURE_H
 #define TESSERA_CAPTURE_H
@@ -26,76 +37,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "drm-uapi/asahi_drm.h"
+/* The layer's default recording toggle (programs rarely install a handler
+ * for it; apitrace's retracers catch 1-15: docs/capture.md). */
+#define CAPTURE_DEFAULT_SIGNAL_NAME "RTMIN+7"
 
-/* ---------------------------------------------------------------- options */
-
-enum cap_mem_strategy {
-   CAP_MEM_HASH = 0,    /* hash every bound object at every submission */
-   CAP_MEM_WP = 1,      /* write-protect CPU mappings, re-read dirty pages
-                         * (the default; GPU-written objects once a frame) */
+struct capture_request {
+   const char *output;        /* the trace, FILE.tsr (children: FILE.<pid>.tsr) */
+   const char *frames;        /* record these frames only; NULL: all */
+   const char *submits;       /* record these submissions only; NULL: all */
+   const char *signal;        /* recording toggle; NULL: the layer's default, RTMIN+7 */
+   const char *trigger_file;  /* toggle when this file appears; NULL: none */
+   bool start_off;            /* wait for a trigger before recording */
+   uint64_t frame_every;      /* a frame boundary every N submissions; 0: off */
+   const char *mem;           /* "hash" or "wp"; NULL: the layer's default (wp) */
+   bool quiet;                /* no messages from the layer */
+   const char *layer;         /* tessera-capture.so */
+   const char *shim;          /* tessera-shim.so to preload too; NULL: none */
 };
 
-struct cap_range {
-   uint64_t first, last;   /* inclusive; last = UINT64_MAX: open */
-};
+int capture_check(const struct capture_request *r, char *err, size_t err_len);
 
-struct cap_options {
-   char path[4096];           /* TESSERA_CAPTURE_FILE */
-   int root_pid;              /* TESSERA_CAPTURE_ROOT_PID; 0 unknown */
-   bool have_frames, have_submits;
-   struct cap_range frames;   /* TESSERA_CAPTURE_FRAMES=A-B */
-   struct cap_range submits;  /* TESSERA_CAPTURE_SUBMITS=A-B */
-   int trigger_signal;        /* TESSERA_CAPTURE_SIGNAL; 0 none (default cap_default_signal()) */
-   char trigger_file[4096];   /* TESSERA_CAPTURE_TRIGGER_FILE */
-   bool start_off;            /* TESSERA_CAPTURE_START=off: wait for a trigger */
-   uint64_t frame_every;      /* TESSERA_CAPTURE_FRAME_EVERY=N submissions; 0 off */
-   enum cap_mem_strategy mem; /* TESSERA_CAPTURE_MEM=hash|wp (default wp) */
-   uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
-   bool quiet;                /* TESSERA_CAPTURE_QUIET=1 */
-};
+/* NULL with a message if the request is refused or memory runs out. */
+char **capture_environ(const struct capture_request *r, char *const *base, char *err,
+                       size_t err_len);
+void capture_environ_free(char **env);
 
-typedef const char *(*cap_getenv_fn)(const char *name);
-
-/* 0 or -EINVAL with a message in err. Missing FILE is an error. */
-int cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t errlen);
-/* "A-B", "A-", "A" (just A), "-B". 0 or -EINVAL. */
-int cap_range_parse(const char *s, struct cap_range *r);
-static inline bool
-cap_range_has(const struct cap_range *r, uint64_t v)
-{
-   return v >= r->first && v <= r->last;
-}
-/* The default trigger signal: SIGRTMIN+7 (RTMIN+CAP_DEFAULT_SIGNAL_RTMIN_OFFSET),
- * which programs rarely install a handler for (apitrace's retracers catch
- * signals 1-15, USR1 and USR2 included: docs/capture.md). */
-#define CAP_DEFAULT_SIGNAL_RTMIN_OFFSET 7
-#define CAP_DEFAULT_SIGNAL_NAME "RTMIN+7"
-int cap_default_signal(void);
-/* Signal number from "USR1", "SIGUSR2", "12", "RTMIN+N", "SIGRTMAX-N" or
- * "none" (0); -1 if unknown or not usable (KILL, STOP, SEGV, glibc's own
- * 32 and 33). */
-int cap_signal_parse(const char *s);
-/* The name cap_signal_parse() reads back ("USR1", "RTMIN+7", "none"). */
-const char *cap_signal_name(int sig, char *buf, size_t len);
-
-/* The trace path of process `pid`: `base` itself for the root, otherwise
- * NAME.<pid>.tsr where NAME is base without a trailing ".tsr". Returns
- * false if it does not fit in len. */
-bool cap_trace_path(const char *base, int pid, bool root, char *out, size_t len);
-
-/* ------------------------------------------------------ command buffers */
-
-/* A timestamp the firmware writes for a command. */
-struct cap_ts_ref {
-   uint32_t object_handle;   /* GEM_BIND_OBJECT handle */
-   uint32_t offset;
-};
-
-/* Collects the non-zero timestamp references of a SUBMIT command buffer
- * into out[0..max) and returns how many there are (may exceed max), or
- * -EINVAL if the buffer is malformed. Also counts the hardware commands. */
-int cap_cmdbuf_timestamps(const uint8_t *buf, size_t size, struct cap_ts_ref *out,
-                          unsigned max, unsigned *hw_cmds);
+int capture_run(const struct capture_request *r, char *const argv[], char *err,
+                size_t err_len);
 
 #endif

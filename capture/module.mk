@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 # capture: the LD_PRELOAD capture layer (tessera-capture.so) and its
-# process-independent helpers (library capture, unit tested). docs/capture.md.
+# library capture: the public launcher (capture.h: run a program under the
+# layer) and the layer's process-independent helpers (cap_options.h,
+# cap_cmdbuf.h), unit tested. docs/capture.md.
 
 LIBS += capture
-capture_SRCS := capture/cap_options.c capture/cap_cmdbuf.c
+capture_SRCS := capture/cap_options.c capture/cap_cmdbuf.c capture/cap_launch.c
 
 SHLIBS += tessera-capture
 tessera-capture_SRCS := capture/cap_layer.c capture/cap_state.c capture/cap_reaper.c \
@@ -33,5 +35,10 @@ capture_fork_LDLIBS := -ldrm
 PROGS += capture_overhead
 capture_overhead_SRCS := bench/capture_overhead.c
 
-# `tessera capture` parses options with the capture library.
+# `tessera capture` starts programs with the capture library (capture.h).
 tessera_LIBS += capture
+
+TESTS += test_capture_launch
+test_capture_launch_SRCS := tests/unit/test_capture_launch.c
+test_capture_launch_LIBS := capture
+test_capture_launch_LDLIBS := -lcmocka -ldl

@@ -28,7 +28,8 @@ static const char usage_text[] =
    "  -o FILE       write to FILE instead of standard output\n"
    "  -h, --help    show this help\n"
    "\n"
-   "Exit status: 0 ok; 1 the trace is damaged (dumped up to the damage);\n"
+   "Exit status: 0 ok; 1 the trace is damaged or truncated (what is readable is\n"
+   "dumped, unreadable pages as zeros, and stderr names the damage);\n"
    "2 bad usage or unreadable file.\n";
 
 int cmd_dump(int argc, char **argv)
@@ -145,6 +146,15 @@ int cmd_dump(int argc, char **argv)
          fprintf(stderr, "tessera dump: %s: truncated trace, dumped up to its last whole chunk\n",
                  path);
       }
+   }
+   /* Salvage prints what is readable (damaged pages as zeros), but a
+    * damaged trace never passes for a good one. */
+   const struct tsr_info *in = tsr_reader_info(r);
+   if (in->damage && status != 2) {
+      fprintf(stderr, "tessera dump: %s: damaged trace: %s (%llu problem(s); unreadable pages "
+                      "were read as zeros; tessera info --verify lists them)\n", path,
+              tsr_reader_damage(r), (unsigned long long)in->damage);
+      status = 1;
    }
    if (fp != stdout && fclose(fp)) {
       if (!one_shader)

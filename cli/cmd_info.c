@@ -25,7 +25,8 @@ static const char usage_text[] =
    "              the first submission that used it\n"
    "  -h, --help  show this help\n"
    "\n"
-   "Exit status: 0 ok; 1 --verify found problems; 2 bad usage or unreadable file.\n";
+   "Exit status: 0 ok; 1 the trace is damaged (checksums are always checked) or\n"
+   "--verify found problems; 2 bad usage or unreadable file.\n";
 
 int cmd_info(int argc, char **argv)
 {
@@ -89,6 +90,15 @@ int cmd_info(int argc, char **argv)
             printf("verify:       %u problem(s)\n", problems);
          if (problems)
             status = 1;
+      }
+      /* Damage seen while reading (every chunk's checksum is checked at
+       * open): the summary is what could be salvaged, and says so. */
+      const struct tsr_info *in = tsr_reader_info(r);
+      if (in->damage) {
+         fprintf(stderr, "tessera info: %s: damaged trace: %s (%llu problem(s)%s)\n", path,
+                 tsr_reader_damage(r), (unsigned long long)in->damage,
+                 verify ? "" : "; --verify lists them");
+         status = 1;
       }
    }
    tsr_summary_free(&s);

@@ -11,11 +11,9 @@
 #include <unistd.h>
 
 #include "cli/cli_args.h"
+#include "cli/cli_override.h"
 #include "cli/commands.h"
-#include "cmdstream/isa/agx_isa.h"
 #include "replay/replay.h"
-
-#define MAX_SHADER_BYTES (1u << 20)
 
 static void
 usage(FILE *fp)
@@ -42,63 +40,6 @@ bad(const char *fmt, const char *arg)
    fprintf(stderr, fmt, arg);
    fputc('\n', stderr);
    return 2;
-}
-
-static uint8_t *
-read_file(const char *path, size_t *size)
-{
-   FILE *f = fopen(path, "rb");
-   if (!f)
-      return NULL;
-   uint8_t *buf = malloc(MAX_SHADER_BYTES + 1);
-   size_t n = buf ? fread(buf, 1, MAX_SHADER_BYTES + 1, f) : 0;
-   fclose(f);
-   if (!buf || n > MAX_SHADER_BYTES) {
-      free(buf);
-      errno = EFBIG;
-      return NULL;
-   }
-   *size = n;
-   return buf;
-}
-
-/* ADDR=FILE; a .s file is assembled, anything else taken as machine code. */
-static int
-parse_override(const char *arg, struct replay_override *ov, uint8_t **owned)
-{
-   const char *eq = strchr(arg, '=');
-   if (!eq)
-      return bad("--override-shader wants ADDR=FILE, got '%s'", arg);
-   if (!cli_parse_u64_until(arg, '=', &ov->va))
-      return bad("--override-shader: bad address in '%s'", arg);
-   const char *path = eq + 1;
-   size_t size;
-   uint8_t *data = read_file(path, &size);
-   if (!data) {
-      fprintf(stderr, "tessera replay: %s: %s\n", path, strerror(errno));
-      return 2;
-   }
-   size_t len = strlen(path);
-   if (len > 2 && !strcmp(path + len - 2, ".s")) {
-      uint8_t *code = malloc(MAX_SHADER_BYTES);
-      char err[256];
-      size_t n;
-      /* at ADDR, so absolute branch targets (as dump prints them) resolve */
-      if (!code || !agx_isa_assemble_at((const char *)data, size, ov->va, code,
-                                        MAX_SHADER_BYTES, &n, err, sizeof(err))) {
-         fprintf(stderr, "tessera replay: %s:%s\n", path, code ? err : " out of memory");
-         free(code);
-         free(data);
-         return 2;
-      }
-      free(data);
-      data = code;
-      size = n;
-   }
-   ov->code = data;
-   ov->size = size;
-   *owned = data;
-   return 0;
 }
 
 int
@@ -157,8 +98,8 @@ cmd_replay(int argc, char **argv)
          if (o.num_overrides == REPLAY_MAX_OVERRIDES)
             rc = bad("at most %s --override-shader options", "16");
          else
-            rc = parse_override(optarg, &o.overrides[o.num_overrides],
-                                &owned[o.num_overrides]), o.num_overrides += !rc;
+            rc = cli_parse_override("replay", optarg, &o.overrides[o.num_overrides],
+                                    &owned[o.num_overrides]), o.num_overrides += !rc;
          break;
       case O_HELP:
          usage(stdout);

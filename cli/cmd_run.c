@@ -37,8 +37,8 @@ usage(FILE *fp)
    fprintf(fp,
       "usage: tessera run [options] -- PROGRAM [ARGS...]\n"
       "Run PROGRAM with OpenGL/GLES on the embedded GPU (Mesa + the tessera driver).\n\n"
-      "  -s, --sw          force the software-winsys path (swrast_dri.so with\n"
-      "                    GALLIUM_DRIVER=tessera) also where a render node would be used\n"
+      "  -s, --sw          force the software-winsys path (Mesa's drisw with\n"
+      "                    GALLIUM_DRIVER=tessera|asahi) also where a render node would be used\n"
       "      --no-shim     do not preload tessera-shim.so (use a real Asahi render node)\n"
       "      --driver NAME tessera (default): the tessera driver (Mesa 22.3.6);\n"
       "                    asahi: Mesa's asahi driver (Mesa 25.0.7) on the same node;\n"

@@ -41,6 +41,7 @@
 
 #include "cmdstream/agx_pack.h"
 #include "tests/lib/tu_dev.h"
+#include "tests/lib/tu_draw.h"
 #include "tests/lib/tu_usc.h"
 
 #define W 128
@@ -84,22 +85,6 @@ static const char anim_src[] =
    "device_store 0, i32, xyzw, r12_r13_r14_r15, u2_u3, r3, unsigned, 0\n"
    "stop\n";
 
-/* 8 floats per vertex (position, colour or uv) from u0_u1, vertex r5. */
-static const char vs_src[] =
-   "iadd r7, 0, r5, lsl 3\n"
-   "device_load 0, i32, xyzw, r8_r9_r10_r11, u0_u1, r7, unsigned\n"
-   "iadd r7, r7, 4\n"
-   "device_load 0, i32, xyzw, r12_r13_r14_r15, u0_u1, r7, unsigned\n"
-   "wait 0\n"
-   "st_var 0, r8, 0\nst_var 0, r9, 1\nst_var 0, r10, 2\nst_var 0, r11, 3\n"
-   "st_var 0, r12, 4\nst_var 0, r13, 5\nst_var 0, r14, 6\nst_var_final 0, r15, 7\n"
-   "stop\n";
-
-static const char fs_color_src[] =
-   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
-   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
-   "stop\n";
-
 static const char fs_tex_src[] =
    "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
    "texture_sample 0, 0b0000, 0b0, none, xyzw, 0b00, r8_r9_r10_r11, None, ts0, ss0, "
@@ -120,16 +105,6 @@ static const char fs_blend_src[] =
    "fmadd32 r7, r7, r7, r11\n"
    "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
    "signal_pix 1, 0\n"
-   "stop\n";
-
-static const char bg_src[] =
-   "mov r4, u0\nmov r5, u1\nmov r6, u2\nmov r7, u3\n"
-   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
-   "stop\n";
-
-static const char eot_src[] =
-   "mov_imm r8l, 0\nget_sr r2, sr80\nget_sr r3, sr81\n"
-   "image_write_block r8l, r2_r3, 0, ts0, tex_2d, rte, u8norm, 0, 0, 0\n"
    "stop\n";
 
 struct demo {
@@ -204,77 +179,16 @@ emit_draw(struct demo *s, uint8_t *v, const struct draw *dr, uint64_t vs)
 {
    uint32_t vs_pipe = pipeline(s, vs, put(s, &dr->vb, 8), 8, 0, 0, false);
    uint32_t fs_pipe = pipeline(s, shader(s, dr->fs), 0, 0, dr->tex, dr->smp, true);
-   uint8_t cb[AGX_CF_BINDING_HEADER_LENGTH + AGX_CF_BINDING_LENGTH];
-   agx_pack(cb, CF_BINDING_HEADER, h) { h.slots = 4; h.coefficient_registers = 4; }
-   agx_pack(cb + AGX_CF_BINDING_HEADER_LENGTH, CF_BINDING, b) {
-      b.components = 4;
-      b.shade_model = dr->flat ? AGX_SHADE_MODEL_FLAT_VERTEX_0 : AGX_SHADE_MODEL_LINEAR;
-      b.source = AGX_CF_SOURCE_VARYING; b.base_slot = 1; b.base_coefficient_register = 0;
-   }
-   uint32_t cf = (uint32_t)(put(s, cb, sizeof(cb)) - s->d.heap_va);
-
-   unsigned n = 0;
-   memset(v, 0, 64);
-   agx_pack(v, VDM_STATE, st) {
-      st.vertex_shader_word_0_present = true; st.vertex_shader_word_1_present = true;
-      st.vertex_outputs_present = true; st.restart_index_present = true;
-   }
-   uint32_t restart = 0xffff;
-   memcpy(v + 4, &restart, 4);
-   agx_pack(v + 8, VDM_STATE_VERTEX_SHADER_WORD_0, w0) { w0.uniform_register_count = 64; }
-   agx_pack(v + 12, VDM_STATE_VERTEX_SHADER_WORD_1, w1) { w1.pipeline = vs_pipe; }
-   agx_pack(v + 16, VDM_STATE_VERTEX_OUTPUTS, o) { o.output_count_1 = 8; }
-   n = 24;
-
-   uint8_t p[128] = { 0 };
-   unsigned k;
-   agx_pack(p, PPP_HEADER, h) {
-      h.fragment_control = true; h.front_face = true; h.front_stencil = true;
-      h.back_face = true; h.back_stencil = true; h.viewport = true; h.viewport_count = 1;
-      h.output_select = true; h.cull = true; h.fragment_shader = true;
-   }
-   k = 4;
-   agx_pack(p + k, FRAGMENT_CONTROL, fc) {
-      fc.pass_type = dr->translucent ? AGX_PASS_TYPE_TRANSLUCENT : AGX_PASS_TYPE_OPAQUE;
-   }
-   k += 4;
-   for (unsigned f = 0; f < 2; f++) {
-      agx_pack(p + k, FRAGMENT_FACE, ff) {
-         ff.disable_depth_write = !dr->zwrite; ff.depth_function = dr->zfunc;
-      }
-      k += 4;
-      agx_pack(p + k, FRAGMENT_STENCIL, sf) {
-         sf.write_mask = 0xff; sf.read_mask = 0xff; sf.compare = AGX_ZS_FUNC_ALWAYS;
-      }
-      k += 4;
-   }
-   k += 4;   /* viewport control */
-   agx_pack(p + k, VIEWPORT, vp) {
-      vp.translate_x = W / 2.0f; vp.scale_x = W / 2.0f;
-      vp.translate_y = H / 2.0f; vp.scale_y = -(H / 2.0f);
-      vp.translate_z = 0.0f; vp.scale_z = 1.0f;
-   }
-   k += 24;
-   agx_pack(p + k, OUTPUT_SELECT, os) { os.varyings = true; }
-   k += 4;
-   agx_pack(p + k, CULL, c) { c.depth_clip = true; }
-   k += 4;
-   agx_pack(p + k, FRAGMENT_SHADER_WORD_0, w0) { w0.cf_binding_count = 1; }
-   agx_pack(p + k + 4, FRAGMENT_SHADER_WORD_1, w1) { w1.pipeline = fs_pipe; }
-   agx_pack(p + k + 8, FRAGMENT_SHADER_WORD_2, w2) { w2.cf_bindings = cf; }
-   k += 16;
-   uint64_t pp = put(s, p, k);
-   agx_pack(v + n, PPP_STATE, ps) {
-      ps.pointer_hi = (uint32_t)(pp >> 32); ps.pointer_lo = (uint32_t)pp; ps.size_words = k / 4;
-   }
-   n += 8;
-   agx_pack(v + n, INDEX_LIST, il) {
-      il.primitive = AGX_PRIMITIVE_TRIANGLES; il.index_count_present = true;
-      il.instance_count_present = true; il.start_present = true;
-   }
-   uint32_t words[3] = { dr->count, 1, 0 };
-   memcpy(v + n + 4, words, 12);
-   return n + 16;
+   struct tu_draw d = {
+      .vs_pipeline = vs_pipe, .fs_pipeline = fs_pipe, .width = W, .height = H,
+      .translucent = dr->translucent, .depth_write = dr->zwrite, .depth_func = dr->zfunc,
+      .vertex_count = dr->count,
+   };
+   uint8_t cb[TU_DRAW_CF_BYTES];
+   d.cf_bindings = (uint32_t)(put(s, cb, tu_draw_cf(cb, dr->flat)) - s->d.heap_va);
+   uint8_t p[TU_DRAW_PPP_BYTES];
+   unsigned k = tu_draw_ppp(p, &d);
+   return tu_draw_vdm(v, &d, put(s, p, k), k);
 }
 
 static unsigned
@@ -531,13 +445,13 @@ main(int argc, char **argv)
 
    /* Render: background clear, end-of-tile store, and the VDM stream. */
    uint64_t clear_uni = put(&s, clear_rgba, sizeof(clear_rgba));
-   uint32_t bg = pipeline(&s, shader(&s, bg_src), clear_uni, 16, 0, 0, true);
-   uint32_t eot = pipeline(&s, shader(&s, eot_src), 0, 0, pbe, 0, false);
-   uint64_t vs = shader(&s, vs_src);
+   uint32_t bg = pipeline(&s, shader(&s, tu_draw_bg_clear_src), clear_uni, 16, 0, 0, true);
+   uint32_t eot = pipeline(&s, shader(&s, tu_draw_eot_src), 0, 0, pbe, 0, false);
+   uint64_t vs = shader(&s, tu_draw_vs_src);
    const struct draw draws[3] = {
       { .fs = fs_tex_src, .vb = quad_vb, .tex = tex, .smp = smp, .zfunc = AGX_ZS_FUNC_LESS,
         .zwrite = true, .count = 6 },
-      { .fs = fs_color_src, .vb = tri_dst, .zfunc = AGX_ZS_FUNC_LESS, .zwrite = true,
+      { .fs = tu_draw_fs_src, .vb = tri_dst, .zfunc = AGX_ZS_FUNC_LESS, .zwrite = true,
         .count = 6 },
       { .fs = fs_blend_src, .vb = glass_vb, .zfunc = AGX_ZS_FUNC_LESS, .translucent = true,
         .flat = true, .count = 3 },
@@ -546,25 +460,18 @@ main(int argc, char **argv)
    unsigned vn = 0;
    for (unsigned i = 0; i < 3; i++)
       vn += emit_draw(&s, vdm + vn, &draws[i], vs);
-   agx_pack(vdm + vn, VDM_STREAM_TERMINATE, t) { (void)t; }
-   vn += AGX_VDM_STREAM_TERMINATE_LENGTH;
+   vn += tu_draw_vdm_end(vdm + vn);
    uint64_t vdm_va = put(&s, vdm, vn);
 
    const struct drm_asahi_cmd_compute cmd_c = {
       .cdm_ctrl_stream_base = cs_va, .cdm_ctrl_stream_end = cs_end,
       .ts = { { s.d.ts_obj, 0 }, { s.d.ts_obj, 8 } },
    };
-   const struct drm_asahi_cmd_render cmd_r = {
-      .flags = DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES,
-      .vdm_ctrl_stream_base = vdm_va,
-      .depth = { .base = zb },
-      .width_px = W, .height_px = H, .layers = 1,
-      .utile_width_px = 32, .utile_height_px = 32, .samples = 1, .sample_size_B = 4,
-      .bg = { bg, 0 }, .eot = { eot, 0 }, .partial_bg = { bg, 0 }, .partial_eot = { eot, 0 },
-      .isp_bgobjdepth = 0x3f800000,   /* 1.0f */
-      .ts_vtx = { { s.d.ts_obj, 16 }, { s.d.ts_obj, 24 } },
-      .ts_frag = { { s.d.ts_obj, 32 }, { s.d.ts_obj, 40 } },
-   };
+   struct drm_asahi_cmd_render cmd_r = tu_render_cmd(W, H, vdm_va, bg, eot);
+   cmd_r.flags = DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES;
+   cmd_r.depth.base = zb;
+   cmd_r.ts_vtx = (struct drm_asahi_timestamps){ { s.d.ts_obj, 16 }, { s.d.ts_obj, 24 } };
+   cmd_r.ts_frag = (struct drm_asahi_timestamps){ { s.d.ts_obj, 32 }, { s.d.ts_obj, 40 } };
 
    uint8_t *pixels = host(&s, rt);
    int rc = 0;

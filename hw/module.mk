@@ -11,7 +11,8 @@ hw_SRCS := hw/hw_device.c \
            hw/hw_uat.c \
            hw/hw_mmu.c \
            hw/hw_fw.c \
-           hw/hw_fw_job.c
+           hw/hw_fw_job.c \
+           hw/hw_profile.c
 
 TESTS += test_hw_device
 test_hw_device_SRCS := tests/unit/test_hw_device.c

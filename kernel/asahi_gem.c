@@ -37,9 +37,7 @@ bo_create(struct asahi_dev *dev, uint64_t size, uint32_t flags, struct asahi_vm 
    bo->refcnt = 1;
    bo->size = size;
    bo->flags = flags;
-   bo->vm = vm;
-   if (vm)
-      vm->refcnt++;
+   bo->vm_serial = vm ? vm->serial : 0;
    bo->export_fd = -1;
    bo->next = dev->bos;
    if (dev->bos)
@@ -64,8 +62,6 @@ asahi_bo_put(struct asahi_dev *dev, struct asahi_bo *bo)
    asahi_fence_put(bo->resv_write);
    asahi_fence_put(bo->resv_read);
    hw_phys_free(dev->hw, bo->pa, bo->size / ASAHI_PAGE);
-   if (bo->vm)
-      asahi_vm_put(dev, bo->vm);
    os_free(bo);
 }
 

@@ -99,7 +99,12 @@ struct asahi_bo {
    uint64_t size;        /* page multiple */
    uint64_t pa;          /* physically contiguous */
    uint32_t flags;
-   struct asahi_vm *vm;  /* VM_PRIVATE owner */
+   /* VM_PRIVATE: the owner VM's serial (0: shared). Not a reference, as
+    * in Linux, where a private object shares its VM's reservation object
+    * but does not keep the VM alive: the VM's mappings hold references on
+    * their objects, so a reference back would be a cycle that nothing
+    * frees once userspace has closed both. */
+   uint64_t vm_serial;
    int export_fd;
    ino_t export_ino;
    /* The dma-buf's reservation, as DMA_BUF_IOCTL_IMPORT_SYNC_FILE filled
@@ -123,6 +128,7 @@ struct asahi_kchunk {
 
 struct asahi_vm {
    unsigned refcnt;
+   uint64_t serial;      /* unique over the device's life, never reused */
    unsigned slot;
    uint64_t ttb;
    uint64_t kstart, kend, knext;
@@ -228,6 +234,7 @@ struct asahi_dev {
    /* page tables */
    uint64_t ttbat, kttb;
    struct asahi_vm *slots[HW_UAT_NUM_CONTEXTS];
+   uint64_t vm_serial;       /* the last one given out */
 
    /* kernel heap */
    uint64_t kheap_pa;

@@ -67,6 +67,7 @@ asahi_ioctl_vm_create(struct asahi_file *f, void *data)
    int ret = vm_slot_alloc(dev, vm);
    if (ret)
       goto fail;
+   vm->serial = ++dev->vm_serial;
    vm->ttb = hw_uat_table_alloc(dev->hw);
    if (!vm->ttb) {
       ret = -ENOMEM;
@@ -338,7 +339,7 @@ asahi_ioctl_vm_bind(struct asahi_file *f, void *data)
          ret = -ENOENT;
          goto out;
       }
-      if (bo->vm && bo->vm != vm) {
+      if (bo->vm_serial && bo->vm_serial != vm->serial) {
          ret = -EINVAL;
          goto out;
       }

@@ -51,6 +51,19 @@ struct replay_override {
    size_t size;
 };
 
+/*
+ * Profiling (the model backend only; hw/hw_profile.h): after each
+ * submission completes, `submission` gets the records of the render passes
+ * and compute jobs it ran, in the order the firmware finished them, with
+ * the submission's GPU time from its timestamps (gpu_ns). The records are
+ * valid during the call.
+ */
+struct replay_profile_sink {
+   void (*submission)(void *user, uint32_t frame, uint32_t seq, uint64_t gpu_ns,
+                      const struct hw_prof_pass *passes, unsigned n);
+   void *user;
+};
+
 struct replay_options {
    const char *dump_dir;     /* PNGs of render targets; NULL: none */
    bool per_submit;          /* dump after every submission, not frame */
@@ -64,6 +77,7 @@ struct replay_options {
    unsigned num_overrides;
    struct replay_override overrides[REPLAY_MAX_OVERRIDES];
    FILE *log;                /* messages; NULL: stderr */
+   const struct replay_profile_sink *profile;   /* NULL: no profiling */
 };
 
 struct replay_stats {

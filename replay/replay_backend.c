@@ -72,6 +72,13 @@ model_fence_error(struct replay_backend *b, uint32_t syncobj)
 }
 
 static void
+model_set_profiler(struct replay_backend *b, hw_prof_fn fn, void *user)
+{
+   struct model_backend *m = (struct model_backend *)b;
+   asahi_model_set_profiler(m->model, fn, user);
+}
+
+static void
 model_destroy(struct replay_backend *b)
 {
    struct model_backend *m = (struct model_backend *)b;
@@ -91,7 +98,8 @@ replay_backend_model(bool quiet, char *err, size_t err_size)
       return NULL;
    }
    m->base = (struct replay_backend){ "model", model_ioctl, model_map, model_unmap,
-                                      model_fence_error, model_destroy };
+                                      model_fence_error, model_destroy,
+                                      model_set_profiler };
    struct asahi_model_config mc = { .drv = { .quiet = quiet } };
    char why[256] = "";
    m->model = asahi_model_create(&mc, why, sizeof(why));
@@ -163,7 +171,7 @@ replay_backend_node(const char *path, char *err, size_t err_size)
       return NULL;
    }
    n->base = (struct replay_backend){ "node", node_ioctl, node_map, node_unmap, NULL,
-                                      node_destroy };
+                                      node_destroy, NULL };
    n->fd = open(path, O_RDWR | O_CLOEXEC);
    if (n->fd < 0) {
       set_err(err, err_size, "%s: %s", path, strerror(errno));

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hw/hw_profile.h"
+
 struct replay_backend {
    const char *name;
    int (*ioctl)(struct replay_backend *b, unsigned long cmd, void *arg);
@@ -29,6 +31,10 @@ struct replay_backend {
     * backend cannot tell. */
    int (*fence_error)(struct replay_backend *b, uint32_t syncobj);
    void (*destroy)(struct replay_backend *b);
+   /* Per-pass profile records from the GPU model (hw/hw_profile.h), on
+    * the firmware thread; fn NULL stops. NULL for backends without a model
+    * (a render node: its firmware timestamps are per command only). */
+   void (*set_profiler)(struct replay_backend *b, hw_prof_fn fn, void *user);
 };
 
 /* The in-process model. quiet: no driver fault lines on stderr. */

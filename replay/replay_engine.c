@@ -277,7 +277,9 @@ setup(struct replay_engine *e)
       replay_fail(e, "GET_PARAMS on the %s backend failed: %s", e->b->name, strerror(-r));
       return false;
    }
-   return replay_submit_setup(e);
+   if (e->o->profile)
+      replay_prof_start(e);
+   return !e->failed && replay_submit_setup(e);
 }
 
 /* The order is the kernel's: objects, queues and VMs, then the syncobjs
@@ -287,6 +289,7 @@ teardown(struct replay_engine *e)
 {
    replay_state_release(e);
    replay_submit_release(e);
+   replay_prof_stop(e);
    free(e->pending.v);
    free(e->renders.v);
    free(e->overridden.v);
@@ -351,7 +354,10 @@ replay_run(const char *trace_path, struct replay_backend *b, const struct replay
       return REPLAY_ERROR;
    }
    const struct tsr_info *info = tsr_reader_info(e.r);
-   if (info->truncated)
+   if (info->damage)
+      replay_fail(&e, "%s: damaged trace: %s (tessera info --verify lists the damage)",
+                  trace_path, tsr_reader_damage(e.r));
+   else if (info->truncated)
       replay_warn(&e, "%s is truncated; replaying what it holds", trace_path);
    if (o->first_frame > o->last_frame)
       replay_fail(&e, "empty frame range %u-%u", o->first_frame, o->last_frame);
@@ -391,6 +397,9 @@ replay_run(const char *trace_path, struct replay_backend *b, const struct replay
                                e.looping ? 1 : 0, err, sizeof(err)))
          replay_fail(&e, "%s", err);
    }
+   /* Pages read as zeros because their content was missing or damaged. */
+   if (!e.failed && info->damage)
+      replay_fail(&e, "%s: damaged trace: %s", trace_path, tsr_reader_damage(e.r));
    replay_progress_end(&e.progress);
    teardown(&e);
    tsr_reader_close(e.r);

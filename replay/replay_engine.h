@@ -136,6 +136,10 @@ struct replay_engine {
    bool frame_has_work;
    uint32_t cur_frame;
    uint64_t done_submits;
+
+   /* Profile records of the submission in flight (replay_prof.c): the
+    * firmware thread appends, the engine takes them after the wait. */
+   struct replay_prof_queue *prof;
 };
 
 /* Replay snapshot of every object before a submission (--validate). */
@@ -193,6 +197,14 @@ bool replay_submit_setup(struct replay_engine *e);
 void replay_submit(struct replay_engine *e, const struct tsr_record *rec);
 /* Destroys the syncobjs and the timestamp buffer. */
 void replay_submit_release(struct replay_engine *e);
+
+/* replay_prof.c: --profile collection. start registers the collector
+ * with the backend (fails the replay on backends without a model);
+ * deliver hands what the submission produced to the sink; stop
+ * unregisters and frees. */
+void replay_prof_start(struct replay_engine *e);
+void replay_prof_deliver(struct replay_engine *e, uint32_t frame, uint32_t seq, uint64_t gpu_ns);
+void replay_prof_stop(struct replay_engine *e);
 
 /* replay_validate.c */
 void replay_snapshot_take(struct replay_engine *e, struct replay_snapshot *s);

@@ -262,6 +262,8 @@ replay_submit(struct replay_engine *e, const struct tsr_record *rec)
    e->frame_gpu_ns += gpu;
    e->frame_cpu_ns += cpu;
    e->frame_has_work = true;
+   if (e->prof && !e->failed)
+      replay_prof_deliver(e, rec->frame, seq, gpu);
    if (e->measuring) {
       struct replay_sample smp = { rec->frame, seq, gpu, cpu };
       replay_timing_add(&e->timing, &smp);

@@ -33,6 +33,12 @@ fuzz_trace_reader_SRCS := tests/fuzz/fuzz_trace_reader.c
 fuzz_trace_reader_LIBS := trace uapi
 fuzz_trace_reader_LDLIBS := $(TRACE_LDLIBS)
 
+# The printer over any input (damaged pages decoded as streams and shaders).
+FUZZERS += fuzz_trace_dump
+fuzz_trace_dump_SRCS := tests/fuzz/fuzz_trace_dump.c
+fuzz_trace_dump_LIBS := $(TRACEPRINT_LIBS)
+fuzz_trace_dump_LDLIBS := $(TRACE_LDLIBS)
+
 # Writes the small traces used by the integration tests and fuzz seeds.
 PROGS += trace_mktest
 trace_mktest_SRCS := tests/data/trace/trace_mktest.c

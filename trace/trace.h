@@ -52,6 +52,18 @@
  *    earlier chunks) or, if the index/footer is missing or damaged, by a
  *    forward scan that stops at the first incomplete or corrupt chunk
  *    (info.truncated is set, and everything before it is readable).
+ *  - Damage versus truncation: a file cut at any byte (a writer that died)
+ *    is only `truncated`; anything a writer cannot produce (checksum
+ *    mismatch, corrupt header mid-file, damaged index, repeated chunks,
+ *    unreadable page contents) is also counted in info.damage with a
+ *    message in tsr_reader_damage(). Records that no capture can produce
+ *    (a live GEM handle, VM or queue created again; one closed, bound,
+ *    submitted to or written before it exists; submission numbers that do
+ *    not count up from 0; a completion of a later submission) make
+ *    tsr_reader_next() fail with -EBADMSG and a message naming the record
+ *    and its chunk.
+ *  - A file shorter than its header whose bytes match the magic so far is
+ *    refused as "truncated header", not as a foreign file.
  *  - Never crashes or reads out of bounds on any input; errors are returned
  *    as negative errnos with a message in tsr_reader_error().
  *  - Tracks state while iterating records: object page lists, VM mappings,
@@ -303,6 +315,7 @@ struct tsr_info {
    uint64_t submits, frames;     /* frames: frame markers */
    uint64_t pages;               /* distinct page contents stored */
    uint64_t raw_bytes, stored_bytes; /* chunk payloads raw / in the file */
+   uint64_t damage; /* problems worked around so far (tsr_reader_damage()) */
 };
 
 /* Opens a trace file. 0 or -errno; on failure *out is NULL and, if err is
@@ -315,6 +328,14 @@ void tsr_reader_close(struct tsr_reader *r);
 const struct tsr_info *tsr_reader_info(struct tsr_reader *r);
 /* Last error message ("" if none). */
 const char *tsr_reader_error(struct tsr_reader *r);
+/* The first damage the reader worked around ("" if none; info.damage counts
+ * them): a chunk whose payload fails its checksum (every chunk's is checked
+ * at open), a chunk header that fails its check mid-file (the data from it
+ * on is lost), a damaged index, a page content stored twice (repeated
+ * chunks), or a recorded page whose content could not be read (it reads as
+ * zero). The message names the chunk or the object and page. Salvage goes
+ * on; a tool must still report it and exit non-zero. */
+const char *tsr_reader_damage(struct tsr_reader *r);
 
 /* One record. Pointers stay valid until the next tsr_reader_next/seek/close.
  * `u` is filled according to `type` for known types; `data`/`size` always

@@ -33,6 +33,7 @@ struct rchunk {
    uint64_t off; /* of the header */
    uint32_t type, flags, stored, raw, count;
    uint64_t hash;
+   bool damaged; /* its payload failed its checksum (noted as damage once) */
 };
 
 struct rpos {
@@ -42,22 +43,21 @@ struct rpos {
 struct robject {
    uint64_t size;
    uint32_t gen; /* distinguishes objects that reused a handle */
+   bool live;    /* created and not closed yet */
    uint32_t file;
    struct tsr_gem_create create; /* as last created (live only) */
-   bool live;
 };
 
 struct rvm {
    struct uapi_vm_map map;
+   bool live;
    uint32_t file;
    struct tsr_vm_create create;
-   bool live; /* created and not destroyed */
 };
 
 struct rqueue {
    uint32_t file;
    struct tsr_queue_create create;
-   bool live;
 };
 
 struct rtsobj {
@@ -72,6 +72,9 @@ struct tsr_reader {
    uint64_t size;
    struct tsr_info info;
    char err[256];
+   char damage[256]; /* the first damage worked around (tsr_reader_damage) */
+   char why[160];    /* why apply_state refused a record */
+   struct tsr_map noted; /* page contents already noted as unreadable */
 
    struct rchunk *chunks;
    uint32_t nchunks;
@@ -105,8 +108,10 @@ struct tsr_reader {
    struct tsr_map vms; /* (file, vm) -> index in vmv */
    struct rvm *vmv;
    uint32_t nvms, vms_cap;
-   struct tsr_map queues; /* (file, queue) -> vm << 32 | index in qv */
-   struct rqueue *qv;
+   struct tsr_map queues; /* (file, queue) -> vm << 32 | index in qbase */
+   uint64_t *qbase;
+   bool *qlive; /* parallel to qbase */
+   struct rqueue *qv; /* parallel to qbase: what created it */
    uint32_t nqueues, queues_cap;
    struct rtsobj *tsv; /* timestamp objects, in bind order (a few) */
    uint32_t ntsobjs, tsobjs_cap;
@@ -123,6 +128,32 @@ static int fail(struct tsr_reader *r, int err, const char *fmt, ...)
    vsnprintf(r->err, sizeof(r->err), fmt, ap);
    va_end(ap);
    return err;
+}
+
+/* Damage the reader works around (salvage): counted, the first one kept. */
+static void note_damage(struct tsr_reader *r, const char *fmt, ...)
+{
+   if (!r->info.damage++) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(r->damage, sizeof(r->damage), fmt, ap);
+      va_end(ap);
+   }
+}
+
+/* A refused record's reason, for tsr_reader_next()'s message. */
+static int refuse(struct tsr_reader *r, const char *fmt, ...)
+{
+   va_list ap;
+   va_start(ap, fmt);
+   vsnprintf(r->why, sizeof(r->why), fmt, ap);
+   va_end(ap);
+   return -EBADMSG;
+}
+
+const char *tsr_reader_damage(struct tsr_reader *r)
+{
+   return r->damage;
 }
 
 const char *tsr_reader_error(struct tsr_reader *r)
@@ -168,6 +199,7 @@ static int parse_chunk_header(const uint8_t *h, struct rchunk *c, uint64_t off)
    c->raw = tsr_rd32(h + 12);
    c->count = tsr_rd32(h + 16);
    c->hash = tsr_rd64(h + 24);
+   c->damaged = false;
    if (c->stored > TSR_MAX_CHUNK_BYTES || c->raw > TSR_MAX_CHUNK_BYTES)
       return -EBADMSG;
    if (!(c->flags & TSR_CHUNK_FLAG_ZSTD) && c->stored != c->raw)
@@ -175,10 +207,35 @@ static int parse_chunk_header(const uint8_t *h, struct rchunk *c, uint64_t off)
    return 0;
 }
 
+static const char *chunk_kind(uint32_t type)
+{
+   switch (type) {
+   case TSR_CHUNK_RECORDS: return "records";
+   case TSR_CHUNK_PAGES: return "pages";
+   case TSR_CHUNK_INDEX: return "index";
+   default: return "unknown";
+   }
+}
+
+/* "pages chunk 3 at offset 1234": what messages call a chunk, so that a
+ * damaged one can be found (tessera info --verify, a hex editor). */
+static const char *chunk_label(const struct tsr_reader *r, const struct rchunk *c, char *buf,
+                               size_t n)
+{
+   if (r->chunks && c >= r->chunks && c < r->chunks + r->nchunks)
+      snprintf(buf, n, "%s chunk %u at offset %llu", chunk_kind(c->type),
+               (unsigned)(c - r->chunks), (unsigned long long)c->off);
+   else
+      snprintf(buf, n, "%s chunk at offset %llu", chunk_kind(c->type),
+               (unsigned long long)c->off);
+   return buf;
+}
+
 /* Reads, checks and decompresses a chunk's payload into a new buffer of
  * c->raw bytes (+8 so empty payloads still allocate). */
 static int load_chunk(struct tsr_reader *r, const struct rchunk *c, uint8_t **out)
 {
+   char name[96];
    *out = NULL;
    uint8_t *stored = malloc((size_t)c->stored + 8);
    if (!stored)
@@ -186,14 +243,13 @@ static int load_chunk(struct tsr_reader *r, const struct rchunk *c, uint8_t **ou
    int err = read_at(r, c->off + TSR_CHUNK_HEADER_SIZE, stored, c->stored);
    if (err) {
       free(stored);
-      return fail(r, err, "chunk at offset %llu: cannot read its payload",
-                  (unsigned long long)c->off);
+      return fail(r, err, "%s: cannot read its payload", chunk_label(r, c, name, sizeof(name)));
    }
    /* Fuzzing builds skip the checksum so mutations reach the parsers. */
    if (!TSR_FUZZING && tsr_hash64(stored, c->stored) != c->hash) {
       free(stored);
-      return fail(r, -EBADMSG, "chunk at offset %llu: checksum mismatch (corrupt data)",
-                  (unsigned long long)c->off);
+      return fail(r, -EBADMSG, "%s: checksum mismatch (corrupt data)",
+                  chunk_label(r, c, name, sizeof(name)));
    }
    if (!(c->flags & TSR_CHUNK_FLAG_ZSTD)) {
       *out = stored;
@@ -209,10 +265,52 @@ static int load_chunk(struct tsr_reader *r, const struct rchunk *c, uint8_t **ou
    free(stored);
    if (fcs != c->raw || ZSTD_isError(n) || n != c->raw) {
       free(raw);
-      return fail(r, -EBADMSG, "chunk at offset %llu: bad compressed data",
-                  (unsigned long long)c->off);
+      return fail(r, -EBADMSG, "%s: bad compressed data", chunk_label(r, c, name, sizeof(name)));
    }
    *out = raw;
+   return 0;
+}
+
+/* Checks the payload checksum of every chunk without decompressing (an
+ * indexed file's chunks are otherwise only read when needed, so a damaged
+ * pages chunk would go unnoticed by a reader that never reads its pages).
+ * Each damaged chunk is noted as damage; records chunks fail again, with
+ * the same message, when tsr_reader_next() reaches them. */
+static int check_payloads(struct tsr_reader *r)
+{
+   if (TSR_FUZZING)
+      return 0;
+   uint8_t *buf = NULL;
+   size_t cap = 0;
+   for (uint32_t i = 0; i < r->nchunks; i++) {
+      const struct rchunk *c = &r->chunks[i];
+      const uint8_t *p;
+      if (r->mem) {
+         if (c->off + TSR_CHUNK_HEADER_SIZE + c->stored > r->size)
+            continue; /* scan_chunks already bounded it; defensive */
+         p = r->mem + c->off + TSR_CHUNK_HEADER_SIZE;
+      } else {
+         if (c->stored + 8 > cap) {
+            free(buf);
+            cap = (size_t)c->stored + 8;
+            if (!(buf = malloc(cap)))
+               return fail(r, -ENOMEM, "out of memory");
+         }
+         if (read_at(r, c->off + TSR_CHUNK_HEADER_SIZE, buf, c->stored)) {
+            char name[96];
+            note_damage(r, "%s: cannot read its payload", chunk_label(r, c, name, sizeof(name)));
+            continue;
+         }
+         p = buf;
+      }
+      if (tsr_hash64(p, c->stored) != c->hash) {
+         char name[96];
+         r->chunks[i].damaged = true;
+         note_damage(r, "%s: checksum mismatch (corrupt data)",
+                     chunk_label(r, c, name, sizeof(name)));
+      }
+   }
+   free(buf);
    return 0;
 }
 
@@ -484,15 +582,19 @@ static void state_reset(struct tsr_reader *r)
    free(r->objs);
    free(r->hashes);
    free(r->vmv);
+   free(r->qbase);
+   free(r->qlive);
    free(r->qv);
    free(r->tsv);
+   r->qlive = NULL;
+   r->qv = NULL;
+   r->tsv = NULL;
+   r->ntsobjs = r->tsobjs_cap = 0;
    r->objs = NULL;
    r->hashes = NULL;
    r->vmv = NULL;
-   r->qv = NULL;
-   r->tsv = NULL;
+   r->qbase = NULL;
    r->nobjs = r->objs_cap = r->nvms = r->vms_cap = r->nqueues = r->queues_cap = 0;
-   r->ntsobjs = r->tsobjs_cap = 0;
    r->nhashes = r->hashes_cap = 0;
    r->gen = 0;
 }
@@ -536,28 +638,43 @@ static struct rvm *state_vm(struct tsr_reader *r, uint32_t file, uint32_t vm, bo
    return &r->vmv[r->nvms++];
 }
 
+/*
+ * Applies a record to the tracked state. Besides malformed payloads it
+ * refuses sequences no capture can produce (a live handle, VM or queue
+ * created again, one used or destroyed before it was created, submission
+ * numbers going back): what a repeated or reordered records chunk looks
+ * like once the index that would have caught it is gone. The reason goes
+ * to r->why.
+ */
 static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
 {
    switch (rec->type) {
    case TSR_REC_GEM_CREATE: {
       struct tsr_hash k = tsr_key3(1, rec->file, rec->u.gem_create.handle);
       int ins;
+      uint64_t *v = tsr_map_get(&r->objects, &k);
+      if (v && r->objs[*v].live)
+         return refuse(r, "GEM object %u of file %u created again while it exists "
+                          "(records repeated?)", rec->u.gem_create.handle, rec->file);
       if (grow((void **)&r->objs, &r->objs_cap, r->nobjs + 1, sizeof(*r->objs)))
          return -ENOMEM;
-      uint64_t *v = tsr_map_put(&r->objects, &k, &ins);
+      v = tsr_map_put(&r->objects, &k, &ins);
       if (!v)
          return -ENOMEM;
       if (ins)
          *v = r->nobjs++;
       r->objs[*v] = (struct robject){ .size = rec->u.gem_create.size, .gen = ++r->gen,
-                                      .file = rec->file, .create = rec->u.gem_create,
-                                      .live = true };
+                                      .live = true, .file = rec->file,
+                                      .create = rec->u.gem_create };
       return 0;
    }
    case TSR_REC_GEM_CLOSE: {
       struct robject *o = state_object(r, rec->file, rec->u.handle);
-      if (o) /* a fresh generation: no pages */
-         o->gen = ++r->gen, o->size = 0, o->live = false;
+      if (!o || !o->live)
+         return refuse(r, "GEM object %u of file %u closed but not created", rec->u.handle,
+                       rec->file);
+      /* a fresh generation: no pages */
+      o->gen = ++r->gen, o->size = 0, o->live = false;
       /* The kernel unbinds a closed object from every VM of its file (as
        * the capture layer's and the replay's maps do). */
       for (uint32_t i = 0; i < r->nvms; i++)
@@ -569,8 +686,13 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
       struct robject *o = state_object(r, rec->file, rec->u.memory.handle);
       uint64_t first = rec->u.memory.first_page, np = rec->u.memory.num_pages;
       uint64_t opages = o ? (o->size + TSR_PAGE_SIZE - 1) / TSR_PAGE_SIZE : 0;
-      if (!o || first > opages || np > opages - first)
-         return -EBADMSG;
+      if (!o || !o->live)
+         return refuse(r, "memory of GEM object %u of file %u, which does not exist",
+                       rec->u.memory.handle, rec->file);
+      if (first > opages || np > opages - first)
+         return refuse(r, "pages %llu..%llu of GEM object %u, which has %llu",
+                       (unsigned long long)first, (unsigned long long)(first + np),
+                       rec->u.memory.handle, (unsigned long long)opages);
       for (uint64_t i = 0; i < np; i++) {
          struct tsr_hash k = key_page(o->gen, first + i);
          int ins;
@@ -591,39 +713,43 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
       return 0;
    }
    case TSR_REC_VM_CREATE: {
-      struct rvm *vm = state_vm(r, rec->file, rec->u.vm_create.vm_id, true);
-      if (!vm)
+      struct rvm *vm = state_vm(r, rec->file, rec->u.vm_create.vm_id, false);
+      if (vm && vm->live)
+         return refuse(r, "VM %u of file %u created again while it exists (records repeated?)",
+                       rec->u.vm_create.vm_id, rec->file);
+      if (!vm && !(vm = state_vm(r, rec->file, rec->u.vm_create.vm_id, true)))
          return -ENOMEM;
       uapi_vm_map_clear(&vm->map);
-      vm->create = rec->u.vm_create;
       vm->live = true;
+      vm->create = rec->u.vm_create;
       return 0;
    }
    case TSR_REC_VM_DESTROY: {
       struct rvm *vm = state_vm(r, rec->file, rec->u.vm_id, false);
-      if (vm) {
-         uapi_vm_map_clear(&vm->map);
-         vm->live = false;
-      }
+      if (!vm || !vm->live)
+         return refuse(r, "VM %u of file %u destroyed but not created", rec->u.vm_id, rec->file);
+      uapi_vm_map_clear(&vm->map);
+      vm->live = false;
       return 0;
    }
    case TSR_REC_VM_BIND: {
       if (rec->u.vm_bind.result)
          return 0; /* the kernel rejected it: nothing changed */
-      struct rvm *vm = state_vm(r, rec->file, rec->u.vm_bind.vm_id, true);
-      if (!vm)
-         return -ENOMEM;
+      struct rvm *vm = state_vm(r, rec->file, rec->u.vm_bind.vm_id, false);
+      if (!vm || !vm->live)
+         return refuse(r, "bind on VM %u of file %u, which does not exist",
+                       rec->u.vm_bind.vm_id, rec->file);
       for (uint32_t i = 0; i < rec->u.vm_bind.num_ops; i++) {
          const struct drm_asahi_gem_bind_op *op = &rec->u.vm_bind.ops[i];
          if (op->addr + op->range < op->addr)
-            return -EBADMSG;
+            return refuse(r, "bind op %u wraps around the address space", i);
          if (uapi_vm_map_unbind(&vm->map, op->addr, op->range))
             return -ENOMEM;
          if (op->flags & DRM_ASAHI_BIND_UNBIND || !op->range)
             continue;
          /* Bounded so a hostile trace cannot make us allocate forever. */
          if (vm->map.count >= (1u << 20))
-            return -EBADMSG;
+            return refuse(r, "more than %u mappings", 1u << 20);
          if (uapi_vm_map_bind(&vm->map, op->addr, op->range, op->handle, op->offset,
                               op->flags))
             return -ENOMEM;
@@ -633,23 +759,26 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
    case TSR_REC_QUEUE_CREATE: {
       struct tsr_hash k = tsr_key3(3, rec->file, rec->u.queue_create.queue_id);
       int ins;
-      if (grow((void **)&r->qv, &r->queues_cap, r->nqueues + 1, sizeof(*r->qv)))
+      uint64_t *v = tsr_map_get(&r->queues, &k);
+      if (v && r->qlive[(uint32_t)*v])
+         return refuse(r, "queue %u of file %u created again while it exists "
+                          "(records repeated?)", rec->u.queue_create.queue_id, rec->file);
+      uint32_t cap = r->queues_cap;
+      if (grow((void **)&r->qbase, &cap, r->nqueues + 1, sizeof(*r->qbase)))
          return -ENOMEM;
-      uint64_t *v = tsr_map_put(&r->queues, &k, &ins);
+      cap = r->queues_cap;
+      if (grow((void **)&r->qv, &cap, r->nqueues + 1, sizeof(*r->qv)))
+         return -ENOMEM;
+      if (grow((void **)&r->qlive, &r->queues_cap, r->nqueues + 1, sizeof(*r->qlive)))
+         return -ENOMEM;
+      v = tsr_map_put(&r->queues, &k, &ins);
       if (!v)
          return -ENOMEM;
       uint32_t idx = ins ? r->nqueues++ : (uint32_t)*v;
       *v = (uint64_t)rec->u.queue_create.vm_id << 32 | idx;
-      r->qv[idx] = (struct rqueue){ rec->file, rec->u.queue_create, true };
-      return 0;
-   }
-   case TSR_REC_QUEUE_DESTROY: {
-      /* tsr_reader_queue() still answers for it: records after the
-       * destroy (late completions) may name it. */
-      struct tsr_hash k = tsr_key3(3, rec->file, rec->u.queue_id);
-      uint64_t *v = tsr_map_get(&r->queues, &k);
-      if (v)
-         r->qv[(uint32_t)*v].live = false;
+      r->qbase[idx] = rec->u.queue_create.usc_exec_base;
+      r->qlive[idx] = true;
+      r->qv[idx] = (struct rqueue){ rec->file, rec->u.queue_create };
       return 0;
    }
    case TSR_REC_BIND_OBJECT: {
@@ -670,7 +799,7 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
       if (!t) {
          /* Bounded: a hostile trace cannot make the list grow forever. */
          if (r->ntsobjs >= (1u << 16))
-            return -EBADMSG;
+            return refuse(r, "more than %u timestamp objects", 1u << 16);
          if (grow((void **)&r->tsv, &r->tsobjs_cap, r->ntsobjs + 1, sizeof(*r->tsv)))
             return -ENOMEM;
          t = &r->tsv[r->ntsobjs++];
@@ -678,6 +807,34 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
       *t = (struct rtsobj){ rec->file, *b, true };
       return 0;
    }
+   case TSR_REC_QUEUE_DESTROY: {
+      struct tsr_hash k = tsr_key3(3, rec->file, rec->u.queue_id);
+      uint64_t *v = tsr_map_get(&r->queues, &k);
+      if (!v || !r->qlive[(uint32_t)*v])
+         return refuse(r, "queue %u of file %u destroyed but not created", rec->u.queue_id,
+                       rec->file);
+      r->qlive[(uint32_t)*v] = false;
+      return 0;
+   }
+   case TSR_REC_SUBMIT: {
+      uint32_t seq = tsr_rd32(rec->data); /* decode_record checked the size */
+      if (seq != r->cur_seq)
+         return refuse(r, "submission number %u where %u was expected (records repeated "
+                          "or out of order?)", seq, r->cur_seq);
+      if (!rec->u.submit.result) {
+         struct tsr_hash k = tsr_key3(3, rec->file, rec->u.submit.queue_id);
+         uint64_t *v = tsr_map_get(&r->queues, &k);
+         if (!v || !r->qlive[(uint32_t)*v])
+            return refuse(r, "submission to queue %u of file %u, which does not exist",
+                          rec->u.submit.queue_id, rec->file);
+      }
+      return 0;
+   }
+   case TSR_REC_COMPLETION:
+      if (rec->u.completion.seq >= r->cur_seq)
+         return refuse(r, "completion of submission %u, which was not made yet",
+                       rec->u.completion.seq);
+      return 0;
    default:
       return 0;
    }
@@ -688,12 +845,12 @@ bool tsr_reader_queue(struct tsr_reader *r, uint32_t file, uint32_t queue_id,
 {
    struct tsr_hash k = tsr_key3(3, file, queue_id);
    uint64_t *v = tsr_map_get(&r->queues, &k);
-   if (!v)
+   if (!v || !r->qlive[(uint32_t)*v])
       return false;
    if (vm_id)
       *vm_id = (uint32_t)(*v >> 32);
    if (usc_exec_base)
-      *usc_exec_base = r->qv[(uint32_t)*v].create.usc_exec_base;
+      *usc_exec_base = r->qbase[(uint32_t)*v];
    return true;
 }
 
@@ -747,7 +904,7 @@ int tsr_reader_state(struct tsr_reader *r, struct tsr_state *out)
       if (r->tsv[i].live)
          out->tsobjs[out->num_tsobjs++] = (struct tsr_state_tsobj){ r->tsv[i].file, r->tsv[i].bind };
    for (uint32_t i = 0; i < r->nqueues; i++)
-      if (r->qv[i].live)
+      if (r->qlive[i])
          out->queues[out->num_queues++] = (struct tsr_state_queue){ r->qv[i].file, r->qv[i].create };
    return 0;
 nomem:
@@ -806,10 +963,33 @@ hit:
    const uint8_t *raw = r->pg_raw[e];
    uint64_t count = c->raw >= 8 ? tsr_rd32(raw) : 0;
    if (c->raw < 8 || tsr_rd32(raw + 4) != TSR_PAGE_SIZE || slot >= count ||
-       count > (c->raw - 8) / (16 + TSR_PAGE_SIZE))
-      return -EBADMSG;
+       count > (c->raw - 8) / (16 + TSR_PAGE_SIZE)) {
+      char name[96];
+      return fail(r, -EBADMSG, "%s: malformed (no page %u)", chunk_label(r, c, name, sizeof(name)),
+                  slot);
+   }
    memcpy(dst, raw + 8 + count * 16 + (uint64_t)slot * TSR_PAGE_SIZE, TSR_PAGE_SIZE);
    return 0;
+}
+
+/* A recorded page that read as zero: noted once per content, and not at
+ * all when its chunk was already noted as damaged at open. */
+static void note_page_damage(struct tsr_reader *r, const struct tsr_hash *h, int err,
+                             uint32_t file, uint32_t handle, uint64_t page)
+{
+   uint64_t *at = tsr_map_get(&r->pagedir, h);
+   if (at && (uint32_t)(*at >> 32) < r->nchunks && r->chunks[*at >> 32].damaged)
+      return;
+   int fresh = 1;
+   tsr_map_put(&r->noted, h, &fresh); /* out of memory: note it again */
+   if (!fresh)
+      return;
+   if (err == -ENOENT)
+      note_damage(r, "page %llu of GEM object %u (file %u): its content is in no pages chunk",
+                  (unsigned long long)page, handle, file);
+   else
+      note_damage(r, "page %llu of GEM object %u (file %u): %s", (unsigned long long)page,
+                  handle, file, r->err);
 }
 
 size_t tsr_reader_read_object(struct tsr_reader *r, uint32_t file, uint32_t handle,
@@ -832,10 +1012,16 @@ size_t tsr_reader_read_object(struct tsr_reader *r, uint32_t file, uint32_t hand
          n = size - done;
       struct tsr_hash k = key_page(o->gen, pi);
       uint64_t *v = tsr_map_get(&r->objpages, &k);
-      if (v && tsr_reader_page(r, &r->hashes[*v], page) == 0)
+      int err = v ? tsr_reader_page(r, &r->hashes[*v], page) : -ENOENT;
+      if (!err) {
          memcpy(d + done, page + in, n);
-      else
-         memset(d + done, 0, n); /* never recorded (or missing): zero */
+      } else {
+         /* Never recorded: zero, as the object started. Recorded but its
+          * content is missing or damaged: zero too (salvage), but noted. */
+         memset(d + done, 0, n);
+         if (v)
+            note_page_damage(r, &r->hashes[*v], err, file, handle, pi);
+      }
       done += n;
    }
    return done;
@@ -908,8 +1094,11 @@ static int next_raw(struct tsr_reader *r, struct tsr_record *rec, uint32_t *chun
       }
       uint32_t span = record_span(r->cur_raw, c->raw, r->cur_off);
       if (!span)
-         return fail(r, -EBADMSG, "chunk at offset %llu: malformed record at byte %u",
-                     (unsigned long long)c->off, r->cur_off);
+         {
+         char name[96];
+         return fail(r, -EBADMSG, "%s: malformed record at byte %u",
+                     chunk_label(r, c, name, sizeof(name)), r->cur_off);
+      }
       const uint8_t *h = r->cur_raw + r->cur_off;
       rec->type = tsr_rd32(h);
       rec->file = tsr_rd32(h + 4);
@@ -929,13 +1118,16 @@ int tsr_reader_next(struct tsr_reader *r, struct tsr_record *rec)
    int ret = next_raw(r, rec, &chunk, &off);
    if (ret <= 0)
       return ret;
+   r->why[0] = 0;
    int err = decode_record(r, rec);
    if (!err)
       err = apply_state(r, rec);
-   if (err)
-      return fail(r, err, "%s record at chunk offset %llu byte %u: %s", tsr_record_name(rec->type),
-                  (unsigned long long)r->chunks[chunk].off, off,
-                  err == -ENOMEM ? "out of memory" : "malformed");
+   if (err) {
+      char name[96];
+      return fail(r, err, "%s record at byte %u of %s: %s", tsr_record_name(rec->type), off,
+                  chunk_label(r, &r->chunks[chunk], name, sizeof(name)),
+                  err == -ENOMEM ? "out of memory" : r->why[0] ? r->why : "malformed");
+   }
    rec->frame = r->cur_frame;
    rec->seq = r->cur_seq;
    if (rec->type == TSR_REC_SUBMIT)
@@ -1013,6 +1205,7 @@ static int scan_tables(struct tsr_reader *r, struct rpos **frames, uint32_t *nfr
                        uint32_t *good_chunks, FILE *report, unsigned *problems)
 {
    uint32_t fcap = 0, scap = 0;
+   unsigned dup_seen = 0;
    *frames = *submits = NULL;
    *nframes = *nsubmits = 0;
    tsr_map_init(pagedir);
@@ -1034,11 +1227,12 @@ static int scan_tables(struct tsr_reader *r, struct rpos **frames, uint32_t *nfr
          if (c->raw < 8 || tsr_rd32(raw + 4) != TSR_PAGE_SIZE ||
              c->raw - 8 != count * (16 + TSR_PAGE_SIZE)) {
             free(raw);
+            char name[96];
+            chunk_label(r, c, name, sizeof(name));
             if (report)
-               fprintf(report, "pages chunk at offset %llu: malformed\n", (unsigned long long)c->off);
+               fprintf(report, "%s: malformed\n", name);
             ++*problems;
-            return fail(r, -EBADMSG, "pages chunk at offset %llu: malformed",
-                        (unsigned long long)c->off);
+            return fail(r, -EBADMSG, "%s: malformed", name);
          }
          for (uint64_t i = 0; i < count; i++) {
             struct tsr_hash h;
@@ -1047,8 +1241,8 @@ static int scan_tables(struct tsr_reader *r, struct rpos **frames, uint32_t *nfr
                struct tsr_hash real = tsr_hash_bytes(raw + 8 + count * 16 + i * TSR_PAGE_SIZE,
                                                      TSR_PAGE_SIZE);
                if (memcmp(real.b, h.b, 16)) {
-                  fprintf(report, "pages chunk at offset %llu: page %llu does not match its hash\n",
-                          (unsigned long long)c->off, (unsigned long long)i);
+                  fprintf(report, "pages chunk %u at offset %llu: page %llu does not match its "
+                                  "hash\n", ci, (unsigned long long)c->off, (unsigned long long)i);
                   ++*problems;
                }
             }
@@ -1058,8 +1252,25 @@ static int scan_tables(struct tsr_reader *r, struct rpos **frames, uint32_t *nfr
                free(raw);
                return fail(r, -ENOMEM, "out of memory");
             }
-            if (ins)
+            if (ins) {
                *v = (uint64_t)ci << 32 | i;
+            } else if (!dup_seen++) {
+               /* The writer stores each content once: a second copy means
+                * chunks were repeated (harmless to read, but the file is
+                * not what was written). Reported once per scan. */
+               char name[96];
+               if (report)
+                  fprintf(report, "%s: page %llu repeats a page of pages chunk %u "
+                                  "(chunks repeated?)\n",
+                          chunk_label(r, c, name, sizeof(name)), (unsigned long long)i,
+                          (unsigned)(*v >> 32));
+               ++*problems;
+               if (!report)
+                  note_damage(r, "%s: page %llu repeats a page of pages chunk %u "
+                                 "(chunks repeated?)",
+                              chunk_label(r, c, name, sizeof(name)), (unsigned long long)i,
+                              (unsigned)(*v >> 32));
+            }
          }
       } else {
          uint32_t off = 0;
@@ -1067,12 +1278,12 @@ static int scan_tables(struct tsr_reader *r, struct rpos **frames, uint32_t *nfr
             uint32_t span = record_span(raw, c->raw, off);
             if (!span) {
                free(raw);
+               char name[96];
+               chunk_label(r, c, name, sizeof(name));
                if (report)
-                  fprintf(report, "records chunk at offset %llu: malformed record at byte %u\n",
-                          (unsigned long long)c->off, off);
+                  fprintf(report, "%s: malformed record at byte %u\n", name, off);
                ++*problems;
-               return fail(r, -EBADMSG, "records chunk at offset %llu: malformed record",
-                           (unsigned long long)c->off);
+               return fail(r, -EBADMSG, "%s: malformed record at byte %u", name, off);
             }
             uint32_t type = tsr_rd32(raw + off);
             struct rpos p = {ci, off};
@@ -1174,8 +1385,22 @@ static int scan_chunks(struct tsr_reader *r, uint64_t start, uint64_t limit)
    while (off < limit) {
       uint8_t h[TSR_CHUNK_HEADER_SIZE];
       struct rchunk c;
-      if (limit - off < TSR_CHUNK_HEADER_SIZE || read_at(r, off, h, sizeof(h)) ||
-          parse_chunk_header(h, &c, off) || c.stored > limit - off - TSR_CHUNK_HEADER_SIZE) {
+      if (limit - off < TSR_CHUNK_HEADER_SIZE || read_at(r, off, h, sizeof(h))) {
+         r->info.truncated = true;
+         break;
+      }
+      if (parse_chunk_header(h, &c, off)) {
+         /* The writer never leaves a whole header that fails its check
+          * (it cuts the file back to a chunk boundary): this is damage,
+          * not a writer that died. The data after it is lost. */
+         r->info.truncated = true;
+         if (limit == r->size) /* else scanned again to the end */
+            note_damage(r, "chunk %u: its header at offset %llu is corrupt; the %llu bytes "
+                           "from there on are not readable", r->nchunks,
+                        (unsigned long long)off, (unsigned long long)(r->size - off));
+         break;
+      }
+      if (c.stored > limit - off - TSR_CHUNK_HEADER_SIZE) {
          r->info.truncated = true;
          break;
       }
@@ -1199,10 +1424,23 @@ static int reader_init(struct tsr_reader *r, char *err, size_t errlen)
    uint8_t h[TSR_FILE_HEADER_SIZE];
    r->cur_raw_chunk = UINT32_MAX;
    tsr_map_init(&r->pagedir);
+   tsr_map_init(&r->noted);
    r->info.file_size = r->size;
-   if (r->size < TSR_FILE_HEADER_SIZE || read_at(r, 0, h, sizeof(h)) ||
-       memcmp(h, TSR_FILE_MAGIC, 8)) {
+   /* A file cut inside its header is not a foreign file: say so whenever
+    * what is there of the magic is intact. */
+   size_t have = r->size < TSR_FILE_HEADER_SIZE ? (size_t)r->size : TSR_FILE_HEADER_SIZE;
+   if (read_at(r, 0, h, have)) {
+      ret = fail(r, -EIO, "cannot read the file header");
+      goto out;
+   }
+   if (memcmp(h, TSR_FILE_MAGIC, have < 8 ? have : 8)) {
       ret = fail(r, -EBADMSG, "not a tessera trace (bad magic)");
+      goto out;
+   }
+   if (have < TSR_FILE_HEADER_SIZE) {
+      ret = fail(r, -EBADMSG, have ? "truncated header (%zu of %u bytes)"
+                                   : "empty file: no trace header (%zu of %u bytes)",
+                 have, TSR_FILE_HEADER_SIZE);
       goto out;
    }
    r->info.version_major = tsr_rd16(h + 8);
@@ -1213,6 +1451,12 @@ static int reader_init(struct tsr_reader *r, char *err, size_t errlen)
       ret = fail(r, -EPROTONOSUPPORT, "trace version %u.%u is newer than this reader (%u.%u)",
                  r->info.version_major, r->info.version_minor, TSR_VERSION_MAJOR,
                  TSR_VERSION_MINOR);
+      goto out;
+   }
+   if (hsize > r->size && hsize <= TSR_MAX_CHUNK_BYTES && r->info.page_size == TSR_PAGE_SIZE) {
+      /* A newer minor version's longer header, cut. */
+      ret = fail(r, -EBADMSG, "truncated header (%llu of %u bytes)",
+                 (unsigned long long)r->size, hsize);
       goto out;
    }
    if (hsize < TSR_FILE_HEADER_SIZE || hsize > r->size || r->info.page_size != TSR_PAGE_SIZE) {
@@ -1228,18 +1472,27 @@ static int reader_init(struct tsr_reader *r, char *err, size_t errlen)
        !memcmp(f, TSR_FOOTER_MAGIC, 8) && tsr_rd64(f + 24) == tsr_hash64(f, 24) &&
        tsr_rd64(f + 8) >= hsize && tsr_rd64(f + 8) <= r->size - TSR_FOOTER_SIZE)
       limit = tsr_rd64(f + 8);
+   bool footer = limit != r->size;
    if ((ret = scan_chunks(r, hsize, limit)))
       goto out;
-   if (limit != r->size && r->info.truncated) {
-      /* Footer present but data before it is damaged: treat as unindexed. */
-      limit = r->size;
-   }
    uint64_t index_off = 0;
-   if (!r->info.truncated && limit != r->size && load_index(r, &index_off) == 0) {
+   if (!r->info.truncated && footer && load_index(r, &index_off) == 0) {
       r->info.indexed = true;
+      if ((ret = check_payloads(r)))
+         goto out;
    } else {
-      if (limit != r->size)
-         r->info.truncated = false, scan_chunks(r, hsize, r->size);
+      if (footer) {
+         /* A finished file whose index or data before it is damaged:
+          * read it as an unindexed one, from a scan to the end. */
+         r->info.truncated = false;
+         if ((ret = scan_chunks(r, hsize, r->size)))
+            goto out;
+         /* A corrupt chunk header found by the scan says more. */
+         if (!r->info.damage)
+            note_damage(r, "the index the footer points to (offset %llu) is damaged or "
+                           "disagrees with the chunks; read by forward scan",
+                        (unsigned long long)limit);
+      }
       uint32_t good = 0;
       unsigned problems = 0;
       int e = scan_tables(r, &r->frames, &r->nframes, &r->submits, &r->nsubmits, &r->pagedir,
@@ -1252,6 +1505,8 @@ static int reader_init(struct tsr_reader *r, char *err, size_t errlen)
          /* Readable up to the last whole, valid chunk. */
          r->info.truncated = true;
          r->info.data_end = good < r->nchunks ? r->chunks[good].off : r->info.data_end;
+         note_damage(r, "%s; the data from there on (%u of %u chunks) is not read", r->err,
+                     r->nchunks - good, r->nchunks);
          r->nchunks = good;
          while (r->nsubmits && r->submits[r->nsubmits - 1].chunk >= good)
             r->nsubmits--;
@@ -1336,6 +1591,7 @@ void tsr_reader_close(struct tsr_reader *r)
       return;
    state_reset(r);
    tsr_map_finish(&r->pagedir);
+   tsr_map_finish(&r->noted);
    free(r->chunks);
    free(r->frames);
    free(r->submits);
@@ -1368,7 +1624,8 @@ unsigned tsr_reader_verify(struct tsr_reader *r, FILE *report)
    uint32_t nframes, nsubmits, good;
    struct tsr_map dir;
    scan_tables(r, &frames, &nframes, &submits, &nsubmits, &dir, &good, report, &problems);
-   if (r->info.indexed) {
+   /* A scan stopped by a bad chunk (reported above) has partial tables. */
+   if (r->info.indexed && good == r->nchunks) {
       if (nframes != r->nframes || nsubmits != r->nsubmits || dir.count != r->pagedir.count ||
           (nframes && memcmp(frames, r->frames, nframes * sizeof(*frames))) ||
           (nsubmits && memcmp(submits, r->submits, nsubmits * sizeof(*submits)))) {

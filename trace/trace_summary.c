@@ -59,7 +59,7 @@ static void count_commands(struct tsr_summary *s, const struct tsr_submit *sub)
 
 int tsr_summary_read(struct tsr_summary *s, struct tsr_reader *r)
 {
-   *s = (struct tsr_summary){.info = tsr_reader_info(r)};
+   *s = (struct tsr_summary){.info = tsr_reader_info(r), .damage = tsr_reader_damage(r)};
    struct tsr_record rec;
    int ret;
    while ((ret = tsr_reader_next(r, &rec)) > 0) {
@@ -162,6 +162,9 @@ void tsr_summary_print_text(FILE *fp, const char *path, const struct tsr_summary
    fprintf(fp, "format:       version %u.%u, %s%s\n", in->version_major, in->version_minor,
            in->indexed ? "indexed" : "no index (forward scan)",
            in->truncated ? ", TRUNCATED (read up to the last whole chunk)" : "");
+   if (in->damage)
+      fprintf(fp, "damage:       %llu problem(s), first: %s\n", (unsigned long long)in->damage,
+              s->damage);
    if (s->have_params) {
       const struct drm_asahi_params_global *p = &s->params;
       fprintf(fp, "device:       G%u%c rev 0x%02x, chip 0x%x, %u cluster(s) x %u cores\n",
@@ -217,6 +220,11 @@ void tsr_summary_print_json(FILE *fp, const char *path, const struct tsr_summary
    fprintf(fp, ", \"version\": \"%u.%u\", \"indexed\": %s, \"truncated\": %s",
            in->version_major, in->version_minor, in->indexed ? "true" : "false",
            in->truncated ? "true" : "false");
+   fprintf(fp, ", \"damage\": %llu", (unsigned long long)in->damage);
+   if (in->damage) {
+      fprintf(fp, ", \"first_damage\": ");
+      json_str(fp, s->damage);
+   }
    if (s->have_params) {
       const struct drm_asahi_params_global *p = &s->params;
       fprintf(fp, ", \"device\": {\"generation\": %u, \"variant\": \"%c\", \"revision\": %u, "

@@ -39,6 +39,7 @@ struct tsr_summary {
    uint64_t failed_submits, failed_completions;
    uint64_t first_ns, last_ns;
    bool have_time;
+   const char *damage; /* tsr_reader_damage() after reading ("" if none) */
 };
 
 /* Counts the records of r into s (zeroed first). Returns 0, or -1 when the

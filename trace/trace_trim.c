@@ -565,13 +565,20 @@ tsr_trim(const char *in, const char *out, const struct tsr_trim_options *o,
       return t.result;
    }
    st->in_bytes = tsr_reader_info(t.r)->file_size;
-   if (check_window(&t)) {
+   /* The reader salvages damaged files (tsr_reader_damage); a trim of one
+    * would silently lack what the damage took, so it is refused. The
+    * chunks' checksums are checked at open, pages as they are read. */
+   if (tsr_reader_info(t.r)->damage)
+      fail(&t, TSR_TRIM_DAMAGED, "%s is damaged: %s", in, tsr_reader_damage(t.r));
+   else if (check_window(&t)) {
       struct tsr_writer_options wo = { .zstd_level = o->zstd_level, .quiet = true };
       int e = tsr_writer_open(&t.w, out, &wo);
       if (e)
          fail(&t, TSR_TRIM_WRITE_ERROR, "%s: %s", out, strerror(-e));
       else {
          run(&t);
+         if (tsr_reader_info(t.r)->damage)
+            fail(&t, TSR_TRIM_DAMAGED, "%s is damaged: %s", in, tsr_reader_damage(t.r));
          e = tsr_writer_close(t.w);
          wr(&t, e);
          if (stat(out, &b) == 0)

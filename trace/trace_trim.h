@@ -35,6 +35,9 @@
  *    submits window that starts inside a frame holds the GPU results of the
  *    frame's earlier submissions only if the input recorded them (--mem
  *    hash captures do at every submission; wp captures once per frame).
+ *  - A damaged input (tsr_reader_damage(): a chunk failing its checksum, a
+ *    page that cannot be read, anywhere in the file) is refused, since
+ *    the reader's salvage would silently leave out what the damage took.
  *  - Never crashes on bad input; on any failure OUT is removed.
  */
 #ifndef TESSERA_TRACE_TRIM_H

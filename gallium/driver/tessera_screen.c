@@ -245,7 +245,7 @@ tessera_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shad
       return 1;
    case PIPE_SHADER_CAP_MAX_TEXTURE_SAMPLERS:
    case PIPE_SHADER_CAP_MAX_SAMPLER_VIEWS:
-      return vs ? 0 : 16;
+      return 16;                             /* vertex texture fetch too */
    case PIPE_SHADER_CAP_PREFERRED_IR:
       return PIPE_SHADER_IR_NIR;
    case PIPE_SHADER_CAP_SUPPORTED_IRS:

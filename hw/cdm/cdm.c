@@ -162,6 +162,7 @@ cdm_end_segment(struct cdm_job *j)
    }
    j->cycles += longest;
    j->seg_workgroups = 0;
+   cdm_prof_segment_end(j, longest);
 }
 
 static uint64_t
@@ -225,12 +226,14 @@ hw_cdm_execute(void *data, const struct hw_exec_job *job,
       hw_mmu_begin_job(&c->workers[i].mmu);
    }
 
+   cdm_prof_job_begin(j);
    res->status = HW_EXEC_OK;
    if (cdm_run_stream(j))
       res->status = HW_EXEC_OK;
    cdm_end_segment(j);
    res->cycles = j->cycles;
    j->stats.cycles = j->cycles;
+   cdm_prof_job_end(j);
 
    pthread_mutex_lock(&c->stats_lock);
    c->last = j->stats;

@@ -36,6 +36,7 @@
 
 #include "hw/hw_device.h"
 #include "hw/hw_fw.h"
+#include "hw/hw_profile.h"
 #include "hw/usc/hw_usc.h"
 
 /* ---- the timing model (core cycles at HW_CORE_CLOCK_HZ) -------------- */
@@ -81,6 +82,10 @@ struct hw_cdm *hw_cdm_create(struct hw_device *dev,
 void hw_cdm_destroy(struct hw_cdm *cdm);
 unsigned hw_cdm_threads(const struct hw_cdm *cdm);
 void hw_cdm_last_stats(struct hw_cdm *cdm, struct hw_cdm_stats *out);
+/* Per-job profiles (hw/hw_profile.h): fn gets one record per compute job,
+ * one entry per launch; NULL stops profiling. Set it while no compute job
+ * runs. */
+void hw_cdm_set_profiler(struct hw_cdm *cdm, hw_prof_fn fn, void *user);
 
 /* The executor itself (what the firmware calls; also usable directly by
  * tools that build a struct hw_exec_job without the rings). */

@@ -56,6 +56,7 @@ decode_sizes(struct cdm_job *j, struct cdm_launch *L, size_t *size)
       return false;
    *size = len;
    L->uniform_halves = w0.uniform_register_count;
+   L->sampler_stride = hw_tex_sampler_stride(w0.sampler_state_register_count);
    L->preshader_halves = w0.preshader_register_count;
    L->pipeline = j->job->compute->usc_base + w1.pipeline;
 
@@ -183,7 +184,7 @@ decode_pipeline(struct cdm_job *j, struct cdm_launch *L)
       case AGX_USC_CONTROL_SAMPLER: {
          struct agx_usc_sampler t;
          ok = agx_usc_sampler_unpack(w, &t);
-         L->sampler_table = t.buffer - (uint64_t)t.start * HW_TEX_SAMPLER_BYTES;
+         L->sampler_table = t.buffer - (uint64_t)t.start * L->sampler_stride;
          L->sampler_count = t.start + t.count;
          break;
       }
@@ -364,13 +365,15 @@ add_usc(struct hw_usc_stats *d, const struct hw_usc_stats *s)
 
 /* Folds what the workers measured into the job (firmware thread, after
  * the run: the pool's completion handshake orders the accesses). */
-static void
+static uint64_t
 merge_workers(struct cdm_job *j)
 {
    struct hw_cdm *c = j->cdm;
+   uint64_t core_cycles = 0;   /* the launch's issue cycles on every core */
    for (unsigned k = 0; k < c->nworkers; k++) {
       struct cdm_worker *w = &c->workers[k];
       for (unsigned i = 0; i < HW_CDM_CORES; i++) {
+         core_cycles += w->core_cycles[i];
          j->seg_core_cycles[i] += w->core_cycles[i];
          if (w->core_crit[i] > j->seg_core_crit[i])
             j->seg_core_crit[i] = w->core_crit[i];
@@ -381,6 +384,7 @@ merge_workers(struct cdm_job *j)
       w->workgroups = 0;
       memset(&w->usc, 0, sizeof(w->usc));
    }
+   return core_cycles;
 }
 
 static uint64_t
@@ -406,6 +410,8 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
       return cdm_error(j, "out of memory");
    bool ok = false;
    L->va = va;
+   uint64_t core_cycles = 0;
+   cdm_prof_launch_begin(j, va);
    j->stats.launches++;
    j->cycles += HW_CDM_LAUNCH_CYCLES;
 
@@ -434,7 +440,8 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
    /* Texture instructions go to the texture unit model; it reads the
     * descriptors through the group's MMU view (unit TEX/PBE). */
    L->tex = (struct hw_tex_ctx){ .texture_table = L->texture_table,
-                                 .sampler_table = L->sampler_table };
+                                 .sampler_table = L->sampler_table,
+                                 .sampler_stride = L->sampler_stride };
    j->usc = (struct hw_usc_launch){
       .shader = sh,
       .uniforms = L->uniforms,
@@ -480,7 +487,7 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
    j->cur = L;
    j->wg_base = j->seg_workgroups;
    hw_dispatch_run(j->cdm->pool, L->nwg, run_workgroup, watchdog, j, &j->stop);
-   merge_workers(j);
+   core_cycles = merge_workers(j);
    j->seg_workgroups += L->nwg;
    j->cur = NULL;
 
@@ -498,6 +505,7 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
    ok = !cdm_should_stop(j);
 
 out:
+   cdm_prof_launch_end(j, L, core_cycles);
    free(L);
    return ok;
 }

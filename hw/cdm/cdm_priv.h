@@ -36,6 +36,18 @@ struct hw_cdm {
    struct hw_usc_cache *cache;          /* replaced on a USC cache invalidate */
    pthread_mutex_t stats_lock;
    struct hw_cdm_stats last;
+   hw_prof_fn prof_fn;                  /* under stats_lock */
+   void *prof_user;
+};
+
+/* A compute job's profile (cdm_prof.c): one entry per launch; the
+ * launches of the open barrier segment start at seg_first, and weight[]
+ * holds each one's core cycles in it. */
+struct cdm_prof {
+   struct hw_prof_entry *e;
+   uint64_t *weight;
+   unsigned n, cap, seg_first;
+   uint64_t launch_cycles0, instructions0;  /* at the open launch's start */
 };
 
 /* One launch, as decoded from its block and pipeline. */
@@ -59,6 +71,7 @@ struct cdm_launch {
       uint32_t width, height, samples, sample_stride;
    } ib;
    uint64_t texture_table, sampler_table;
+   unsigned sampler_stride;   /* from the launch's Sampler States count */
    unsigned texture_count, sampler_count;
    struct hw_tex_ctx tex;                /* the stage hook's tables */
    uint32_t uniforms[HW_USC_NUM_UNIFORMS];
@@ -92,6 +105,7 @@ struct cdm_job {
    uint64_t cycles;
    struct hw_cdm_stats stats;
    struct hw_exec_result *res;
+   struct cdm_prof *prof;                /* NULL: not profiling */
 };
 
 /* cdm_imageblock.c: the compute stage hook (user = struct cdm_launch *):
@@ -112,6 +126,16 @@ bool cdm_usc_failure(struct cdm_job *j, const struct hw_usc_result *r,
 void cdm_end_segment(struct cdm_job *j);
 /* True when the job must stop (watchdog, shutdown, cycle budget); sets res. */
 bool cdm_should_stop(struct cdm_job *j);
+
+/* cdm_prof.c: profiling. A launch starts (its entry) and ends (its own
+ * serial cycles, counters and its core cycles in the segment); a segment
+ * ends (its time shared over its launches); the job ends (the rest is
+ * overhead, the record goes to the callback). All no-ops without prof. */
+void cdm_prof_job_begin(struct cdm_job *j);
+void cdm_prof_launch_begin(struct cdm_job *j, uint64_t va);
+void cdm_prof_launch_end(struct cdm_job *j, const struct cdm_launch *L, uint64_t core_cycles);
+void cdm_prof_segment_end(struct cdm_job *j, uint64_t longest);
+void cdm_prof_job_end(struct cdm_job *j);
 
 /* cdm_stream.c: walks the control stream from the payload's base. */
 bool cdm_run_stream(struct cdm_job *j);

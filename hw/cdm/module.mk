@@ -3,7 +3,7 @@
 # model (docs/compute.md). A library of its own so that libhw, the device
 # core, does not depend on the interpreter.
 LIBS += hwcdm
-hwcdm_SRCS := hw/cdm/cdm.c hw/cdm/cdm_stream.c hw/cdm/cdm_launch.c hw/cdm/cdm_imageblock.c \
+hwcdm_SRCS := hw/cdm/cdm.c hw/cdm/cdm_stream.c hw/cdm/cdm_launch.c hw/cdm/cdm_imageblock.c hw/cdm/cdm_prof.c \
               hw/cdm/hw_dispatch.c
 HWCDM_LIBS := hwcdm hwtex hwusc agxisa hw cmdstream
 

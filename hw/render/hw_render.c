@@ -218,6 +218,7 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
       case AGX_USC_CONTROL_SHADER: {
          agx_unpack(w, USC_SHADER, s);
          code = usc + s.code;
+         p->code_va = code;
          have_code = true;
          break;
       }
@@ -351,8 +352,9 @@ vertex_exec(void *data, const struct hw_exec_job *ej, struct hw_exec_result *res
 {
    struct hwr_job j;
    job_init(&j, data, ej);
-   if (check_payload(&j))
-      hwr_vertex_job(&j);
+   j.prof = hwr_prof_job_begin(j.r, ej);
+   bool ok = check_payload(&j) && hwr_vertex_job(&j);
+   hwr_prof_vertex_end(j.r, j.prof, j.cycles, ok && j.status == HW_EXEC_OK);
    struct hw_render_stats s = { .vertex_cycles = j.cycles };
    hwr_stats_add(j.r, &s);
    job_finish(&j, res);
@@ -363,6 +365,7 @@ fragment_exec(void *data, const struct hw_exec_job *ej, struct hw_exec_result *r
 {
    struct hwr_job j;
    job_init(&j, data, ej);
+   j.prof = hwr_prof_job_begin(j.r, ej);
    if (check_payload(&j)) {
       /* A frame that overflowed restarts every tile from what the partial
        * end-of-tile programs spilled. */
@@ -379,6 +382,7 @@ fragment_exec(void *data, const struct hw_exec_job *ej, struct hw_exec_result *r
             hwr_fragment_pass(&j, hdr.partial_renders > 0, false);
       }
    }
+   hwr_prof_fragment_end(j.r, j.prof, ej, j.cycles);
    struct hw_render_stats s = { .fragment_cycles = j.cycles };
    hwr_stats_add(j.r, &s);
    job_finish(&j, res);
@@ -415,6 +419,7 @@ hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
    r->threads = n;
    pthread_mutex_init(&r->lock, NULL);
    pthread_mutex_init(&r->stats_lock, NULL);
+   pthread_mutex_init(&r->prof_lock, NULL);
    pthread_cond_init(&r->cond, NULL);
    pthread_cond_init(&r->done_cond, NULL);
    if (!r->cache) {
@@ -460,6 +465,12 @@ hw_render_destroy(struct hw_render *r)
    hw_usc_cache_destroy(r->cache);
    pthread_mutex_destroy(&r->lock);
    pthread_mutex_destroy(&r->stats_lock);
+   while (r->prof_pending) {
+      struct hwr_prof *p = r->prof_pending;
+      r->prof_pending = p->next;
+      hwr_prof_free(p);
+   }
+   pthread_mutex_destroy(&r->prof_lock);
    pthread_cond_destroy(&r->cond);
    pthread_cond_destroy(&r->done_cond);
    free(r);

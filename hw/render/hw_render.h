@@ -29,6 +29,7 @@
 
 #include "hw/hw_device.h"
 #include "hw/hw_fw.h"
+#include "hw/hw_profile.h"
 
 struct hw_render;
 
@@ -54,6 +55,10 @@ struct hw_render *hw_render_create(struct hw_device *dev,
 void hw_render_destroy(struct hw_render *r);
 void hw_render_get_stats(struct hw_render *r, struct hw_render_stats *out);
 unsigned hw_render_threads(const struct hw_render *r);
+/* Per-pass profiles (hw/hw_profile.h): fn gets one record per render
+ * pass when its fragment job ends; NULL stops profiling. Set it while no
+ * render job runs (the pass in flight would be half counted). */
+void hw_render_set_profiler(struct hw_render *r, hw_prof_fn fn, void *user);
 /* Runs a Run Vertex or Run Fragment job directly, as the firmware would
  * (tools and fuzzers; job->fw may be NULL: no events are posted). */
 void hw_render_execute(struct hw_render *r, const struct hw_exec_job *job,

@@ -77,6 +77,12 @@ struct tile {
    uint32_t *dfr;
    unsigned ndfr, dfr_cap;
    struct prim *rp;               /* scratch primitive for resolving */
+   /* Profiling: the entry counters go to (the current primitive's draw,
+    * else the tile's overhead; `none` when not profiling), the worker's
+    * arrays they live in, and the cycles already charged to draws. */
+   struct hw_prof_entry *pe, *povh, none;
+   unsigned worker;
+   uint64_t charged;
 };
 
 struct fpass {
@@ -319,6 +325,8 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          if (n && !strcmp(n, "S")) S = &in->operands[i];
       }
    }
+   r->t->pe->c[load ? HW_PROF_TB_LOADS : HW_PROF_TB_STORES] +=
+      (unsigned)__builtin_popcount(exec);
    unsigned bytes;
    if (!hw_tex_tile_fmt_bytes(F, &bytes)) {
       snprintf(r->err, sizeof(r->err), "tilebuffer format %u is not modelled", F);
@@ -451,6 +459,8 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
    case AGX_OP_IMAGE_WRITE:
    case AGX_OP_IMAGE_WRITE_BLOCK: {
       struct fpass *fp = r->t->fp;
+      if (in->op == AGX_OP_TEXTURE_LOAD || in->op == AGX_OP_TEXTURE_SAMPLE)
+         r->t->pe->c[HW_PROF_TEX_FETCHES] += (unsigned)__builtin_popcount(exec);
       struct hw_tex_tile tile = {
          .mem = r->t->tb, .size = r->t->tb_size, .width = fp->uw, .height = fp->uh,
          .samples = fp->samples, .sample_stride = fp->ss,
@@ -532,6 +542,7 @@ run_group(struct tile *t, struct fs_run *r, const struct hwr_pipeline *pipe,
                       r->err[0] ? ": " : "", r->err);
    }
    *cycles += st.cycles;
+   t->pe->c[HW_PROF_FS_INSTRUCTIONS] += st.instructions;
    return true;
 }
 
@@ -584,6 +595,7 @@ load_state(struct tile *t, uint32_t off)
       }
       if (!hwr_pipeline_load(j, &t->usc, (uint32_t)w1.pipeline, HWR_FRAGMENT, &st->pipe))
          return false;
+      st->pipe.sampler_stride = hw_tex_sampler_stride(w0.sampler_state_register_count);
    }
    t->st_valid = true;
    return true;
@@ -912,18 +924,23 @@ resolve(struct tile *t)
    }
    if (ok)
       qsort(refs, n, sizeof(*refs), dfr_cmp);
+   /* Profiling: each deferred primitive's work is its own draw's. */
+   struct hw_prof_entry *caller_pe = t->pe;
    for (size_t i = 0; ok && i < n; i++) {
       struct prim *p = t->rp;
+      uint64_t c0 = t->j.cycles;
       if (i == 0 || refs[i].prim != refs[i - 1].prim) {
          ok = load_prim(t, t->dfr[refs[i].prim], p) && load_state(t, p->h.state) &&
               setup_cf(t, p);
          if (!ok)
             break;
+         if (t->j.prof)
+            t->pe = hwr_prof_frag_entry(t->j.prof, t->worker, p->h.primitive_id);
       }
       unsigned g = refs[i].group;
       struct fs_run r = { .t = t, .p = p, .gx = t->x0 + (g % gw) * GROUP_W,
                           .gy = t->y0 + (g / gw) * GROUP_H };
-      unsigned lanes = 0;
+      unsigned lanes = 0, owned = 0;
       for (unsigned l = 0; l < 32; l++) {
          unsigned px = r.gx - t->x0 + quad_dx(l), py = r.gy - t->y0 + quad_dy(l);
          if (px >= t->w || py >= t->h)
@@ -932,12 +949,22 @@ resolve(struct tile *t)
             if (t->owner[sidx(fp, px, py, s)] == refs[i].prim + 1)
                r.cov[l] |= (uint8_t)(1u << s);
          lanes += r.cov[l] != 0;
+         owned += (unsigned)__builtin_popcount(r.cov[l]);
       }
       uint64_t cyc = 0;
       ok = run_group(t, &r, &t->st.pipe, &cyc);
       t->j.cycles += cyc + (uint64_t)lanes * HWR_CYC_FRAGMENT;
       t->stats.fragments += lanes;
+      /* shade_prim counted every deferred sample as hidden; the ones
+       * still owned were not. */
+      t->pe->c[HW_PROF_FRAGMENTS] += lanes;
+      t->pe->c[HW_PROF_SAMPLES_HSR_HIDDEN] -= owned;
+      if (t->j.prof) {
+         t->pe->c[HW_PROF_FRAGMENT_CYCLES] += t->j.cycles - c0;
+         t->charged += t->j.cycles - c0;
+      }
    }
+   t->pe = caller_pe;
    free(refs);
    memset(t->owner, 0, sizeof(*t->owner) * fp->uw * fp->uh * fp->samples);
    t->ndfr = 0;
@@ -968,6 +995,7 @@ late_depth_test(struct fs_run *r, unsigned l, float z)
       if (zs_func(ff->depth_function, z, t->z[i]))
          continue;
       r->cov[l] &= (uint8_t)~(1u << s);
+      t->pe->c[HW_PROF_SAMPLES_ZS_FAIL]++;
       if (st->fc.stencil_test_enable)
          sten_write(&t->s[i], sten_op(sf->depth_fail, t->s[i], ref), (uint8_t)sf->write_mask);
    }
@@ -984,6 +1012,7 @@ shade_prim(struct tile *t, struct prim *p)
    uint8_t ref = (uint8_t)ff->stencil_reference;
    bool stencil = st->fc.stencil_test_enable;
    const uint16_t (*sp)[2] = positions(fp->samples);
+   struct hw_prof_entry *pe = t->pe;
    /*
     * Opaque geometry whose shader neither reads the tilebuffer nor sets
     * the sample mask (Fragment Control 2 says which: Mesa's asahi driver
@@ -1082,6 +1111,7 @@ shade_prim(struct tile *t, struct prim *p)
                int64_t px = (int64_t)x * 256 + sp[s][0], py = (int64_t)y * 256 + sp[s][1];
                if (!covers(p, px, py))
                   continue;
+               pe->c[HW_PROF_SAMPLES_COVERED]++;
                float z = plane(p->zp, px / 256.0f, py / 256.0f) + bias;
                /* The depth buffer holds [0, 1]: fragments are clamped. */
                z = fminf(fmaxf(z, 0.0f), 1.0f);
@@ -1091,11 +1121,13 @@ shade_prim(struct tile *t, struct prim *p)
                if (stencil) {
                   uint8_t rm = (uint8_t)sf->read_mask;
                   if (!zs_func(sf->compare, (float)(ref & rm), (float)(*sv & rm))) {
+                     pe->c[HW_PROF_SAMPLES_ZS_FAIL]++;
                      sten_write(sv, sten_op(sf->stencil_fail, *sv, ref), (uint8_t)sf->write_mask);
                      continue;
                   }
                }
                if (!late_z && !zs_func(ff->depth_function, z, t->z[i])) {
+                  pe->c[HW_PROF_SAMPLES_ZS_FAIL]++;
                   if (stencil)
                      sten_write(sv, sten_op(sf->depth_fail, *sv, ref), (uint8_t)sf->write_mask);
                   continue;
@@ -1104,6 +1136,7 @@ shade_prim(struct tile *t, struct prim *p)
                any = true;
             }
             t->j.cycles += HWR_CYC_RASTER_PIXEL;
+            pe->c[HW_PROF_PIXELS_RASTER]++;
          }
          if (!any)
             continue;
@@ -1121,6 +1154,8 @@ shade_prim(struct tile *t, struct prim *p)
                   t->owner[i] = dfr_id;
                   owns = true;
                   passed_total++;
+                  /* hidden until resolve() shades it */
+                  pe->c[HW_PROF_SAMPLES_HSR_HIDDEN]++;
                }
             }
             continue;
@@ -1138,6 +1173,7 @@ shade_prim(struct tile *t, struct prim *p)
                continue;
             if (shaded) {
                t->stats.fragments++;
+               pe->c[HW_PROF_FRAGMENTS]++;
                t->j.cycles += HWR_CYC_FRAGMENT;
             }
             /* A lane that emitted no depth is tested with its own. */
@@ -1167,6 +1203,7 @@ shade_prim(struct tile *t, struct prim *p)
    if (defer && !owns)
       t->ndfr--;                  /* hidden already: never shaded */
    t->stats.samples_passed += passed_total;
+   pe->c[HW_PROF_SAMPLES_PASSED] += passed_total;
    if (st->fc.visibility_mode != AGX_VISIBILITY_MODE_NONE && passed_total) {
       uint64_t va = t->j.pl->isp_oclqry_base + (uint64_t)st->oq.index * 8;
       uint64_t *q = hw_mmu_map(&t->isp, va, 8, true);
@@ -1215,6 +1252,7 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
             : hwr_fail(&t->j, "end-of-tile program: %s%s%s", res.message,
                        r.err[0] ? ": " : "", r.err);
       cyc += st.cycles;
+      t->pe->c[HW_PROF_FS_INSTRUCTIONS] += st.instructions;
    } else if (ok) {
       for (unsigned gy = t->y0; ok && gy < t->y0 + t->h; gy += GROUP_H) {
          for (unsigned gx = t->x0; ok && gx < t->x0 + t->w; gx += GROUP_W) {
@@ -1424,8 +1462,21 @@ render_tile(struct tile *t)
       agx_unpack(b, TVB_LIST_BLOCK, lb);
       for (unsigned i = 0; ok && i < lb.count && i < HWR_LIST_REFS && left; i++, left--) {
          agx_unpack(b + AGX_TVB_LIST_BLOCK_LENGTH + 4 * i, TVB_PRIMITIVE_REFERENCE, ref);
-         ok = load_prim(t, ref.offset, p) && load_state(t, p->h.state) &&
-              setup_cf(t, p) && shade_prim(t, p);
+         uint64_t c0 = t->j.cycles, a0 = t->charged;
+         ok = load_prim(t, ref.offset, p);
+         if (ok && t->j.prof)
+            t->pe = hwr_prof_frag_entry(t->j.prof, t->worker, p->h.primitive_id);
+         ok = ok && load_state(t, p->h.state) && setup_cf(t, p) && shade_prim(t, p);
+         if (t->j.prof) {
+            /* The primitive's work, less deferred primitives resolved
+             * (and charged to their own draws) inside it. */
+            uint64_t d = (t->j.cycles - c0) - (t->charged - a0);
+            t->pe->c[HW_PROF_FRAGMENT_CYCLES] += d;
+            t->charged += d;
+            if (!t->pe->fs && t->st_valid && t->st.raw.has_shader)
+               t->pe->fs = t->st.pipe.code_va;
+            t->pe = t->povh;
+         }
       }
       blk = lb.next;
       if (hw_exec_should_stop(t->j.ej)) {
@@ -1445,9 +1496,12 @@ render_tile(struct tile *t)
 static void
 tile_item(void *ctx, unsigned worker, unsigned item)
 {
-   (void)worker;
    struct fpass *fp = ctx;
    struct tile *t = &fp->tiles[item];
+   t->worker = worker;
+   t->charged = 0;
+   t->povh = t->j.prof ? hwr_prof_frag_overhead(t->j.prof, worker) : &t->none;
+   t->pe = t->povh;
    if (hw_exec_should_stop(fp->j->ej)) {
       t->j.status = HW_EXEC_TIMEOUT;
       return;
@@ -1463,6 +1517,10 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       hwr_fail(&t->j, "out of host memory");
    else
       render_tile(t);
+   /* What no primitive caused (setup, background and end-of-tile
+    * programs, depth/stencil loads and stores) is the pass's overhead. */
+   if (t->j.prof)
+      t->povh->c[HW_PROF_FRAGMENT_CYCLES] += t->j.cycles - t->charged;
    free(t->tb);
    free(t->z);
    free(t->s);
@@ -1496,12 +1554,17 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
    fp.tiles = calloc(n, sizeof(*fp.tiles));
    if (!fp.tiles)
       return hwr_fail(j, "out of host memory");
+   /* Profiling: per-worker accumulation (merged below); without memory
+    * for it the pass's time goes to the overhead, still exactly. */
+   bool prof = j->prof && hwr_prof_frag_begin(j->prof, j->r->threads);
    for (unsigned i = 0; i < n; i++) {
       struct tile *t = &fp.tiles[i];
       t->fp = &fp;
       t->j = *j;
       t->j.status = HW_EXEC_OK;
       t->j.cycles = 0;
+      if (!prof)
+         t->j.prof = NULL;
       t->ux = i % fp.ux_n;
       t->uy = i / fp.ux_n;
       t->x0 = t->ux * fp.uw;
@@ -1539,6 +1602,8 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
    for (unsigned k = 0; k < HWR_CORES; k++)
       span = core[k] > span ? core[k] : span;
    j->cycles += span;
+   if (j->prof)
+      hwr_prof_frag_end(j->prof, span);
    hwr_stats_add(j->r, &sum);
    free(fp.tiles);
    return ok;

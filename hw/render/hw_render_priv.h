@@ -14,6 +14,7 @@
 #include "cmdstream/agx_fw_pack.h"
 #include "cmdstream/agx_pack.h"
 #include "hw/hw_fw.h"
+#include "hw/hw_profile.h"
 #include "hw/render/hw_render.h"
 #include "hw/usc/hw_usc.h"
 
@@ -51,8 +52,10 @@ struct hwr_pipeline {
    uint32_t uniforms[HW_USC_NUM_UNIFORMS];
    struct hwr_range tex[8], smp[8];
    unsigned ntex, nsmp;
+   unsigned sampler_stride;  /* from the stage's Sampler States count */
    bool has_shared;
    struct agx_usc_shared shared;
+   uint64_t code_va;                  /* the shader's code (profiles) */
 };
 
 struct hw_render {
@@ -74,6 +77,13 @@ struct hw_render {
 
    pthread_mutex_t stats_lock;
    struct hw_render_stats stats;
+
+   /* Profiling (hw_render_prof.c): the callback, and the vertex jobs'
+    * records waiting for their fragment jobs. */
+   pthread_mutex_t prof_lock;
+   hw_prof_fn prof_fn;
+   void *prof_user;
+   struct hwr_prof *prof_pending;
 };
 
 /* One job's context (vertex or fragment). */
@@ -88,6 +98,30 @@ struct hwr_job {
    struct hw_fault fault;
    char message[128];
    unsigned partials;                 /* partial renders so far */
+   struct hwr_prof *prof;             /* NULL: not profiling */
+};
+
+/*
+ * One render pass's profile (hw_render_prof.c). The vertex job appends a
+ * draw per Index List; primitive IDs grow through a vertex job, so
+ * draw_end[k] (the last ID of draw k) maps a binned primitive back to its
+ * draw. A fragment pass (partial or final) accumulates per host worker
+ * (acc: nworkers x (ndraws + 1), the last one the overhead), then merges
+ * and shares its time out (hwr_prof_frag_end).
+ */
+struct hwr_prof {
+   struct hwr_prof *next;             /* pending list */
+   unsigned vm_slot;
+   uint64_t payload;
+   uint32_t vertex_job_id;
+   struct hw_prof_entry *draws;
+   uint32_t *draw_end;
+   unsigned ndraws, cap;
+   struct hw_prof_entry overhead;
+   uint64_t partial_span;             /* fragment cycles inside the vertex job */
+   unsigned partials;
+   struct hw_prof_entry *acc;
+   unsigned nworkers;
 };
 
 /* Error helpers: record the first failure; return false. */
@@ -117,6 +151,32 @@ bool hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot);
 
 /* Vertex job (hw_render_vtx.c). */
 bool hwr_vertex_job(struct hwr_job *j);
+
+/* Profiling (hw_render_prof.c). */
+/* The job's record: a new one for a vertex job, the vertex job's for a
+ * fragment job (or a new one without draws); NULL when not profiling. */
+struct hwr_prof *hwr_prof_job_begin(struct hw_render *r, const struct hw_exec_job *ej);
+/* Vertex job: opens draw `addr` (its primitives are those emitted until
+ * hwr_prof_draw_end); NULL when out of memory (then not counted). */
+struct hw_prof_entry *hwr_prof_draw_begin(struct hwr_prof *p, uint64_t addr);
+void hwr_prof_draw_end(struct hwr_prof *p, uint32_t last_prim_id);
+/* Vertex job done: its overhead is `cycles` less the draws' and the
+ * partial renders'; the record waits for the fragment job (ok) or is
+ * dropped. */
+void hwr_prof_vertex_end(struct hw_render *r, struct hwr_prof *p, uint64_t cycles, bool ok);
+/* Fragment job done: the firmware's fixed costs join the overhead and the
+ * pass goes to the callback; p is freed. */
+void hwr_prof_fragment_end(struct hw_render *r, struct hwr_prof *p,
+                           const struct hw_exec_job *ej, uint64_t cycles);
+/* Fragment pass accumulation: per-worker arrays; the entry of primitive
+ * `prim_id` (the overhead when it is no draw's); the pass's span shared
+ * out over the draws by the fragment work recorded in them. */
+bool hwr_prof_frag_begin(struct hwr_prof *p, unsigned nworkers);
+struct hw_prof_entry *hwr_prof_frag_entry(struct hwr_prof *p, unsigned worker,
+                                          uint32_t prim_id);
+struct hw_prof_entry *hwr_prof_frag_overhead(struct hwr_prof *p, unsigned worker);
+void hwr_prof_frag_end(struct hwr_prof *p, uint64_t span);
+void hwr_prof_free(struct hwr_prof *p);
 
 /* Reports the GrowTVB event (hw_render.c). */
 void hwr_post_grow(struct hwr_job *j);

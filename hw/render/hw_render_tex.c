@@ -11,7 +11,7 @@
 
 /*
  * The texture unit indexes one table per kind (24-byte texture/PBE
- * descriptors, 8-byte samplers).  A USC Texture/Sampler word binds `count`
+ * descriptors, 8-byte samplers or 24 in extended tables).  A USC Texture/Sampler word binds `count`
  * entries from `start` at `buffer`, so the table base is buffer - start *
  * stride.  Pipelines binding several disjoint ranges from different
  * buffers are not expressible as one table; the first range wins.
@@ -22,8 +22,9 @@ tex_ctx(const struct hwr_pipeline *pipe, uint64_t sampler_heap,
 {
    ctx->texture_table = pipe->ntex
       ? pipe->tex[0].buffer - (uint64_t)pipe->tex[0].start * HW_TEX_DESC_BYTES : 0;
+   ctx->sampler_stride = pipe->sampler_stride ? pipe->sampler_stride : HW_TEX_SAMPLER_BYTES;
    ctx->sampler_table = pipe->nsmp
-      ? pipe->smp[0].buffer - (uint64_t)pipe->smp[0].start * HW_TEX_SAMPLER_BYTES
+      ? pipe->smp[0].buffer - (uint64_t)pipe->smp[0].start * ctx->sampler_stride
       : sampler_heap;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hw/render/hw_render_priv.h"
+#include "hw/render/hw_render_tex.h"
 #include "tessera/float_bits.h"
 
 #define VDM_MAX_BLOCKS (1u << 22)   /* watchdog on looping streams */
@@ -39,12 +40,16 @@ struct vctx {
    uint32_t restart_index;
    struct hwr_pipeline vsp;
    bool vsp_valid;
+   unsigned vs_sampler_stride;   /* from vertex shader word 0 */
    /* TVB */
    uint64_t heap;
    uint32_t size, used, peak, prims;
    uint32_t *head, *tail, *count;     /* per bin */
    uint32_t prim_id;
    struct hw_render_stats stats;
+   /* Profile counters the statistics do not have (always counted: a few
+    * additions per primitive). */
+   uint64_t prims_in, tvb_bytes, vs_instructions;
 };
 
 /* ---------------------------------------------------------------- TVB */
@@ -103,8 +108,15 @@ tvb_partial_render(struct vctx *v)
    struct hwr_job *j = v->j;
    if (!tvb_flush(v))
       return false;
+   uint64_t c0 = j->cycles;
    if (!hwr_fragment_pass(j, j->partials > 0, true))
       return false;
+   if (j->prof) {
+      /* Fragment time inside the vertex job: not the current draw's
+       * vertex time (hwr_fragment_pass shared it out already). */
+      j->prof->partial_span += j->cycles - c0;
+      j->prof->partials++;
+   }
    j->partials++;
    v->stats.partial_renders++;
    tvb_reset(v);
@@ -118,6 +130,7 @@ tvb_write(struct vctx *v, uint32_t off, const void *src, size_t size)
    m->unit = HW_UNIT_TE;
    if (!hw_mmu_write(m, v->heap + off, src, size))
       return hwr_fault(v->j, m);
+   v->tvb_bytes += size;
    v->j->cycles += size >> HWR_CYC_MEM_BYTE_SHIFT;
    return true;
 }
@@ -285,6 +298,8 @@ struct vs_run {
    const uint32_t *vid, *iid;
    uint32_t (*out)[HWR_MAX_SLOTS];
    unsigned base, n, slots;
+   const struct hwr_pipeline *pipe;   /* the vertex shader's state tables */
+   uint64_t sampler_heap;
 };
 
 /* The USC front end preloads r5 (vertex ID incl. base vertex) and r6
@@ -308,8 +323,26 @@ vs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
 {
    struct vs_run *r = user;
-   if (in->op != AGX_OP_ST_VAR && in->op != AGX_OP_ST_VAR_FINAL)
+   switch (in->op) {
+   case AGX_OP_ST_VAR:
+   case AGX_OP_ST_VAR_FINAL:
+      break;
+   case AGX_OP_TEXTURE_LOAD:
+   case AGX_OP_TEXTURE_SAMPLE:
+   case AGX_OP_IMAGE_WRITE: {
+      /* Vertex texture fetch: the texture unit serves every stage, with
+       * the tables of the vertex pipeline's USC words. No tilebuffer. */
+      char err[96];
+      enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, err,
+                                         sizeof(err));
+      if (st != HW_USC_OK && st != HW_USC_FAULT)
+         hw_usc_simd_hook_message(s, err);
+      return st;
+   }
+   default:
+      hw_usc_simd_hook_message(s, "not a vertex-stage instruction");
       return HW_USC_UNSUPPORTED;
+   }
    const struct agx_operand *val = &in->operands[1], *idx = &in->operands[2];
    unsigned simd = hw_usc_simd_index(s);
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
@@ -333,7 +366,7 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
    struct hwr_job *j = v->j;
    struct hw_mmu um;
    hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
-   struct vs_run run = { vid, iid, out, 0, n, v->outputs };
+   struct vs_run run = { vid, iid, out, 0, n, v->outputs, &v->vsp, j->pl->sampler_heap };
    struct hw_usc_launch L = {
       .instruction_budget = j->r->insn_budget,
       .shader = v->vsp.shader,
@@ -364,6 +397,7 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
    }
    /* Vertex batches spread over the cores like tiles do. */
    j->cycles += st.cycles / HWR_CORES + (uint64_t)n * HWR_CYC_VERTEX_FETCH;
+   v->vs_instructions += st.instructions;
    v->stats.vertices += n;
    return true;
 }
@@ -613,6 +647,7 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    struct hwr_job *j = v->j;
    j->cycles += HWR_CYC_PRIM_SETUP;
    v->prim_id++;
+   v->prims_in++;
    struct cvert cv[3 + 7 + 16 + 4], tmp[3 + 7 + 16 + 4];
    for (unsigned i = 0; i < nv; i++)
       for (unsigned s = 0; s < v->outputs; s++)
@@ -885,7 +920,6 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
       n += 4;
    }
    *len = n;
-   (void)va;
    if (indirect) {
       /* GL/Vulkan indirect layouts: count, instances, first, base vertex
        * (indexed) or count, instances, first vertex (non-indexed). */
@@ -904,7 +938,32 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
       }
    }
    uint64_t ibuf = (uint64_t)il.index_buffer_hi << 32 | lo;
-   return draw(v, &il, ibuf, count, inst, start, size);
+   struct hw_prof_entry *pe = j->prof ? hwr_prof_draw_begin(j->prof, va) : NULL;
+   if (!pe)
+      return draw(v, &il, ibuf, count, inst, start, size);
+   /* The draw's own vertex-side work: everything the job did during it
+    * but the partial renders it triggered (fragment work of the pass). */
+   pe->vs = v->has_vs && v->vsp_valid ? v->vsp.code_va : 0;
+   pe->count = count;
+   pe->instances = inst;
+   uint64_t c0 = j->cycles, ps0 = j->prof->partial_span;
+   struct hw_render_stats s0 = v->stats;
+   uint64_t in0 = v->prims_in, tb0 = v->tvb_bytes, vi0 = v->vs_instructions;
+   bool ok = draw(v, &il, ibuf, count, inst, start, size);
+   /* The entry may have moved: a partial render does not grow the array,
+    * but take it again by index to be safe. */
+   pe = &j->prof->draws[j->prof->ndraws - 1];
+   hwr_prof_draw_end(j->prof, v->prim_id);
+   pe->c[HW_PROF_VERTEX_CYCLES] += (j->cycles - c0) - (j->prof->partial_span - ps0);
+   pe->c[HW_PROF_VERTICES] += v->stats.vertices - s0.vertices;
+   pe->c[HW_PROF_PRIMS_IN] += v->prims_in - in0;
+   pe->c[HW_PROF_PRIMS_CLIPPED] += v->stats.clipped - s0.clipped;
+   pe->c[HW_PROF_PRIMS_CULLED] += v->stats.culled - s0.culled;
+   pe->c[HW_PROF_PRIMS_BINNED] += v->stats.primitives - s0.primitives;
+   pe->c[HW_PROF_BIN_REFS] += v->stats.bin_refs - s0.bin_refs;
+   pe->c[HW_PROF_TVB_BYTES] += v->tvb_bytes - tb0;
+   pe->c[HW_PROF_VS_INSTRUCTIONS] += v->vs_instructions - vi0;
+   return ok;
 }
 
 static bool
@@ -914,7 +973,12 @@ vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
    agx_unpack(p, VDM_STATE, h);
    unsigned n = 4;
    if (h.restart_index_present) { v->restart_index = rd32(p + n); n += 4; }
-   if (h.vertex_shader_word_0_present) n += 4;
+   if (h.vertex_shader_word_0_present) {
+      agx_unpack(p + n, VDM_STATE_VERTEX_SHADER_WORD_0, w0);
+      v->vs_sampler_stride = hw_tex_sampler_stride(w0.sampler_state_register_count);
+      v->vsp.sampler_stride = v->vs_sampler_stride;
+      n += 4;
+   }
    if (h.vertex_shader_word_1_present) {
       agx_unpack(p + n, VDM_STATE_VERTEX_SHADER_WORD_1, w1);
       v->vs_pipeline = (uint32_t)w1.pipeline;
@@ -925,6 +989,7 @@ vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
       v->vsp_valid = hwr_pipeline_load(j, &um, v->vs_pipeline, HWR_VERTEX, &v->vsp);
       if (!v->vsp_valid)
          return false;
+      v->vsp.sampler_stride = v->vs_sampler_stride;
    }
    if (h.vertex_outputs_present) {
       agx_unpack(p + n, VDM_STATE_VERTEX_OUTPUTS, o);

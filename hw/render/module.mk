@@ -3,7 +3,8 @@
 # model, registered as the firmware's Vertex/Fragment executors.
 LIBS += hwrender
 hwrender_SRCS := hw/render/hw_render.c hw/render/hw_render_vtx.c \
-                 hw/render/hw_render_frag.c hw/render/hw_render_tex.c
+                 hw/render/hw_render_frag.c hw/render/hw_render_tex.c \
+                 hw/render/hw_render_prof.c
 
 TESTS += test_hw_render
 test_hw_render_SRCS := tests/unit/test_hw_render.c tests/unit/test_hw_render_scene.c \

@@ -59,7 +59,10 @@
 #include "hw/usc/hw_usc.h"
 
 #define HW_TEX_DESC_BYTES    24   /* texture and PBE table stride */
-#define HW_TEX_SAMPLER_BYTES 8    /* sampler table stride */
+#define HW_TEX_SAMPLER_BYTES 8    /* compact sampler table stride */
+/* Extended tables (Sampler States "8/16 Extended" in the shader's launch
+ * word) give each sampler its Border record: 8 + 16 bytes a slot. */
+#define HW_TEX_SAMPLER_EXTENDED_BYTES 24
 #define HW_TEX_BORDER_BYTES  16
 
 enum hw_tex_status {
@@ -92,7 +95,8 @@ struct hw_tex_sampler {
    bool compare_enable;
    uint8_t compare;          /* enum agx_compare_func */
    uint8_t border;           /* enum agx_border_colour */
-   uint32_t border_raw[4];   /* Custom: raw bits (float or int by texture) */
+   uint32_t border_raw[4];   /* Custom: the Border record's words, encoded
+                              * in the texture's format (hw_tex_sample.c) */
 };
 
 /* A decoded PBE (image write) descriptor. */
@@ -272,7 +276,12 @@ uint32_t hw_tex_tile_load_comp(unsigned fmt, unsigned comp, const uint8_t *src, 
 struct hw_tex_ctx {
    uint64_t texture_table;   /* launch's texture state table */
    uint64_t sampler_table;   /* launch's sampler state table */
+   unsigned sampler_stride;  /* bytes a sampler; 0 = HW_TEX_SAMPLER_BYTES */
 };
+
+/* The sampler table stride a launch's Sampler States count (enum
+ * agx_sampler_states) selects. */
+unsigned hw_tex_sampler_stride(unsigned sampler_states);
 
 /*
  * Executes one texture instruction for exec_mask.  Memory goes through a

@@ -182,3 +182,12 @@ hw_tex_image_decode(struct hw_tex_image *im, const uint8_t desc[HW_TEX_DESC_BYTE
                       layers, levels, p.page_aligned_layers, p.stride + 4, layer_stride,
                       err, err_size);
 }
+
+unsigned
+hw_tex_sampler_stride(unsigned sampler_states)
+{
+   return sampler_states == AGX_SAMPLER_STATES_8_EXTENDED ||
+                sampler_states == AGX_SAMPLER_STATES_16_EXTENDED
+             ? HW_TEX_SAMPLER_EXTENDED_BYTES
+             : HW_TEX_SAMPLER_BYTES;
+}

@@ -186,7 +186,8 @@ get_sampler(struct exec *e, unsigned lane)
 {
    const struct agx_operand *S = e->S;
    uint32_t idx = S && S->file == AGX_FILE_SAMPLER ? S->value : small_operand(e, S, lane);
-   uint64_t a = e->ctx->sampler_table + (uint64_t)idx * HW_TEX_SAMPLER_BYTES;
+   unsigned stride = e->ctx->sampler_stride ? e->ctx->sampler_stride : HW_TEX_SAMPLER_BYTES;
+   uint64_t a = e->ctx->sampler_table + (uint64_t)idx * stride;
    if (e->sampler_ok && a == e->sampler_addr)
       return HW_USC_OK;
    uint8_t d[HW_TEX_SAMPLER_BYTES + HW_TEX_BORDER_BYTES];

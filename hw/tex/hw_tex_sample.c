@@ -102,6 +102,47 @@ wrap_index(int64_t i, uint32_t n, unsigned mode)
    }
 }
 
+/*
+ * A custom border holds the colour as the texture's format stores it, one
+ * 32-bit word a component in memory order (the texture swizzle applies
+ * afterwards, as to texels; Mesa's agx_pack_border writes the same):
+ * unorm and snorm at the component's width, sRGB colour components as
+ * 12-bit unorm of the linear value (borders are not sRGB-decoded), floats
+ * as fp32 for 32-bit components and fp16 otherwise, integers as they are.
+ * Components the format lacks read 0, alpha 1, as texels do.
+ */
+static void
+custom_border(const struct hw_tex_format *f, const uint32_t raw[4], union hw_texel *out)
+{
+   for (unsigned c = 0; c < 4; c++) {
+      if (c >= f->comps || (c == 3 && !f->has_alpha)) {
+         out->u[c] = c == 3 ? hw_tex_one(f) : 0;
+         continue;
+      }
+      if (f->cls != HW_TEX_CLASS_FLOAT) {
+         out->u[c] = raw[c];
+         continue;
+      }
+      unsigned bits = f->bits[c];
+      switch (f->type) {
+      case AGX_TEXTURE_TYPE_UNORM: {
+         unsigned b = f->srgb && c < 3 ? 12 : bits;
+         out->f[c] = hw_tex_unorm_to_float(raw[c] & ((1u << b) - 1), b);
+         break;
+      }
+      case AGX_TEXTURE_TYPE_SNORM:
+         out->f[c] = hw_tex_snorm_to_float(raw[c] & ((1u << bits) - 1), bits);
+         break;
+      default:
+         if (bits == 32)
+            out->u[c] = raw[c];
+         else
+            out->f[c] = hw_tex_half_to_float((uint16_t)raw[c]);
+         break;
+      }
+   }
+}
+
 static void
 border_texel(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
              union hw_texel *out)
@@ -116,7 +157,7 @@ border_texel(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
       out->u[0] = out->u[1] = out->u[2] = out->u[3] = one;
       break;
    case AGX_BORDER_COLOUR_CUSTOM:
-      memcpy(out->u, s->border_raw, sizeof(out->u));
+      custom_border(&v->fmt, s->border_raw, out);
       break;
    default:
       memset(out, 0, sizeof(*out));

@@ -124,3 +124,10 @@ asahi_model_get_stats(struct asahi_model *m, struct asahi_model_stats *out)
    out->partial_renders = r.partial_renders;
    out->grow_events = r.grow_events;
 }
+
+void
+asahi_model_set_profiler(struct asahi_model *m, hw_prof_fn fn, void *user)
+{
+   hw_cdm_set_profiler(m->cdm, fn, user);
+   hw_render_set_profiler(m->render, fn, user);
+}

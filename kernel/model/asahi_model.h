@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hw/hw_profile.h"
 #include "kernel/asahi.h"
 
 #define ASAHI_MODEL_DEFAULT_THREADS 4
@@ -63,6 +64,11 @@ struct asahi_model *asahi_model_create(const struct asahi_model_config *cfg,
                                        char *err, size_t err_size);
 void asahi_model_destroy(struct asahi_model *m);
 void asahi_model_get_stats(struct asahi_model *m, struct asahi_model_stats *out);
+
+/* Per-pass profiles from both executors (hw/hw_profile.h: render passes
+ * and compute jobs, on the firmware thread); NULL stops. Set it while the
+ * GPU is idle. */
+void asahi_model_set_profiler(struct asahi_model *m, hw_prof_fn fn, void *user);
 
 /* The worker count asahi_model_create() would pick for cfg_threads. */
 unsigned asahi_model_threads(unsigned cfg_threads);

@@ -56,4 +56,32 @@ if r=$(gl_require_renderer asahi "$workloads/traces/es2tri.trace" 2> "$work/rend
 else
     result FAILED eglretrace-renderer "$(cat "$work/renderer.err")"
 fi
+# X11 without DRI3 (our own Xvfb): GLX and EGL/x11 take Mesa's drisw path,
+# which must give the asahi screen of our patch (agx_sw.c), not llvmpipe.
+command -v Xvfb > /dev/null || { echo "missing Xvfb (scripts/install-deps)"; exit 1; }
+Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp -nolisten unix 3> "$work/display" \
+    > "$work/xvfb.log" 2>&1 &
+xvfb=$!
+gl_cleanup_hooks+=("kill $xvfb 2>/dev/null; wait $xvfb 2>/dev/null")
+for _ in $(seq 100); do
+    [ -s "$work/display" ] && break
+    kill -0 $xvfb 2>/dev/null || break
+    sleep 0.1
+done
+if [ -s "$work/display" ]; then
+    for prog in glxinfo es2_info; do
+        flag=-B
+        [ $prog = es2_info ] && flag=
+        DISPLAY=:$(head -n1 "$work/display") EGL_PLATFORM=x11 gl_run asahi $prog $flag > "$work/$prog-x11.txt" 2>&1
+        if grep -qE '(renderer string|GL_RENDERER): +Apple M[0-9]' "$work/$prog-x11.txt"; then
+            result ok "$prog-x11"
+        else
+            grep -E 'renderer string|GL_RENDERER|rror' "$work/$prog-x11.txt" | head -n 3
+            result FAILED "$prog-x11" "want Apple M* on Xvfb (drisw + GALLIUM_DRIVER=asahi)"
+        fi
+    done
+else
+    cat "$work/xvfb.log"
+    result FAILED glxinfo-x11 "Xvfb did not start"
+fi
 finish

@@ -33,6 +33,9 @@
  *   indep_blend  two render targets: ARB_draw_buffers_blend per-target blend
  *                functions and equations, EXT_draw_buffers2 per-target blend enables and
  *                colour masks, against CPU-blended references
+ *   vertex_texture  texture2DLod in the vertex shader (a texture on unit
+ *                2). Regression: no vertex texture units, so glmark2's
+ *                terrain failed to link
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
  * exit status 1 when any fails.
  *
@@ -765,6 +768,81 @@ test_indep_blend(void)
    gl_util_check(t, ok);
 }
 
+/* ------------------------------------------------ vertex texture fetch */
+
+/* Each vertex reads its colour from a 4x1 texture with texture2DLod. */
+static const char vs_vtf[] =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "uniform sampler2D vt;\n"
+   "varying vec4 col;\n"
+   "void main() {\n"
+   "  float i = pos.x < 0.0 ? (pos.y < 0.0 ? 0.0 : 3.0) : (pos.y < 0.0 ? 1.0 : 2.0);\n"
+   "  col = texture2DLod(vt, vec2((i + 0.5) / 4.0, 0.5), 0.0);\n"
+   "  gl_Position = vec4(pos, 0.0, 1.0);\n"
+   "}\n";
+
+static const char fs_vtf[] =
+   "#version 120\n"
+   "varying vec4 col;\n"
+   "void main() { gl_FragColor = col; }\n";
+
+/* Vertex texture fetch (glmark2's terrain displaces its grid this way):
+ * flat-coloured triangles whose colours come from the vertex stage's
+ * texture, next to a fragment-stage texture on another unit. */
+static void
+test_vertex_texture(void)
+{
+   const char *t = "vertex_texture";
+   GLint units = 0;
+   glGetIntegerv(GL_MAX_VERTEX_TEXTURE_IMAGE_UNITS, &units);
+   if (!gl_util_verdict(units >= 4, ": %s: %d vertex texture units", t, units))
+      return;
+   static const uint8_t texels[4 * 4] = {
+      200, 40, 40, 255, 40, 200, 40, 255, 40, 40, 200, 255, 200, 200, 40, 255,
+   };
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glActiveTexture(GL_TEXTURE2);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 4, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glActiveTexture(GL_TEXTURE0);
+   bool linked = false;
+   GLuint prog = gl_util_program(vs_vtf, fs_vtf, &linked);
+   bool ok = linked;
+   if (ok) {
+      glUseProgram(prog);
+      glUniform1i(glGetUniformLocation(prog, "vt"), 2);
+      /* four small quads near the corners, each a constant colour */
+      static const float q[4][12] = {
+         { -0.9f, -0.9f, -0.5f, -0.9f, -0.5f, -0.5f, -0.9f, -0.9f, -0.5f, -0.5f, -0.9f, -0.5f },
+         { 0.5f, -0.9f, 0.9f, -0.9f, 0.9f, -0.5f, 0.5f, -0.9f, 0.9f, -0.5f, 0.5f, -0.5f },
+         { 0.5f, 0.5f, 0.9f, 0.5f, 0.9f, 0.9f, 0.5f, 0.5f, 0.9f, 0.9f, 0.5f, 0.9f },
+         { -0.9f, 0.5f, -0.5f, 0.5f, -0.5f, 0.9f, -0.9f, 0.5f, -0.5f, 0.9f, -0.9f, 0.9f },
+      };
+      glClearColor(0, 0, 0, 0);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glEnableVertexAttribArray(0);
+      for (unsigned i = 0; i < 4; i++) {
+         glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, q[i]);
+         glDrawArrays(GL_TRIANGLES, 0, 6);
+      }
+      glDisableVertexAttribArray(0);
+      glUseProgram(0);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      /* quad centres in pixels: x, y = (±0.7 + 1) * 32 */
+      static const unsigned at[4][2] = { { 10, 10 }, { 54, 10 }, { 54, 54 }, { 10, 54 } };
+      for (unsigned i = 0; i < 4 && ok; i++)
+         ok = gl_util_pixel_is(px, W, at[i][0], at[i][1], texels + 4 * i, 0, t);
+   }
+   glDeleteProgram(prog);
+   glDeleteTextures(1, &tex);
+   gl_util_check(t, ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -773,6 +851,7 @@ static const struct {
    { "version", test_version },         { "shadow", test_shadow },
    { "tex3d", test_tex3d },             { "instancing", test_instancing },
    { "restart", test_restart },         { "indep_blend", test_indep_blend },
+   { "vertex_texture", test_vertex_texture },
 };
 
 int

@@ -15,6 +15,7 @@
 #include "cmdstream/agx_pack.h"
 #include "drm-uapi/asahi_drm.h"
 #include "trace/trace.h"
+#include "tests/lib/tu_draw.h"
 #include "tests/lib/tu_usc.h"
 
 #define RS_VA 0x100000000ull
@@ -37,31 +38,6 @@ const char *const rs_compute_alt_src =
    "iadd r2, r1, u2\n"
    "iadd r2, r2, 7\n"
    "device_store 0, i32, x, r2, u0_u1, r1, unsigned, 0\n"
-   "stop\n";
-
-static const char *const vs_src =
-   "iadd r7, 0, r5, lsl 3\n"
-   "device_load 0, i32, xyzw, r8_r9_r10_r11, u0_u1, r7, unsigned\n"
-   "iadd r7, r7, 4\n"
-   "device_load 0, i32, xyzw, r12_r13_r14_r15, u0_u1, r7, unsigned\n"
-   "wait 0\n"
-   "st_var 0, r8, 0\nst_var 0, r9, 1\nst_var 0, r10, 2\nst_var 0, r11, 3\n"
-   "st_var 0, r12, 4\nst_var 0, r13, 5\nst_var 0, r14, 6\nst_var_final 0, r15, 7\n"
-   "stop\n";
-
-static const char *const fs_src =
-   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
-   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
-   "stop\n";
-
-static const char *const bg_src =
-   "mov r4, u0\nmov r5, u1\nmov r6, u2\nmov r7, u3\n"
-   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
-   "stop\n";
-
-static const char *const eot_src =
-   "mov_imm r8l, 0\nget_sr r2, sr80\nget_sr r3, sr81\n"
-   "image_write_block r8l, r2_r3, 0, ts0, tex_2d, rte, u8norm, 0, 0, 0\n"
    "stop\n";
 
 void
@@ -285,77 +261,19 @@ vdm_stream(struct rs *s, bool triangle)
          { 0.0f, 0.75f, 0.5f, 1, c[0], c[1], c[2], c[3] },
       };
       uint64_t vb = put(s, verts, sizeof(verts), 16);
-      uint32_t vs_pipe = pipeline(s, shader(s, vs_src), &vb, 8, 0, false);
-      uint32_t fs_pipe = pipeline(s, shader(s, fs_src), NULL, 0, 0, true);
-      uint8_t cb[AGX_CF_BINDING_HEADER_LENGTH + AGX_CF_BINDING_LENGTH];
-      agx_pack(cb, CF_BINDING_HEADER, h) { h.slots = 4; h.coefficient_registers = 4; }
-      agx_pack(cb + 4, CF_BINDING, b) {
-         b.components = 4; b.shade_model = AGX_SHADE_MODEL_FLAT_VERTEX_0;
-         b.source = AGX_CF_SOURCE_VARYING; b.base_slot = 1; b.base_coefficient_register = 0;
-      }
-      uint32_t cf = (uint32_t)(put(s, cb, sizeof(cb), 4) - RS_VA);
-      memset(v, 0, sizeof(v));
-      agx_pack(v, VDM_STATE, st) {
-         st.vertex_shader_word_0_present = true; st.vertex_shader_word_1_present = true;
-         st.vertex_outputs_present = true; st.restart_index_present = true;
-      }
-      uint32_t restart = 0xffff;
-      memcpy(v + 4, &restart, 4);
-      agx_pack(v + 8, VDM_STATE_VERTEX_SHADER_WORD_0, w0) { w0.uniform_register_count = 64; }
-      agx_pack(v + 12, VDM_STATE_VERTEX_SHADER_WORD_1, w1) { w1.pipeline = vs_pipe; }
-      agx_pack(v + 16, VDM_STATE_VERTEX_OUTPUTS, o) { o.output_count_1 = 8; }
-      n = 24;
-
-      uint8_t p[128] = { 0 };
-      unsigned k = 0;
-      agx_pack(p, PPP_HEADER, h) {
-         h.fragment_control = true; h.front_face = true; h.front_stencil = true;
-         h.back_face = true; h.back_stencil = true; h.viewport = true; h.viewport_count = 1;
-         h.output_select = true; h.cull = true; h.fragment_shader = true;
-      }
-      k = 4;
-      agx_pack(p + k, FRAGMENT_CONTROL, fc) { fc.pass_type = AGX_PASS_TYPE_OPAQUE; }
-      k += 4;
-      for (unsigned f = 0; f < 2; f++) {
-         agx_pack(p + k, FRAGMENT_FACE, ff) {
-            ff.disable_depth_write = true; ff.depth_function = AGX_ZS_FUNC_ALWAYS;
-         }
-         k += 4;
-         agx_pack(p + k, FRAGMENT_STENCIL, sf) {
-            sf.write_mask = 0xff; sf.read_mask = 0xff; sf.compare = AGX_ZS_FUNC_ALWAYS;
-         }
-         k += 4;
-      }
-      k += 4;   /* viewport control */
-      agx_pack(p + k, VIEWPORT, vp) {
-         vp.translate_x = RS_W / 2.0f; vp.scale_x = RS_W / 2.0f;
-         vp.translate_y = RS_H / 2.0f; vp.scale_y = -(RS_H / 2.0f);
-         vp.translate_z = 0.0f; vp.scale_z = 1.0f;
-      }
-      k += 24;
-      agx_pack(p + k, OUTPUT_SELECT, os) { os.varyings = true; }
-      k += 4;
-      agx_pack(p + k, CULL, c2) { c2.depth_clip = true; }
-      k += 4;
-      agx_pack(p + k, FRAGMENT_SHADER_WORD_0, w0) { w0.cf_binding_count = 1; }
-      agx_pack(p + k + 4, FRAGMENT_SHADER_WORD_1, w1) { w1.pipeline = fs_pipe; }
-      agx_pack(p + k + 8, FRAGMENT_SHADER_WORD_2, w2) { w2.cf_bindings = cf; }
-      k += 16;
+      /* in this order: the memory layout is part of the recorded trace */
+      struct tu_draw d = { .width = RS_W, .height = RS_H, .depth_func = AGX_ZS_FUNC_ALWAYS,
+                           .vertex_count = 3 };
+      d.vs_pipeline = pipeline(s, shader(s, tu_draw_vs_src), &vb, 8, 0, false);
+      d.fs_pipeline = pipeline(s, shader(s, tu_draw_fs_src), NULL, 0, 0, true);
+      uint8_t cb[TU_DRAW_CF_BYTES];
+      d.cf_bindings = (uint32_t)(put(s, cb, tu_draw_cf(cb, true), 4) - RS_VA);
+      uint8_t p[TU_DRAW_PPP_BYTES];
+      unsigned k = tu_draw_ppp(p, &d);
       uint64_t pp = put(s, p, k, 16);
-      agx_pack(v + n, PPP_STATE, ps) {
-         ps.pointer_hi = (uint32_t)(pp >> 32); ps.pointer_lo = (uint32_t)pp; ps.size_words = k / 4;
-      }
-      n += 8;
-      agx_pack(v + n, INDEX_LIST, il) {
-         il.primitive = AGX_PRIMITIVE_TRIANGLES; il.index_count_present = true;
-         il.instance_count_present = true; il.start_present = true;
-      }
-      uint32_t words[3] = { 3, 1, 0 };
-      memcpy(v + n + 4, words, 12);
-      n += 16;
+      n += tu_draw_vdm(v + n, &d, pp, k);
    }
-   agx_pack(v + n, VDM_STREAM_TERMINATE, t) { (void)t; }
-   n += 8;
+   n += tu_draw_vdm_end(v + n);
    return put(s, v, n, 64);
 }
 
@@ -390,9 +308,9 @@ rs_run(struct replay_backend *b, const struct rs_options *o, struct rs_result *r
          p.width = RS_W; p.height = RS_H; p.buffer = rt; p.stride = RS_W * 4 - 4;
       }
       pbe = put(&s, d, sizeof(d), 16);
-      eot = pipeline(&s, shader(&s, eot_src), NULL, 0, pbe, false);
+      eot = pipeline(&s, shader(&s, tu_draw_eot_src), NULL, 0, pbe, false);
       float zero[4] = { 0 };
-      bg = pipeline(&s, shader(&s, bg_src), zero, sizeof(zero), 0, true);
+      bg = pipeline(&s, shader(&s, tu_draw_bg_clear_src), zero, sizeof(zero), 0, true);
       /* The bg word list's uniform buffer is the first thing it put. */
       bg_uni = RS_VA + bg;
       uint8_t word[8];
@@ -465,16 +383,10 @@ rs_run(struct replay_backend *b, const struct rs_options *o, struct rs_result *r
       if (!o->late_records)
          record_memory(&s, bad);
 
-      struct drm_asahi_cmd_render r = {
-         .flags = DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES,
-         .vdm_ctrl_stream_base = vdm,
-         .width_px = RS_W, .height_px = RS_H, .layers = 1,
-         .utile_width_px = 32, .utile_height_px = 32, .samples = 1, .sample_size_B = 4,
-         .bg = { bg, 0 }, .eot = { eot, 0 }, .partial_bg = { bg, 0 }, .partial_eot = { eot, 0 },
-         .isp_bgobjdepth = 0x3f800000,
-         .ts_vtx = { { s.ts_obj, 0 }, { s.ts_obj, 8 } },
-         .ts_frag = { { s.ts_obj, 16 }, { s.ts_obj, 24 } },
-      };
+      struct drm_asahi_cmd_render r = tu_render_cmd(RS_W, RS_H, vdm, bg, eot);
+      r.flags = DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES;
+      r.ts_vtx = (struct drm_asahi_timestamps){ { s.ts_obj, 0 }, { s.ts_obj, 8 } };
+      r.ts_frag = (struct drm_asahi_timestamps){ { s.ts_obj, 16 }, { s.ts_obj, 24 } };
       if ((rc = submit(&s, DRM_ASAHI_CMD_RENDER, &r, sizeof(r), &res->gpu_ns)))
          break;
       record_memory(&s, o->late_records ? bad : 0);

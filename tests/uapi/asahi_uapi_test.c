@@ -40,6 +40,7 @@
 #include "drm-uapi/asahi_drm.h"
 #include "kernel/model/asahi_model.h"
 #include "tessera/float_bits.h"
+#include "tests/lib/tu_draw.h"
 #include "tests/lib/tu_uapi.h"
 #include "tests/lib/tu_usc.h"
 
@@ -627,37 +628,12 @@ test_sync_file(void **state)
 
 struct vtx { float x, y, z, w, r, g, b, a; };
 
-static const char *const vs_src =
-   "iadd r7, 0, r5, lsl 3\n"
-   "device_load 0, i32, xyzw, r8_r9_r10_r11, u0_u1, r7, unsigned\n"
-   "iadd r7, r7, 4\n"
-   "device_load 0, i32, xyzw, r12_r13_r14_r15, u0_u1, r7, unsigned\n"
-   "wait 0\n"
-   "st_var 0, r8, 0\nst_var 0, r9, 1\nst_var 0, r10, 2\nst_var 0, r11, 3\n"
-   "st_var 0, r12, 4\nst_var 0, r13, 5\nst_var 0, r14, 6\nst_var_final 0, r15, 7\n"
-   "stop\n";
-
-static const char *const fs_src =
-   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
-   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
-   "stop\n";
-
-static const char *const bg_clear_src =
-   "mov r4, u0\nmov r5, u1\nmov r6, u2\nmov r7, u3\n"
-   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
-   "stop\n";
-
 /* after a partial render: reload the tile from the render target */
 static const char *const bg_load_src =
    "get_sr r2, sr80\nget_sr r3, sr81\n"
    "texture_load 0, 0b0000, 0b0, none, xyzw, 0b00, r4_r5_r6_r7, None, ts0, ss0, tex_2d, r2_r3, auto_lod, 0\n"
    "wait 0\n"
    "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
-   "stop\n";
-
-static const char *const eot_src =
-   "mov_imm r8l, 0\nget_sr r2, sr80\nget_sr r3, sr81\n"
-   "image_write_block r8l, r2_r3, 0, ts0, tex_2d, rte, u8norm, 0, 0, 0\n"
    "stop\n";
 
 struct rscene {
@@ -725,9 +701,9 @@ rscene_init(struct rscene *s, uint32_t vm, unsigned w, unsigned h, uint32_t clea
    float cc[4];
    for (unsigned c = 0; c < 4; c++)
       cc[c] = (float)(clear >> (8 * c) & 0xff) / 255.0f;
-   s->bg = usc_pipeline(&s->a, a_shader(&s->a, bg_clear_src), cc, sizeof(cc), 0, true);
+   s->bg = usc_pipeline(&s->a, a_shader(&s->a, tu_draw_bg_clear_src), cc, sizeof(cc), 0, true);
    s->pbg = usc_pipeline(&s->a, a_shader(&s->a, bg_load_src), NULL, 0, tex, true);
-   s->eot = usc_pipeline(&s->a, a_shader(&s->a, eot_src), NULL, 0, pbe, false);
+   s->eot = usc_pipeline(&s->a, a_shader(&s->a, tu_draw_eot_src), NULL, 0, pbe, false);
    s->peot = s->eot;
 }
 
@@ -738,91 +714,27 @@ rscene_draw(struct rscene *s, const struct vtx *v, unsigned nverts)
 {
    struct arena *a = &s->a;
    uint64_t vb = a_put(a, v, nverts * sizeof(*v), 16);
-   uint32_t vs = usc_pipeline(a, a_shader(a, vs_src), &vb, 8, 0, false);
-   uint32_t fs = usc_pipeline(a, a_shader(a, fs_src), NULL, 0, 0, true);
-   uint8_t cb[AGX_CF_BINDING_HEADER_LENGTH + AGX_CF_BINDING_LENGTH];
-   agx_pack(cb, CF_BINDING_HEADER, hd) { hd.slots = 4; hd.coefficient_registers = 4; }
-   agx_pack(cb + AGX_CF_BINDING_HEADER_LENGTH, CF_BINDING, b) {
-      b.components = 4; b.shade_model = AGX_SHADE_MODEL_FLAT_VERTEX_0;
-      b.source = AGX_CF_SOURCE_VARYING; b.base_slot = 1; b.base_coefficient_register = 0;
-   }
-   uint32_t cf = usc_off(a_put(a, cb, sizeof(cb), 4));
-
-   uint8_t w[32] = { 0 };
-   agx_pack(w, VDM_STATE, st) {
-      st.vertex_shader_word_0_present = true; st.vertex_shader_word_1_present = true;
-      st.vertex_outputs_present = true; st.restart_index_present = true;
-   }
-   uint32_t restart = 0xffff;
-   memcpy(w + 4, &restart, 4);
-   agx_pack(w + 8, VDM_STATE_VERTEX_SHADER_WORD_0, w0) { w0.uniform_register_count = 64; }
-   agx_pack(w + 12, VDM_STATE_VERTEX_SHADER_WORD_1, w1) { w1.pipeline = vs; }
-   agx_pack(w + 16, VDM_STATE_VERTEX_OUTPUTS, o) { o.output_count_1 = 8; }
-   vdm_emit(s, w, 24);
-
-   uint8_t p[128] = { 0 };
-   unsigned n = 0;
-   agx_pack(p, PPP_HEADER, hd) {
-      hd.fragment_control = true; hd.front_face = true; hd.front_stencil = true;
-      hd.back_face = true; hd.back_stencil = true; hd.viewport = true; hd.viewport_count = 1;
-      hd.output_select = true; hd.cull = true; hd.fragment_shader = true;
-   }
-   n = 4;
-   agx_pack(p + n, FRAGMENT_CONTROL, fc) { fc.pass_type = AGX_PASS_TYPE_OPAQUE; }
-   n += 4;
-   for (unsigned f = 0; f < 2; f++) {
-      agx_pack(p + n, FRAGMENT_FACE, ff) {
-         ff.disable_depth_write = true; ff.depth_function = AGX_ZS_FUNC_ALWAYS;
-      }
-      n += 4;
-      agx_pack(p + n, FRAGMENT_STENCIL, sf) {
-         sf.write_mask = 0xff; sf.read_mask = 0xff; sf.compare = AGX_ZS_FUNC_ALWAYS;
-      }
-      n += 4;
-   }
-   n += 4;   /* viewport control */
-   agx_pack(p + n, VIEWPORT, vp) {
-      vp.translate_x = s->w / 2.0f; vp.scale_x = s->w / 2.0f;
-      vp.translate_y = s->h / 2.0f; vp.scale_y = -(s->h / 2.0f);
-      vp.translate_z = 0.0f; vp.scale_z = 1.0f;
-   }
-   n += 24;
-   agx_pack(p + n, OUTPUT_SELECT, os) { os.varyings = true; }
-   n += 4;
-   agx_pack(p + n, CULL, c) { c.depth_clip = true; }
-   n += 4;
-   agx_pack(p + n, FRAGMENT_SHADER_WORD_0, w0) { w0.cf_binding_count = 1; }
-   agx_pack(p + n + 4, FRAGMENT_SHADER_WORD_1, w1) { w1.pipeline = fs; }
-   agx_pack(p + n + 8, FRAGMENT_SHADER_WORD_2, w2) { w2.cf_bindings = cf; }
-   n += 16;
+   struct tu_draw d = { .width = s->w, .height = s->h, .depth_func = AGX_ZS_FUNC_ALWAYS,
+                        .vertex_count = nverts };
+   d.vs_pipeline = usc_pipeline(a, a_shader(a, tu_draw_vs_src), &vb, 8, 0, false);
+   d.fs_pipeline = usc_pipeline(a, a_shader(a, tu_draw_fs_src), NULL, 0, 0, true);
+   uint8_t cb[TU_DRAW_CF_BYTES];
+   d.cf_bindings = usc_off(a_put(a, cb, tu_draw_cf(cb, true), 4));
+   uint8_t p[TU_DRAW_PPP_BYTES];
+   unsigned n = tu_draw_ppp(p, &d);
    uint64_t pp = a_put(a, p, n, 16);
-   agx_pack(w, PPP_STATE, ps) {
-      ps.pointer_hi = (uint32_t)(pp >> 32); ps.pointer_lo = (uint32_t)pp; ps.size_words = n / 4;
-   }
-   vdm_emit(s, w, 8);
-
-   agx_pack(w, INDEX_LIST, il) {
-      il.primitive = AGX_PRIMITIVE_TRIANGLES; il.index_count_present = true;
-      il.instance_count_present = true; il.start_present = true;
-   }
-   uint32_t words[3] = { nverts, 1, 0 };
-   memcpy(w + 4, words, 12);
-   vdm_emit(s, w, 16);
-   agx_pack(w, VDM_STREAM_TERMINATE, t) { (void)t; }
-   vdm_emit(s, w, 8);
+   uint8_t w[TU_DRAW_VDM_BYTES];
+   vdm_emit(s, w, tu_draw_vdm(w, &d, pp, n));
+   vdm_emit(s, w, tu_draw_vdm_end(w));
 }
 
 static struct drm_asahi_cmd_render
 rscene_cmd(struct rscene *s)
 {
-   struct drm_asahi_cmd_render r = {
-      .width_px = (uint16_t)s->w, .height_px = (uint16_t)s->h, .layers = 1, .samples = 1,
-      .utile_width_px = 32, .utile_height_px = 32, .sample_size_B = 4,
-      .vdm_ctrl_stream_base = a_put(&s->a, s->vdm, s->vdm_len, 64),
-      .bg = { s->bg, 0 }, .eot = { s->eot, 0 },
-      .partial_bg = { s->pbg, 0 }, .partial_eot = { s->peot, 0 },
-      .isp_bgobjdepth = tessera_fui(1.0f),
-   };
+   struct drm_asahi_cmd_render r =
+      tu_render_cmd(s->w, s->h, a_put(&s->a, s->vdm, s->vdm_len, 64), s->bg, s->eot);
+   r.partial_bg = (struct drm_asahi_bg_eot){ s->pbg, 0 };
+   r.partial_eot = (struct drm_asahi_bg_eot){ s->peot, 0 };
    return r;
 }
 

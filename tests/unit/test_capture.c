@@ -16,7 +16,9 @@
 
 #include <cmocka.h>
 
-#include "capture/capture.h"
+#include "capture/cap_cmdbuf.h"
+#include "capture/cap_options.h"
+#include "drm-uapi/asahi_drm.h"
 
 /* ------------------------------------------------------------- options */
 

@@ -79,7 +79,8 @@ run(const char *src, unsigned threads, const uint32_t *uniforms,
    struct hw_usc_shader *sh = hw_usc_compile(code, len, CODE_VA, err, sizeof(err));
    if (!sh)
       fail_msg("compile: %s", err);
-   static struct hw_tex_ctx ctx = { TEXTAB_VA, SAMPTAB_VA };
+   static struct hw_tex_ctx ctx;
+   ctx = (struct hw_tex_ctx){ TEXTAB_VA, SAMPTAB_VA, 0 };   /* compact tables */
    struct hw_usc_launch L = {
       .shader = sh, .uniforms = uniforms, .gpr_count = 16,
       .texture_table = TEXTAB_VA, .sampler_table = SAMPTAB_VA,

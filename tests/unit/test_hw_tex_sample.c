@@ -219,6 +219,52 @@ test_bilinear(void **state)
    assert_true(sample2d(&v, &s, 2.5f, 0.5f).f[0] == 2.0f);
 }
 
+/* Custom borders in other formats: sRGB (12-bit linear), fp16, fp32,
+ * snorm, integers, and a format without alpha. */
+static void
+test_custom_border_formats(void **state)
+{
+   (void)state;
+   static const struct {
+      unsigned channels, type;
+      bool srgb;
+      uint32_t words[4];
+      float want[4];
+   } cases[] = {
+      { AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, true, { 819, 2048, 4095, 128 },
+        { 819 / 4095.0f, 2048 / 4095.0f, 1.0f, 128 / 255.0f } },
+      { AGX_CHANNELS_R16G16B16A16, AGX_TEXTURE_TYPE_FLOAT, false,
+        { 0x3c00, 0xb800, 0x4400, 0x3800 }, { 1.0f, -0.5f, 4.0f, 0.5f } },
+      { AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, false, { 0x40490fdb, 7, 7, 7 },
+        { 3.14159274f, 0, 0, 1 } },
+      { AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_SNORM, false, { 127, 0x81, 0, 64 },
+        { 1.0f, -1.0f, 0.0f, 64 / 127.0f } },
+   };
+   for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+      struct agx_texture t = tex_linear(cases[i].channels, cases[i].type, 2, 2, 64);
+      t.srgb = cases[i].srgb;
+      struct hw_tex_view v = decode_view(&t);
+      struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE,
+                                      AGX_WRAP_CLAMP_TO_BORDER);
+      sd.border_colour = AGX_BORDER_COLOUR_CUSTOM;
+      struct hw_tex_sampler s = decode_sampler(&sd, cases[i].words);
+      union hw_texel o = sample2d(&v, &s, -0.5f, 0.5f);
+      for (unsigned c = 0; c < 4; c++)
+         if (fabsf(o.f[c] - cases[i].want[c]) > 1e-6f)
+            fail_msg("case %u component %u: %g, want %g", i, c, o.f[c], cases[i].want[c]);
+   }
+   /* integers as they are */
+   struct agx_texture ti = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UINT, 2, 2, 16);
+   struct hw_tex_view vi = decode_view(&ti);
+   struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE,
+                                   AGX_WRAP_CLAMP_TO_BORDER);
+   sd.border_colour = AGX_BORDER_COLOUR_CUSTOM;
+   const uint32_t iw[4] = { 7, 200, 0, 1 };
+   struct hw_tex_sampler s = decode_sampler(&sd, iw);
+   union hw_texel o = sample2d(&vi, &s, -0.5f, 0.5f);
+   assert_true(o.u[0] == 7 && o.u[1] == 200 && o.u[2] == 0 && o.u[3] == 1);
+}
+
 static void
 test_border_colours(void **state)
 {
@@ -229,11 +275,13 @@ test_border_colours(void **state)
    struct agx_texture t = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 2, 2, 16);
    struct hw_tex_view v = decode_view(&t);
    static const float want[4][4] = {
-      { 0, 0, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1, 1 }, { 0.25f, 0.5f, 0.75f, 1.0f },
+      { 0, 0, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1, 1 },
+      { 64 / 255.0f, 128 / 255.0f, 191 / 255.0f, 1.0f },
    };
-   uint32_t custom[4];
-   for (unsigned c = 0; c < 4; c++)
-      memcpy(&custom[c], &want[3][c], 4);
+   /* a custom colour is encoded in the texture's format: unorm8 words.
+    * Regression: the words were taken as float bits (these denormals),
+    * so GL's custom borders came out transparent black. */
+   uint32_t custom[4] = { 64, 128, 191, 255 };
    for (unsigned b = 0; b < 4; b++) {
       struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE,
                                       AGX_WRAP_CLAMP_TO_BORDER);
@@ -862,6 +910,7 @@ main(void)
       cmocka_unit_test_setup(test_nearest_wrap, setup),
       cmocka_unit_test_setup(test_bilinear, setup),
       cmocka_unit_test_setup(test_border_colours, setup),
+      cmocka_unit_test_setup(test_custom_border_formats, setup),
       cmocka_unit_test_setup(test_mip_selection, setup),
       cmocka_unit_test_setup(test_shadow, setup),
       cmocka_unit_test_setup(test_gather, setup),

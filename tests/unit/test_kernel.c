@@ -460,6 +460,44 @@ test_vm_bind(void **state)
    assert_int_equal(made, 15);
 }
 
+/* A VM-private object bound in its VM, both closed by userspace: the
+ * mapping held the object and the object held the VM, so neither was ever
+ * freed (replay leaked its VM and objects at teardown). With only 16 VM
+ * slots, leaking each VM exhausts them; the private check still holds. */
+static void
+test_vm_private_teardown(void **state)
+{
+   struct env *e = *state;
+   const uint64_t va = 0x100000000ull;
+   for (int i = 0; i < 3 * HW_UAT_NUM_CONTEXTS; i++) {
+      uint32_t vm = vm_create(e);
+      struct drm_asahi_gem_create g = { .size = PAGE, .flags = DRM_ASAHI_GEM_VM_PRIVATE,
+                                        .vm_id = vm };
+      assert_int_equal(IOC(e, DRM_IOCTL_ASAHI_GEM_CREATE, &g), 0);
+      assert_int_equal(bind(e, vm, g.handle, va, PAGE, 0, DRM_ASAHI_BIND_READ), 0);
+      struct drm_gem_close c = { .handle = g.handle };
+      assert_int_equal(IOC(e, DRM_IOCTL_GEM_CLOSE, &c), 0);
+      struct drm_asahi_vm_destroy d = { .vm_id = vm };
+      assert_int_equal(IOC(e, DRM_IOCTL_ASAHI_VM_DESTROY, &d), 0);
+   }
+   /* An object private to a destroyed VM binds nowhere, not even in a new
+    * VM that reuses its slot. */
+   uint32_t vm = vm_create(e);
+   struct drm_asahi_gem_create g = { .size = PAGE, .flags = DRM_ASAHI_GEM_VM_PRIVATE,
+                                     .vm_id = vm };
+   assert_int_equal(IOC(e, DRM_IOCTL_ASAHI_GEM_CREATE, &g), 0);
+   struct drm_asahi_vm_destroy d = { .vm_id = vm };
+   assert_int_equal(IOC(e, DRM_IOCTL_ASAHI_VM_DESTROY, &d), 0);
+   uint32_t vm2 = vm_create(e);
+   assert_int_equal(bind(e, vm2, g.handle, va, PAGE, 0, DRM_ASAHI_BIND_READ), -EINVAL);
+   uint32_t vm3 = vm_create(e);
+   struct drm_asahi_gem_create g3 = { .size = PAGE, .flags = DRM_ASAHI_GEM_VM_PRIVATE,
+                                      .vm_id = vm3 };
+   assert_int_equal(IOC(e, DRM_IOCTL_ASAHI_GEM_CREATE, &g3), 0);
+   assert_int_equal(bind(e, vm2, g3.handle, va, PAGE, 0, DRM_ASAHI_BIND_READ), -EINVAL);
+   assert_int_equal(bind(e, vm3, g3.handle, va, PAGE, 0, DRM_ASAHI_BIND_READ), 0);
+}
+
 static void
 test_syncobj(void **state)
 {
@@ -862,6 +900,7 @@ main(void)
       cmocka_unit_test_setup_teardown(test_gem, setup, teardown),
       cmocka_unit_test_setup_teardown(test_prime, setup, teardown),
       cmocka_unit_test_setup_teardown(test_vm_bind, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_vm_private_teardown, setup, teardown),
       cmocka_unit_test_setup_teardown(test_syncobj, setup, teardown),
       cmocka_unit_test_setup_teardown(test_compute, setup, teardown),
       cmocka_unit_test_setup_teardown(test_render, setup, teardown),

@@ -251,6 +251,8 @@ static void write_frames(const char *path, unsigned frames, size_t chunk_bytes)
    assert_int_equal(tsr_write_vm_create(w, 0, &(struct tsr_vm_create){1, 0, 0}), 0);
    assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, sizeof(a)}), 0);
    assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){2, 0, 0, sizeof(b)}), 0);
+   /* The reader refuses a submission to a queue that does not exist. */
+   assert_int_equal(tsr_write_queue_create(w, 0, &(struct tsr_queue_create){1, 1, 0, 0, 0}), 0);
    for (unsigned f = 0; f < frames; f++) {
       fill(a + (f % 8) * 4096, 4096, 1000 + f);
       assert_int_equal(tsr_write_memory(w, 0, 1, 0, a, sizeof(a)), 0);
@@ -415,6 +417,8 @@ static void test_truncation(void **state)
          assert_false(in->indexed);
          /* The last data chunk ends where the index begins: not truncated. */
          assert_int_equal(in->truncated, !whole);
+         /* A cut is what a writer that died leaves: never damage. */
+         assert_int_equal(in->damage, 0);
          int last;
          assert_int_equal(count_records(r, &last), want);
          assert_int_equal(last, 0);
@@ -487,6 +491,203 @@ static void test_corruption(void **state)
    free(d);
 }
 
+/* Header truncation at every length: "truncated header" whenever what is
+ * there of the magic is intact, "bad magic" otherwise. */
+static void test_header_truncation(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("hdr.tsr");
+   write_frames(path, 1, 0);
+   size_t size;
+   uint8_t *d = read_file(path, &size);
+   struct tsr_reader *r;
+   char err[256];
+   for (size_t len = 0; len < 32; len++) {
+      assert_int_equal(tsr_reader_open_mem(&r, d, len, err, sizeof(err)), -EBADMSG);
+      assert_null(r);
+      assert_non_null(strstr(err, len ? "truncated header" : "empty file"));
+      if (len) {
+         d[len < 8 ? len - 1 : 3] ^= 0x20; /* a byte of the magic */
+         assert_int_equal(tsr_reader_open_mem(&r, d, len, err, sizeof(err)), -EBADMSG);
+         assert_non_null(strstr(err, "bad magic"));
+         d[len < 8 ? len - 1 : 3] ^= 0x20;
+      }
+   }
+   /* A longer header (a newer minor version), cut. */
+   d[12] = 64;
+   assert_int_equal(tsr_reader_open_mem(&r, d, 48, err, sizeof(err)), -EBADMSG);
+   assert_non_null(strstr(err, "truncated header (48 of 64 bytes)"));
+   free(d);
+}
+
+/* Every read path over a trace whose pages chunk is damaged: the damage is
+ * noted at open (naming the chunk), reads still work (salvage: zeros), and
+ * the count stays one per damaged chunk however often it is read. */
+static void test_damaged_pages(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("dpages.tsr");
+   write_frames(path, 4, 8192);
+   size_t size;
+   uint8_t *d = read_file(path, &size);
+   size_t ends[256];
+   uint64_t recs[256];
+   size_t n = chunk_ends(d, size, ends, recs, 256);
+   unsigned tried = 0;
+   for (size_t i = 0; i + 1 < n; i++) {
+      size_t start = i ? ends[i - 1] : 32;
+      if (d[start + 4] != 2)
+         continue;
+      tried++;
+      d[start + 40 + (ends[i] - start - 40) / 2] ^= 0x10;
+      for (int indexed = 1; indexed >= 0; indexed--) {
+         struct tsr_reader *r;
+         /* Without the footer the forward scan stops at the damage. */
+         assert_int_equal(tsr_reader_open_mem(&r, d, indexed ? size : size - 32, NULL, 0), 0);
+         const struct tsr_info *in = tsr_reader_info(r);
+         assert_int_equal(in->indexed, indexed);
+         assert_int_equal(in->damage, 1);
+         char want[64];
+         snprintf(want, sizeof(want), "pages chunk %zu at offset %zu", i, start);
+         assert_non_null(strstr(tsr_reader_damage(r), want));
+         assert_non_null(strstr(tsr_reader_damage(r), "checksum"));
+         struct tsr_record rec;
+         uint8_t buf[8 * 4096];
+         int ret;
+         while ((ret = tsr_reader_next(r, &rec)) > 0) {
+            tsr_reader_read_object(r, 0, 1, 0, buf, sizeof(buf));
+            tsr_reader_read_object(r, 0, 2, 0, buf, sizeof(buf));
+         }
+         assert_int_equal(ret, 0);
+         /* Pages of later chunks the scan never reached read as zero: noted,
+          * each content once; the indexed read notes nothing more. */
+         if (indexed)
+            assert_int_equal(in->damage, 1);
+         uint64_t seen = in->damage;
+         tsr_reader_rewind(r);
+         while (tsr_reader_next(r, &rec) > 0)
+            tsr_reader_read_object(r, 0, 1, 0, buf, sizeof(buf));
+         assert_int_equal(in->damage, seen);
+         assert_true(tsr_reader_verify(r, NULL) >= 1);
+         tsr_reader_close(r);
+      }
+      d[start + 40 + (ends[i] - start - 40) / 2] ^= 0x10;
+   }
+   assert_true(tried >= 2);
+   free(d);
+}
+
+/* Repeated chunks (a copy right after the original, or at the end), with
+ * the index dropped or left behind: a repeated records chunk must fail
+ * tsr_reader_next() at a named record, a repeated pages chunk is damage. */
+static void test_repeated_chunks(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("repeat.tsr");
+   write_frames(path, 5, 8192);
+   size_t size;
+   uint8_t *d = read_file(path, &size);
+   size_t ends[256];
+   uint64_t recs[256];
+   size_t n = chunk_ends(d, size, ends, recs, 256);
+   assert_true(n > 4);
+   size_t data_end = ends[n - 2]; /* the last chunk is the index */
+   uint8_t *m = malloc(size * 2);
+   assert_non_null(m);
+   unsigned records = 0, pages = 0;
+   for (size_t i = 0; i + 1 < n; i++) {
+      size_t start = i ? ends[i - 1] : 32, len = ends[i] - start;
+      for (int where = 0; where < 2; where++) {
+         for (int keep_index = 0; keep_index < 2; keep_index++) {
+            size_t at = where ? data_end : ends[i], k = 0;
+            memcpy(m, d, at);
+            k = at;
+            memcpy(m + k, d + start, len);
+            k += len;
+            memcpy(m + k, d + at, (keep_index ? size : data_end) - at);
+            k += (keep_index ? size : data_end) - at;
+            struct tsr_reader *r;
+            char err[256];
+            assert_int_equal(tsr_reader_open_mem(&r, m, k, err, sizeof(err)), 0);
+            const struct tsr_info *in = tsr_reader_info(r);
+            assert_false(in->indexed); /* the footer no longer points at it */
+            int last;
+            count_records(r, &last);
+            if (d[start + 4] == 1) {
+               assert_int_equal(last, -EBADMSG);
+               assert_non_null(strstr(tsr_reader_error(r), " record at byte "));
+               assert_non_null(strstr(tsr_reader_error(r), "records chunk"));
+               records++;
+            } else {
+               /* With the index left behind, the footer's stale offset is
+                * noted first, then the repeated pages. */
+               assert_int_equal(in->damage, keep_index ? 2 : 1);
+               /* (the scan of the pages comes after the footer's check) */
+               assert_non_null(strstr(tsr_reader_damage(r),
+                                      keep_index ? "index the footer points to" : "repeats a page"));
+               pages++;
+            }
+            assert_true(tsr_reader_verify(r, NULL) >= 1);
+            tsr_reader_close(r);
+         }
+      }
+   }
+   assert_true(records >= 4 && pages >= 4);
+   free(m);
+   free(d);
+}
+
+/* Each impossible sequence by itself, named in the message. */
+static void test_impossible_sequences(void **state)
+{
+   (void)state;
+   static const struct {
+      const char *want;
+      int op;
+   } cases[] = {
+      {"GEM object 1 of file 0 created again", 0},
+      {"GEM object 9 of file 0 closed but not created", 1},
+      {"VM 1 of file 0 created again", 2},
+      {"VM 7 of file 0 destroyed but not created", 3},
+      {"bind on VM 7 of file 0, which does not exist", 4},
+      {"queue 1 of file 0 created again", 5},
+      {"queue 4 of file 0 destroyed but not created", 6},
+      {"submission to queue 4 of file 0, which does not exist", 7},
+      {"completion of submission 1, which was not made yet", 9},
+   };
+   for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+      const char *path = tmp_path("seq.tsr");
+      struct tsr_writer *w;
+      assert_int_equal(tsr_writer_open(&w, path, NULL), 0);
+      assert_int_equal(tsr_write_vm_create(w, 0, &(struct tsr_vm_create){1, 0, 0}), 0);
+      assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, 4096}), 0);
+      assert_int_equal(tsr_write_queue_create(w, 0, &(struct tsr_queue_create){1, 1, 0, 0, 0}), 0);
+      uint8_t cmd[8] = {0};
+      struct tsr_submit sub = {.queue_id = 1, .cmdbuf_size = 8, .cmdbuf = cmd};
+      assert_int_equal(tsr_write_submit(w, 0, &sub, NULL), 0);
+      struct drm_asahi_gem_bind_op op = {.handle = 1, .range = 16384, .addr = 1ull << 32};
+      switch (cases[c].op) {
+      case 0: tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, 4096}); break;
+      case 1: tsr_write_gem_close(w, 0, 9); break;
+      case 2: tsr_write_vm_create(w, 0, &(struct tsr_vm_create){1, 0, 0}); break;
+      case 3: tsr_write_vm_destroy(w, 0, 7); break;
+      case 4: tsr_write_vm_bind(w, 0, &(struct tsr_vm_bind){7, 1, &op, 0}); break;
+      case 5: tsr_write_queue_create(w, 0, &(struct tsr_queue_create){1, 1, 0, 0, 0}); break;
+      case 6: tsr_write_queue_destroy(w, 0, 4); break;
+      case 7: sub.queue_id = 4; tsr_write_submit(w, 0, &sub, NULL); break;
+      case 9: tsr_write_completion(w, 0, &(struct tsr_completion){.seq = 1}); break;
+      }
+      assert_int_equal(tsr_writer_close(w), 0);
+      struct tsr_reader *r;
+      assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
+      int last;
+      count_records(r, &last);
+      assert_int_equal(last, -EBADMSG);
+      assert_non_null(strstr(tsr_reader_error(r), cases[c].want));
+      tsr_reader_close(r);
+   }
+}
+
 static void test_bad_files(void **state)
 {
    (void)state;
@@ -531,6 +732,8 @@ static int write_until_efbig(const char *path)
       return 11;
    static uint8_t page[4096];
    tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, 4096});
+   tsr_write_vm_create(w, 0, &(struct tsr_vm_create){1, 0, 0});
+   tsr_write_queue_create(w, 0, &(struct tsr_queue_create){0, 1, 0, 0, 0});
    int err = 0;
    for (uint32_t i = 0; i < 1000 && !err; i++) {
       fill(page, sizeof(page), i); /* incompressible, all different */
@@ -704,6 +907,10 @@ int main(void)
       cmocka_unit_test(test_truncation),
       cmocka_unit_test(test_unindexed_seek),
       cmocka_unit_test(test_corruption),
+      cmocka_unit_test(test_header_truncation),
+      cmocka_unit_test(test_damaged_pages),
+      cmocka_unit_test(test_repeated_chunks),
+      cmocka_unit_test(test_impossible_sequences),
       cmocka_unit_test(test_bad_files),
       cmocka_unit_test(test_write_failure),
       cmocka_unit_test(test_child_traces),

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay_profile reports: text (frames -> passes -> draws, then the most
+ * expensive draws) and JSON "tessera-profile/1" (docs/profiling.md).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "hw/hw_device.h"
+#include "replay/replay_profile.h"
+
+/* A draw or dispatch, for the top list. */
+struct top_ref {
+   uint64_t cycles;
+   unsigned frame, pass, entry;
+};
+
+static int
+top_cmp(const void *a, const void *b)
+{
+   const struct top_ref *x = a, *y = b;
+   if (x->cycles != y->cycles)
+      return x->cycles > y->cycles ? -1 : 1;
+   /* ties: earlier first (frame, pass, draw), so the order is total */
+   if (x->frame != y->frame)
+      return x->frame < y->frame ? -1 : 1;
+   if (x->pass != y->pass)
+      return x->pass < y->pass ? -1 : 1;
+   return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* The `top` largest entries over the whole profile; *n receives how many. */
+static struct top_ref *
+top_list(const struct replay_profile *p, unsigned top, unsigned *n)
+{
+   size_t total = 0;
+   for (unsigned f = 0; f < p->nframes; f++)
+      for (unsigned k = 0; k < p->frames[f].npasses; k++)
+         total += p->frames[f].passes[k].p.n;
+   struct top_ref *v = malloc((total ? total : 1) * sizeof(*v));
+   *n = 0;
+   if (!v)
+      return NULL;
+   size_t m = 0;
+   for (unsigned f = 0; f < p->nframes; f++)
+      for (unsigned k = 0; k < p->frames[f].npasses; k++) {
+         const struct hw_prof_pass *ps = &p->frames[f].passes[k].p;
+         for (unsigned i = 0; i < ps->n; i++)
+            v[m++] = (struct top_ref){ ps->entries[i].c[HW_PROF_CYCLES], f, k, i };
+      }
+   qsort(v, m, sizeof(*v), top_cmp);
+   *n = m < top ? (unsigned)m : top;
+   return v;
+}
+
+static double
+us(uint64_t cycles)
+{
+   return (double)cycles * 1e6 / (double)HW_CORE_CLOCK_HZ;
+}
+
+static double
+pct(uint64_t part, uint64_t whole)
+{
+   return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void
+text_render_row(FILE *f, const char *label, const struct hw_prof_entry *e, uint64_t pass_cycles)
+{
+   const uint64_t *c = e->c;
+   fprintf(f, "    %-8s %10" PRIu64 " %5.1f %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %7" PRIu64
+           " %6" PRIu64 " %7" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64
+           " %9" PRIu64 " %9" PRIu64,
+           label, c[HW_PROF_CYCLES], pct(c[HW_PROF_CYCLES], pass_cycles),
+           c[HW_PROF_VERTEX_CYCLES], c[HW_PROF_FRAGMENT_CYCLES], c[HW_PROF_VERTICES],
+           c[HW_PROF_PRIMS_IN], c[HW_PROF_PRIMS_CULLED], c[HW_PROF_PRIMS_BINNED],
+           c[HW_PROF_FRAGMENTS], c[HW_PROF_SAMPLES_ZS_FAIL], c[HW_PROF_SAMPLES_HSR_HIDDEN],
+           c[HW_PROF_TEX_FETCHES], c[HW_PROF_TB_STORES], c[HW_PROF_FS_INSTRUCTIONS]);
+   if (e->vs || e->fs)
+      fprintf(f, "  vs 0x%" PRIx64 " fs 0x%" PRIx64, e->vs, e->fs);
+   fputc('\n', f);
+}
+
+static void
+text_compute_row(FILE *f, const char *label, const struct hw_prof_entry *e, uint64_t pass_cycles)
+{
+   const uint64_t *c = e->c;
+   fprintf(f, "    %-8s %10" PRIu64 " %5.1f %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+           " %9" PRIu64, label, c[HW_PROF_CYCLES], pct(c[HW_PROF_CYCLES], pass_cycles),
+           c[HW_PROF_THREADGROUPS], c[HW_PROF_INVOCATIONS], c[HW_PROF_CS_INSTRUCTIONS],
+           c[HW_PROF_TEX_FETCHES]);
+   if (e->vs)
+      fprintf(f, "  kernel 0x%" PRIx64, e->vs);
+   fputc('\n', f);
+}
+
+void
+replay_profile_print_text(FILE *f, const struct replay_profile *p, unsigned top)
+{
+   fprintf(f, "%s: %u frame%s; modelled GPU time in cycles at %.3f GHz (us in brackets)\n",
+           p->trace, p->nframes, p->nframes == 1 ? "" : "s",
+           (double)HW_CORE_CLOCK_HZ / 1e9);
+   for (unsigned fi = 0; fi < p->nframes; fi++) {
+      const struct replay_profile_frame *fr = &p->frames[fi];
+      fprintf(f, "\nframe %u: %u submission%s, %u pass%s, modelled %" PRIu64
+              " cycles (%.1f us), timestamps %.1f us\n", fr->frame, fr->submissions,
+              fr->submissions == 1 ? "" : "s", fr->npasses, fr->npasses == 1 ? "" : "es",
+              fr->total[HW_PROF_CYCLES], us(fr->total[HW_PROF_CYCLES]),
+              (double)fr->gpu_ns / 1e3);
+      for (unsigned k = 0; k < fr->npasses; k++) {
+         const struct hw_prof_pass *ps = &fr->passes[k].p;
+         uint64_t cyc = ps->total[HW_PROF_CYCLES];
+         char label[16];
+         if (ps->kind == HW_PROF_RENDER) {
+            fprintf(f, "  pass %u: render %ux%u %ux, submission %u, %u draw%s, %" PRIu64
+                    " cycles (%.1f us, %.1f%% of the frame), %u partial render%s\n",
+                    k, ps->width, ps->height, ps->samples, fr->passes[k].seq, ps->n,
+                    ps->n == 1 ? "" : "s", cyc, us(cyc), pct(cyc, fr->total[HW_PROF_CYCLES]),
+                    ps->partial_renders, ps->partial_renders == 1 ? "" : "s");
+            fprintf(f, "    %-8s %10s %5s %9s %9s %7s %7s %6s %7s %8s %8s %7s %7s %9s %9s\n",
+                    "draw", "cycles", "%", "vtx_cyc", "frag_cyc", "verts", "prims", "culled",
+                    "binned", "frags", "zs_fail", "hsr", "tex", "tb_st", "fs_insn");
+            for (unsigned i = 0; i < ps->n; i++) {
+               snprintf(label, sizeof(label), "%u", i);
+               text_render_row(f, label, &ps->entries[i], cyc);
+            }
+            text_render_row(f, "overhead", &ps->overhead, cyc);
+         } else {
+            fprintf(f, "  pass %u: compute, submission %u, %u dispatch%s, %" PRIu64
+                    " cycles (%.1f us, %.1f%% of the frame)\n", k, fr->passes[k].seq, ps->n,
+                    ps->n == 1 ? "" : "es", cyc, us(cyc), pct(cyc, fr->total[HW_PROF_CYCLES]));
+            fprintf(f, "    %-8s %10s %5s %12s %12s %12s %9s\n", "dispatch", "cycles", "%",
+                    "groups", "threads", "cs_insn", "tex");
+            for (unsigned i = 0; i < ps->n; i++) {
+               snprintf(label, sizeof(label), "%u", i);
+               text_compute_row(f, label, &ps->entries[i], cyc);
+            }
+            text_compute_row(f, "overhead", &ps->overhead, cyc);
+         }
+      }
+   }
+   unsigned n;
+   struct top_ref *t = top_list(p, top, &n);
+   if (n)
+      fprintf(f, "\nmost expensive draws and dispatches:\n");
+   for (unsigned i = 0; t && i < n; i++) {
+      const struct replay_profile_frame *fr = &p->frames[t[i].frame];
+      const struct hw_prof_pass *ps = &fr->passes[t[i].pass].p;
+      const struct hw_prof_entry *e = &ps->entries[t[i].entry];
+      if (ps->kind == HW_PROF_RENDER)
+         fprintf(f, "  %2u. frame %u pass %u draw %u: %" PRIu64 " cycles (%.1f us, %.1f%% of "
+                 "the pass), fs 0x%" PRIx64 " vs 0x%" PRIx64 ", %" PRIu64 " fragments, %" PRIu64
+                 " fs instructions, %" PRIu64 " vertices\n", i + 1, fr->frame, t[i].pass,
+                 t[i].entry, e->c[HW_PROF_CYCLES], us(e->c[HW_PROF_CYCLES]),
+                 pct(e->c[HW_PROF_CYCLES], ps->total[HW_PROF_CYCLES]), e->fs, e->vs,
+                 e->c[HW_PROF_FRAGMENTS], e->c[HW_PROF_FS_INSTRUCTIONS], e->c[HW_PROF_VERTICES]);
+      else
+         fprintf(f, "  %2u. frame %u pass %u dispatch %u: %" PRIu64 " cycles (%.1f us, %.1f%% of "
+                 "the pass), kernel 0x%" PRIx64 ", %" PRIu64 " threads\n", i + 1, fr->frame,
+                 t[i].pass, t[i].entry, e->c[HW_PROF_CYCLES], us(e->c[HW_PROF_CYCLES]),
+                 pct(e->c[HW_PROF_CYCLES], ps->total[HW_PROF_CYCLES]), e->vs,
+                 e->c[HW_PROF_INVOCATIONS]);
+   }
+   free(t);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void
+json_str(FILE *f, const char *s)
+{
+   fputc('"', f);
+   for (; *s; s++) {
+      unsigned char ch = (unsigned char)*s;
+      if (ch == '"' || ch == '\\')
+         fprintf(f, "\\%c", ch);
+      else if (ch < 0x20)
+         fprintf(f, "\\u%04x", ch);
+      else
+         fputc(ch, f);
+   }
+   fputc('"', f);
+}
+
+static void
+json_counters(FILE *f, const uint64_t *c)
+{
+   fputc('{', f);
+   for (unsigned k = 0; k < HW_PROF_NUM; k++)
+      fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", hw_prof_counter_name(k), c[k]);
+   fputc('}', f);
+}
+
+static void
+json_entry(FILE *f, const struct hw_prof_entry *e, bool render, int index)
+{
+   fprintf(f, "{");
+   if (index >= 0)
+      fprintf(f, "\"index\": %d, ", index);
+   if (render)
+      fprintf(f, "\"vdm\": \"0x%" PRIx64 "\", \"vs\": \"0x%" PRIx64 "\", \"fs\": \"0x%" PRIx64
+              "\", \"count\": %u, \"instances\": %u, ", e->addr, e->vs, e->fs, e->count,
+              e->instances);
+   else
+      fprintf(f, "\"cdm\": \"0x%" PRIx64 "\", \"kernel\": \"0x%" PRIx64 "\", ", e->addr, e->vs);
+   fprintf(f, "\"counters\": ");
+   json_counters(f, e->c);
+   fprintf(f, "}");
+}
+
+void
+replay_profile_print_json(FILE *f, const struct replay_profile *p, unsigned top)
+{
+   fprintf(f, "{\"schema\": \"tessera-profile/1\",\n \"meta\": {\"tool\": \"tessera profile\", "
+           "\"trace\": ");
+   json_str(f, p->trace);
+   fprintf(f, ", \"device\": \"model\", \"clock_hz\": %llu, \"counters\": [",
+           (unsigned long long)HW_CORE_CLOCK_HZ);
+   for (unsigned k = 0; k < HW_PROF_NUM; k++)
+      fprintf(f, "%s\"%s\"", k ? ", " : "", hw_prof_counter_name(k));
+   fprintf(f, "]},\n \"frames\": [");
+   for (unsigned fi = 0; fi < p->nframes; fi++) {
+      const struct replay_profile_frame *fr = &p->frames[fi];
+      fprintf(f, "%s\n  {\"frame\": %u, \"submissions\": %u, \"gpu_ns\": %" PRIu64
+              ", \"cycles\": %" PRIu64 ", \"counters\": ", fi ? "," : "", fr->frame,
+              fr->submissions, fr->gpu_ns, fr->total[HW_PROF_CYCLES]);
+      json_counters(f, fr->total);
+      fprintf(f, ", \"passes\": [");
+      for (unsigned k = 0; k < fr->npasses; k++) {
+         const struct hw_prof_pass *ps = &fr->passes[k].p;
+         bool render = ps->kind == HW_PROF_RENDER;
+         fprintf(f, "%s\n   {\"index\": %u, \"submission\": %u, \"kind\": \"%s\", "
+                 "\"vm_slot\": %u, ", k ? "," : "", k, fr->passes[k].seq,
+                 render ? "render" : "compute", ps->vm_slot);
+         if (render)
+            fprintf(f, "\"width\": %u, \"height\": %u, \"samples\": %u, "
+                    "\"partial_renders\": %u, ", ps->width, ps->height, ps->samples,
+                    ps->partial_renders);
+         fprintf(f, "\"cycles\": %" PRIu64 ", \"counters\": ", ps->total[HW_PROF_CYCLES]);
+         json_counters(f, ps->total);
+         fprintf(f, ",\n    \"overhead\": ");
+         json_entry(f, &ps->overhead, render, -1);
+         fprintf(f, ",\n    \"%s\": [", render ? "draws" : "dispatches");
+         for (unsigned i = 0; i < ps->n; i++) {
+            fprintf(f, "%s\n     ", i ? "," : "");
+            json_entry(f, &ps->entries[i], render, (int)i);
+         }
+         fprintf(f, "]}");
+      }
+      fprintf(f, "]}");
+   }
+   fprintf(f, "],\n \"top\": [");
+   unsigned n;
+   struct top_ref *t = top_list(p, top, &n);
+   for (unsigned i = 0; t && i < n; i++) {
+      const struct replay_profile_frame *fr = &p->frames[t[i].frame];
+      const struct hw_prof_pass *ps = &fr->passes[t[i].pass].p;
+      const struct hw_prof_entry *e = &ps->entries[t[i].entry];
+      fprintf(f, "%s\n  {\"frame\": %u, \"pass\": %u, \"%s\": %u, \"cycles\": %" PRIu64
+              ", \"vs\": \"0x%" PRIx64 "\", \"fs\": \"0x%" PRIx64 "\"}", i ? "," : "",
+              fr->frame, t[i].pass, ps->kind == HW_PROF_RENDER ? "draw" : "dispatch",
+              t[i].entry, t[i].cycles, e->vs, e->fs);
+   }
+   free(t);
+   fprintf(f, "]}\n");
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Checks of tests/gl/profile.sh on two `tessera profile --json` documents
+(schema tessera-profile/1, docs/profiling.md): BASE without and LONG with
+the fragment shader made ~10x longer.
+
+  profile_check.py sums BASE LONG       exact sums in both
+  profile_check.py override BASE LONG   the long shader's effect
+"""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        d = json.load(f)
+    assert d["schema"] == "tessera-profile/1", d["schema"]
+    return d
+
+
+def sums(d):
+    names = d["meta"]["counters"]
+    for fr in d["frames"]:
+        ftot = {n: 0 for n in names}
+        for p in fr["passes"]:
+            ents = p["draws"] if p["kind"] == "render" else p["dispatches"]
+            for n in names:
+                s = p["overhead"]["counters"][n] + sum(e["counters"][n] for e in ents)
+                if s != p["counters"][n]:
+                    print(f"frame {fr['frame']} pass {p['index']}: {n} entries sum to {s}, "
+                          f"the pass has {p['counters'][n]}")
+                    return False
+                ftot[n] += p["counters"][n]
+            if p["cycles"] != p["counters"]["cycles"]:
+                return False
+            for e in ents + [p["overhead"]]:
+                c = e["counters"]
+                if c["cycles"] != c["vertex_cycles"] + c["fragment_cycles"] and p["kind"] == "render":
+                    print("cycles != vertex + fragment")
+                    return False
+        if ftot != fr["counters"] or fr["cycles"] != ftot["cycles"]:
+            print(f"frame {fr['frame']}: not the sum of its passes")
+            return False
+    return bool(d["frames"])
+
+
+def render_passes(d):
+    return [(fr["frame"], p) for fr in d["frames"] for p in fr["passes"] if p["kind"] == "render"]
+
+
+def override(base, long):
+    b, l = render_passes(base), render_passes(long)
+    if len(b) != len(l) or not b:
+        print("different passes")
+        return False
+    for (f, pb), (_, pl) in zip(b, l):
+        db, dl = pb["draws"], pl["draws"]
+        if len(db) != len(dl):
+            return False
+        shaded = [i for i, e in enumerate(dl) if e["counters"]["fragments"]]
+        most = max(shaded, key=lambda i: (dl[i]["counters"]["fragments"], -i))
+        top = max(range(len(dl)), key=lambda i: (dl[i]["counters"]["cycles"], -i))
+        if top != most:
+            print(f"frame {f}: most expensive draw {top}, most fragments {most}")
+            return False
+        for i in shaded:
+            cb, cl = db[i]["counters"], dl[i]["counters"]
+            if cl["fs_instructions"] < 8 * cb["fs_instructions"]:
+                print(f"frame {f} draw {i}: fs_instructions {cb['fs_instructions']} -> "
+                      f"{cl['fs_instructions']}")
+                return False
+            # Fragment work grows by at least one cycle per extra instruction
+            # spread over the 8 cores (what the pass span can shrink it to).
+            extra = cl["fs_instructions"] - cb["fs_instructions"]
+            grow = cl["fragment_cycles"] - cb["fragment_cycles"]
+            if grow * 8 < extra or cl["cycles"] <= cb["cycles"]:
+                print(f"frame {f} draw {i}: fragment cycles {cb['fragment_cycles']} -> "
+                      f"{cl['fragment_cycles']} for {extra} more instructions")
+                return False
+            if cl["fragments"] != cb["fragments"] or cl["vertices"] != cb["vertices"]:
+                print(f"frame {f} draw {i}: the work changed")
+                return False
+            print(f"frame {f} draw {i}: {cb['cycles']} -> {cl['cycles']} cycles "
+                  f"({cl['cycles'] / cb['cycles']:.2f}x), fs instructions "
+                  f"{cb['fs_instructions']} -> {cl['fs_instructions']}")
+        # the draws take a larger share of the pass
+        if pl["cycles"] <= pb["cycles"]:
+            return False
+    return True
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in ("sums", "override"):
+        print(__doc__)
+        return 2
+    base, long = load(sys.argv[2]), load(sys.argv[3])
+    if sys.argv[1] == "sums":
+        ok = sums(base) and sums(long)
+    else:
+        ok = override(base, long)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
