@@ -17,6 +17,7 @@ int cmd_decode(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_trim(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 

@@ -67,7 +67,9 @@
  *  - Never crashes or reads out of bounds on any input; errors are returned
  *    as negative errnos with a message in tsr_reader_error().
  *  - Tracks state while iterating records: object page lists, VM mappings,
- *    queues; so memory can be read "as of" the current position.
+ *    queues, the live VMs/objects/timestamp objects/queues; so memory can
+ *    be read, and the state listed (tsr_reader_state), "as of" the current
+ *    position.
  *  - Not thread safe (use one reader per thread).
  */
 #ifndef TESSERA_TRACE_H
@@ -394,6 +396,54 @@ size_t tsr_reader_read_va(struct tsr_reader *r, uint32_t file, uint32_t vm_id,
  * unknown). */
 bool tsr_reader_queue(struct tsr_reader *r, uint32_t file, uint32_t queue_id,
                       uint32_t *vm_id, uint64_t *usc_exec_base);
+/*
+ * The state as of the current position: what a replay that starts here
+ * must create before the next record (tsr_trim() writes it as a trimmed
+ * trace's start). Only what is alive: VMs created and not destroyed, in
+ * creation order; GEM objects created and not closed, in the order their
+ * handles were first created (a VM-private one names a VM of the list);
+ * each VM's mappings as bind ops sorted by address, with the trace's
+ * handles (a closed object's mappings are gone, as the kernel unbinds it);
+ * timestamp objects bound and not unbound; queues created and not
+ * destroyed. Syncobjs have no records, so no state. Memory is per page:
+ * tsr_reader_object_page().
+ */
+struct tsr_state_vm {
+   uint32_t file;
+   struct tsr_vm_create create;
+   uint32_t num_ops;
+   struct drm_asahi_gem_bind_op *ops; /* binds, no unbinds */
+};
+struct tsr_state_object {
+   uint32_t file;
+   struct tsr_gem_create create;
+};
+struct tsr_state_tsobj {
+   uint32_t file;
+   struct tsr_bind_object bind; /* op is DRM_ASAHI_BIND_OBJECT_OP_BIND */
+};
+struct tsr_state_queue {
+   uint32_t file;
+   struct tsr_queue_create create;
+};
+struct tsr_state {
+   struct tsr_state_vm *vms;
+   struct tsr_state_object *objects;
+   struct tsr_state_tsobj *tsobjs;
+   struct tsr_state_queue *queues;
+   uint32_t num_vms, num_objects, num_tsobjs, num_queues;
+};
+/* Fills *out (free with tsr_state_free). 0 or -ENOMEM. */
+int tsr_reader_state(struct tsr_reader *r, struct tsr_state *out);
+void tsr_state_free(struct tsr_state *s);
+/* Size of a live object as of the current position; 0 if not live. */
+uint64_t tsr_reader_object_size(struct tsr_reader *r, uint32_t file, uint32_t handle);
+/* The hash of page `page` (TSR_PAGE_SIZE units) of a live object as of the
+ * current position: true if some MEMORY record set it; false if it was
+ * never recorded (it reads as zero) or the object is not live. */
+bool tsr_reader_object_page(struct tsr_reader *r, uint32_t file, uint32_t handle,
+                            uint64_t page, struct tsr_hash *hash);
+
 /* Content of a page by hash (TSR_PAGE_SIZE bytes). 0 or -ENOENT/-EBADMSG. */
 int tsr_reader_page(struct tsr_reader *r, const struct tsr_hash *h, void *dst);
 

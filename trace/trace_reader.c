@@ -44,10 +44,25 @@ struct robject {
    uint64_t size;
    uint32_t gen; /* distinguishes objects that reused a handle */
    bool live;    /* created and not closed yet */
+   uint32_t file;
+   struct tsr_gem_create create; /* as last created (live only) */
 };
 
 struct rvm {
    struct uapi_vm_map map;
+   bool live;
+   uint32_t file;
+   struct tsr_vm_create create;
+};
+
+struct rqueue {
+   uint32_t file;
+   struct tsr_queue_create create;
+};
+
+struct rtsobj {
+   uint32_t file;
+   struct tsr_bind_object bind;
    bool live;
 };
 
@@ -96,7 +111,10 @@ struct tsr_reader {
    struct tsr_map queues; /* (file, queue) -> vm << 32 | index in qbase */
    uint64_t *qbase;
    bool *qlive; /* parallel to qbase */
+   struct rqueue *qv; /* parallel to qbase: what created it */
    uint32_t nqueues, queues_cap;
+   struct rtsobj *tsv; /* timestamp objects, in bind order (a few) */
+   uint32_t ntsobjs, tsobjs_cap;
 
    /* Scratch for decoded arrays of the current record. */
    void *scratch;
@@ -566,7 +584,12 @@ static void state_reset(struct tsr_reader *r)
    free(r->vmv);
    free(r->qbase);
    free(r->qlive);
+   free(r->qv);
+   free(r->tsv);
    r->qlive = NULL;
+   r->qv = NULL;
+   r->tsv = NULL;
+   r->ntsobjs = r->tsobjs_cap = 0;
    r->objs = NULL;
    r->hashes = NULL;
    r->vmv = NULL;
@@ -611,7 +634,7 @@ static struct rvm *state_vm(struct tsr_reader *r, uint32_t file, uint32_t vm, bo
    if (!v)
       return NULL;
    *v = r->nvms;
-   r->vmv[r->nvms] = (struct rvm){0};
+   r->vmv[r->nvms] = (struct rvm){ .file = file, .create = { .vm_id = vm } };
    return &r->vmv[r->nvms++];
 }
 
@@ -640,7 +663,9 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
          return -ENOMEM;
       if (ins)
          *v = r->nobjs++;
-      r->objs[*v] = (struct robject){rec->u.gem_create.size, ++r->gen, true};
+      r->objs[*v] = (struct robject){ .size = rec->u.gem_create.size, .gen = ++r->gen,
+                                      .live = true, .file = rec->file,
+                                      .create = rec->u.gem_create };
       return 0;
    }
    case TSR_REC_GEM_CLOSE: {
@@ -650,6 +675,11 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
                        rec->file);
       /* a fresh generation: no pages */
       o->gen = ++r->gen, o->size = 0, o->live = false;
+      /* The kernel unbinds a closed object from every VM of its file (as
+       * the capture layer's and the replay's maps do). */
+      for (uint32_t i = 0; i < r->nvms; i++)
+         if (r->vmv[i].file == rec->file)
+            uapi_vm_map_drop_handle(&r->vmv[i].map, rec->u.handle);
       return 0;
    }
    case TSR_REC_MEMORY: {
@@ -691,6 +721,7 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
          return -ENOMEM;
       uapi_vm_map_clear(&vm->map);
       vm->live = true;
+      vm->create = rec->u.vm_create;
       return 0;
    }
    case TSR_REC_VM_DESTROY: {
@@ -735,6 +766,9 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
       uint32_t cap = r->queues_cap;
       if (grow((void **)&r->qbase, &cap, r->nqueues + 1, sizeof(*r->qbase)))
          return -ENOMEM;
+      cap = r->queues_cap;
+      if (grow((void **)&r->qv, &cap, r->nqueues + 1, sizeof(*r->qv)))
+         return -ENOMEM;
       if (grow((void **)&r->qlive, &r->queues_cap, r->nqueues + 1, sizeof(*r->qlive)))
          return -ENOMEM;
       v = tsr_map_put(&r->queues, &k, &ins);
@@ -744,6 +778,33 @@ static int apply_state(struct tsr_reader *r, const struct tsr_record *rec)
       *v = (uint64_t)rec->u.queue_create.vm_id << 32 | idx;
       r->qbase[idx] = rec->u.queue_create.usc_exec_base;
       r->qlive[idx] = true;
+      r->qv[idx] = (struct rqueue){ rec->file, rec->u.queue_create };
+      return 0;
+   }
+   case TSR_REC_BIND_OBJECT: {
+      const struct tsr_bind_object *b = &rec->u.bind_object;
+      struct rtsobj *t = NULL;
+      for (uint32_t i = 0; i < r->ntsobjs && !t; i++)
+         if (r->tsv[i].live && r->tsv[i].file == rec->file &&
+             r->tsv[i].bind.object_handle == b->object_handle)
+            t = &r->tsv[i];
+      if (b->op == DRM_ASAHI_BIND_OBJECT_OP_UNBIND) {
+         if (t)
+            t->live = false;
+         return 0;
+      }
+      for (uint32_t i = 0; i < r->ntsobjs && !t; i++)
+         if (!r->tsv[i].live)
+            t = &r->tsv[i]; /* reuse an unbound slot */
+      if (!t) {
+         /* Bounded: a hostile trace cannot make the list grow forever. */
+         if (r->ntsobjs >= (1u << 16))
+            return refuse(r, "more than %u timestamp objects", 1u << 16);
+         if (grow((void **)&r->tsv, &r->tsobjs_cap, r->ntsobjs + 1, sizeof(*r->tsv)))
+            return -ENOMEM;
+         t = &r->tsv[r->ntsobjs++];
+      }
+      *t = (struct rtsobj){ rec->file, *b, true };
       return 0;
    }
    case TSR_REC_QUEUE_DESTROY: {
@@ -790,6 +851,84 @@ bool tsr_reader_queue(struct tsr_reader *r, uint32_t file, uint32_t queue_id,
       *vm_id = (uint32_t)(*v >> 32);
    if (usc_exec_base)
       *usc_exec_base = r->qbase[(uint32_t)*v];
+   return true;
+}
+
+/* ---------------------------------------------------------- state export */
+
+void tsr_state_free(struct tsr_state *s)
+{
+   if (!s)
+      return;
+   for (uint32_t i = 0; i < s->num_vms; i++)
+      free(s->vms[i].ops);
+   free(s->vms);
+   free(s->objects);
+   free(s->tsobjs);
+   free(s->queues);
+   memset(s, 0, sizeof(*s));
+}
+
+int tsr_reader_state(struct tsr_reader *r, struct tsr_state *out)
+{
+   memset(out, 0, sizeof(*out));
+   out->vms = calloc(r->nvms ? r->nvms : 1, sizeof(*out->vms));
+   out->objects = calloc(r->nobjs ? r->nobjs : 1, sizeof(*out->objects));
+   out->tsobjs = calloc(r->ntsobjs ? r->ntsobjs : 1, sizeof(*out->tsobjs));
+   out->queues = calloc(r->nqueues ? r->nqueues : 1, sizeof(*out->queues));
+   if (!out->vms || !out->objects || !out->tsobjs || !out->queues)
+      goto nomem;
+   for (uint32_t i = 0; i < r->nvms; i++) {
+      const struct rvm *vm = &r->vmv[i];
+      if (!vm->live)
+         continue;
+      struct tsr_state_vm *v = &out->vms[out->num_vms++];
+      v->file = vm->file;
+      v->create = vm->create;
+      v->ops = calloc(vm->map.count ? vm->map.count : 1, sizeof(*v->ops));
+      if (!v->ops)
+         goto nomem;
+      for (size_t k = 0; k < vm->map.count; k++) {
+         const struct uapi_mapping *m = &vm->map.m[k];
+         v->ops[k] = (struct drm_asahi_gem_bind_op){ .flags = m->flags, .handle = m->handle,
+                                                     .offset = m->offset, .range = m->range,
+                                                     .addr = m->addr };
+      }
+      v->num_ops = (uint32_t)vm->map.count;
+   }
+   for (uint32_t i = 0; i < r->nobjs; i++)
+      if (r->objs[i].live)
+         out->objects[out->num_objects++] =
+            (struct tsr_state_object){ r->objs[i].file, r->objs[i].create };
+   for (uint32_t i = 0; i < r->ntsobjs; i++)
+      if (r->tsv[i].live)
+         out->tsobjs[out->num_tsobjs++] = (struct tsr_state_tsobj){ r->tsv[i].file, r->tsv[i].bind };
+   for (uint32_t i = 0; i < r->nqueues; i++)
+      if (r->qlive[i])
+         out->queues[out->num_queues++] = (struct tsr_state_queue){ r->qv[i].file, r->qv[i].create };
+   return 0;
+nomem:
+   tsr_state_free(out);
+   return fail(r, -ENOMEM, "out of memory");
+}
+
+uint64_t tsr_reader_object_size(struct tsr_reader *r, uint32_t file, uint32_t handle)
+{
+   struct robject *o = state_object(r, file, handle);
+   return o && o->live ? o->size : 0;
+}
+
+bool tsr_reader_object_page(struct tsr_reader *r, uint32_t file, uint32_t handle,
+                            uint64_t page, struct tsr_hash *hash)
+{
+   struct robject *o = state_object(r, file, handle);
+   if (!o || !o->live)
+      return false;
+   struct tsr_hash k = key_page(o->gen, page);
+   uint64_t *v = tsr_map_get(&r->objpages, &k);
+   if (!v)
+      return false;
+   *hash = r->hashes[*v];
    return true;
 }
 

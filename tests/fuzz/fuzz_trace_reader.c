@@ -2,7 +2,7 @@
 /*
  * libFuzzer target over the trace reader: open from memory, iterate every
  * record (which also applies state: binds, objects, memory), read memory
- * through the queues' VMs, seek, and verify. Any input must be rejected or
+ * through the queues' VMs, the live state, seek, and verify. Any input must be rejected or
  * read without a crash, a leak or undefined behaviour.
  */
 #include <stddef.h>
@@ -32,6 +32,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          tsr_reader_read_object(r, rec.file, rec.u.memory.handle,
                                 rec.u.memory.first_page * TSR_PAGE_SIZE + 100, buf, sizeof(buf));
       }
+   }
+   /* The live state at the end, as `tessera trim` lists it. */
+   struct tsr_state st;
+   if (tsr_reader_state(r, &st) == 0) {
+      struct tsr_hash h;
+      for (uint32_t i = 0; i < st.num_objects && i < 64; i++)
+         tsr_reader_object_page(r, st.objects[i].file, st.objects[i].create.handle, 0, &h);
+      tsr_state_free(&st);
    }
    const struct tsr_info *in = tsr_reader_info(r);
    if (in->submits)

@@ -779,6 +779,87 @@ static void test_write_failure(void **state)
    tsr_reader_close(r);
 }
 
+/* The live state as of a position (what `tessera trim` writes): closed
+ * objects, destroyed queues and VMs and unbound timestamp objects are gone,
+ * a closed object's mappings with it, and page hashes are the latest. */
+static void test_live_state(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("state.tsr");
+   struct tsr_writer *w;
+   assert_int_equal(tsr_writer_open(&w, path, NULL), 0);
+   struct tsr_vm_create v1 = { 1, 0x100000, 0x200000 }, v2 = { 2, 0x300000, 0x400000 };
+   assert_int_equal(tsr_write_vm_create(w, 0, &v1), 0);
+   assert_int_equal(tsr_write_vm_create(w, 0, &v2), 0);
+   struct tsr_gem_create g1 = { 1, 0, 0, 2 * TSR_PAGE_SIZE };
+   struct tsr_gem_create g2 = { 2, DRM_ASAHI_GEM_VM_PRIVATE, 1, 16384 };
+   struct tsr_gem_create g3 = { 3, 0, 0, 16384 };
+   assert_int_equal(tsr_write_gem_create(w, 0, &g1), 0);
+   assert_int_equal(tsr_write_gem_create(w, 0, &g2), 0);
+   assert_int_equal(tsr_write_gem_create(w, 0, &g3), 0);
+   struct drm_asahi_gem_bind_op ops[3] = {
+      { .flags = DRM_ASAHI_BIND_READ, .handle = 1, .range = 16384, .addr = 0x1000000 },
+      { .flags = DRM_ASAHI_BIND_READ, .handle = 2, .range = 16384, .addr = 0x2000000 },
+      { .flags = DRM_ASAHI_BIND_READ, .handle = 3, .range = 16384, .addr = 0x3000000 },
+   };
+   struct tsr_vm_bind b = { .vm_id = 1, .num_ops = 3, .ops = ops };
+   assert_int_equal(tsr_write_vm_bind(w, 0, &b), 0);
+   struct tsr_bind_object t1 = { DRM_ASAHI_BIND_OBJECT_OP_BIND, 0, 1, 7, 0, 4096 };
+   struct tsr_bind_object t2 = { DRM_ASAHI_BIND_OBJECT_OP_BIND, 0, 3, 8, 0, 4096 };
+   struct tsr_bind_object t1u = { DRM_ASAHI_BIND_OBJECT_OP_UNBIND, 0, 0, 7, 0, 0 };
+   assert_int_equal(tsr_write_bind_object(w, 0, &t1), 0);
+   assert_int_equal(tsr_write_bind_object(w, 0, &t2), 0);
+   assert_int_equal(tsr_write_bind_object(w, 0, &t1u), 0);
+   struct tsr_queue_create q1 = { 1, 1, 0, 0, 0x4000 }, q2 = { 2, 1, 1, 0, 0x5000 };
+   assert_int_equal(tsr_write_queue_create(w, 0, &q1), 0);
+   assert_int_equal(tsr_write_queue_create(w, 0, &q2), 0);
+   uint8_t page[TSR_PAGE_SIZE];
+   fill(page, sizeof(page), 1);
+   assert_int_equal(tsr_write_memory(w, 0, 1, TSR_PAGE_SIZE, page, sizeof(page)), 0);
+   assert_int_equal(tsr_write_gem_close(w, 0, 3), 0);
+   assert_int_equal(tsr_write_queue_destroy(w, 0, 1), 0);
+   assert_int_equal(tsr_write_vm_destroy(w, 0, 2), 0);
+   assert_int_equal(tsr_write_frame(w, 1, "end"), 0);
+   assert_int_equal(tsr_writer_close(w), 0);
+
+   struct tsr_reader *r;
+   char err[256];
+   assert_int_equal(tsr_reader_open(&r, path, err, sizeof(err)), 0);
+   assert_int_equal(tsr_reader_seek_frame(r, 1), 0);
+   struct tsr_state st;
+   assert_int_equal(tsr_reader_state(r, &st), 0);
+   assert_int_equal(st.num_vms, 1);
+   assert_int_equal(st.vms[0].create.vm_id, 1);
+   assert_int_equal(st.vms[0].create.kernel_end, 0x200000);
+   assert_int_equal(st.vms[0].num_ops, 2); /* object 3's mapping went with it */
+   assert_int_equal(st.vms[0].ops[0].handle, 1);
+   assert_int_equal(st.vms[0].ops[1].handle, 2);
+   assert_int_equal(st.vms[0].ops[1].addr, 0x2000000);
+   assert_int_equal(st.num_objects, 2);
+   assert_int_equal(st.objects[1].create.flags, DRM_ASAHI_GEM_VM_PRIVATE);
+   assert_int_equal(st.objects[1].create.vm_id, 1);
+   assert_int_equal(st.num_tsobjs, 1);
+   assert_int_equal(st.tsobjs[0].bind.object_handle, 8);
+   assert_int_equal(st.num_queues, 1);
+   assert_int_equal(st.queues[0].create.queue_id, 2);
+   assert_int_equal(st.queues[0].create.usc_exec_base, 0x5000);
+   tsr_state_free(&st);
+   struct tsr_hash h, want = tsr_hash_bytes(page, sizeof(page));
+   assert_false(tsr_reader_object_page(r, 0, 1, 0, &h)); /* never recorded */
+   assert_true(tsr_reader_object_page(r, 0, 1, 1, &h));
+   assert_memory_equal(h.b, want.b, 16);
+   assert_false(tsr_reader_object_page(r, 0, 3, 0, &h)); /* closed */
+   assert_int_equal(tsr_reader_object_size(r, 0, 1), 2 * TSR_PAGE_SIZE);
+   assert_int_equal(tsr_reader_object_size(r, 0, 3), 0);
+   /* At the start nothing is alive. */
+   assert_int_equal(tsr_reader_rewind(r), 0);
+   assert_int_equal(tsr_reader_state(r, &st), 0);
+   assert_int_equal(st.num_vms + st.num_objects + st.num_tsobjs + st.num_queues, 0);
+   tsr_state_free(&st);
+   tsr_reader_close(r);
+   unlink(path);
+}
+
 static void test_child_traces(void **state)
 {
    (void)state;
@@ -833,6 +914,7 @@ int main(void)
       cmocka_unit_test(test_bad_files),
       cmocka_unit_test(test_write_failure),
       cmocka_unit_test(test_child_traces),
+      cmocka_unit_test(test_live_state),
    };
    return cmocka_run_group_tests(tests, setup, teardown);
 }
