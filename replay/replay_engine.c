@@ -145,6 +145,39 @@ replay_dump_renders(struct replay_engine *e, const struct replay_frame_render *l
    }
 }
 
+/* Writes the pending renders' images now, while the memory they read is
+ * still there: the record about to run (`rec`) unmaps or frees memory. The
+ * images of a frame are normally taken at its end, but a frame's end can
+ * come after its memory is gone: a program without frame boundaries (an
+ * off-screen one captured with the default --frame-on swap) is one frame
+ * ending after its teardown, and a program may free a pipeline or a render
+ * target within a frame. Reading then found the end-of-tile program
+ * unmapped and wrote no image. */
+static bool
+drops_memory(const struct tsr_record *rec)
+{
+   if (rec->type == TSR_REC_GEM_CLOSE || rec->type == TSR_REC_VM_DESTROY)
+      return true;
+   if (rec->type != TSR_REC_VM_BIND || rec->u.vm_bind.result)
+      return false;
+   for (uint32_t i = 0; i < rec->u.vm_bind.num_ops; i++) {
+      struct drm_asahi_gem_bind_op op;
+      memcpy(&op, &rec->u.vm_bind.ops[i], sizeof(op));
+      if (op.flags & DRM_ASAHI_BIND_UNBIND)
+         return true;
+   }
+   return false;
+}
+
+static void
+dump_before_unmap(struct replay_engine *e, const struct tsr_record *rec)
+{
+   if (!e->o->dump_dir || e->failed || !e->renders.n || e->looping || !drops_memory(rec))
+      return;
+   replay_dump_renders(e, e->renders.v, e->renders.n);
+   e->renders.n = 0;
+}
+
 static void
 end_frame(struct replay_engine *e)
 {
@@ -197,6 +230,7 @@ run_pass(struct replay_engine *e, bool first)
       in_range = rec.frame >= e->o->first_frame;
       if (!first && is_lifetime_record(rec.type))
          continue;
+      dump_before_unmap(e, &rec);
       switch (rec.type) {
       case TSR_REC_DEVICE_PARAMS:
          check_params(e, rec.u.params.p);

@@ -10,7 +10,7 @@ GL_TEST_LDLIBS := -lEGL -lGLESv2
 # gl_util.c: EGL setup, shader helpers, PASS/FAIL verdicts (tests/gl/gl_util.h).
 GL_UTIL := tests/gl/gl_util.c
 
-PROGS += gl_basic gl_resources gl_glsl_e2e gl_present_x11 gl_desktop gl_fork
+PROGS += gl_basic gl_resources gl_glsl_e2e gl_present_x11 gl_desktop gl_fork gl_offscreen
 gl_basic_SRCS := tests/gl/gl_basic.c $(GL_UTIL)
 gl_basic_LDLIBS := $(GL_TEST_LDLIBS) -ldl
 gl_resources_SRCS := tests/gl/gl_resources.c $(GL_UTIL)
@@ -20,6 +20,9 @@ gl_glsl_e2e_LDLIBS := $(GL_TEST_LDLIBS)
 # gl_fork: GL and the render node across fork() and fork+exec.
 gl_fork_SRCS := tests/gl/gl_fork.c $(GL_UTIL)
 gl_fork_LDLIBS := $(GL_TEST_LDLIBS) -ldrm -ldl
+# gl_offscreen: FBO frames ended by glFinish, no swap (tests/gl/frame_on.sh).
+gl_offscreen_SRCS := tests/gl/gl_offscreen.c $(GL_UTIL)
+gl_offscreen_LDLIBS := $(GL_TEST_LDLIBS) -lpng
 # gl_desktop: desktop GL (compatibility) through EGL_OPENGL_API; libGL
 # resolves to our Mesa's under `tessera run`.
 gl_desktop_SRCS := tests/gl/gl_desktop.c $(GL_UTIL)
