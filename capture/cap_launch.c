@@ -42,6 +42,8 @@ capture_check(const struct capture_request *r, char *err, size_t err_len)
       return refuse(err, err_len, "bad submission range", r->submits);
    if (r->signal && cap_signal_parse(r->signal) < 0)
       return refuse(err, err_len, "bad signal", r->signal);
+   if (r->frame_on && cap_frame_on_parse(r->frame_on) < 0)
+      return refuse(err, err_len, "bad --frame-on (swap|flush|finish|submit)", r->frame_on);
    if (r->mem && strcmp(r->mem, "hash") && strcmp(r->mem, "wp"))
       return refuse(err, err_len, "bad --mem (hash|wp)", r->mem);
    return 0;
@@ -184,6 +186,8 @@ capture_environ(const struct capture_request *r, char *const *base, char *err, s
       snprintf(dec, sizeof(dec), "%" PRIu64, r->frame_every);
       env_put(&e, "TESSERA_CAPTURE_FRAME_EVERY", dec);
    }
+   if (r->frame_on)
+      env_put(&e, "TESSERA_CAPTURE_FRAME_ON", r->frame_on);
    if (r->mem)
       env_put(&e, "TESSERA_CAPTURE_MEM", r->mem);
    if (r->quiet)

@@ -652,6 +652,15 @@ flush_before_swap(void)
       fn();
 }
 
+/* A swap ends a frame only with --frame-on swap (the default). */
+static void
+swap_boundary(const char *label)
+{
+   cap_configure();
+   if (!cap.disabled && cap.opt.frame_on == CAP_FRAME_ON_SWAP)
+      frame_boundary(1, label);
+}
+
 EXPORT unsigned
 eglSwapBuffers(void *dpy, void *surface)
 {
@@ -662,7 +671,7 @@ eglSwapBuffers(void *dpy, void *surface)
    if (!cap.disabled)
       flush_before_swap();
    unsigned r = fn ? fn(dpy, surface) : 0;
-   frame_boundary(1, "eglSwapBuffers");
+   swap_boundary("eglSwapBuffers");
    return r;
 }
 
@@ -675,14 +684,66 @@ glXSwapBuffers(void *dpy, unsigned long drawable)
    glx_swap_fn fn = real ? real : handle_glx_swap;
    if (fn)
       fn(dpy, drawable);
-   frame_boundary(1, "glXSwapBuffers");
+   swap_boundary("glXSwapBuffers");
+}
+
+/* --frame-on flush|finish: off-screen programs (FBOs, pbuffers, headless
+ * browsers) never swap; what ends their frames is a flush or a finish.
+ * These run after the real call, so the work it submitted is in the frame
+ * it ends. A flush or finish with no submission since the last boundary
+ * (a second glFlush in a row) does not make an empty frame. */
+typedef void (*gl_void_fn)(void);
+static _Atomic(gl_void_fn) handle_gl_flush;
+static _Atomic(gl_void_fn) handle_gl_finish;
+
+static void
+gl_boundary(bool finish, const char *label)
+{
+   cap_configure();
+   if (cap.disabled)
+      return;
+   enum cap_frame_on m = cap.opt.frame_on;
+   if (m != CAP_FRAME_ON_FLUSH && !(m == CAP_FRAME_ON_FINISH && finish))
+      return;
+   int saved = errno;
+   pthread_mutex_lock(&cap.lock);
+   if (cap.frame_submits)
+      cap_frame_locked(0, label);
+   pthread_mutex_unlock(&cap.lock);
+   errno = saved;
+}
+
+EXPORT void
+glFlush(void)
+{
+   static gl_void_fn real;
+   if (!real)
+      real = (gl_void_fn)dlsym(RTLD_NEXT, "glFlush");
+   gl_void_fn fn = real ? real : handle_gl_flush;
+   if (fn)
+      fn();
+   gl_boundary(false, "glFlush");
+}
+
+EXPORT void
+glFinish(void)
+{
+   static gl_void_fn real;
+   if (!real)
+      real = (gl_void_fn)dlsym(RTLD_NEXT, "glFinish");
+   gl_void_fn fn = real ? real : handle_gl_finish;
+   if (fn)
+      fn();
+   gl_boundary(true, "glFinish");
 }
 
 /* Programs that dlopen() libEGL or libGL and look the swap functions up with
  * dlsym() on that handle (waffle, and so apitrace's eglretrace) never call
  * the interposed functions above: a lookup in a handle's scope does not see
  * LD_PRELOAD. So dlsym is interposed too, and answers such lookups with the
- * layer's function, remembering the library's for it to call.
+ * layer's function, remembering the library's for it to call. The same
+ * holds for glFlush and glFinish (apitrace looks GL entry points up with
+ * dlsym on its libGLESv2/libGL handle).
  *
  * Every other lookup must reach the real dlsym as if called directly:
  * RTLD_NEXT is resolved relative to the caller's return address (the shim
@@ -712,6 +773,17 @@ swap_lookup(void *handle, const char *name)
 {
    if (!name || (name[0] != 'e' && name[0] != 'g'))
       return NULL;
+   bool flush = strcmp(name, "glFlush") == 0, finish = strcmp(name, "glFinish") == 0;
+   if (flush || finish) {
+      void *fn = real_dlsym(handle, name);
+      if (!fn || fn == (void *)glFlush || fn == (void *)glFinish)
+         return fn;
+      if (flush)
+         handle_gl_flush = (gl_void_fn)fn;
+      else
+         handle_gl_finish = (gl_void_fn)fn;
+      return flush ? (void *)glFlush : (void *)glFinish;
+   }
    bool egl = strcmp(name, "eglSwapBuffers") == 0;
    if (!egl && strcmp(name, "glXSwapBuffers") != 0)
       return NULL;

@@ -142,6 +142,16 @@ fail(char *err, size_t len, const char *what, const char *value)
 }
 
 int
+cap_frame_on_parse(const char *s)
+{
+   static const char *const names[] = { "swap", "flush", "finish", "submit" };
+   for (int i = 0; s && i < 4; i++)
+      if (strcmp(s, names[i]) == 0)
+         return i;
+   return -1;
+}
+
+int
 cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t errlen)
 {
    memset(o, 0, sizeof(*o));
@@ -193,6 +203,12 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
       const char *e;
       if (!parse_u64(v, &e, &o->frame_every) || *e)
          return fail(err, errlen, "TESSERA_CAPTURE_FRAME_EVERY", v);
+   }
+   if ((v = get("TESSERA_CAPTURE_FRAME_ON")) && *v) {
+      int m = cap_frame_on_parse(v);
+      if (m < 0)
+         return fail(err, errlen, "TESSERA_CAPTURE_FRAME_ON (swap|flush|finish|submit)", v);
+      o->frame_on = (enum cap_frame_on)m;
    }
    if ((v = get("TESSERA_CAPTURE_MEM")) && *v) {
       if (strcmp(v, "hash") == 0)

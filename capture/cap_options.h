@@ -37,6 +37,19 @@ enum cap_mem_strategy {
                          * (the default; GPU-written objects once a frame) */
 };
 
+/* What ends a frame (TESSERA_CAPTURE_FRAME_ON, docs/capture.md "Frames").
+ * The explicit boundaries (tessera_capture_frame(), --frame-every) end
+ * frames in every mode. */
+enum cap_frame_on {
+   CAP_FRAME_ON_SWAP = 0,   /* eglSwapBuffers / glXSwapBuffers (the default) */
+   CAP_FRAME_ON_FLUSH,      /* glFlush or glFinish after a submission */
+   CAP_FRAME_ON_FINISH,     /* glFinish after a submission */
+   CAP_FRAME_ON_SUBMIT,     /* every submission */
+};
+
+/* "swap", "flush", "finish", "submit" -> the mode; -1 if unknown. */
+int cap_frame_on_parse(const char *s);
+
 struct cap_range {
    uint64_t first, last;   /* inclusive; last = UINT64_MAX: open */
 };
@@ -51,6 +64,7 @@ struct cap_options {
    char trigger_file[4096];   /* TESSERA_CAPTURE_TRIGGER_FILE */
    bool start_off;            /* TESSERA_CAPTURE_START=off: wait for a trigger */
    uint64_t frame_every;      /* TESSERA_CAPTURE_FRAME_EVERY=N submissions; 0 off */
+   enum cap_frame_on frame_on; /* TESSERA_CAPTURE_FRAME_ON (default swap) */
    enum cap_mem_strategy mem; /* TESSERA_CAPTURE_MEM=hash|wp (default wp) */
    uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
    bool quiet;                /* TESSERA_CAPTURE_QUIET=1 */

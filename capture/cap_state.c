@@ -174,12 +174,13 @@ write_meta(void)
    if (gethostname(buf, sizeof(buf)) == 0)
       tsr_write_meta(cap.w, "host", buf);
    char sig[32];
-   snprintf(buf, sizeof(buf), "mem=%s frames=%.64s submits=%.64s signal=%s trigger_file=%.1024s start=%s",
+   snprintf(buf, sizeof(buf), "mem=%s frames=%.64s submits=%.64s signal=%s trigger_file=%.1024s start=%s frame_on=%s",
             cap.opt.mem == CAP_MEM_WP ? "wp" : "hash",
             getenv("TESSERA_CAPTURE_FRAMES") ? getenv("TESSERA_CAPTURE_FRAMES") : "all",
             getenv("TESSERA_CAPTURE_SUBMITS") ? getenv("TESSERA_CAPTURE_SUBMITS") : "all",
             cap_signal_name(cap.opt.trigger_signal, sig, sizeof(sig)), cap.opt.trigger_file,
-            cap.opt.start_off ? "off" : "on");
+            cap.opt.start_off ? "off" : "on",
+            (const char *[]){ "swap", "flush", "finish", "submit" }[cap.opt.frame_on]);
    tsr_write_meta(cap.w, "capture_options", buf);
    tsr_write_meta(cap.w, "tessera_version", TESSERA_VERSION);
 }
@@ -720,6 +721,8 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
    uapi_shader_list_free(&shaders);
    if (*ret == 0 && cap.opt.frame_every && cap.frame_submits >= cap.opt.frame_every)
       cap_frame_locked(0, "every N submissions");
+   else if (*ret == 0 && cap.opt.frame_on == CAP_FRAME_ON_SUBMIT)
+      cap_frame_locked(0, "submission");
    errno = saved;
 }
 

@@ -49,6 +49,7 @@ struct capture_request {
    const char *trigger_file;  /* toggle when this file appears; NULL: none */
    bool start_off;            /* wait for a trigger before recording */
    uint64_t frame_every;      /* a frame boundary every N submissions; 0: off */
+   const char *frame_on;      /* "swap", "flush", "finish", "submit"; NULL: swap */
    const char *mem;           /* "hash" or "wp"; NULL: the layer's default (wp) */
    bool quiet;                /* no messages from the layer */
    const char *layer;         /* tessera-capture.so */

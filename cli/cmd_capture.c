@@ -34,6 +34,9 @@ usage(FILE *fp)
       "      --trigger-file P   toggle recording when P appears (P is then removed)\n"
       "      --start-off        start with recording off (wait for a trigger)\n"
       "      --frame-every N    a frame boundary every N submissions\n"
+      "      --frame-on EVENT   what ends a frame: swap (default: eglSwapBuffers,\n"
+      "                         glXSwapBuffers), flush (glFlush or glFinish), finish\n"
+      "                         (glFinish) or submit (every submission)\n"
       "      --mem wp|hash      how changed memory is found (default wp)\n"
       "      --shim             also preload tessera-shim.so (the GPU model)\n"
       "      --layer PATH       the capture layer (default: next to tessera)\n"
@@ -52,7 +55,7 @@ fail(const char *msg, const char *arg)
 int
 cmd_capture(int argc, char **argv)
 {
-   enum { O_FRAMES = 256, O_SUBMITS, O_SIGNAL, O_TRIGGER, O_START_OFF, O_EVERY, O_MEM,
+   enum { O_FRAMES = 256, O_SUBMITS, O_SIGNAL, O_TRIGGER, O_START_OFF, O_EVERY, O_FRAME_ON, O_MEM,
           O_SHIM, O_LAYER };
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
@@ -62,6 +65,7 @@ cmd_capture(int argc, char **argv)
       { "trigger-file", required_argument, NULL, O_TRIGGER },
       { "start-off", no_argument, NULL, O_START_OFF },
       { "frame-every", required_argument, NULL, O_EVERY },
+      { "frame-on", required_argument, NULL, O_FRAME_ON },
       { "mem", required_argument, NULL, O_MEM },
       { "shim", no_argument, NULL, O_SHIM },
       { "layer", required_argument, NULL, O_LAYER },
@@ -87,6 +91,7 @@ cmd_capture(int argc, char **argv)
          if (!cli_parse_u64(optarg, UINT64_MAX, &rq.frame_every) || rq.frame_every == 0)
             return fail("bad --frame-every", optarg);
          break;
+      case O_FRAME_ON: rq.frame_on = optarg; break;
       case O_MEM: rq.mem = optarg; break;
       case O_SHIM: shim = true; break;
       case O_LAYER: layer = optarg; break;

@@ -68,7 +68,7 @@ test_options(void **state)
       "TESSERA_CAPTURE_SUBMITS", "10-", "TESSERA_CAPTURE_SIGNAL", "SIGUSR2",
       "TESSERA_CAPTURE_TRIGGER_FILE", "/tmp/go", "TESSERA_CAPTURE_START", "off",
       "TESSERA_CAPTURE_FRAME_EVERY", "25", "TESSERA_CAPTURE_MEM", "hash",
-      "TESSERA_CAPTURE_ROOT_PID", "1234", "TESSERA_CAPTURE_QUIET", "1", NULL,
+      "TESSERA_CAPTURE_FRAME_ON", "finish", "TESSERA_CAPTURE_ROOT_PID", "1234", "TESSERA_CAPTURE_QUIET", "1", NULL,
    };
    assert_int_equal(parse(full, &o, err), 0);
    assert_true(o.have_frames);
@@ -82,6 +82,7 @@ test_options(void **state)
    assert_true(o.start_off);
    assert_int_equal(o.frame_every, 25);
    assert_int_equal(o.mem, CAP_MEM_HASH);
+   assert_int_equal(o.frame_on, CAP_FRAME_ON_FINISH);
    assert_int_equal(o.root_pid, 1234);
    assert_true(o.quiet);
 
@@ -98,6 +99,13 @@ test_options(void **state)
    const char *const bad_pid[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_ROOT_PID",
                                    "12x", NULL };
    assert_int_equal(parse(bad_pid, &o, err), -EINVAL);
+   const char *const bad_on[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_FRAME_ON",
+                                  "present", NULL };
+   assert_int_equal(parse(bad_on, &o, err), -EINVAL);
+   assert_int_equal(parse((const char *const[]){ "TESSERA_CAPTURE_FILE", "a", NULL }, &o, err), 0);
+   assert_int_equal(o.frame_on, CAP_FRAME_ON_SWAP);
+   assert_int_equal(cap_frame_on_parse("submit"), CAP_FRAME_ON_SUBMIT);
+   assert_int_equal(cap_frame_on_parse("flush"), CAP_FRAME_ON_FLUSH);
    const char *const no_sig[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_SIGNAL",
                                   "none", NULL };
    assert_int_equal(parse(no_sig, &o, err), 0);
