@@ -19,6 +19,11 @@
 #                           capture: the browser window the GPU drew last holds
 #                           the live screenshot's page, bit-identical (below
 #                           the toolbar's shadow; tests/gl/lib/window_page.py)
+#   chromium-replay-validate `tessera replay --validate`: every page the GPU
+#                           wrote in the replay equals what the live GPU wrote
+#                           (headless Chromium never swaps: the capture ends a
+#                           frame at every submission, --frame-on submit, so
+#                           the layer records each submission's GPU results)
 #   chromium-dump-decodes   `tessera dump` decodes every stream with no
 #                           unknown field or instruction bits
 # Sync files (SYNCOBJ sync-file export/import, SYNC_IOC_MERGE) carry
@@ -50,7 +55,7 @@ grep -q 'WEBGL-INFO ANGLE (Mesa.*llvmpipe' "$work/llvmpipe.log" ||
 
 # live, on Mesa's asahi on the model, under capture
 chromium_run "$work/asahi.png" "$work/asahi.log" \
-    "$tessera" capture -q -o "$work/chromium.tsr" -- "$tessera" run --driver asahi --
+    "$tessera" capture --frame-on submit -q -o "$work/chromium.tsr" -- "$tessera" run --driver asahi --
 rc=$?
 info=$(grep -o 'WEBGL-INFO [^"]*' "$work/asahi.log")
 echo "asahi: ${info:-no WEBGL-INFO line} (exit $rc)"
@@ -76,6 +81,15 @@ if "$tessera" replay "$work/chromium.tsr" --per-submit --dump-images "$work/img"
 else
     tail -n 3 "$work/replay.log"
     result FAILED chromium-replay-image "the replayed window does not hold the live page"
+fi
+
+if "$tessera" replay "$work/chromium.tsr" --validate > "$work/validate.log" 2>&1 &&
+   grep -q 'validation passed' "$work/validate.log"; then
+    tail -n 1 "$work/validate.log"
+    result ok chromium-replay-validate
+else
+    tail -n 3 "$work/validate.log"
+    result FAILED chromium-replay-validate "the replay differs from the live run"
 fi
 
 if "$tessera" dump "$work/chromium.tsr" > "$work/dump.txt" 2> "$work/dump.err"; then
