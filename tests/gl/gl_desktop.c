@@ -40,7 +40,9 @@
  *                ALPHA8, LUMINANCE8_ALPHA8, RGBA16F and RGBA32F (unit 0)
  *                next to a plain sampler on unit 1, read back outside the
  *                texture within 1 LSB.  Regression: custom colours read
- *                transparent black (no extended sampler tables, issue 13)
+ *                transparent black (no extended sampler tables, issue 13).
+ *                Then GL_CLAMP with NEAREST reads the edge texel, not the
+ *                border (the model read the border at s >= 1)
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
  * exit status 1 when any fails.
  *
@@ -933,6 +935,23 @@ test_border(void)
          ok = false;
       }
       tested++;
+   }
+   /* GL_CLAMP with nearest filtering never reads the border (x = 60:
+    * s = 1.84, clamped to 1, u = 2 = width): the edge
+    * texel (0.5, 0.5, 0.5, 1) of the last format. Regression: the model
+    * read the border at s >= 1 (piglit texwrap, issue 13). */
+   if (tested) {
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP);
+      draw_quad(prog);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      static const uint8_t edge[4] = { 128, 128, 128, 255 };
+      if (!gl_util_pixel_is(px, W, 4, 4, edge, 1, t) ||
+          !gl_util_pixel_is(px, W, 60, 4, edge, 1, t)) {
+         printf("  %s: GL_CLAMP, NEAREST\n", t);
+         ok = false;
+      }
    }
    glDeleteProgram(prog);
    glDeleteTextures(2, tex);
