@@ -40,6 +40,7 @@ struct tessera_query;
 struct tessera_sampler_state {
    struct pipe_sampler_state base;
    uint8_t desc[8];                   /* SAMPLER */
+   bool custom_border;                /* Custom: needs an extended table */
 };
 
 struct tessera_sampler_view {

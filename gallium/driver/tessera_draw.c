@@ -65,10 +65,13 @@ translate_stencil_op(unsigned op)
    }
 }
 
+/* Extended tables (a Border record after each sampler) are needed as soon
+ * as one bound sampler has a custom border colour. */
 static enum agx_sampler_states
-sampler_states(unsigned n)
+sampler_states(unsigned n, bool extended)
 {
    if (n == 0) return AGX_SAMPLER_STATES_0;
+   if (extended) return n <= 8 ? AGX_SAMPLER_STATES_8_EXTENDED : AGX_SAMPLER_STATES_16_EXTENDED;
    if (n <= 4) return AGX_SAMPLER_STATES_4_COMPACT;
    if (n <= 8) return AGX_SAMPLER_STATES_8_COMPACT;
    if (n <= 12) return AGX_SAMPLER_STATES_12_COMPACT;
@@ -151,15 +154,17 @@ emit_uniform_words(struct tessera_batch *batch, const struct uniforms *u, uint8_
    return n;
 }
 
-/* Texture and sampler tables of a stage. */
+/* Texture and sampler tables of a stage; *smp_states is the launch words'
+ * sampler-state count (compact or extended). */
 static unsigned
 emit_texture_words(struct tessera_context *ctx, struct tessera_batch *batch,
-                   enum pipe_shader_type st, uint8_t *out, unsigned *ntex, unsigned *nsmp)
+                   enum pipe_shader_type st, uint8_t *out, unsigned *ntex,
+                   enum agx_sampler_states *smp_states)
 {
    struct tessera_context_state *s = ctx->state;
    unsigned n = 0;
    *ntex = s->nr_views[st];
-   *nsmp = s->nr_samplers[st];
+   unsigned nr_smp = s->nr_samplers[st];
    if (*ntex) {
       uint64_t va;
       uint8_t *d = tessera_pool_alloc(&batch->pool, *ntex * TESSERA_DESC_SIZE, 64, &va);
@@ -181,18 +186,42 @@ emit_texture_words(struct tessera_context *ctx, struct tessera_batch *batch,
       }
       n += AGX_USC_TEXTURE_LENGTH;
    }
-   if (*nsmp) {
+   bool extended = false;
+   for (unsigned i = 0; i < nr_smp; i++)
+      if (s->samplers[st][i] && s->samplers[st][i]->custom_border)
+         extended = true;
+   *smp_states = sampler_states(nr_smp, extended);
+   if (nr_smp) {
+      /* Extended slots: the 8-byte sampler, then its 16-byte Border,
+       * packed for the texture bound at the same index (sampler and view
+       * only meet here). Other samplers' Borders are never read. */
+      unsigned stride = extended ? AGX_SAMPLER_LENGTH + AGX_BORDER_LENGTH : AGX_SAMPLER_LENGTH;
       uint64_t va;
-      uint8_t *d = tessera_pool_alloc(&batch->pool, *nsmp * 8, 64, &va);
+      uint8_t *d = tessera_pool_alloc(&batch->pool, nr_smp * stride, 64, &va);
       if (!d)
          return 0;
-      memset(d, 0, *nsmp * 8);
-      for (unsigned i = 0; i < *nsmp; i++)
-         if (s->samplers[st][i])
-            memcpy(d + i * 8, s->samplers[st][i]->desc, 8);
+      memset(d, 0, nr_smp * stride);
+      for (unsigned i = 0; i < nr_smp; i++) {
+         const struct tessera_sampler_state *smp = s->samplers[st][i];
+         if (!smp)
+            continue;
+         memcpy(d + i * stride, smp->desc, AGX_SAMPLER_LENGTH);
+         struct pipe_sampler_view *v = i < *ntex ? s->views[st][i] : NULL;
+         if (smp->custom_border && v) {
+            uint32_t border[4];
+            tessera_pack_border(tessera_resource(v->texture), v, &smp->base.border_color,
+                                border);
+            agx_pack(d + i * stride + AGX_SAMPLER_LENGTH, BORDER, b) {
+               b.channel_0 = border[0];
+               b.channel_1 = border[1];
+               b.channel_2 = border[2];
+               b.channel_3 = border[3];
+            }
+         }
+      }
       agx_pack(out + n, USC_SAMPLER, t) {
          t.start = 0;
-         t.count = *nsmp;
+         t.count = nr_smp;
          t.buffer = va;
       }
       n += AGX_USC_SAMPLER_LENGTH;
@@ -557,7 +586,8 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    uniforms_push(u, &vs->bin, cpu, nwords);
    unsigned vs_uniforms = u->n;
    n += emit_uniform_words(batch, u, words + n);
-   unsigned vs_ntex, vs_nsmp;
+   unsigned vs_ntex;
+   enum agx_sampler_states vs_nsmp;
    n += emit_texture_words(ctx, batch, PIPE_SHADER_VERTEX, words + n, &vs_ntex, &vs_nsmp);
    n += emit_tail_words(batch, vs, false, words + n);
    uint32_t vs_pipe = upload_pipeline(batch, words, n);
@@ -574,7 +604,8 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    unsigned fs_uniforms = u->n;
    n += emit_uniform_words(batch, u, words + n);
    free(u);
-   unsigned fs_ntex, fs_nsmp;
+   unsigned fs_ntex;
+   enum agx_sampler_states fs_nsmp;
    n += emit_texture_words(ctx, batch, PIPE_SHADER_FRAGMENT, words + n, &fs_ntex, &fs_nsmp);
    n += emit_tail_words(batch, fs, true, words + n);
    uint32_t fs_pipe = upload_pipeline(batch, words, n);
@@ -679,7 +710,7 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    agx_pack(p + k, FRAGMENT_SHADER_WORD_0, w0) {
       w0.uniform_register_count = MIN2(fs_uniforms * 2, 512);
       w0.texture_state_register_count = fs_ntex;
-      w0.sampler_state_register_count = sampler_states(fs_nsmp);
+      w0.sampler_state_register_count = fs_nsmp;
       w0.cf_binding_count = fi->nr_inputs;
    }
    agx_pack(p + k + 4, FRAGMENT_SHADER_WORD_1, w1) { w1.pipeline = fs_pipe; }
@@ -758,7 +789,7 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    agx_pack(v + 8, VDM_STATE_VERTEX_SHADER_WORD_0, w0) {
       w0.uniform_register_count = MIN2(vs_uniforms * 2, 512);
       w0.texture_state_register_count = vs_ntex;
-      w0.sampler_state_register_count = sampler_states(vs_nsmp);
+      w0.sampler_state_register_count = vs_nsmp;
    }
    agx_pack(v + 12, VDM_STATE_VERTEX_SHADER_WORD_1, w1) { w1.pipeline = vs_pipe; }
    agx_pack(v + 16, VDM_STATE_VERTEX_OUTPUTS, o) {

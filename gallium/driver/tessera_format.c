@@ -8,7 +8,10 @@
  * memory layout plus the description's swizzle: BGRA8 is R8G8B8A8 read with
  * a B, G, R, A swizzle, L8 is R8 read as R, R, R, 1, and so on.
  */
+#include "util/format/format_utils.h"
 #include "util/format/u_format.h"
+#include "util/half_float.h"
+#include "util/u_math.h"
 
 #include "compiler/tc_compiler.h"
 #include "tessera_resource.h"
@@ -199,4 +202,56 @@ tessera_format_depth_stencil(enum pipe_format f)
    default:
       return false;
    }
+}
+
+/* One Border word: the colour component as memory channel c of the format
+ * stores it (agx_pack_border): normalized at the channel's width (sRGB
+ * colour channels as 12-bit unorm of the linear value), floats as fp32 for
+ * 32-bit channels and fp16 otherwise, integers clamped to the channel's
+ * range; padding (X) channels read 0. */
+static uint32_t
+pack_border_channel(const struct util_format_description *desc, unsigned c, uint32_t v)
+{
+   const struct util_format_channel_description *ch = &desc->channel[c];
+   unsigned bits = ch->size;
+   bool srgb = desc->colorspace == UTIL_FORMAT_COLORSPACE_SRGB && c < 3;
+   switch (ch->type) {
+   case UTIL_FORMAT_TYPE_UNSIGNED:
+      if (ch->normalized)
+         return _mesa_float_to_unorm(uif(v), srgb ? 12 : bits);
+      return bits >= 32 ? v : MIN2(v, (1u << bits) - 1);
+   case UTIL_FORMAT_TYPE_SIGNED:
+      if (ch->normalized)
+         return (uint32_t)_mesa_float_to_snorm(uif(v), bits) & ((1u << bits) - 1);
+      if (bits >= 32)
+         return v;
+      return (uint32_t)CLAMP((int32_t)v, -(1 << (bits - 1)), (1 << (bits - 1)) - 1);
+   case UTIL_FORMAT_TYPE_FLOAT:
+      return bits == 32 ? v : _mesa_float_to_half(uif(v));
+   default:
+      return 0;
+   }
+}
+
+void
+tessera_format_pack_border(enum pipe_format f, const union pipe_color_union *colour,
+                           uint32_t out[4])
+{
+   memset(out, 0, 4 * sizeof(uint32_t));
+   if (!tessera_format_info(f))
+      return;
+   const struct util_format_description *desc = util_format_description(f);
+   /* Memory channel c holds the colour component whose description
+    * swizzle names c (the inverse swizzle, as for the PBE): B of BGRA8 in
+    * channel 0, alpha of A8 in channel 0. Components A down to R, so
+    * luminance formats keep R where several components share a channel. */
+   int comp_of[4] = {-1, -1, -1, -1};
+   for (int comp = 3; comp >= 0; comp--) {
+      unsigned ch = desc->swizzle[comp];
+      if (ch <= PIPE_SWIZZLE_W)
+         comp_of[ch] = comp;
+   }
+   for (unsigned c = 0; c < desc->nr_channels && c < 4; c++)
+      if (comp_of[c] >= 0)
+         out[c] = pack_border_channel(desc, c, colour->ui[comp_of[c]]);
 }

@@ -833,6 +833,17 @@ tessera_pack_texture(const struct tessera_resource *r, const struct pipe_sampler
 }
 
 void
+tessera_pack_border(const struct tessera_resource *r, const struct pipe_sampler_view *view,
+                    const union pipe_color_union *colour, uint32_t out[4])
+{
+   if (view->target == PIPE_BUFFER) {
+      memset(out, 0, 4 * sizeof(uint32_t));
+      return;
+   }
+   tessera_format_pack_border(descriptor_format(r, view->format), colour, out);
+}
+
+void
 tessera_pack_rt_texture(const struct tessera_resource *r, enum pipe_format format,
                         unsigned level, unsigned layer, void *out)
 {

@@ -77,6 +77,11 @@ void tessera_init_context_resource_functions(struct pipe_context *pctx);
 
 /* Descriptors for the texture unit and the pixel back end (24 bytes each,
  * the TEXTURE / PBE structures of agx_cmdbuf.xml). */
+/* The Border record for a custom colour sampled through view (its
+ * descriptor format, as tessera_pack_texture picks it). */
+void tessera_pack_border(const struct tessera_resource *r,
+                         const struct pipe_sampler_view *view,
+                         const union pipe_color_union *colour, uint32_t out[4]);
 void tessera_pack_texture(const struct tessera_resource *r,
                           const struct pipe_sampler_view *view, void *out);
 void tessera_pack_pbe(const struct tessera_resource *r, enum pipe_format format,
@@ -104,6 +109,11 @@ void tessera_format_texture_swizzle(enum pipe_format f, const unsigned char view
                                     enum agx_channel out[4]);
 /* PBE swizzle: which shader component each memory channel receives. */
 void tessera_format_pbe_swizzle(enum pipe_format f, enum agx_channel out[4]);
+/* The Border record (agx_cmdbuf.xml) of a custom border colour sampled
+ * from a texture of format f: one word per memory channel, encoded as f
+ * stores it (docs/texture.md); all zero for formats without an encoding. */
+void tessera_format_pack_border(enum pipe_format f, const union pipe_color_union *colour,
+                                uint32_t out[4]);
 
 /* Present a resource on the sw path: copy into its display target. */
 void tessera_flush_frontbuffer(struct pipe_screen *screen, struct pipe_context *pctx,

@@ -101,6 +101,16 @@ translate_compare(unsigned f)
    }
 }
 
+static bool
+wrap_reads_border(unsigned w)
+{
+   return w == PIPE_TEX_WRAP_CLAMP_TO_BORDER || w == PIPE_TEX_WRAP_CLAMP;
+}
+
+/* The three fixed colours are compact; anything else is Custom, read from
+ * the Border record after the sampler in an extended sampler table, which
+ * tessera_draw.c packs per the bound texture's format at draw time. Only
+ * samplers whose wrap modes can reach the border need it. */
 static enum agx_border_colour
 translate_border(const struct pipe_sampler_state *s)
 {
@@ -114,8 +124,10 @@ translate_border(const struct pipe_sampler_state *s)
       return AGX_BORDER_COLOUR_OPAQUE_BLACK;
    if (rgb1 && c->ui[3] == one)
       return AGX_BORDER_COLOUR_OPAQUE_WHITE;
-   /* Custom colours need extended sampler tables; not supported yet. */
-   return AGX_BORDER_COLOUR_TRANSPARENT_BLACK;
+   if (!wrap_reads_border(s->wrap_s) && !wrap_reads_border(s->wrap_t) &&
+       !wrap_reads_border(s->wrap_r))
+      return AGX_BORDER_COLOUR_TRANSPARENT_BLACK;
+   return AGX_BORDER_COLOUR_CUSTOM;
 }
 
 static void *
@@ -126,14 +138,8 @@ tessera_create_sampler_state(struct pipe_context *pctx, const struct pipe_sample
       return NULL;
    so->base = *cso;
    enum agx_border_colour border = translate_border(cso);
-   if (border == AGX_BORDER_COLOUR_TRANSPARENT_BLACK &&
-       (cso->border_color.ui[0] | cso->border_color.ui[1] | cso->border_color.ui[2] |
-        cso->border_color.ui[3]) &&
-       (cso->wrap_s == PIPE_TEX_WRAP_CLAMP_TO_BORDER ||
-        cso->wrap_t == PIPE_TEX_WRAP_CLAMP_TO_BORDER ||
-        cso->wrap_r == PIPE_TEX_WRAP_CLAMP_TO_BORDER))
-      tessera_perf(tessera_context(pctx),
-                   "custom border colour replaced by transparent black\n");
+   so->custom_border = border == AGX_BORDER_COLOUR_CUSTOM;
+   (void)pctx;
    agx_pack(so->desc, SAMPLER, s) {
       s.min_lod = CLAMP(cso->min_lod, 0.0f, 15.984375f);
       s.max_lod = CLAMP(cso->max_lod, 0.0f, 15.984375f);

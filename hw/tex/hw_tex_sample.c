@@ -273,7 +273,11 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
       } else {
          float f = floorf(u);
          int64_t i0 = (int64_t)fmaxf(fminf(f, 1e9f), -1e9f);
-         fp->idx[a][0] = fp->idx[a][1] = wrap_index(i0, size[a], mode);
+         /* GL clamp with nearest filtering clamps the index to [0, n - 1]
+          * (GL compatibility spec, table 8.20): u = n (s >= 1) reads the
+          * edge texel, never the border. */
+         unsigned m = mode == AGX_WRAP_CLAMP_GL ? AGX_WRAP_CLAMP_TO_EDGE : mode;
+         fp->idx[a][0] = fp->idx[a][1] = wrap_index(i0, size[a], m);
          fp->frac[a] = 0;
       }
    }

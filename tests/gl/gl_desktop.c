@@ -36,6 +36,13 @@
  *   vertex_texture  texture2DLod in the vertex shader (a texture on unit
  *                2). Regression: no vertex texture units, so glmark2's
  *                terrain failed to link
+ *   border       CLAMP_TO_BORDER with a custom colour on RGBA8, SRGB8_ALPHA8,
+ *                ALPHA8, LUMINANCE8_ALPHA8, RGBA16F and RGBA32F (unit 0)
+ *                next to a plain sampler on unit 1, read back outside the
+ *                texture within 1 LSB.  Regression: custom colours read
+ *                transparent black (no extended sampler tables, issue 13).
+ *                Then GL_CLAMP with NEAREST reads the edge texel, not the
+ *                border (the model read the border at s >= 1)
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
  * exit status 1 when any fails.
  *
@@ -843,6 +850,114 @@ test_vertex_texture(void)
    gl_util_check(t, ok);
 }
 
+/* Unit 0 (custom border) sampled from -1 to 2 in the lower half, unit 1
+ * (a plain clamp-to-edge sampler in the same, then extended, table) in the
+ * upper half. */
+static const char fs_border[] =
+   "#version 120\n"
+   "uniform sampler2D s0, s1;\n"
+   "varying vec2 uv;\n"
+   "void main() {\n"
+   "   gl_FragColor = uv.y < 0.5 ? texture2D(s0, uv * 3.0 - 1.0) : texture2D(s1, uv);\n"
+   "}\n";
+
+static void
+test_border(void)
+{
+   const char *t = "border";
+   static const float colour[4] = { 0.2f, 0.4f, 0.6f, 0.8f };
+   static const struct {
+      GLenum ifmt;
+      const char *name;
+      uint8_t want[4]; /* the border as an RGBA8 framebuffer stores it */
+   } fmts[] = {
+      { GL_RGBA8, "RGBA8", { 51, 102, 153, 204 } },
+      /* sRGB: the border is linear and not decoded (GL 4.6 8.14.2) */
+      { GL_SRGB8_ALPHA8, "SRGB8_ALPHA8", { 51, 102, 153, 204 } },
+      { GL_ALPHA8, "ALPHA8", { 0, 0, 0, 204 } },
+      { GL_LUMINANCE8_ALPHA8, "LUMINANCE8_ALPHA8", { 51, 51, 51, 204 } },
+      { GL_RGBA16F, "RGBA16F", { 51, 102, 153, 204 } },
+      { GL_RGBA32F, "RGBA32F", { 51, 102, 153, 204 } },
+   };
+   if (glsl_version < 120) {
+      printf("SKIP: border (GLSL %d)\n", glsl_version);
+      return;
+   }
+   bool has_float = gl_version >= 30 || gl_util_has_ext("GL_ARB_texture_float");
+   /* Unit 1: 2x2 texels (x * 200 + 20, y * 200 + 20, 90, 255). */
+   static const uint8_t plain[16] = { 20, 20, 90, 255, 220, 20, 90, 255,
+                                      20, 220, 90, 255, 220, 220, 90, 255 };
+   GLuint tex[2];
+   glGenTextures(2, tex);
+   glActiveTexture(GL_TEXTURE1);
+   glBindTexture(GL_TEXTURE_2D, tex[1]);
+   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 2, 2, 0, GL_RGBA, GL_UNSIGNED_BYTE, plain);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+   glActiveTexture(GL_TEXTURE0);
+   glBindTexture(GL_TEXTURE_2D, tex[0]);
+   GLuint prog = gl_util_program(vs_quad, fs_border, NULL);
+   glUseProgram(prog);
+   glUniform1i(glGetUniformLocation(prog, "s0"), 0);
+   glUniform1i(glGetUniformLocation(prog, "s1"), 1);
+   bool ok = true;
+   unsigned tested = 0;
+   for (unsigned f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
+      bool is_float = fmts[f].ifmt == GL_RGBA16F || fmts[f].ifmt == GL_RGBA32F;
+      if (is_float && !has_float) {
+         printf("  %s: %s skipped (no float textures)\n", t, fmts[f].name);
+         continue;
+      }
+      /* 2x2 of (0.5, 0.5, 0.5, 1) */
+      static const float texels[16] = { 0.5f, 0.5f, 0.5f, 1, 0.5f, 0.5f, 0.5f, 1,
+                                        0.5f, 0.5f, 0.5f, 1, 0.5f, 0.5f, 0.5f, 1 };
+      glGetError();
+      glTexImage2D(GL_TEXTURE_2D, 0, fmts[f].ifmt, 2, 2, 0, GL_RGBA, GL_FLOAT, texels);
+      if (glGetError() != GL_NO_ERROR) {
+         printf("  %s: %s skipped (not supported)\n", t, fmts[f].name);
+         continue;
+      }
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_BORDER);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_BORDER);
+      glTexParameterfv(GL_TEXTURE_2D, GL_TEXTURE_BORDER_COLOR, colour);
+      draw_quad(prog);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      /* (4, 4): s, t = -0.81, outside; (60, 60): unit 1's texel (1, 1) */
+      static const uint8_t texel11[4] = { 220, 220, 90, 255 };
+      if (!gl_util_pixel_is(px, W, 4, 4, fmts[f].want, 1, t) ||
+          !gl_util_pixel_is(px, W, 60, 60, texel11, 0, t)) {
+         printf("  %s: format %s\n", t, fmts[f].name);
+         ok = false;
+      }
+      tested++;
+   }
+   /* GL_CLAMP with nearest filtering never reads the border (x = 60:
+    * s = 1.84, clamped to 1, u = 2 = width): the edge
+    * texel (0.5, 0.5, 0.5, 1) of the last format. Regression: the model
+    * read the border at s >= 1 (piglit texwrap, issue 13). */
+   if (tested) {
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP);
+      draw_quad(prog);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      static const uint8_t edge[4] = { 128, 128, 128, 255 };
+      if (!gl_util_pixel_is(px, W, 4, 4, edge, 1, t) ||
+          !gl_util_pixel_is(px, W, 60, 4, edge, 1, t)) {
+         printf("  %s: GL_CLAMP, NEAREST\n", t);
+         ok = false;
+      }
+   }
+   glDeleteProgram(prog);
+   glDeleteTextures(2, tex);
+   gl_util_check(t, ok && tested > 0);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -851,7 +966,7 @@ static const struct {
    { "version", test_version },         { "shadow", test_shadow },
    { "tex3d", test_tex3d },             { "instancing", test_instancing },
    { "restart", test_restart },         { "indep_blend", test_indep_blend },
-   { "vertex_texture", test_vertex_texture },
+   { "vertex_texture", test_vertex_texture }, { "border", test_border },
 };
 
 int

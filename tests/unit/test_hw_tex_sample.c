@@ -265,6 +265,37 @@ test_custom_border_formats(void **state)
    assert_true(o.u[0] == 7 && o.u[1] == 200 && o.u[2] == 0 && o.u[3] == 1);
 }
 
+/* GL_CLAMP (Clamp GL): s is clamped to [0, 1] first; nearest then clamps
+ * the texel index to [0, n - 1] (GL compatibility spec, table 8.20), so
+ * it never reads the border; linear blends the edge texel with the border.
+ * Regression: nearest read the border at s >= 1 (piglit texwrap, issue 13). */
+static void
+test_clamp_gl(void **state)
+{
+   (void)state;
+   uint8_t *p = tex_host(IMG_VA);
+   for (unsigned i = 0; i < 4 * 4; i++)
+      p[i] = (uint8_t)(0x40 + i);                    /* 2x2 RGBA8 */
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 2, 2, 16);
+   struct hw_tex_view v = decode_view(&t);
+   struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, AGX_WRAP_CLAMP_GL);
+   sd.border_colour = AGX_BORDER_COLOUR_OPAQUE_WHITE;
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   /* texel (1, 0) = 0x44.., texel (0, 0) = 0x40.. */
+   union hw_texel o = sample2d(&v, &s, 3.0f, 0.25f);
+   assert_true(fabsf(o.f[0] - 0x44 / 255.0f) < 1e-7f);
+   o = sample2d(&v, &s, 1.0f, 0.25f);
+   assert_true(fabsf(o.f[0] - 0x44 / 255.0f) < 1e-7f);
+   o = sample2d(&v, &s, -2.0f, 0.25f);
+   assert_true(fabsf(o.f[0] - 0x40 / 255.0f) < 1e-7f);
+   /* linear at s >= 1: half texel (1, 0), half border (white) */
+   sd.magnify = sd.minify = AGX_FILTER_LINEAR;
+   s = decode_sampler(&sd, NULL);
+   o = sample2d(&v, &s, 3.0f, 0.25f);
+   assert_true(fabsf(o.f[0] - (0x44 / 255.0f + 1.0f) / 2) < 2e-3f);
+   assert_true(fabsf(o.f[3] - (0x47 / 255.0f + 1.0f) / 2) < 2e-3f);
+}
+
 static void
 test_border_colours(void **state)
 {
@@ -910,6 +941,7 @@ main(void)
       cmocka_unit_test_setup(test_nearest_wrap, setup),
       cmocka_unit_test_setup(test_bilinear, setup),
       cmocka_unit_test_setup(test_border_colours, setup),
+      cmocka_unit_test_setup(test_clamp_gl, setup),
       cmocka_unit_test_setup(test_custom_border_formats, setup),
       cmocka_unit_test_setup(test_mip_selection, setup),
       cmocka_unit_test_setup(test_shadow, setup),
