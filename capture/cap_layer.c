@@ -178,7 +178,8 @@ do_configure(void)
       sigemptyset(&sa.sa_mask);
       sigaction(cap.opt.trigger_signal, &sa, NULL);
    }
-   if (cap.opt.mem == CAP_MEM_WP && !cap_wp_init()) {
+   bool own_segv = cap_crash_init();
+   if (cap.opt.mem == CAP_MEM_WP && !cap_wp_init(own_segv)) {
       cap.opt.mem = CAP_MEM_HASH;
       cap_log("tessera capture: cannot own SIGSEGV (sanitizer?); memory strategy 'hash'");
    }

@@ -218,7 +218,7 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
       else
          return fail(err, errlen, "memory strategy (hash|wp)", v);
    }
-   o->flush_ms = 1000;
+   o->flush_ms = 50;
    if ((v = get("TESSERA_CAPTURE_FLUSH_MS")) && *v) {
       const char *e;
       if (!parse_u64(v, &e, &o->flush_ms) || *e)

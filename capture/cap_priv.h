@@ -141,7 +141,6 @@ struct cap_state {
    atomic_uint signal_toggles;
    unsigned seen_toggles;
    uint64_t trigger_check_ns;
-   uint64_t last_flush_ns;
    bool active;
    uint64_t gen;
    struct cap_file *files;
@@ -170,7 +169,7 @@ void cap_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * discarded, so a file-size limit ends recording and not the program. */
 void cap_sig_guard_begin(sigset_t *old);
 void cap_sig_guard_end(const sigset_t *old);
-/* Told of every sigaction() the program makes (cap_wp.c interposes it):
+/* Told of every sigaction() the program makes (cap_crash.c interposes it):
  * warns once when the program takes over the trigger signal. */
 void cap_note_sigaction(int sig, const struct sigaction *act);
 /* Checks a trace call's result; the first failure stops recording. */
@@ -203,9 +202,20 @@ void cap_hook_expect(uint32_t file_id, uint32_t queue_id, uint32_t seq, unsigned
 void cap_hook_drain_locked(void);
 void cap_hook_reset_after_fork(void);
 
+/* cap_crash.c */
+/* Installs the crash handler on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT
+ * (those a sanitizer lets us have); true if SIGSEGV is ours. */
+bool cap_crash_init(void);
+/* From a signal handler: writes the records and pages serialized so far
+ * (no allocation; gives up after 250 ms). */
+void cap_crash_flush(void);
+
 /* cap_wp.c */
-/* Installs the write tracker; false if SIGSEGV cannot be ours. */
-bool cap_wp_init(void);
+/* Turns the write tracker on; false if SIGSEGV is not ours (own_segv). */
+bool cap_wp_init(bool own_segv);
+/* From the SIGSEGV handler: true if the fault was a tracked write (the
+ * page is now marked dirty and writable again). */
+bool cap_wp_fault(const siginfo_t *si);
 void cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f,
                      struct cap_bo *bo, uint64_t bo_offset);
 void cap_wp_unmap(void *addr, size_t len);

@@ -206,7 +206,12 @@ cap_open_writer(void)
    /* Compression runs on the writer's thread but still competes with the
     * program for CPU; zstd level 1 costs a fraction of level 3's time for a
     * few percent more bytes. TESSERA_CAPTURE_ZSTD_LEVEL overrides it. */
-   struct tsr_writer_options wo = { .quiet = true, .zstd_level = 1 };
+   /* The writer's thread pushes records out flush_ms after they were
+    * written, whether or not the program submits again (a crash or SIGKILL
+    * then loses at most about that much). */
+   struct tsr_writer_options wo = { .quiet = true, .zstd_level = 1,
+                                    .flush_ms = cap.opt.flush_ms > 3600000 ? 3600000u
+                                                : (unsigned)cap.opt.flush_ms };
    const char *lvl = getenv("TESSERA_CAPTURE_ZSTD_LEVEL");
    if (lvl && *lvl)
       wo.zstd_level = atoi(lvl);
@@ -220,7 +225,6 @@ cap_open_writer(void)
       return;
    }
    write_meta();
-   cap.last_flush_ns = cap_now_ns();
 }
 
 /* ---------------------------------------------------------------- files */
@@ -705,16 +709,6 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
          }
       }
       cap_hook_drain_locked();
-      /* Records wait in memory until a chunk fills; push them out now and
-       * then, so a crash or a full disk loses at most flush_ms of them. */
-      uint64_t now = cap_now_ns();
-      if (cap.opt.flush_ms && now - cap.last_flush_ns >= cap.opt.flush_ms * 1000000ull) {
-         cap.last_flush_ns = now;
-         sigset_t old;
-         cap_sig_guard_begin(&old);
-         cap_trace_ok(tsr_writer_flush(cap.w));
-         cap_sig_guard_end(&old);
-      }
    }
    free(cmdbuf);
    free(syncs);

@@ -11,8 +11,9 @@
  * while a fault could still look at them (a dead entry's address range is
  * cleared first, its memory is kept on a free list).
  *
- * Limits (docs/capture.md): a program that installs its own SIGSEGV
- * handler after us, mprotect()s these mappings itself, or lets a system
+ * The SIGSEGV handler is cap_crash.c's, which asks cap_wp_fault() first.
+ *
+ * Limits (docs/capture.md): a program that mprotect()s these mappings itself, or lets a system
  * call write into them (read(2) into a mapped object gets EFAULT while the
  * page is protected) should use the default "hash" strategy.
  */
@@ -34,15 +35,14 @@ static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
 static _Atomic unsigned maps_end;
 /* Counts for TESSERA_CAPTURE_STATS (cap_wp_stats) */
 static atomic_ulong n_faults, n_protects, n_maps;
-static struct sigaction prev_segv;
 static size_t host_page;
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-static sigaction_fn real_sigaction;
 static bool wp_on;
 
-static void
-segv_handler(int sig, siginfo_t *si, void *uc)
+bool
+cap_wp_fault(const siginfo_t *si)
 {
+   if (!wp_on)
+      return false;
    uintptr_t a = (uintptr_t)si->si_addr;
    unsigned end = atomic_load(&maps_end);
    for (unsigned i = 0; i < end; i++) {
@@ -55,74 +55,19 @@ segv_handler(int sig, siginfo_t *si, void *uc)
       int saved = errno;
       mprotect((void *)(m->addr + pg * host_page), host_page, m->prot);
       errno = saved;
-      return;
+      return true;
    }
-   /* not ours: what the program would have had */
-   if (prev_segv.sa_flags & SA_SIGINFO) {
-      prev_segv.sa_sigaction(sig, si, uc);
-   } else if (prev_segv.sa_handler != SIG_IGN && prev_segv.sa_handler != SIG_DFL) {
-      prev_segv.sa_handler(sig);
-   } else {
-      /* default action: return and fault again without us */
-      struct sigaction dfl;
-      memset(&dfl, 0, sizeof(dfl));
-      dfl.sa_handler = SIG_DFL;
-      wp_on = false;
-      real_sigaction(SIGSEGV, &dfl, NULL);
-   }
+   return false;
 }
 
-
 bool
-cap_wp_init(void)
+cap_wp_init(bool own_segv)
 {
-   real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-   if (!real_sigaction)
-      return false;
-   struct sigaction sa, cur;
-   memset(&sa, 0, sizeof(sa));
-   sa.sa_sigaction = segv_handler;
-   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-   sigemptyset(&sa.sa_mask);
-   if (real_sigaction(SIGSEGV, &sa, &prev_segv) ||
-       real_sigaction(SIGSEGV, NULL, &cur) || !(cur.sa_flags & SA_SIGINFO) ||
-       cur.sa_sigaction != segv_handler)
+   if (!own_segv)
       return false;   /* e.g. a sanitizer keeps SIGSEGV to itself */
    host_page = (size_t)sysconf(_SC_PAGESIZE);
    wp_on = true;
    return true;
-}
-
-/* The program's own SIGSEGV handler goes behind ours: we pass it every
- * fault that is not a write-tracking one, and report it back as set. */
-__attribute__((visibility("default"))) int
-sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-   if (!real_sigaction)
-      real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-   cap_note_sigaction(sig, act);
-   if (sig != SIGSEGV || !wp_on)
-      return real_sigaction(sig, act, old);
-   struct sigaction prev = prev_segv;
-   if (act)
-      prev_segv = *act;
-   if (old)
-      *old = prev;
-   return 0;
-}
-
-__attribute__((visibility("default"))) sighandler_t
-signal(int sig, sighandler_t h)
-{
-   struct sigaction sa, old;
-   memset(&sa, 0, sizeof(sa));
-   sa.sa_handler = h;
-   sa.sa_flags = SA_RESTART;
-   sigemptyset(&sa.sa_mask);
-   if (sigaction(sig, &sa, &old))
-      return SIG_ERR;
-   return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction
-                                      : old.sa_handler;
 }
 
 void

@@ -9,7 +9,7 @@ capture_SRCS := capture/cap_options.c capture/cap_cmdbuf.c capture/cap_launch.c
 
 SHLIBS += tessera-capture
 tessera-capture_SRCS := capture/cap_layer.c capture/cap_state.c capture/cap_reaper.c \
-                        capture/cap_wp.c
+                        capture/cap_wp.c capture/cap_crash.c
 # Shader indexing walks the streams (cmdstream) and decodes code (agxisa).
 tessera-capture_LIBS := capture uapishaders trace uapi cmdstream agxisa
 tessera-capture_LDLIBS := -ldl -lzstd -lxxhash

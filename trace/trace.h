@@ -238,6 +238,9 @@ struct tsr_writer_options {
    size_t chunk_bytes;    /* raw bytes per chunk; 0 selects 1 MiB */
    unsigned queue_chunks; /* chunks waiting for the thread; 0 selects 8 */
    bool quiet;            /* do not print the (one) error message */
+   unsigned flush_ms;     /* > 0: the writer's thread queues the records and pages
+                           * in memory once the oldest is this old, so they reach
+                           * the file without waiting for a chunk to fill */
 };
 
 /* Creates `path` (truncating) and writes the file header. 0 or -errno;
@@ -253,6 +256,15 @@ int tsr_writer_close(struct tsr_writer *w);
 int tsr_writer_error(struct tsr_writer *w);
 /* Waits until every queued chunk is on disk (still no index). 0 or error. */
 int tsr_writer_flush(struct tsr_writer *w);
+/* For a fatal-signal handler: writes what is serialized in memory (pages,
+ * then records) as uncompressed chunks behind the chunks already queued,
+ * which the writer's thread must finish first. Async-signal-safe in
+ * practice: no allocation, no condition variable, only trylock, nanosleep,
+ * writev; gives up with -ETIMEDOUT after timeout_ms (e.g. when the thread
+ * that crashed holds the writer's lock). The writer stays usable (a
+ * handler may return); the file has no index until tsr_writer_close, and
+ * readers salvage it (docs/trace-format.md). 0 or -errno. */
+int tsr_writer_flush_from_signal(struct tsr_writer *w, unsigned timeout_ms);
 
 /* Each returns 0 or a negative errno (-EINVAL for bad arguments, or the
  * sticky write error). `file` is the capture's DRM-file id. */

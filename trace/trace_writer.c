@@ -14,8 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 #include <zstd.h>
 
 #include "trace/trace_priv.h"
@@ -60,6 +64,10 @@ struct tsr_writer {
    uint8_t *pg_data;
    uint32_t pg_count, pg_cap;
 
+   /* CLOCK_MONOTONIC time the oldest record or page not yet queued was
+    * added (0: none): the thread seals it opts.flush_ms later. */
+   uint64_t pending_ns;
+
    /* Chunk indices are assigned when queued; the thread writes in order. */
    uint32_t next_chunk;
    struct wchunk *queue;
@@ -82,6 +90,39 @@ struct tsr_writer {
 
    struct tsr_writer_stats st;
 };
+
+static uint64_t now_ns(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int flush_records(struct tsr_writer *w);
+
+/* Writer thread, lock held: waits for queued chunks, and with opts.flush_ms
+ * seals the records and pages in memory once the oldest is flush_ms old,
+ * so they reach the file even when no chunk fills (a crash or SIGKILL then
+ * loses at most about flush_ms of them). */
+static void thread_wait(struct tsr_writer *w)
+{
+   while (!w->q_len && !w->stopping) {
+      if (!w->opts.flush_ms) {
+         pthread_cond_wait(&w->cond, &w->lock);
+         continue;
+      }
+      uint64_t period = (uint64_t)w->opts.flush_ms * 1000000ull;
+      uint64_t now = now_ns();
+      if (w->pending_ns && now - w->pending_ns >= period) {
+         /* queue empty and >= 2 slots (open): flush_records cannot block */
+         flush_records(w);
+         continue;
+      }
+      uint64_t until = (w->pending_ns ? w->pending_ns : now) + period;
+      struct timespec ts = { (time_t)(until / 1000000000ull), (long)(until % 1000000000ull) };
+      pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+   }
+}
 
 static void set_error(struct tsr_writer *w, int err)
 {
@@ -167,8 +208,7 @@ static void *writer_thread(void *arg)
 
    pthread_mutex_lock(&w->lock);
    for (;;) {
-      while (!w->q_len && !w->stopping)
-         pthread_cond_wait(&w->cond, &w->lock);
+      thread_wait(w);
       if (!w->q_len && w->stopping)
          break;
       struct wchunk c = w->queue[w->q_head];
@@ -208,7 +248,8 @@ static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
       free(data);
       return w->error;
    }
-   if (w->next_chunk >= w->chunk_tab_cap) {
+   /* two spare entries: tsr_writer_flush_from_signal() cannot allocate */
+   if (w->next_chunk + 2 >= w->chunk_tab_cap) {
       uint32_t cap = w->chunk_tab_cap ? w->chunk_tab_cap * 2 : 256;
       uint64_t *o = realloc(w->chunk_off, cap * sizeof(*o));
       if (o)
@@ -256,6 +297,7 @@ static int flush_pages(struct tsr_writer *w)
 
 static int flush_records(struct tsr_writer *w)
 {
+   w->pending_ns = 0;
    int err = flush_pages(w);
    if (err || !w->rec_count)
       return err;
@@ -302,6 +344,8 @@ static uint8_t *begin_record(struct tsr_writer *w, uint32_t type, uint32_t file,
       w->rec = n;
       w->rec_cap = cap;
    }
+   if (!w->pending_ns)
+      w->pending_ns = now_ns();
    uint8_t *h = w->rec + w->rec_size;
    memset(h, 0, total);
    tsr_wr32(h, type);
@@ -338,6 +382,9 @@ int tsr_writer_open_fd(struct tsr_writer **out, int fd, const char *name,
       w->opts.chunk_bytes = 2 * TSR_PAGE_SIZE;
    if (!w->opts.queue_chunks)
       w->opts.queue_chunks = 8;
+   /* the thread's timed flush queues a pages and a records chunk at once */
+   if (w->opts.queue_chunks < 2)
+      w->opts.queue_chunks = 2;
    w->pg_cap = (uint32_t)(w->opts.chunk_bytes / TSR_PAGE_SIZE);
    w->pg_hash = malloc(w->pg_cap * sizeof(*w->pg_hash));
    w->pg_data = malloc((size_t)w->pg_cap * TSR_PAGE_SIZE);
@@ -346,10 +393,19 @@ int tsr_writer_open_fd(struct tsr_writer **out, int fd, const char *name,
    tsr_map_init(&w->objects);
    tsr_map_init(&w->shaders);
    pthread_mutex_init(&w->lock, NULL);
-   pthread_cond_init(&w->cond, NULL);
+   pthread_condattr_t ca;
+   pthread_condattr_init(&ca);
+   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+   pthread_cond_init(&w->cond, &ca);
+   pthread_condattr_destroy(&ca);
+   w->chunk_tab_cap = 256;
+   w->chunk_off = malloc(w->chunk_tab_cap * sizeof(*w->chunk_off));
+   w->chunk_type = malloc(w->chunk_tab_cap * sizeof(*w->chunk_type));
+   w->chunk_count = malloc(w->chunk_tab_cap * sizeof(*w->chunk_count));
 
    int err = 0;
-   if (!w->name || !w->pg_hash || !w->pg_data || !w->queue)
+   if (!w->name || !w->pg_hash || !w->pg_data || !w->queue || !w->chunk_off ||
+       !w->chunk_type || !w->chunk_count)
       err = -ENOMEM;
 
    uint8_t hdr[TSR_FILE_HEADER_SIZE] = {0};
@@ -406,6 +462,125 @@ int tsr_writer_flush(struct tsr_writer *w)
    int e = w->error;
    pthread_mutex_unlock(&w->lock);
    return e;
+}
+
+/* Signal path: one uncompressed chunk written with writev from the
+ * caller's buffers (no allocation). Lock held, thread idle. */
+static int emit_raw_chunk_sig(struct tsr_writer *w, uint32_t type, uint32_t count,
+                              const struct iovec *parts, int nparts)
+{
+   size_t raw = 0;
+   XXH3_state_t st;
+   XXH3_64bits_reset(&st);
+   for (int i = 0; i < nparts; i++) {
+      XXH3_64bits_update(&st, parts[i].iov_base, parts[i].iov_len);
+      raw += parts[i].iov_len;
+   }
+   uint8_t h[TSR_CHUNK_HEADER_SIZE];
+   tsr_wr32(h, TSR_CHUNK_MAGIC);
+   tsr_wr16(h + 4, (uint16_t)type);
+   tsr_wr16(h + 6, 0);
+   tsr_wr32(h + 8, (uint32_t)raw);
+   tsr_wr32(h + 12, (uint32_t)raw);
+   tsr_wr32(h + 16, count);
+   tsr_wr32(h + 20, 0);
+   tsr_wr64(h + 24, XXH3_64bits_digest(&st));
+   tsr_wr64(h + 32, tsr_hash64(h, 32));
+   struct iovec iov[5];
+   iov[0] = (struct iovec){ h, sizeof(h) };
+   for (int i = 0; i < nparts; i++)
+      iov[1 + i] = parts[i];
+   size_t total = sizeof(h) + raw, done = 0;
+   int idx = 0, n = 1 + nparts;
+   while (done < total) {
+      ssize_t k = writev(w->fd, iov + idx, n - idx);
+      if (k < 0 && errno == EINTR)
+         continue;
+      if (k <= 0) {
+         int err = k < 0 ? -errno : -EIO;
+         if (ftruncate(w->fd, (off_t)w->file_off) == 0)
+            lseek(w->fd, (off_t)w->file_off, SEEK_SET);
+         return err;
+      }
+      done += (size_t)k;
+      while (idx < n && (size_t)k >= iov[idx].iov_len) {
+         k -= (ssize_t)iov[idx].iov_len;
+         idx++;
+      }
+      if (idx < n) {
+         iov[idx].iov_base = (uint8_t *)iov[idx].iov_base + k;
+         iov[idx].iov_len -= (size_t)k;
+      }
+   }
+   uint32_t index = w->next_chunk++;
+   w->chunk_off[index] = w->file_off;
+   w->chunk_type[index] = type;
+   w->chunk_count[index] = count;
+   w->chunks_written = index + 1;
+   w->file_off += total;
+   w->st.file_bytes += total;
+   w->st.raw_bytes += raw;
+   return 0;
+}
+
+static void sleep_ms(void)
+{
+   struct timespec ts = { 0, 1000000 };
+   nanosleep(&ts, NULL);
+}
+
+int tsr_writer_flush_from_signal(struct tsr_writer *w, unsigned timeout_ms)
+{
+   if (!w || !w->thread_started)
+      return -EINVAL;
+   uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+   /* The lock, once the thread has written every queued chunk. A thread
+    * that holds the lock (perhaps the one that crashed) is waited for
+    * until the deadline, never forever. */
+   for (;;) {
+      if (pthread_mutex_trylock(&w->lock) == 0) {
+         if (!w->q_len)
+            break;
+         pthread_mutex_unlock(&w->lock);
+      }
+      if (now_ns() >= deadline)
+         return -ETIMEDOUT;
+      sleep_ms();
+   }
+   int err = w->error;
+   /* pages first: the records may name them (ordering invariant) */
+   if (!err && w->pg_count && w->next_chunk + 1 < w->chunk_tab_cap) {
+      uint8_t hdr[8];
+      tsr_wr32(hdr, w->pg_count);
+      tsr_wr32(hdr + 4, TSR_PAGE_SIZE);
+      struct iovec parts[3] = {
+         { hdr, sizeof(hdr) },
+         { w->pg_hash, (size_t)w->pg_count * 16 },
+         { w->pg_data, (size_t)w->pg_count * TSR_PAGE_SIZE },
+      };
+      err = emit_raw_chunk_sig(w, TSR_CHUNK_PAGES, w->pg_count, parts, 3);
+      if (!err)
+         w->pg_count = 0;
+   }
+   if (!err && w->rec_count && !w->pg_count && w->next_chunk < w->chunk_tab_cap) {
+      uint32_t chunk = w->next_chunk;
+      struct iovec parts[1] = { { w->rec, w->rec_size } };
+      err = emit_raw_chunk_sig(w, TSR_CHUNK_RECORDS, w->rec_count, parts, 1);
+      if (!err) {
+         for (uint32_t i = w->nsubmits; i > 0 && w->submits[i - 1].chunk == UINT32_MAX; i--)
+            w->submits[i - 1].chunk = chunk;
+         for (uint32_t i = w->nframes; i > 0 && w->frames[i - 1].chunk == UINT32_MAX; i--)
+            w->frames[i - 1].chunk = chunk;
+         w->rec_size = 0;   /* the buffer is kept for the records that follow */
+         w->rec_count = 0;
+      }
+   }
+   if (!err)
+      w->pending_ns = 0;
+   else if (!w->error)
+      w->error = err;   /* set_error would print: not from a handler */
+   pthread_mutex_unlock(&w->lock);
+   return err;
 }
 
 void tsr_writer_get_stats(struct tsr_writer *w, struct tsr_writer_stats *st)
@@ -997,6 +1172,8 @@ int tsr_write_memory(struct tsr_writer *w, uint32_t file, uint32_t handle,
          if (ins) {
             if (w->pg_count == w->pg_cap && flush_pages(w))
                break;
+            if (!w->pending_ns)
+               w->pending_ns = now_ns();
             *v = (uint64_t)w->next_chunk << 32 | w->pg_count;
             w->pg_hash[w->pg_count] = h;
             memcpy(w->pg_data + (size_t)w->pg_count * TSR_PAGE_SIZE, pg, TSR_PAGE_SIZE);

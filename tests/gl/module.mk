@@ -10,7 +10,7 @@ GL_TEST_LDLIBS := -lEGL -lGLESv2
 # gl_util.c: EGL setup, shader helpers, PASS/FAIL verdicts (tests/gl/gl_util.h).
 GL_UTIL := tests/gl/gl_util.c
 
-PROGS += gl_basic gl_resources gl_glsl_e2e gl_present_x11 gl_desktop gl_fork gl_offscreen
+PROGS += gl_basic gl_resources gl_glsl_e2e gl_present_x11 gl_desktop gl_fork gl_offscreen gl_crash
 gl_basic_SRCS := tests/gl/gl_basic.c $(GL_UTIL)
 gl_basic_LDLIBS := $(GL_TEST_LDLIBS) -ldl
 gl_resources_SRCS := tests/gl/gl_resources.c $(GL_UTIL)
@@ -27,6 +27,9 @@ gl_offscreen_LDLIBS := $(GL_TEST_LDLIBS) -lpng
 # resolves to our Mesa's under `tessera run`.
 gl_desktop_SRCS := tests/gl/gl_desktop.c $(GL_UTIL)
 gl_desktop_LDLIBS := -lEGL -lGL
+# gl_crash: a few frames, then SIGSEGV / abort() / SIGKILL (capture_crash.sh).
+gl_crash_SRCS := tests/gl/gl_crash.c $(GL_UTIL)
+gl_crash_LDLIBS := $(GL_TEST_LDLIBS)
 gl_present_x11_SRCS := tests/gl/gl_present_x11.c $(GL_UTIL)
 gl_present_x11_LDLIBS := $(GL_TEST_LDLIBS) -lX11
 endif

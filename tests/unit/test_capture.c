@@ -60,7 +60,7 @@ test_options(void **state)
    assert_false(o.have_submits);
    assert_false(o.start_off);
    assert_int_equal(o.mem, CAP_MEM_WP);
-   assert_int_equal(o.flush_ms, 1000);
+   assert_int_equal(o.flush_ms, 50);
    assert_int_equal(o.root_pid, 0);
 
    const char *const full[] = {
