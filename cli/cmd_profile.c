@@ -19,6 +19,7 @@ usage(FILE *fp)
    fputs("usage: tessera profile TRACE.tsr [options]\n"
          "  --frames A-B           profile frames A to B (inclusive; B may be omitted)\n"
          "  --json                 the whole profile as JSON (schema tessera-profile/1)\n"
+         "  --html DIR             also write DIR/index.html, a self-contained page\n"
          "  --top N                list the N most expensive draws (default 10)\n"
          "  --override-shader ADDR=FILE  replace the shader at GPU VA ADDR (.s: assembled)\n"
          "  --force                profile even if the trace's device differs from the model\n"
@@ -29,10 +30,11 @@ usage(FILE *fp)
 int
 cmd_profile(int argc, char **argv)
 {
-   enum { O_FRAMES = 256, O_JSON, O_TOP, O_OVERRIDE, O_FORCE, O_HELP };
+   enum { O_FRAMES = 256, O_JSON, O_HTML, O_TOP, O_OVERRIDE, O_FORCE, O_HELP };
    static const struct option longopts[] = {
       { "frames", required_argument, NULL, O_FRAMES },
       { "json", no_argument, NULL, O_JSON },
+      { "html", required_argument, NULL, O_HTML },
       { "top", required_argument, NULL, O_TOP },
       { "override-shader", required_argument, NULL, O_OVERRIDE },
       { "force", no_argument, NULL, O_FORCE },
@@ -42,6 +44,7 @@ cmd_profile(int argc, char **argv)
    struct replay_options o;
    replay_options_init(&o);
    bool json = false;
+   const char *html = NULL;
    uint32_t top = 10;
    uint8_t *owned[REPLAY_MAX_OVERRIDES] = { 0 };
    int rc = 0, c;
@@ -56,6 +59,13 @@ cmd_profile(int argc, char **argv)
          }
          break;
       case O_JSON: json = true; break;
+      case O_HTML:
+         if (!*optarg) {
+            fprintf(stderr, "tessera profile: --html needs a directory\n");
+            rc = 2;
+         }
+         html = optarg;
+         break;
       case O_FORCE: o.force = true; break;
       case O_TOP:
          if (!cli_parse_u32(optarg, &top) || top > 1000000) {
@@ -112,6 +122,11 @@ cmd_profile(int argc, char **argv)
          replay_profile_print_json(stdout, &prof, top);
       else
          replay_profile_print_text(stdout, &prof, top);
+      char err[512];
+      if (html && !replay_profile_write_html(html, &prof, top, err, sizeof(err))) {
+         fprintf(stderr, "tessera profile: %s\n", err);
+         s = REPLAY_ERROR;
+      }
       if (fflush(stdout) != 0) {
          perror("tessera profile: stdout");
          s = REPLAY_ERROR;

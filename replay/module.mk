@@ -9,7 +9,8 @@ replay_SRCS := replay/replay_engine.c replay/replay_state.c replay/replay_submit
                replay/replay_validate.c replay/replay_override.c \
                replay/replay_backend.c replay/replay_image.c \
                replay/replay_png.c replay/replay_timing.c replay/replay_prof.c \
-               replay/replay_profile.c replay/replay_profile_report.c
+               replay/replay_profile.c replay/replay_profile_report.c \
+               replay/replay_profile_html.c
 # Everything a replay links (the model: driver, executors).
 REPLAY_LIBS := replay uapishaders trace uapi $(ASAHI_MODEL_LIBS)
 # TRACE_LDLIBS comes from trace/module.mk (included later): recursive '='.

@@ -17,6 +17,12 @@
  *   expensive draws and dispatches (modelled cycles; ties: earlier first)
  *   with their shader addresses. The JSON report (schema
  *   "tessera-profile/1", docs/profiling.md) holds everything.
+ * - replay_profile_write_html() writes dir/index.html (creating dir and its
+ *   parents): one self-contained page (inline CSS, script and SVG, no
+ *   network) that embeds the JSON report and shows a per-frame timeline, a
+ *   frame picker, per-pass draw bars and counter tables and the top list;
+ *   every number shown is the JSON's. False with a message in err on
+ *   failure (nothing else is reported).
  */
 #ifndef REPLAY_PROFILE_H
 #define REPLAY_PROFILE_H
@@ -55,5 +61,7 @@ void replay_profile_free(struct replay_profile *p);
 
 void replay_profile_print_text(FILE *f, const struct replay_profile *p, unsigned top);
 void replay_profile_print_json(FILE *f, const struct replay_profile *p, unsigned top);
+bool replay_profile_write_html(const char *dir, const struct replay_profile *p, unsigned top,
+                               char *err, size_t errlen);
 
 #endif

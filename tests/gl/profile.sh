@@ -19,9 +19,17 @@
 #   profile-deterministic  text and JSON identical across two runs and with
 #                        TESSERA_HW_THREADS=1 and 4
 #   profile-errors       a missing trace and bad options exit 2 with a message
+#   profile-html         --html DIR writes a self-contained page (no network
+#                        references) that headless Chromium runs without a
+#                        script error; opened as index.html#frame=I the page
+#                        picks frame I through its frame picker, and every
+#                        bar, counter cell, timeline segment and top entry
+#                        shown equals the JSON's (tests/gl/profile_html_check.py);
+#                        an unusable DIR exits 2 with a message. Skipped
+#                        where chromium is not installed.
 . "$(dirname "$0")/lib/common.sh"
 
-checks="profile-sums profile-override profile-deterministic profile-errors"
+checks="profile-sums profile-override profile-deterministic profile-errors profile-html"
 done_checks=""
 check() { done_checks="$done_checks $2"; result "$@"; }
 abort() {
@@ -90,4 +98,42 @@ ok=1
 head -c 1000 /dev/urandom > "$work/garbage.tsr"
 "$tessera" profile "$work/garbage.tsr" > /dev/null 2> "$work/e4"; [ $? = 2 ] || ok=0
 if [ $ok = 1 ]; then check ok profile-errors; else cat "$work"/e[1-4]; check FAILED profile-errors; fi
+
+# The HTML page, from the same profile as base.json (--json and --html together).
+ok=1
+prof --json --html "$work/html/sub" > "$work/html.json" 2> "$work/html.err" || { cat "$work/html.err"; ok=0; }
+page=$work/html/sub/index.html
+cmp -s "$work/base.json" "$work/html.json" || { echo "--html changed the JSON"; ok=0; }
+# (the SVG namespace URI is a name, not a load)
+sed 's,http://www.w3.org/2000/svg,,g' "$page" | grep -Eq '(src|href)=|https?://|@import|url\(' &&
+    { echo "the page references other resources"; ok=0; }
+touch "$work/file"
+"$tessera" profile "$t" --html "$work/file/x" > /dev/null 2> "$work/e5"; [ $? = 2 ] &&
+    grep -q "cannot create directory" "$work/e5" || { cat "$work/e5"; ok=0; }
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+    if [ $ok = 1 ]; then check skip profile-html "chromium is not installed (scripts/install-deps installs it)"
+    else check FAILED profile-html; fi
+else
+    nframes=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['frames']))" "$work/base.json")
+    [ "$nframes" -ge 2 ] || { echo "want >= 2 frames to pick from, got $nframes"; ok=0; }
+    for i in -1 $(seq 0 $((nframes - 1))); do
+        url="file://$page"; [ $i = -1 ] || url="$url#frame=$i"
+        bp=$(mktemp -d)
+        timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+            --disable-background-networking --disable-component-update --disable-sync \
+            --no-first-run --user-data-dir="$bp" --enable-logging=stderr --v=0 \
+            --dump-dom "$url" > "$work/dom$i.html" 2> "$work/chrome$i.log" || { echo "chromium failed"; ok=0; }
+        rm -rf "$bp"
+        # uncaught exceptions and failed loads reach the log as CONSOLE lines
+        if grep -E 'CONSOLE|Uncaught|Failed to load resource' "$work/chrome$i.log"; then
+            echo "errors in the browser console (frame $i)"; ok=0
+        fi
+        python3 "$top/tests/gl/profile_html_check.py" "$work/base.json" "$work/dom$i.html" $i ||
+            { echo "the page (frame $i) does not show the JSON"; ok=0; }
+    done
+    # the picker really switched the view: different frames' pass views differ
+    if cmp -s "$work/dom0.html" "$work/dom$((nframes - 1)).html"; then echo "the picker did not switch the view"; ok=0; fi
+    if [ $ok = 1 ]; then check ok profile-html; else check FAILED profile-html; fi
+fi
 finish
