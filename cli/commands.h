@@ -20,6 +20,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_trim(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 int cmd_capture(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -25,6 +25,7 @@ static const struct command commands[] = {
    {"replay", cmd_replay, "replay a trace on the model or a render node"},
    {"profile", cmd_profile, "per-pass and per-draw GPU time and counters of a trace (model)"},
    {"compare", cmd_compare, "compare images or timing of a replay with a reference"},
+   {"report", cmd_report, "one HTML page about a trace for a bug report (info, frames, shaders, timing)"},
    {"run", cmd_run, "run a GL/GLES program on the embedded GPU (Mesa + tessera driver)"},
 };
 

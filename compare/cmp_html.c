@@ -5,6 +5,7 @@
  * opened anywhere, offline, without a server.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,5 +448,107 @@ cmp_html_timing(const char *dir, const struct cmp_timing_result *r,
       stat_row(fp, label, &r->frames[i]);
    }
    fputs("</table></div>\n", fp);
+   return close_page(fp, dir, err);
+}
+
+/* ------------------------------------------------------------ trace report */
+
+static void
+ms_cell(FILE *fp, double ns)
+{
+   if (isnan(ns))
+      fputs("<td>&ndash;</td>", fp);
+   else
+      fprintf(fp, "<td>%.3f</td>", ns / 1e6);
+}
+
+bool
+cmp_html_trace(const char *dir, const struct cmp_trace_page *p,
+               char err[CMP_ERR_LEN])
+{
+   FILE *fp = open_page(dir, "tessera report", err);
+   if (!fp)
+      return false;
+   /* Thumbnails and shader listings are the bulk of the page: a grid of
+    * small linked images, and <details> so 100 shaders stay browsable. */
+   fputs("<style>.thumbs{display:grid;grid-template-columns:repeat(auto-fill,"
+         "minmax(160px,1fr));gap:10px}.thumbs img{width:100%;border:1px solid "
+         "#d0d4d9;background:repeating-conic-gradient(#ddd 0 25%,#fff 0 50%) 0 0/"
+         "16px 16px}.thumbs figure{font-size:12px;color:#5a6572}"
+         "pre{font:12px/1.35 ui-monospace,monospace;overflow-x:auto;margin:6px 0}"
+         "details{margin:4px 0}summary{cursor:pointer;font:12px ui-monospace,"
+         "monospace}</style>\n", fp);
+   fputs("<h1>Trace report</h1><div class=\"sub\">", fp);
+   esc(fp, p->trace);
+   fputs("</div>\n", fp);
+
+   fputs("<div class=\"card\"><h2>Trace</h2><pre>", fp);
+   esc(fp, p->info);
+   fputs("</pre></div>\n", fp);
+
+   fputs("<div class=\"card\"><h2>Replay it</h2><pre>", fp);
+   esc(fp, p->replay_cmd);
+   fputs("</pre>", fp);
+   if (p->replay_note) {
+      fputs("<div class=\"msg\">", fp);
+      esc(fp, p->replay_note);
+      fputs("</div>", fp);
+   }
+   fputs("</div>\n", fp);
+
+   double gpu = 0, cpu = 0;
+   size_t timed = 0;
+   for (size_t i = 0; i < p->nframes; i++)
+      if (!isnan(p->frames[i].gpu_ns))
+         gpu += p->frames[i].gpu_ns, cpu += p->frames[i].cpu_ns, timed++;
+   fprintf(fp, "<div class=\"card summary\"><div><b>%zu</b>frames</div>"
+               "<div><b>%zu</b>shaders</div>", p->nframes, p->nshaders);
+   if (timed)
+      fprintf(fp, "<div><b>%.3f ms</b>GPU time (replay)</div>"
+                  "<div><b>%.3f ms</b>CPU time (replay)</div>", gpu / 1e6, cpu / 1e6);
+   fputs("</div>\n", fp);
+
+   fputs("<div class=\"card\"><h2>Frames</h2><div class=\"sub\">the last colour "
+         "target each frame wrote, as replayed; click for the full size</div>"
+         "<div class=\"thumbs\">\n", fp);
+   for (size_t i = 0; i < p->nframes; i++) {
+      const struct cmp_trace_frame *f = &p->frames[i];
+      fprintf(fp, "<figure id=\"frame%" PRId64 "\"><figcaption>frame %" PRId64, f->id, f->id);
+      if (!isnan(f->gpu_ns))
+         fprintf(fp, " &middot; GPU %.3f ms", f->gpu_ns / 1e6);
+      fputs("</figcaption>", fp);
+      if (f->image) {
+         fputs("<a href=\"", fp);
+         esc(fp, f->image);
+         fputs("\"><img loading=\"lazy\" alt=\"frame\" src=\"", fp);
+         esc(fp, f->image);
+         fputs("\"></a>", fp);
+      } else {
+         fputs("<div class=\"msg\">no image</div>", fp);
+      }
+      fputs("</figure>\n", fp);
+   }
+   fputs("</div></div>\n", fp);
+
+   fputs("<div class=\"card\"><h2>GPU time per frame (replay on the model, ms)</h2>"
+         "<table><tr><th>frame</th><th>GPU</th><th>CPU</th></tr>\n", fp);
+   for (size_t i = 0; i < p->nframes; i++) {
+      fprintf(fp, "<tr><td><a href=\"#frame%" PRId64 "\">%" PRId64 "</a></td>",
+              p->frames[i].id, p->frames[i].id);
+      ms_cell(fp, p->frames[i].gpu_ns);
+      ms_cell(fp, p->frames[i].cpu_ns);
+      fputs("</tr>\n", fp);
+   }
+   fputs("</table></div>\n", fp);
+
+   fprintf(fp, "<div class=\"card\"><h2>Shaders (%zu)</h2>\n", p->nshaders);
+   for (size_t i = 0; i < p->nshaders; i++) {
+      fputs("<details class=\"shader\"><summary>", fp);
+      esc(fp, p->shaders[i].title);
+      fputs("</summary><pre>", fp);
+      esc(fp, p->shaders[i].text);
+      fputs("</pre></details>\n", fp);
+   }
+   fputs("</div>\n", fp);
    return close_page(fp, dir, err);
 }

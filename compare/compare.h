@@ -267,4 +267,39 @@ bool cmp_html_timing(const char *dir, const struct cmp_timing_result *r,
                      const struct cmp_timing_opts *o, const char *path_a,
                      const char *path_b, char err[CMP_ERR_LEN]);
 
+
+/* ----------------------------------------------------------- trace report */
+
+/* The page of `tessera report` (cli/cmd_report.c gathers the data from the
+ * trace library and a replay; this only lays it out). Strings are plain
+ * text (escaped here); NULL strings are left out. */
+struct cmp_trace_frame {
+   int64_t id;            /* trace frame number */
+   const char *image;     /* back buffer PNG, relative to the page; NULL: none */
+   double gpu_ns, cpu_ns; /* replay times; NAN: not measured */
+};
+
+struct cmp_trace_shader {
+   const char *title;     /* one line: address, size, stage, hash, first use */
+   const char *text;      /* the disassembly */
+};
+
+struct cmp_trace_page {
+   const char *trace;     /* the trace's name as given */
+   const char *info;      /* what `tessera info` prints */
+   const char *replay_cmd;  /* command lines to replay the trace */
+   const char *replay_note; /* replay problems (NULL: none) */
+   size_t nframes;
+   const struct cmp_trace_frame *frames;
+   size_t nshaders;
+   const struct cmp_trace_shader *shaders;
+};
+
+/* Writes dir/index.html (creating dir): one page with no script and no
+ * remote resource; thumbnails are <img> links to the PNGs named in
+ * frames[], which must lie inside dir for the directory to stay
+ * self-contained. */
+bool cmp_html_trace(const char *dir, const struct cmp_trace_page *p,
+                    char err[CMP_ERR_LEN]);
+
 #endif
