@@ -6,7 +6,7 @@ TRACE_LDLIBS := -lzstd -lxxhash
 
 LIBS += trace
 trace_SRCS := trace/trace_common.c trace/trace_writer.c trace/trace_reader.c \
-              trace/trace_trim.c
+              trace/trace_trim.c trace/trace_minimize.c
 
 # The reader follows VMs with uapi's VM map (uapi/, below trace/): every
 # target that links trace links uapi too.
