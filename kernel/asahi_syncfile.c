@@ -107,11 +107,8 @@ asahi_sync_file_export(struct asahi_dev *dev, struct asahi_fence *f)
 }
 
 static struct asahi_sync_file *
-sync_file_find(struct asahi_dev *dev, int fd)
+sync_file_find(struct asahi_dev *dev, ino_t ino)
 {
-   ino_t ino;
-   if (asahi_fd_ino(fd, &ino))
-      return NULL;
    sync_files_reap(dev);
    for (struct asahi_sync_file *sf = dev->sync_files; sf; sf = sf->next)
       if (sf->ino == ino)
@@ -122,7 +119,8 @@ sync_file_find(struct asahi_dev *dev, int fd)
 struct asahi_fence *
 asahi_sync_file_fence(struct asahi_dev *dev, int fd)
 {
-   struct asahi_sync_file *sf = sync_file_find(dev, fd);
+   ino_t ino;
+   struct asahi_sync_file *sf = asahi_fd_ino(fd, &ino) ? NULL : sync_file_find(dev, ino);
    return sf ? asahi_fence_get(sf->fence) : NULL;
 }
 
@@ -141,6 +139,30 @@ asahi_sync_files_fini(struct asahi_dev *dev)
       dev->sync_files = sf->next;
       sync_file_free(sf);
    }
+}
+
+/* A new sync file that signals once all of fences[0..n) have: its fd. */
+static int
+export_merged(struct asahi_dev *dev, struct asahi_fence *const *fences, unsigned n)
+{
+   struct asahi_fence *m = asahi_fence_merge(dev, fences, n);
+   if (!m)
+      return -ENOMEM;
+   int fd = asahi_sync_file_export(dev, m);
+   asahi_fence_put(m);
+   return fd;
+}
+
+/* Copies an ioctl's result (which carries the new fd) back; the fd is not
+ * the program's until that worked. */
+static int
+copy_out_with_fd(void *arg, const void *data, size_t size, int fd)
+{
+   if (os_copy_to_user((uintptr_t)arg, data, size)) {
+      close(fd);
+      return -EFAULT;
+   }
+   return 0;
 }
 
 /* ------------------------------------------------------- sync-file ioctls */
@@ -163,20 +185,12 @@ sync_ioc_merge(struct asahi_dev *dev, struct asahi_sync_file *sf, void *arg)
    if (!other)
       return -ENOENT;   /* sync_file_fdget fails: as the kernel's merge */
    struct asahi_fence *both[2] = { sf->fence, other };
-   struct asahi_fence *merged = asahi_fence_merge(dev, both, 2);
+   int fd = export_merged(dev, both, 2);
    asahi_fence_put(other);
-   if (!merged)
-      return -ENOMEM;
-   int fd = asahi_sync_file_export(dev, merged);
-   asahi_fence_put(merged);
    if (fd < 0)
       return fd;
    m.fence = fd;
-   if (os_copy_to_user((uintptr_t)arg, &m, sizeof(m))) {
-      close(fd);
-      return -EFAULT;
-   }
-   return 0;
+   return copy_out_with_fd(arg, &m, sizeof(m), fd);
 }
 
 static int
@@ -223,19 +237,11 @@ dma_buf_export_sync_file(struct asahi_dev *dev, struct asahi_bo *bo, void *arg)
    /* A reader waits for the writers; a writer for everyone. */
    struct asahi_fence *f[2] = { bo->resv_write,
                                 (e.flags & DMA_BUF_SYNC_WRITE) ? bo->resv_read : NULL };
-   struct asahi_fence *merged = asahi_fence_merge(dev, f, 2);
-   if (!merged)
-      return -ENOMEM;
-   int fd = asahi_sync_file_export(dev, merged);
-   asahi_fence_put(merged);
+   int fd = export_merged(dev, f, 2);
    if (fd < 0)
       return fd;
    e.fd = fd;
-   if (os_copy_to_user((uintptr_t)arg, &e, sizeof(e))) {
-      close(fd);
-      return -EFAULT;
-   }
-   return 0;
+   return copy_out_with_fd(arg, &e, sizeof(e), fd);
 }
 
 static int
@@ -290,7 +296,7 @@ asahi_fd_ioctl(struct asahi_dev *dev, int fd, unsigned long cmd, void *arg, bool
       return -ENOTTY;
    os_mutex_lock(&dev->lock);
    int ret = -ENOTTY;
-   struct asahi_sync_file *sf = sync_file_find(dev, fd);
+   struct asahi_sync_file *sf = sync_file_find(dev, ino);
    struct asahi_bo *bo = NULL;
    if (!sf)
       for (bo = dev->bos; bo; bo = bo->next)

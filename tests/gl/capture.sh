@@ -26,17 +26,6 @@
 # The same five results on every run: a step that stops the test reports
 # the checks it did not reach as failed, with its reason.
 checks="capture-live-reference capture-frames-change capture-frames capture-roundtrip capture-replay-deterministic"
-done_checks=""
-check() { done_checks="$done_checks $2"; result "$@"; }
-abort() {
-    local c
-    echo "stopped: $*"
-    for c in $checks; do
-        case " $done_checks " in *" $c "*) ;; *) result FAILED "$c" "not reached: $*" ;; esac
-    done
-    finish
-    exit
-}
 
 name=${GL_CAPTURE_TRACE:-es2gears}
 trace=$workloads/traces/$name.trace

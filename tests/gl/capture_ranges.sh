@@ -29,30 +29,14 @@ checks="full-capture frames submits frames-submits signal trigger-file frames-si
         frames-trigger-file submits-signal submits-trigger-file mem-hash signal-taken
         past-the-end swap-attribution"
 checks=$(echo $checks)
-done_checks=""
-check() { done_checks="$done_checks $2"; result "$@"; }
-abort() {
-    local c
-    echo "stopped: $*"
-    for c in $checks; do
-        case " $done_checks " in *" $c "*) ;; *) result FAILED "$c" "not reached: $*" ;; esac
-    done
-    finish
-    exit
-}
 
 name=es2gears
-trace=$workloads/traces/$name.trace
-[ "$driver" = tessera ] || abort "the capture layer records the tessera driver only (GL_TEST_DRIVER=$driver)"
-r=$(gl_require_renderer tessera "$trace" 2>&1) || abort "$r"
-echo "renderer: $r"
-gl_prefix tessera
+gl_es2gears_setup
 tmo=${GL_TRACE_TIMEOUT:-600}
 
 # The full capture and its replay: the reference for every window.
 full=$work/full.tsr
-timeout -k 10 "$tmo" "$tessera" capture -q -o "$full" -- "${GL_PREFIX[@]}" \
-    eglretrace --headless "$trace" > "$work/full.log" 2>&1 || abort "the full capture failed"
+gl_capture_es2gears "$full" "$work/full.log" || abort "the full capture failed"
 "$tessera" replay "$full" --dump-images "$work/full" --quiet > "$work/full-replay.log" 2>&1 ||
     abort "the replay of the full capture failed: $(tail -n 2 "$work/full-replay.log")"
 n_full=$("$tessera" info "$full" | awk '$1 == "frames:" { print $2 }')
@@ -127,8 +111,7 @@ capture() {
     local c=$1
     shift
     mkdir -p "$work/$c"
-    timeout -k 10 "$tmo" "$tessera" capture -q -o "$work/$c/t.tsr" "$@" -- "${GL_PREFIX[@]}" \
-        eglretrace --headless "$trace" > "$work/$c/cap.log" 2>&1 ||
+    gl_capture_es2gears "$work/$c/t.tsr" "$work/$c/cap.log" "$@" ||
         { echo "$c: the capture exited $?"; tail -n 3 "$work/$c/cap.log"; }
 }
 

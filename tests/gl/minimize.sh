@@ -12,25 +12,10 @@
 . "$(dirname "$0")/lib/common.sh"
 
 checks="cmd images errors"
-done_checks=""
-check() { done_checks="$done_checks $2"; result "$@"; }
-abort() {
-    local c
-    echo "stopped: $*"
-    for c in $checks; do
-        case " $done_checks " in *" $c "*) ;; *) result FAILED "$c" "not reached: $*" ;; esac
-    done
-    finish
-    exit
-}
 
-trace=$workloads/traces/es2gears.trace
-[ "$driver" = tessera ] || abort "the capture layer records the tessera driver only (GL_TEST_DRIVER=$driver)"
-r=$(gl_require_renderer tessera "$trace" 2>&1) || abort "$r"
-gl_prefix tessera
+gl_es2gears_setup
 full=$work/full.tsr
-timeout -k 10 "${GL_TRACE_TIMEOUT:-600}" "$tessera" capture -q -o "$full" -- "${GL_PREFIX[@]}" \
-    eglretrace --headless "$trace" > "$work/full.log" 2>&1 || abort "the full capture failed"
+gl_capture_es2gears "$full" "$work/full.log" || abort "the full capture failed"
 info_field() { "$tessera" info "$1" | awk -v k="$2:" '$1 == k { print $2 }'; }
 n_full=$(info_field "$full" submissions)
 [ "${n_full:-0}" -ge 100 ] || abort "the full capture has ${n_full:-no} submissions"

@@ -30,24 +30,10 @@
 . "$(dirname "$0")/lib/common.sh"
 
 checks="profile-sums profile-override profile-deterministic profile-errors profile-html"
-done_checks=""
-check() { done_checks="$done_checks $2"; result "$@"; }
-abort() {
-    local c
-    echo "stopped: $*"
-    for c in $checks; do
-        case " $done_checks " in *" $c "*) ;; *) result FAILED "$c" "not reached: $*" ;; esac
-    done
-    finish
-    exit
-}
 
-trace=$workloads/traces/es2gears.trace
+gl_es2gears_setup
 t=$work/gears.tsr
-r=$(gl_require_renderer tessera "$trace" 2>&1) || abort "$r"
-gl_prefix tessera
-timeout -k 10 "${GL_TRACE_TIMEOUT:-600}" "$tessera" capture -q -o "$t" -- "${GL_PREFIX[@]}" \
-    eglretrace --headless "$trace" > "$work/live.log" 2>&1 || abort "the captured eglretrace failed"
+gl_capture_es2gears "$t" "$work/live.log" || abort "the captured eglretrace failed"
 frames=3-5
 
 # The fragment shader: the trace's shader index names it.

@@ -18,26 +18,11 @@
 . "$(dirname "$0")/lib/common.sh"
 
 checks="report-page report-frames report-shaders report-offline report-errors"
-done_checks=""
-check() { done_checks="$done_checks $2"; result "$@"; }
-abort() {
-    local c
-    echo "stopped: $*"
-    for c in $checks; do
-        case " $done_checks " in *" $c "*) ;; *) result FAILED "$c" "not reached: $*" ;; esac
-    done
-    finish
-    exit
-}
 
 name=es2gears
-trace=$workloads/traces/$name.trace
-[ "$driver" = tessera ] || abort "the capture layer records the tessera driver only (GL_TEST_DRIVER=$driver)"
-r=$(gl_require_renderer tessera "$trace" 2>&1) || abort "$r"
-gl_prefix tessera
+gl_es2gears_setup
 t=$work/$name.tsr
-timeout -k 10 "${GL_TRACE_TIMEOUT:-600}" "$tessera" capture -q -o "$t" -- "${GL_PREFIX[@]}" \
-    eglretrace --headless "$trace" > "$work/capture.log" 2>&1 || abort "the capture failed"
+gl_capture_es2gears "$t" "$work/capture.log" || abort "the capture failed"
 
 out=$work/report
 "$tessera" report -o "$out" "$t" > "$work/report.log" 2>&1 ||

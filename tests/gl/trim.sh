@@ -24,29 +24,11 @@
 
 checks="full-capture start middle end submits retrim sizes errors"
 checks=$(echo $checks)
-done_checks=""
-check() { done_checks="$done_checks $2"; result "$@"; }
-abort() {
-    local c
-    echo "stopped: $*"
-    for c in $checks; do
-        case " $done_checks " in *" $c "*) ;; *) result FAILED "$c" "not reached: $*" ;; esac
-    done
-    finish
-    exit
-}
 
-name=es2gears
-trace=$workloads/traces/$name.trace
-[ "$driver" = tessera ] || abort "the capture layer records the tessera driver only (GL_TEST_DRIVER=$driver)"
-r=$(gl_require_renderer tessera "$trace" 2>&1) || abort "$r"
-echo "renderer: $r"
-gl_prefix tessera
-tmo=${GL_TRACE_TIMEOUT:-600}
+gl_es2gears_setup
 
 full=$work/full.tsr
-timeout -k 10 "$tmo" "$tessera" capture -q -o "$full" -- "${GL_PREFIX[@]}" \
-    eglretrace --headless "$trace" > "$work/full.log" 2>&1 || abort "the full capture failed"
+gl_capture_es2gears "$full" "$work/full.log" || abort "the full capture failed"
 "$tessera" replay "$full" --dump-images "$work/full" --quiet > "$work/full-replay.log" 2>&1 ||
     abort "the replay of the full capture failed: $(tail -n 2 "$work/full-replay.log")"
 n_full=$("$tessera" info "$full" | awk '$1 == "frames:" { print $2 }')

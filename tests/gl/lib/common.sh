@@ -44,3 +44,41 @@ finish() {
     echo "$(basename "$0" .sh): $n_failed failed"
     [ "$n_failed" -eq 0 ]
 }
+
+# Scripts with several named results: `checks` lists them all; `check
+# ok|FAILED NAME [WHY]` reports one; `abort WHY` (a setup step failed)
+# reports every check not reached yet as failed and ends the script, so a
+# script prints the same results on every run.
+done_checks=""
+check() { done_checks="$done_checks $2"; result "$@"; }
+abort() {
+    local c
+    echo "stopped: $*"
+    for c in $checks; do
+        case " $done_checks " in *" $c "*) ;; *) result FAILED "$c" "not reached: $*" ;; esac
+    done
+    finish
+    exit
+}
+
+# gl_es2gears_setup: the es2gears workload on the tessera driver, the one
+# the capture layer records. Sets `trace` and GL_PREFIX; aborts when the
+# driver cannot replay it (gl_require_renderer says why).
+gl_es2gears_setup() {
+    local r
+    trace=$workloads/traces/es2gears.trace
+    [ "$driver" = tessera ] || abort "the capture layer records the tessera driver only (GL_TEST_DRIVER=$driver)"
+    r=$(gl_require_renderer tessera "$trace" 2>&1) || abort "$r"
+    echo "renderer: $r"
+    gl_prefix tessera
+}
+
+# gl_capture_es2gears OUT.tsr LOG [CAPTURE OPTIONS...]: `tessera capture`
+# of eglretrace replaying es2gears headless (after gl_es2gears_setup);
+# the capture's status.
+gl_capture_es2gears() {
+    local out=$1 log=$2
+    shift 2
+    timeout -k 10 "${GL_TRACE_TIMEOUT:-600}" "$tessera" capture -q "$@" -o "$out" -- \
+        "${GL_PREFIX[@]}" eglretrace --headless "$trace" > "$log" 2>&1
+}
