@@ -1075,7 +1075,8 @@ shade_prim(struct tile *t, struct prim *p)
    if (st->raw.has_scissor) {
       uint8_t sb[AGX_SCISSOR_LENGTH];
       if (!hwr_read(&t->j, &t->isp, t->j.pl->isp_scissor_base +
-                    (uint64_t)st->dbs.scissor * AGX_SCISSOR_LENGTH, sb, sizeof(sb)))
+                    ((uint64_t)st->dbs.scissor + p->h.viewport) * AGX_SCISSOR_LENGTH,
+                    sb, sizeof(sb)))
          return false;
       agx_unpack(sb, SCISSOR, sc);
       if (tx0 < (long)sc.min_x) tx0 = sc.min_x;

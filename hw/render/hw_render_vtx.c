@@ -16,14 +16,21 @@
 #define VDM_CALL_DEPTH 16
 #define VS_BATCH 1024
 
+/* The PPP carries up to 16 viewports, each with its region clip and
+ * scissor (consecutive from the Depth Bias Scissor word's index); a
+ * primitive picks one by the viewport index its provoking vertex wrote. */
+#define HWR_MAX_VIEWPORTS 16
+
 struct ppp {
    uint32_t w[AGX_TVB_STATE_LENGTH / 4];   /* packed TVB State words */
-   struct agx_viewport vp;
+   struct agx_viewport vp[HWR_MAX_VIEWPORTS];
+   unsigned vp_count;
    bool has_vp;
-   struct agx_region_clip rc;
+   struct agx_region_clip rc[HWR_MAX_VIEWPORTS];
+   unsigned rc_count;
    struct agx_cull cull;
    struct agx_output_select os;
-   struct agx_scissor scissor;
+   struct agx_scissor scissor[HWR_MAX_VIEWPORTS];
    bool scissor_on;
 };
 
@@ -46,6 +53,7 @@ struct vctx {
    uint32_t size, used, peak, prims;
    uint32_t *head, *tail, *count;     /* per bin */
    uint32_t prim_id;
+   unsigned vpi;                      /* viewport of the current primitive */
    struct hw_render_stats stats;
    /* Profile counters the statistics do not have (always counted: a few
     * additions per primitive). */
@@ -230,19 +238,23 @@ ppp_update(struct vctx *v, uint64_t va, unsigned size)
    RAW(h.back_face_2, back_face_2, FRAGMENT_FACE_2);
    RAW(h.back_stencil, back_stencil, FRAGMENT_STENCIL);
    RAW(h.depth_bias_scissor, depth_bias_scissor, DEPTH_BIAS_SCISSOR);
+   /* Viewport Count (1-16) sizes both the region clip and the viewport
+    * arrays. */
    if (h.region_clip) {
-      TAKE(AGX_REGION_CLIP_LENGTH);
-      agx_region_clip_unpack(p, &v->st.rc);
+      for (unsigned i = 0; i < h.viewport_count; i++) {
+         TAKE(AGX_REGION_CLIP_LENGTH);
+         agx_region_clip_unpack(p, &v->st.rc[i]);
+      }
+      v->st.rc_count = h.viewport_count;
    }
    if (h.viewport) {
       TAKE(AGX_VIEWPORT_CONTROL_LENGTH);
       for (unsigned i = 0; i < h.viewport_count; i++) {
          TAKE(AGX_VIEWPORT_LENGTH);
-         if (i == 0) {
-            agx_viewport_unpack(p, &v->st.vp);
-            v->st.has_vp = true;
-         }
+         agx_viewport_unpack(p, &v->st.vp[i]);
       }
+      v->st.vp_count = h.viewport_count;
+      v->st.has_vp = true;
    }
    if (h.w_clamp)
       TAKE(AGX_W_CLAMP_LENGTH);
@@ -281,12 +293,16 @@ ppp_update(struct vctx *v, uint64_t va, unsigned size)
    v->st.scissor_on = fc.scissor_enable;
    t->has_scissor = fc.scissor_enable;
    if (fc.scissor_enable) {
-      uint8_t sb[AGX_SCISSOR_LENGTH];
+      /* One scissor per viewport, consecutive from the index. */
+      unsigned n = v->st.vp_count ? v->st.vp_count : 1;
+      uint8_t sb[HWR_MAX_VIEWPORTS][AGX_SCISSOR_LENGTH];
       j->mmu.unit = HW_UNIT_PPP;
       if (!hwr_read(j, &j->mmu, j->pl->isp_scissor_base +
-                    (uint64_t)dbs.scissor * AGX_SCISSOR_LENGTH, sb, sizeof(sb)))
+                    (uint64_t)dbs.scissor * AGX_SCISSOR_LENGTH, sb,
+                    n * AGX_SCISSOR_LENGTH))
          return false;
-      agx_scissor_unpack(sb, &v->st.scissor);
+      for (unsigned i = 0; i < n; i++)
+         agx_scissor_unpack(sb[i], &v->st.scissor[i]);
    }
    v->state_dirty = true;
    return true;
@@ -535,10 +551,11 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
    long y0 = (long)floorf(miny - pad), y1 = (long)ceilf(maxy + pad);
    long sx0 = 0, sy0 = 0, sx1 = j->pl->width - 1, sy1 = j->pl->height - 1;
    if (v->st.scissor_on) {
-      sx0 = sx0 > (long)v->st.scissor.min_x ? sx0 : (long)v->st.scissor.min_x;
-      sy0 = sy0 > (long)v->st.scissor.min_y ? sy0 : (long)v->st.scissor.min_y;
-      sx1 = sx1 < (long)v->st.scissor.max_x - 1 ? sx1 : (long)v->st.scissor.max_x - 1;
-      sy1 = sy1 < (long)v->st.scissor.max_y - 1 ? sy1 : (long)v->st.scissor.max_y - 1;
+      const struct agx_scissor *sc = &v->st.scissor[v->vpi];
+      sx0 = sx0 > (long)sc->min_x ? sx0 : (long)sc->min_x;
+      sy0 = sy0 > (long)sc->min_y ? sy0 : (long)sc->min_y;
+      sx1 = sx1 < (long)sc->max_x - 1 ? sx1 : (long)sc->max_x - 1;
+      sy1 = sy1 < (long)sc->max_y - 1 ? sy1 : (long)sc->max_y - 1;
    }
    if (x0 < sx0) x0 = sx0;
    if (y0 < sy0) y0 = sy0;
@@ -549,13 +566,15 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
       return true;
    }
    long tx0 = x0 / HWR_BIN, tx1 = x1 / HWR_BIN, ty0 = y0 / HWR_BIN, ty1 = y1 / HWR_BIN;
-   if (v->st.rc.enable) {
-      if (tx0 < (long)v->st.rc.min_x) tx0 = v->st.rc.min_x;
-      if (ty0 < (long)v->st.rc.min_y) ty0 = v->st.rc.min_y;
+   const struct agx_region_clip *rc =
+      &v->st.rc[v->vpi < v->st.rc_count ? v->vpi : 0];
+   if (rc->enable) {
+      if (tx0 < (long)rc->min_x) tx0 = rc->min_x;
+      if (ty0 < (long)rc->min_y) ty0 = rc->min_y;
       /* Max X/Y are exclusive tile bounds (the record stores them
        * minus one). */
-      if (tx1 > (long)v->st.rc.max_x - 1) tx1 = (long)v->st.rc.max_x - 1;
-      if (ty1 > (long)v->st.rc.max_y - 1) ty1 = (long)v->st.rc.max_y - 1;
+      if (tx1 > (long)rc->max_x - 1) tx1 = (long)rc->max_x - 1;
+      if (ty1 > (long)rc->max_y - 1) ty1 = (long)rc->max_y - 1;
       if (tx0 > tx1 || ty0 > ty1) {
          v->stats.culled++;
          return true;
@@ -588,6 +607,7 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
       p.state = v->state_off;
       p.primitive_id = v->prim_id;
       p.size = size;
+      p.viewport = v->vpi;
    }
    uint8_t *q = rec + AGX_TVB_PRIMITIVE_LENGTH;
    for (unsigned i = 0; i < nv; i++) {
@@ -618,7 +638,7 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
 static void
 to_window(const struct vctx *v, const struct cvert *c, struct wvert *w)
 {
-   const struct agx_viewport *vp = &v->st.vp;
+   const struct agx_viewport *vp = &v->st.vp[v->vpi];
    float iw = 1.0f / c->c[3];
    w->x = vp->translate_x + vp->scale_x * c->c[0] * iw;
    w->y = vp->translate_y + vp->scale_y * c->c[1] * iw;
@@ -630,6 +650,29 @@ to_window(const struct vctx *v, const struct cvert *c, struct wvert *w)
    }
    w->iw = iw;
    w->vary = c->c;
+}
+
+/*
+ * The viewport a primitive goes through: the high half of the layer/
+ * viewport word (Mesa's UVS layout: layer in the low 16 bits) of its
+ * provoking vertex (Cull's Flat Shading Vertex, clamped to the
+ * primitive's vertices). An index past the viewports the PPP gave is
+ * undefined in GL; the model uses viewport 0.
+ */
+static unsigned
+viewport_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
+               const unsigned *idx, unsigned nv)
+{
+   if (v->st.vp_count <= 1 || !v->st.os.viewport_target)
+      return 0;
+   unsigned slot = uvs_clip_base(v) - 1;
+   if (slot >= v->outputs)
+      return 0;
+   unsigned pv = v->st.cull.flat_shading_vertex ? v->st.cull.flat_shading_vertex - 1 : 0;
+   if (pv >= nv)
+      pv = nv - 1;
+   unsigned vpi = out[idx[pv]][slot] >> 16;
+   return vpi < v->st.vp_count ? vpi : 0;
 }
 
 /* Snap to the rasteriser's 1/256-pixel grid so binning, culling and the
@@ -656,6 +699,7 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
       v->stats.culled++;
       return true;
    }
+   v->vpi = viewport_index(v, out, idx, nv);
    float psize = 1.0f;
    if (nv == 1 && v->st.os.point_size && v->outputs > 4)
       psize = cv[0].c[uvs_psiz_slot(v)];
