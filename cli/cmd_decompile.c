@@ -11,7 +11,7 @@
 #include "replay/replay_decompile.h"
 
 static const char usage_text[] =
-   "usage: tessera decompile IN.tsr -o DIR [-q]\n"
+   "usage: tessera decompile IN.tsr -o DIR [--per-submit] [-q]\n"
    "\n"
    "Writes a C program that recreates IN's VMs, GEM objects and memory at the\n"
    "recorded GPU addresses and issues the same submissions in order, using only\n"
@@ -23,6 +23,7 @@ static const char usage_text[] =
    "`tessera run -- DIR/decompiled -o OUT`.\n"
    "\n"
    "  -o, --output DIR   where to write (created if missing)\n"
+   "  --per-submit       dump after every submission instead (replay's --per-submit)\n"
    "  -q, --quiet        no summary\n"
    "  -h, --help         show this help\n"
    "\n"
@@ -34,12 +35,13 @@ cmd_decompile(int argc, char **argv)
 {
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
+      { "per-submit", no_argument, NULL, 'p' },
       { "quiet", no_argument, NULL, 'q' },
       { "help", no_argument, NULL, 'h' },
       { NULL, 0, NULL, 0 },
    };
    const char *out = NULL;
-   bool quiet = false;
+   bool quiet = false, per_submit = false;
    int c;
    optind = 1;
    opterr = 0;
@@ -48,6 +50,7 @@ cmd_decompile(int argc, char **argv)
       case 'h': fputs(usage_text, stdout); return 0;
       case 'o': out = optarg; break;
       case 'q': quiet = true; break;
+      case 'p': per_submit = true; break;
       default:
          cli_bad_option("decompile", c, argv, longopts);
          fputs(usage_text, stderr);
@@ -66,7 +69,7 @@ cmd_decompile(int argc, char **argv)
    char err[512];
    bool write_failed;
    struct replay_decompile_stats st;
-   if (replay_decompile(in, out, &st, &write_failed, err, sizeof(err)) != REPLAY_OK) {
+   if (replay_decompile(in, out, per_submit, &st, &write_failed, err, sizeof(err)) != REPLAY_OK) {
       fprintf(stderr, "tessera decompile: %s\n", err);
       return write_failed ? 1 : 2;
    }

@@ -78,6 +78,7 @@ struct dc {
    uint32_t max_file;
    uint32_t cur_frame;
    bool in_frame;
+   bool per_submit;
    bool failed, write_failed;
    char *err;
    size_t err_size;
@@ -657,6 +658,8 @@ do_submit(struct dc *d, const struct tsr_record *rec)
            seq, rec->file, q, s->flags, nin, nout);
    fprintf(d->frames, "   submit_%" PRIu32 "();\n", seq);
    d->st.submits++;
+   if (d->per_submit)
+      flush_dumps(d);
 }
 
 static void
@@ -813,15 +816,17 @@ write_program(struct dc *d, const char *trace_path, const char *dir)
            " * It recreates the trace's VMs, objects and memory at the recorded GPU\n"
            " * addresses and issues the same submissions in order, through libdrm\n"
            " * and the uAPI (asahi_drm.h); memory comes from " DATA_NAME ", by offset.\n"
-           " * At the end of each frame it writes each render target's memory as\n"
-           " * fFFFF_sSSSSS_KINDn.raw, as `tessera replay --dump-images DIR --dump-raw`\n"
+           " * %s it writes each render target's memory as\n"
+           " * fFFFF_sSSSSS_KINDn.raw, as `tessera replay --dump-images DIR --dump-raw%s`\n"
            " * does. Edit freely and rebuild: make (or cc -o decompiled decompiled.c\n"
            " * $(pkg-config --cflags --libs libdrm)).\n"
            " *\n"
            " * usage: ./decompiled [-o OUT_DIR] [-d RENDER_NODE]   (on the model:\n"
            " *        tessera run -- ./decompiled -o OUT_DIR)\n"
            " */\n",
-           trace_path, d->st.submits, d->st.frames, d->st.objects, d->st.vms, d->st.queues);
+           trace_path, d->st.submits, d->st.frames, d->st.objects, d->st.vms, d->st.queues,
+           d->per_submit ? "After each submission" : "At the end of each frame",
+           d->per_submit ? " --per-submit" : "");
    fprintf(f, "#define NUM_FILES %" PRIu32 "\n#define NUM_OBJS %u\n#define NUM_VMS %u\n"
               "#define NUM_QUEUES %u\n#define NUM_TSOBJS %u\n#define NUM_SYNCOBJS %u\n"
               "#define DATA_FILE \"" DATA_NAME "\"\n#define DATA_SIZE %" PRIu64 "ull\n\n",
@@ -876,10 +881,11 @@ static const char makefile[] =
    "\trm -f decompiled\n";
 
 enum replay_status
-replay_decompile(const char *trace_path, const char *out_dir, struct replay_decompile_stats *st,
-                 bool *write_failed, char *err, size_t err_size)
+replay_decompile(const char *trace_path, const char *out_dir, bool per_submit,
+                 struct replay_decompile_stats *st, bool *write_failed, char *err,
+                 size_t err_size)
 {
-   struct dc d = { .err = err, .err_size = err_size };
+   struct dc d = { .err = err, .err_size = err_size, .per_submit = per_submit };
    *write_failed = false;
    if (err_size)
       err[0] = 0;

@@ -27,7 +27,7 @@
  *   fFFFF_sSSSSS_KINDn.raw (a render target's memory, found as
  *   replay_image.h finds it), the program writes the same file with the
  *   same bytes, at the same point (a frame's end, or before a record that
- *   unmaps memory). The targets are found when decompiling, from the
+ *   unmaps memory; after each submission with per_submit). The targets are found when decompiling, from the
  *   trace's memory at each render command.
  * - Errors: a missing or non-trace input, a damaged trace (checksums,
  *   unreadable pages) or records that do not add up (an unknown object,
@@ -51,7 +51,10 @@ struct replay_decompile_stats {
    uint64_t source_bytes;     /* size of decompiled.c */
 };
 
-enum replay_status replay_decompile(const char *trace_path, const char *out_dir,
+/* per_submit: dump after every submission instead of at frame ends, as
+ * `tessera replay --per-submit` does: the targets as the GPU left them,
+ * before the trace's later memory records (which may re-record them). */
+enum replay_status replay_decompile(const char *trace_path, const char *out_dir, bool per_submit,
                                     struct replay_decompile_stats *st, bool *write_failed,
                                     char *err, size_t err_size);
 
