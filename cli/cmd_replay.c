@@ -23,6 +23,8 @@ usage(FILE *fp)
          "  --force                replay even if the trace's device differs from the target\n"
          "  --dump-images DIR      write render targets as PNG at the end of each frame\n"
          "  --per-submit           ... after every submission instead\n"
+         "  --dump-raw             with --dump-images: also each target's memory as\n"
+         "                         FRAME_SUBMIT_KIND.raw (what decompiled programs write)\n"
          "  --frames A-B           replay frames A to B (inclusive; B may be omitted)\n"
          "  --from-frame N         start at frame N from the recorded state\n"
          "  --loop N               warm-up pass, then N timed passes over the frames\n"
@@ -45,13 +47,14 @@ bad(const char *fmt, const char *arg)
 int
 cmd_replay(int argc, char **argv)
 {
-   enum { O_DEVICE = 256, O_FORCE, O_DUMP, O_PER_SUBMIT, O_FRAMES, O_FROM, O_LOOP,
+   enum { O_DEVICE = 256, O_FORCE, O_DUMP, O_PER_SUBMIT, O_DUMP_RAW, O_FRAMES, O_FROM, O_LOOP,
           O_TIMING, O_OVERRIDE, O_VALIDATE, O_QUIET, O_HELP };
    static const struct option longopts[] = {
       { "device", required_argument, NULL, O_DEVICE },
       { "force", no_argument, NULL, O_FORCE },
       { "dump-images", required_argument, NULL, O_DUMP },
       { "per-submit", no_argument, NULL, O_PER_SUBMIT },
+      { "dump-raw", no_argument, NULL, O_DUMP_RAW },
       { "frames", required_argument, NULL, O_FRAMES },
       { "from-frame", required_argument, NULL, O_FROM },
       { "loop", required_argument, NULL, O_LOOP },
@@ -76,6 +79,7 @@ cmd_replay(int argc, char **argv)
       case O_FORCE: o.force = true; break;
       case O_DUMP: o.dump_dir = optarg; break;
       case O_PER_SUBMIT: o.per_submit = true; break;
+      case O_DUMP_RAW: o.dump_raw = true; break;
       case O_VALIDATE: o.validate = true; break;
       case O_QUIET: quiet = true; break;
       case O_TIMING: o.timing_path = optarg; break;
@@ -110,6 +114,8 @@ cmd_replay(int argc, char **argv)
          usage(stderr);
       }
    }
+   if (!rc && o.dump_raw && !o.dump_dir)
+      rc = bad("--dump-raw writes into the --dump-images %s: give one", "DIR");
    if (!rc && optind != argc - 1) {
       fprintf(stderr, "tessera replay: expected one trace file\n");
       usage(stderr);

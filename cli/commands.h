@@ -19,6 +19,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_trim(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
+int cmd_decompile(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);

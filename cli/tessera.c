@@ -23,6 +23,7 @@ static const struct command commands[] = {
    {"dump", cmd_dump, "print every record of a trace as stable, diffable text"},
    {"trim", cmd_trim, "cut a trace to a window of frames or submissions that replays alone"},
    {"minimize", cmd_minimize, "reduce a trace to the submissions a bug needs (delta debugging)"},
+   {"decompile", cmd_decompile, "turn a trace into a C program (libdrm + uAPI) that replays it"},
    {"replay", cmd_replay, "replay a trace on the model or a render node"},
    {"profile", cmd_profile, "per-pass and per-draw GPU time and counters of a trace (model)"},
    {"compare", cmd_compare, "compare images or timing of a replay with a reference"},

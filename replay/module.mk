@@ -10,7 +10,14 @@ replay_SRCS := replay/replay_engine.c replay/replay_state.c replay/replay_submit
                replay/replay_backend.c replay/replay_image.c \
                replay/replay_png.c replay/replay_timing.c replay/replay_prof.c \
                replay/replay_profile.c replay/replay_profile_report.c \
-               replay/replay_profile_html.c
+               replay/replay_profile_html.c replay/replay_decompile.c
+
+# `tessera decompile` writes the uAPI header beside the programs it makes:
+# the header's text, as a C string.
+$(GEN)/replay/replay_uapi_text.h: include/drm-uapi/asahi_drm.h
+	@mkdir -p $(@D)
+	$(PYTHON) -c 'import json, sys; t = open(sys.argv[1]).read(); open(sys.argv[2], "w").write("/* generated from %s */\nstatic const char replay_uapi_header_text[] =\n%s;\n" % (sys.argv[1], "\n".join(json.dumps(l) for l in t.splitlines(True))))' $< $@
+GENERATED += $(GEN)/replay/replay_uapi_text.h
 # Everything a replay links (the model: driver, executors).
 REPLAY_LIBS := replay uapishaders trace uapi $(ASAHI_MODEL_LIBS)
 # TRACE_LDLIBS comes from trace/module.mk (included later): recursive '='.

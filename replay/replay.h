@@ -67,6 +67,7 @@ struct replay_profile_sink {
 struct replay_options {
    const char *dump_dir;     /* PNGs of render targets; NULL: none */
    bool per_submit;          /* dump after every submission, not frame */
+   bool dump_raw;            /* also each target's memory as .raw (dump_dir) */
    uint32_t first_frame;     /* 0 */
    uint32_t last_frame;      /* UINT32_MAX: to the end */
    unsigned loops;           /* 0: one plain pass */

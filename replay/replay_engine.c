@@ -87,15 +87,38 @@ check_params(struct replay_engine *e, const struct drm_asahi_params_global *t)
 
 /* ---- images -------------------------------------------------------------- */
 
+/* --dump-raw: the target's memory as the GPU left it (replay_image.h). */
+static void
+dump_raw(struct replay_engine *e, struct replay_vm_ctx *ctx, const struct replay_target *t,
+         uint32_t seq)
+{
+   uint64_t base, size;
+   replay_target_range(t, &base, &size);
+   char path[4096];
+   snprintf(path, sizeof(path), "%s/f%04u_s%05u_%s%u.raw", e->o->dump_dir, e->cur_frame, seq,
+            replay_target_kind_name(t->kind), t->index);
+   uint8_t *bytes = size && size <= (1ull << 31) ? malloc(size) : NULL;
+   if (!bytes || !replay_read_vm(ctx, base, bytes, size)) {
+      replay_warn(e, "submission %u %s%u: cannot read its %llu bytes at 0x%llx", seq,
+                  replay_target_kind_name(t->kind), t->index, (unsigned long long)size,
+                  (unsigned long long)base);
+      free(bytes);
+      return;
+   }
+   FILE *f = fopen(path, "wb");
+   bool ok = f && fwrite(bytes, 1, size, f) == size;
+   if (f && fclose(f))
+      ok = false;
+   if (!ok)
+      replay_fail(e, "%s: %s", path, strerror(errno));
+   free(bytes);
+}
+
 void
 replay_dump_renders(struct replay_engine *e, const struct replay_frame_render *list, unsigned n)
 {
    /* The last writer of a target names it; earlier writes are overdrawn. */
-   struct done {
-      uint64_t base;
-      unsigned kind, level;
-   } seen[64];
-   unsigned nseen = 0;
+   struct replay_target_seen seen = { .n = 0 };
    for (unsigned i = n; i-- > 0;) {
       const struct replay_frame_render *fr = &list[i];
       struct replay_vm_ctx ctx = { e, fr->file, fr->vm };
@@ -108,31 +131,25 @@ replay_dump_renders(struct replay_engine *e, const struct replay_frame_render *l
          continue;
       }
       for (int k = 0; k < nt; k++) {
-         struct done d = { t[k].kind == REPLAY_TARGET_COLOR ? t[k].image.base : t[k].base,
-                           t[k].kind,
-                           t[k].kind == REPLAY_TARGET_COLOR ? t[k].image.level : 0 };
-         bool dup = false;
-         for (unsigned s = 0; s < nseen; s++)
-            dup |= seen[s].base == d.base && seen[s].kind == d.kind && seen[s].level == d.level;
-         if (dup)
+         if (!replay_target_first_seen(&seen, &t[k]))
             continue;
-         if (nseen < 64)
-            seen[nseen++] = d;
-         static const char *const kinds[] = { "color", "depth", "stencil" };
+         const char *kind = replay_target_kind_name(t[k].kind);
+         if (e->o->dump_raw)
+            dump_raw(e, &ctx, &t[k], fr->seq);
          uint32_t layers = replay_target_layers(&t[k]);
          for (uint32_t l = 0; l < layers && l < 64; l++) {
             char path[4096];
             if (layers > 1)
                snprintf(path, sizeof(path), "%s/f%04u_s%05u_%s%u_l%u.png", e->o->dump_dir,
-                        e->cur_frame, fr->seq, kinds[t[k].kind], t[k].index, l);
+                        e->cur_frame, fr->seq, kind, t[k].index, l);
             else
                snprintf(path, sizeof(path), "%s/f%04u_s%05u_%s%u.png", e->o->dump_dir,
-                        e->cur_frame, fr->seq, kinds[t[k].kind], t[k].index);
+                        e->cur_frame, fr->seq, kind, t[k].index);
             uint8_t *px;
             uint32_t w, h;
             if (!replay_target_read_rgba8(&t[k], l, replay_read_vm, &ctx, &px, &w, &h, err,
                                           sizeof(err))) {
-               replay_warn(e, "submission %u %s%u: %s", fr->seq, kinds[t[k].kind], t[k].index, err);
+               replay_warn(e, "submission %u %s%u: %s", fr->seq, kind, t[k].index, err);
                continue;
             }
             if (!replay_png_write(path, px, w, h, err, sizeof(err)))

@@ -162,6 +162,43 @@ replay_target_layers(const struct replay_target *t)
    return t->kind == REPLAY_TARGET_COLOR ? t->image.layout.layers : 1;
 }
 
+void
+replay_target_range(const struct replay_target *t, uint64_t *base, uint64_t *size)
+{
+   if (t->kind == REPLAY_TARGET_COLOR) {
+      *base = t->image.base;
+      *size = t->image.layout.size;
+   } else {
+      *base = t->base;
+      *size = t->zs_layout.size;
+   }
+}
+
+const char *
+replay_target_kind_name(enum replay_target_kind kind)
+{
+   static const char *const kinds[] = { "color", "depth", "stencil" };
+   return (unsigned)kind < 3 ? kinds[kind] : "target";
+}
+
+bool
+replay_target_first_seen(struct replay_target_seen *seen, const struct replay_target *t)
+{
+   uint64_t base = t->kind == REPLAY_TARGET_COLOR ? t->image.base : t->base;
+   unsigned level = t->kind == REPLAY_TARGET_COLOR ? t->image.level : 0;
+   for (unsigned s = 0; s < seen->n; s++)
+      if (seen->key[s].base == base && seen->key[s].kind == (unsigned)t->kind &&
+          seen->key[s].level == level)
+         return false;
+   if (seen->n < REPLAY_MAX_SEEN) {
+      seen->key[seen->n].base = base;
+      seen->key[seen->n].kind = t->kind;
+      seen->key[seen->n].level = level;
+      seen->n++;
+   }
+   return true;
+}
+
 static uint8_t
 unit_to_u8(float f)
 {

@@ -73,6 +73,32 @@ void replay_target_size(const struct replay_target *t, uint32_t *w, uint32_t *h)
 /* Layers the target has (1 for depth/stencil). */
 uint32_t replay_target_layers(const struct replay_target *t);
 
+/* The GPU memory the target's image occupies, every level and layer as its
+ * layout places them: `--dump-raw` and `tessera decompile` programs write
+ * these bytes, so their dumps can be compared byte for byte. */
+void replay_target_range(const struct replay_target *t, uint64_t *base, uint64_t *size);
+
+/* "color", "depth" or "stencil". */
+const char *replay_target_kind_name(enum replay_target_kind kind);
+
+/*
+ * The targets a frame's (or submission's) dump writes: the last render
+ * command to write a target names it, earlier writes of the same target
+ * (kind, base, level) are overdrawn. A caller walks the render commands
+ * from the last to the first and asks for each target; `seen` holds up to
+ * REPLAY_MAX_SEEN keys (more are treated as new).
+ */
+#define REPLAY_MAX_SEEN 64
+struct replay_target_seen {
+   struct {
+      uint64_t base;
+      unsigned kind, level;
+   } key[REPLAY_MAX_SEEN];
+   unsigned n;
+};
+/* True when t was not seen yet (and records it). */
+bool replay_target_first_seen(struct replay_target_seen *seen, const struct replay_target *t);
+
 /*
  * Reads one layer of the target and converts it; *rgba is malloc'd, w x h x
  * 4 bytes, rows packed. False with a message in err.
