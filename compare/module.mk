@@ -4,7 +4,7 @@
 LIBS += compare
 compare_SRCS := compare/cmp_png.c compare/cmp_image.c compare/cmp_pairs.c \
                 compare/cmp_stats.c compare/cmp_timing.c compare/cmp_report.c \
-                compare/cmp_html.c
+                compare/cmp_html.c compare/cmp_profile.c compare/cmp_profile_report.c
 COMPARE_LDLIBS := -lpng -ljansson
 
 # The tessera command links the library (cli/module.mk is included first).
