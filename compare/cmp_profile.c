@@ -383,16 +383,24 @@ match_draws(const struct cmp_prof_pass *pa, const struct cmp_prof_pass *pb,
    return true;
 }
 
-static void
-frame_list(const struct cmp_prof_file *f, char *buf, size_t len)
+static bool
+has_frame(const struct cmp_prof_file *f, int64_t id)
 {
-   size_t o = 0;
-   buf[0] = 0;
-   for (size_t i = 0; i < f->nframes && o + 24 < len; i++)
-      o += (size_t)snprintf(buf + o, len - o, "%s%lld", i ? "," : "",
-                            (long long)f->frames[i].frame);
+   for (size_t i = 0; i < f->nframes; i++)
+      if (f->frames[i].frame == id)
+         return true;
+   return false;
+}
+
+/* "3 frames (3..5)" */
+static void
+frame_span(const struct cmp_prof_file *f, char *buf, size_t len)
+{
    if (!f->nframes)
-      snprintf(buf, len, "none");
+      snprintf(buf, len, "no frames");
+   else
+      snprintf(buf, len, "%zu frame%s (%lld..%lld)", f->nframes, f->nframes == 1 ? "" : "s",
+               (long long)f->frames[0].frame, (long long)f->frames[f->nframes - 1].frame);
 }
 
 bool
@@ -412,11 +420,19 @@ cmp_prof_compare(const struct cmp_prof_file *a, const struct cmp_prof_file *b,
    for (size_t i = 0; same && i < a->nframes; i++)
       same = a->frames[i].frame == b->frames[i].frame;
    if (!same) {
-      char la[96], lb[96];
-      frame_list(a, la, sizeof(la));
-      frame_list(b, lb, sizeof(lb));
-      snprintf(err, CMP_ERR_LEN, "frames differ: A has %s, B has %s (profile the same "
-               "--frames)", la, lb);
+      char la[64], lb[64], which[64] = "";
+      frame_span(a, la, sizeof(la));
+      frame_span(b, lb, sizeof(lb));
+      for (size_t i = 0; !which[0] && i < a->nframes; i++)
+         if (!has_frame(b, a->frames[i].frame))
+            snprintf(which, sizeof(which), "; frame %lld is in A only",
+                     (long long)a->frames[i].frame);
+      for (size_t i = 0; !which[0] && i < b->nframes; i++)
+         if (!has_frame(a, b->frames[i].frame))
+            snprintf(which, sizeof(which), "; frame %lld is in B only",
+                     (long long)b->frames[i].frame);
+      snprintf(err, CMP_ERR_LEN, "frames differ: A has %s, B has %s%s (profile the same "
+               "--frames)", la, lb, which);
       return false;
    }
    if (!a->nframes) {
