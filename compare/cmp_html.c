@@ -552,3 +552,146 @@ cmp_html_trace(const char *dir, const struct cmp_trace_page *p,
    fputs("</div>\n", fp);
    return close_page(fp, dir, err);
 }
+
+/* --------------------------------------------------------- profile compare */
+
+static const char *
+prof_class(enum cmp_prof_verdict v)
+{
+   return v == CMP_PROF_SLOWER ? "slower" : v == CMP_PROF_FASTER ? "faster" : "same";
+}
+
+static void
+prof_badge(FILE *fp, enum cmp_prof_verdict v)
+{
+   fprintf(fp, "<span class=\"badge %s\">%s</span>", prof_class(v), cmp_prof_verdict_name(v));
+}
+
+/* A cycles row: label, A, B, change, a bar of the change scaled to `scale`
+ * (the largest |change| of the table), verdict. */
+static void
+prof_row(FILE *fp, const char *label, uint64_t a, uint64_t b, enum cmp_prof_verdict v,
+         double scale)
+{
+   int64_t d = (int64_t)b - (int64_t)a;
+   double w = scale > 0 ? 120.0 * (double)(d < 0 ? -d : d) / scale : 0;
+   fprintf(fp, "<tr><td>%s</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%+" PRId64
+               "</td><td>", label, a, b, d);
+   if (a)
+      fprintf(fp, "%+.2f%%", 100.0 * ((double)b - (double)a) / (double)a);
+   else
+      fputs(b ? "new" : "&ndash;", fp);
+   fprintf(fp, "</td><td style=\"text-align:left\"><svg width=\"124\" height=\"10\">"
+               "<rect x=\"2\" y=\"1\" width=\"%.1f\" height=\"8\" fill=\"%s\"/></svg></td><td>",
+           w, d > 0 ? "#c62828" : "#2e7d32");
+   prof_badge(fp, v);
+   fputs("</td></tr>\n", fp);
+}
+
+static void
+prof_top_table(FILE *fp, const struct cmp_prof_result *r, unsigned top, int sign)
+{
+   size_t n;
+   struct cmp_prof_ref *t = cmp_prof_top(r, top, sign, &n);
+   fprintf(fp, "<div class=\"card\"><h2>Largest %s</h2>", sign > 0 ? "regressions" :
+                                                             "improvements");
+   if (!n) {
+      fputs("<div class=\"sub\">none</div></div>\n", fp);
+      return;
+   }
+   fputs("<table><tr><th>draw</th><th>A cycles</th><th>B cycles</th><th>change</th>"
+         "<th>%</th><th></th><th>verdict</th></tr>\n", fp);
+   double scale = (double)(t[0].delta < 0 ? -t[0].delta : t[0].delta);
+   for (size_t i = 0; i < n; i++) {
+      const struct cmp_prof_dframe *df = &r->frames[t[i].frame];
+      const struct cmp_prof_dpass *dp = &df->passes[t[i].pass];
+      const struct cmp_prof_dentry *d = &dp->d[t[i].draw];
+      char label[160];
+      if (dp->pa->compute)
+         snprintf(label, sizeof(label), "frame %" PRId64 " pass %" PRId64 " dispatch %" PRId64
+                  " (kernel 0x%" PRIx64 ")", df->fa->frame, dp->pa->index, d->eb->index,
+                  d->eb->vs);
+      else
+         snprintf(label, sizeof(label), "frame %" PRId64 " pass %" PRId64 " draw %" PRId64
+                  " (vs 0x%" PRIx64 ", fs 0x%" PRIx64 ")", df->fa->frame, dp->pa->index,
+                  d->eb->index, d->eb->vs, d->eb->fs);
+      prof_row(fp, label, d->ea->c[0], d->eb->c[0], d->verdict, scale);
+   }
+   fputs("</table></div>\n", fp);
+   free(t);
+}
+
+bool
+cmp_html_profile(const char *dir, const struct cmp_prof_result *r, unsigned top,
+                 const char *path_a, const char *path_b, char err[CMP_ERR_LEN])
+{
+   FILE *fp = open_page(dir, "tessera compare: profile", err);
+   if (!fp)
+      return false;
+   fputs("<h1>Profile comparison</h1><div class=\"sub\">A = ", fp);
+   esc(fp, path_a);
+   fputs(" &middot; B = ", fp);
+   esc(fp, path_b);
+   fprintf(fp, " &middot; modelled GPU cycles (exact; a change of at least %.1f%% is "
+               "called slower/faster)</div>\n", 100 * r->min_effect);
+   uint64_t a = r->total_a[0], b = r->total_b[0];
+   fprintf(fp, "<div class=\"card summary\"><div><b><span class=\"badge %s\" "
+               "style=\"font-size:18px\">%s</span></b>verdict</div>"
+               "<div><b>%" PRIu64 "</b>cycles A</div><div><b>%" PRIu64 "</b>cycles B</div>"
+               "<div><b>%+.2f%%</b>change</div><div><b>%zu / %zu</b>draws added / removed"
+               "</div></div>\n",
+           prof_class(r->verdict), cmp_prof_verdict_name(r->verdict), a, b,
+           a ? 100.0 * ((double)b - (double)a) / (double)a : 0.0, r->added, r->removed);
+   prof_top_table(fp, r, top, 1);
+   prof_top_table(fp, r, top, -1);
+   for (size_t f = 0; f < r->nframes; f++) {
+      const struct cmp_prof_dframe *df = &r->frames[f];
+      fprintf(fp, "<div class=\"card\"><div class=\"head\"><h2>Frame %" PRId64 "</h2>",
+              df->fa->frame);
+      prof_badge(fp, df->verdict);
+      fputs("</div>\n", fp);
+      for (size_t k = 0; k < df->npasses; k++) {
+         const struct cmp_prof_dpass *dp = &df->passes[k];
+         if (!dp->pa || !dp->pb) {
+            const struct cmp_prof_pass *p = dp->pa ? dp->pa : dp->pb;
+            fprintf(fp, "<p class=\"msg\">pass %" PRId64 " (%s) %s: %" PRIu64 " cycles, "
+                        "%zu entries</p>\n", p->index, p->compute ? "compute" : "render",
+                    dp->pa ? "removed (A only)" : "added (B only)", p->total[0], p->n);
+            continue;
+         }
+         double scale = 0;
+         for (size_t j = 0; j < dp->n; j++)
+            if (dp->d[j].ea && dp->d[j].eb) {
+               int64_t d = (int64_t)dp->d[j].eb->c[0] - (int64_t)dp->d[j].ea->c[0];
+               double m = (double)(d < 0 ? -d : d);
+               scale = m > scale ? m : scale;
+            }
+         fprintf(fp, "<h3>pass %" PRId64 " (%s)</h3><table><tr><th></th><th>A cycles</th>"
+                     "<th>B cycles</th><th>change</th><th>%%</th><th></th><th>verdict</th>"
+                     "</tr>\n", dp->pa->index, dp->pa->compute ? "compute" : "render");
+         prof_row(fp, "pass", dp->pa->total[0], dp->pb->total[0], dp->verdict, 0);
+         prof_row(fp, "overhead", dp->overhead.ea->c[0], dp->overhead.eb->c[0],
+                  dp->overhead.verdict, scale);
+         for (size_t j = 0; j < dp->n; j++) {
+            const struct cmp_prof_dentry *d = &dp->d[j];
+            const struct cmp_prof_entry *e = d->eb ? d->eb : d->ea;
+            char label[160];
+            if (dp->pa->compute)
+               snprintf(label, sizeof(label), "dispatch %" PRId64 " (kernel 0x%" PRIx64 ")%s",
+                        e->index, e->vs, d->ea && d->eb ? "" : d->ea ? " removed" : " added");
+            else
+               snprintf(label, sizeof(label), "draw %" PRId64 " (vs 0x%" PRIx64 ", fs 0x%"
+                        PRIx64 ")%s", e->index, e->vs, e->fs,
+                        d->ea && d->eb ? "" : d->ea ? " removed" : " added");
+            if (d->ea && d->eb)
+               prof_row(fp, label, d->ea->c[0], d->eb->c[0], d->verdict, scale);
+            else
+               fprintf(fp, "<tr><td>%s</td><td>%s</td><td>%s</td><td colspan=\"4\"></td>"
+                           "</tr>\n", label, d->ea ? "&#10003;" : "", d->eb ? "&#10003;" : "");
+         }
+         fputs("</table>\n", fp);
+      }
+      fputs("</div>\n", fp);
+   }
+   return close_page(fp, dir, err);
+}

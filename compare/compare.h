@@ -268,6 +268,126 @@ bool cmp_html_timing(const char *dir, const struct cmp_timing_result *r,
                      const char *path_b, char err[CMP_ERR_LEN]);
 
 
+/* --------------------------------------------------------------- profiles */
+
+/* A `tessera profile --json` document (schema "tessera-profile/1",
+ * docs/profiling.md), reduced to what `compare profile` needs. Counters
+ * are kept by name, in the file's meta.counters order. */
+struct cmp_prof_entry {
+   int64_t index;            /* draw / dispatch index in its pass; -1 overhead */
+   uint64_t vs, fs;          /* shader VAs (compute: vs = kernel); 0 none */
+   uint64_t *c;              /* one per counter */
+};
+
+struct cmp_prof_pass {
+   int64_t index;
+   bool compute;
+   uint32_t width, height;
+   uint64_t *total;          /* the pass's counters */
+   struct cmp_prof_entry overhead;
+   size_t n;
+   struct cmp_prof_entry *e; /* draws or dispatches, in order */
+};
+
+struct cmp_prof_frame {
+   int64_t frame;
+   uint64_t *total;
+   size_t npasses;
+   struct cmp_prof_pass *passes;
+};
+
+struct cmp_prof_file {
+   size_t ncounters;
+   char **names;
+   size_t nframes;
+   struct cmp_prof_frame *frames;   /* in the file's order */
+};
+
+/* Parse/load: false with a message on anything but a well-formed
+ * tessera-profile/1 document (every counter object must hold every
+ * counter of meta.counters as a non-negative integer). */
+bool cmp_prof_parse(const char *text, size_t len, struct cmp_prof_file *out,
+                    char err[CMP_ERR_LEN]);
+bool cmp_prof_load(const char *path, struct cmp_prof_file *out,
+                   char err[CMP_ERR_LEN]);
+void cmp_prof_free(struct cmp_prof_file *f);
+
+/* Verdicts of a profile comparison. Profiles are modelled and exactly
+ * reproducible (one "run" per side, no noise), so there is no test to
+ * make: a change is exact, and it is called slower/faster when it is at
+ * least min_effect of A's value; "no change" only when identical. */
+enum cmp_prof_verdict {
+   CMP_PROF_SAME,        /* identical */
+   CMP_PROF_SMALL,       /* changed by less than min_effect */
+   CMP_PROF_FASTER,
+   CMP_PROF_SLOWER,
+};
+const char *cmp_prof_verdict_name(enum cmp_prof_verdict v);
+enum cmp_prof_verdict cmp_prof_judge(uint64_t a, uint64_t b, double min_effect);
+
+/* One matched (or unmatched) draw/dispatch/overhead. ea or eb is NULL for
+ * an entry present on one side only. Counter indices are the result's. */
+struct cmp_prof_dentry {
+   const struct cmp_prof_entry *ea, *eb;
+   enum cmp_prof_verdict verdict;   /* on cycles */
+};
+
+struct cmp_prof_dpass {
+   const struct cmp_prof_pass *pa, *pb;   /* one NULL: pass on one side only */
+   enum cmp_prof_verdict verdict;
+   struct cmp_prof_dentry overhead;
+   size_t n;
+   struct cmp_prof_dentry *d;             /* matched and unmatched, in order */
+};
+
+struct cmp_prof_dframe {
+   const struct cmp_prof_frame *fa, *fb;
+   enum cmp_prof_verdict verdict;
+   size_t npasses;
+   struct cmp_prof_dpass *passes;
+};
+
+struct cmp_prof_result {
+   double min_effect;
+   size_t ncounters;
+   char *const *names;         /* the counter names (A's = B's) */
+   uint64_t *total_a, *total_b;
+   enum cmp_prof_verdict verdict;
+   size_t nframes;
+   struct cmp_prof_dframe *frames;
+   size_t added, removed;      /* unmatched draws/dispatches (and passes' ones) */
+};
+
+/* Compares B with A. Frames must be the same set (else false: "frames
+ * differ"); passes are matched in order while their kinds agree; within a
+ * pair of passes draws are matched by order and shader identity: a
+ * longest common subsequence over the keys (vs, fs), where fs 0 (no
+ * primitive reached a tile) matches any fs. Counters are compared by name
+ * (both files must list the same counters in the same order, else false).
+ * The result borrows a and b. */
+bool cmp_prof_compare(const struct cmp_prof_file *a, const struct cmp_prof_file *b,
+                      double min_effect, struct cmp_prof_result *r,
+                      char err[CMP_ERR_LEN]);
+void cmp_prof_result_free(struct cmp_prof_result *r);
+
+/* Reports: text lists frames, passes, the changed draws, the `top`
+ * largest cycle changes either way and the unmatched draws; JSON
+ * (schema "tessera-compare-profile/1") holds every pair and counter;
+ * HTML is one self-contained page (no script). */
+void cmp_report_profile_text(FILE *fp, const struct cmp_prof_result *r, unsigned top,
+                             const char *path_a, const char *path_b);
+char *cmp_report_profile_json(const struct cmp_prof_result *r, unsigned top,
+                              const char *path_a, const char *path_b);
+bool cmp_html_profile(const char *dir, const struct cmp_prof_result *r, unsigned top,
+                      const char *path_a, const char *path_b, char err[CMP_ERR_LEN]);
+
+/* The `top` matched draws/dispatches whose cycles grew most (sign > 0) or
+ * shrank most (sign < 0), largest change first; ties: earlier first.
+ * Returns a malloc'ed array of *n references (NULL when none). */
+struct cmp_prof_ref { size_t frame, pass, draw; int64_t delta; };
+struct cmp_prof_ref *cmp_prof_top(const struct cmp_prof_result *r, unsigned top, int sign,
+                                  size_t *n);
+
 /* ----------------------------------------------------------- trace report */
 
 /* The page of `tessera report` (cli/cmd_report.c gathers the data from the

@@ -27,9 +27,25 @@
 #                        shown equals the JSON's (tests/gl/profile_html_check.py);
 #                        an unusable DIR exits 2 with a message. Skipped
 #                        where chromium is not installed.
+#   compare-profile      `tessera compare profile` of the base and long
+#                        profiles (JSON files) names a big gear as the top
+#                        regression, its delta exactly the profiles'
+#                        difference and at least the extra instructions'
+#                        issue cycles, verdict slower, exit 1; swapped: the
+#                        same draw as the top improvement, faster, exit 0; the
+#                        trace against itself under --override-shader-b gives
+#                        the JSON files' report (tests/gl/compare_profile_check.py)
+#   compare-profile-same the trace against itself, and base.json against the
+#                        trace: every delta 0, "no change", exit 0
+#   compare-profile-errors  missing file, non-trace, malformed JSON, profiles
+#                        of different frames, --override-shader-b with a JSON B:
+#                        exit 2 with a message
+#   compare-profile-html --html DIR: a self-contained page naming the verdict
+#                        and the top regression
 . "$(dirname "$0")/lib/common.sh"
 
-checks="profile-sums profile-override profile-deterministic profile-errors profile-html"
+checks="profile-sums profile-override profile-deterministic profile-errors profile-html
+        compare-profile compare-profile-same compare-profile-errors compare-profile-html"
 
 gl_es2gears_setup
 t=$work/gears.tsr
@@ -122,4 +138,74 @@ else
     if cmp -s "$work/dom0.html" "$work/dom$((nframes - 1)).html"; then echo "the picker did not switch the view"; ok=0; fi
     if [ $ok = 1 ]; then check ok profile-html; else check FAILED profile-html; fi
 fi
+
+# tessera compare profile
+cmpchk() { python3 "$top/tests/gl/compare_profile_check.py" "$@"; }
+cmpp() { "$tessera" compare profile "$@"; }
+ok=1
+cmpp "$work/base.json" "$work/long.json" --json > "$work/c_up.json" 2> "$work/c_up.err"; rc=$?
+[ $rc = 1 ] || { echo "slower: exit $rc, want 1"; cat "$work/c_up.err"; ok=0; }
+cmpchk override "$work/c_up.json" "$work/base.json" "$work/long.json" || ok=0
+cmpp "$work/long.json" "$work/base.json" --json > "$work/c_down.json" 2> "$work/c_down.err"; rc=$?
+[ $rc = 0 ] || { echo "faster: exit $rc, want 0"; cat "$work/c_down.err"; ok=0; }
+cmpchk reverse "$work/c_down.json" "$work/base.json" "$work/long.json" || ok=0
+cmpp "$t" "$t" --frames $frames --override-shader-b "$fs=$work/long.s" --json > "$work/c_tt.json" \
+    2> "$work/c_tt.err"; rc=$?
+[ $rc = 1 ] || { echo "traces: exit $rc, want 1"; cat "$work/c_tt.err"; ok=0; }
+python3 -c 'import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for d in (a, b): d.pop("a"), d.pop("b")
+sys.exit(a != b)' "$work/c_tt.json" "$work/c_up.json" || { echo "traces and JSON files disagree"; ok=0; }
+cmpp "$work/base.json" "$work/long.json" --top 3 > "$work/c_up.txt" 2>&1
+sed -n '/largest regressions/,$p' "$work/c_up.txt"
+grep -q '^verdict: slower$' "$work/c_up.txt" || { echo "text: no slower verdict"; ok=0; }
+if [ $ok = 1 ]; then check ok compare-profile; else check FAILED compare-profile; fi
+
+ok=1
+cmpp "$t" "$t" --frames $frames --json > "$work/c_same.json" 2> "$work/c_same.err" ||
+    { echo "self-compare: exit $?"; cat "$work/c_same.err"; ok=0; }
+cmpchk same "$work/c_same.json" || ok=0
+cmpp "$work/base.json" "$t" --frames $frames --json > "$work/c_mixed.json" 2> "$work/c_mixed.err" ||
+    { echo "JSON vs trace: exit $?"; cat "$work/c_mixed.err"; ok=0; }
+cmpchk same "$work/c_mixed.json" || ok=0
+cmpp "$t" "$t" --frames $frames > "$work/c_same.txt" 2>&1 || ok=0
+grep -q '^verdict: no change$' "$work/c_same.txt" || { echo "text: no 'no change' verdict"; ok=0; }
+if [ $ok = 1 ]; then check ok compare-profile-same; else check FAILED compare-profile-same; fi
+
+ok=1
+experr() { # MESSAGE ARGS...: exit 2 with MESSAGE on stderr
+    local want=$1 rc
+    shift
+    cmpp "$@" > /dev/null 2> "$work/ce"; rc=$?
+    [ $rc = 2 ] && grep -q -- "$want" "$work/ce" || { echo "compare profile $*: exit $rc: $(cat "$work/ce")"; ok=0; }
+}
+experr "cannot open" "$work/none.tsr" "$work/base.json"
+experr "neither a trace" "$work/base.json" "$work/file"
+experr "cannot open" "$t" "$work/none.json"
+echo '{"schema": "tessera-profile/1", "frames": [' > "$work/bad.json"
+experr "malformed JSON" "$work/bad.json" "$work/base.json"
+echo '{"schema": "tessera-timing/1", "runs": []}' > "$work/timing.json"
+experr "tessera-profile/1" "$work/timing.json" "$work/base.json"
+"$tessera" profile "$t" --frames 3-4 --json > "$work/f34.json" 2>/dev/null
+experr "frames differ" "$work/base.json" "$work/f34.json"
+experr "frames differ" "$t" "$work/base.json" --frames 2-5
+experr "needs B to be a trace" "$t" "$work/base.json" --override-shader-b "$fs=$work/long.s"
+experr "neither a trace" "$work/base.json" "$work/garbage.tsr"
+head -c 5000 "$t" > "$work/trunc.tsr"
+experr "no frames to compare" "$work/trunc.tsr" "$work/trunc.tsr"
+experr "reference and an actual" "$work/base.json"
+if [ $ok = 1 ]; then check ok compare-profile-errors; else check FAILED compare-profile-errors; fi
+
+ok=1
+cmpp "$work/base.json" "$work/long.json" --html "$work/chtml" > /dev/null 2> "$work/ch.err"
+[ $? = 1 ] || { cat "$work/ch.err"; ok=0; }
+page=$work/chtml/index.html
+sed 's,http://www.w3.org/2000/svg,,g' "$page" | grep -Eq '(src|href)=|https?://|@import|url\(|<script' &&
+    { echo "the compare page references other resources or runs script"; ok=0; }
+grep -q '>slower</span>' "$page" || { echo "no verdict on the page"; ok=0; }
+label=$(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["regressions"][0]
+print("frame %(frame)d pass %(pass)d draw %(draw)d (vs %(vs)s, fs %(fs)s)" % t)' "$work/c_up.json")
+[ -n "$label" ] && grep -qF "$label" "$page" || { echo "the page does not name the top regression '$label'"; ok=0; }
+if [ $ok = 1 ]; then check ok compare-profile-html; else check FAILED compare-profile-html; fi
 finish

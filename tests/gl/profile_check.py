@@ -38,6 +38,20 @@ def sums(d):
                 if c["cycles"] != c["vertex_cycles"] + c["fragment_cycles"] and p["kind"] == "render":
                     print("cycles != vertex + fragment")
                     return False
+            # Per draw, fragment-shader work needs shaded fragments (the
+            # overhead's background and end-of-tile programs have none), and
+            # HSR-hidden samples are a part of the samples that passed.
+            for e in ents if p["kind"] == "render" else []:
+                c = e["counters"]
+                if not c["fragments"] and (c["tex_fetches"] or c["fs_instructions"] or
+                                           c["tb_loads"] or c["tb_stores"]):
+                    print(f"frame {fr['frame']} pass {p['index']} draw {e['index']}: "
+                          f"fragment-shader work without fragments: {c}")
+                    return False
+                if c["samples_hsr_hidden"] > c["samples_passed"]:
+                    print(f"frame {fr['frame']} pass {p['index']} draw {e['index']}: "
+                          f"more HSR-hidden samples than passed: {c}")
+                    return False
         if ftot != fr["counters"] or fr["cycles"] != ftot["cycles"]:
             print(f"frame {fr['frame']}: not the sum of its passes")
             return False
