@@ -34,7 +34,8 @@
  *  - Memory is exactly what the input recorded as of the window's start. A
  *    submits window that starts inside a frame holds the GPU results of the
  *    frame's earlier submissions only if the input recorded them (--mem
- *    hash captures do at every submission; wp captures once per frame).
+ *    hash captures do at every submission; wp captures with --gpu-memory
+ *    full once per frame; a keyframes input is widened, below).
  *  - Keyframes: an input that records GPU results only at keyframes (META
  *    TSR_META_GPU_MEMORY "keyframes ...", docs/trace-format.md) has the
  *    real memory only where a META TSR_META_KEYFRAME says so. A window that
