@@ -142,6 +142,12 @@ int tsr_summary_read(struct tsr_summary *s, struct tsr_reader *r)
       }
       switch (rec.type) {
       case TSR_REC_META:
+         /* one per keyframe: counted, not listed (they would fill the
+          * list on a long trace) */
+         if (!strcmp(rec.u.meta.key, TSR_META_KEYFRAME)) {
+            s->keyframes++;
+            break;
+         }
          if (s->nmeta < TSR_SUMMARY_MAX_META) {
             char *k = strdup(rec.u.meta.key), *v = strdup(rec.u.meta.value);
             if (k && v) {
@@ -274,6 +280,9 @@ void tsr_summary_print_text(FILE *fp, const char *path, const struct tsr_summary
       fputc('\n', fp);
    }
    fprintf(fp, "frames:       %" PRIu64 "\n", in->frames);
+   if (s->keyframes)
+      fprintf(fp, "keyframes:    %" PRIu64 " (GPU-written memory recorded only there)\n",
+              s->keyframes);
    fprintf(fp, "submissions:  %" PRIu64 " (%" PRIu64 " failed)\n", in->submits, s->failed_submits);
    fprintf(fp, "commands:    ");
    for (int i = 0; i < 6; i++)
@@ -369,7 +378,8 @@ void tsr_summary_print_json(FILE *fp, const char *path, const struct tsr_summary
               first ? "" : ", ", tsr_record_name(t), s->type_records[t], s->type_bytes[t]);
       first = false;
    }
-   fprintf(fp, "}, \"page_content_bytes\": %" PRIu64 ", \"page_refs\": %" PRIu64
+   fprintf(fp, "}, \"keyframes\": %" PRIu64, s->keyframes);
+   fprintf(fp, ", \"page_content_bytes\": %" PRIu64 ", \"page_refs\": %" PRIu64
                ", \"frame0_bytes\": %" PRIu64 ", \"later_frames\": %" PRIu64
                ", \"later_frame_median_bytes\": %" PRIu64 ", \"later_frame_max_bytes\": %" PRIu64,
            s->new_pages * in->page_size, s->page_refs, s->frame0_bytes, s->later_frames,

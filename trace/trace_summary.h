@@ -48,6 +48,7 @@ struct tsr_summary {
     * stored once, page_size bytes) and their references in all. */
    uint64_t type_records[TSR_REC_COUNT_], type_bytes[TSR_REC_COUNT_];
    uint64_t page_refs, new_pages;
+   uint64_t keyframes; /* META TSR_META_KEYFRAME records (not in meta_key[]) */
    /* Per frame (records + new page contents, raw): frame 0, and the median
     * and largest of the later frames (steady state; 0 if none). */
    uint64_t frame0_bytes, later_median_bytes, later_max_bytes, later_frames;

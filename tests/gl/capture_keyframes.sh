@@ -10,7 +10,8 @@
 #     frame 0, raw bytes from `tessera info`) are at most a fifth of the full
 #     trace's, and the file is at most a fifth as large; both printed.
 #   - keyframes: key.tsr says "gpu_memory = keyframes every 30" and has a
-#     keyframe META at 0, 30, 60, ...; full.tsr says "gpu_memory = full".
+#     keyframe META at 0, 30, 60, ... (dump; info counts them); full.tsr
+#     says "gpu_memory = full".
 #   - replay: every image of key.tsr's replay equals full.tsr's (tolerance 0).
 #   - from-frame: `--from-frame 45` (not a keyframe: frames 30-44 run again
 #     without images) gives the full replay's images of frames 45-.
@@ -48,11 +49,13 @@ fi
 n=$(field "$work/key.info" frames:)
 want=" "
 for ((f = 0; f <= n; f += 30)); do want="$want$f "; done
-got=" $(grep '^meta: *keyframe = ' "$work/key.info" | awk '{ printf "%s ", $4 }')"
+got=" $("$tessera" dump --no-streams --no-disasm "$key" | grep '^meta keyframe = ' | awk '{ printf "%s ", $4 }')"
 if ! grep -q '^meta: *gpu_memory = keyframes every 30$' "$work/key.info"; then
     check FAILED keyframes "no 'gpu_memory = keyframes every 30' in key.tsr"
 elif ! grep -q '^meta: *gpu_memory = full$' "$work/full.info"; then
     check FAILED keyframes "no 'gpu_memory = full' in full.tsr"
+elif [ "$(field "$work/key.info" keyframes:)" != $(echo $want | wc -w) ]; then
+    check FAILED keyframes "info says '$(grep '^keyframes:' "$work/key.info")', want $(echo $want | wc -w)"
 elif [ "$got" != "$want" ]; then
     check FAILED keyframes "keyframes at$got, want$want"
 else
