@@ -46,6 +46,10 @@ capture_check(const struct capture_request *r, char *err, size_t err_len)
       return refuse(err, err_len, "bad --frame-on (swap|flush|finish|submit)", r->frame_on);
    if (r->mem && strcmp(r->mem, "hash") && strcmp(r->mem, "wp"))
       return refuse(err, err_len, "bad --mem (hash|wp)", r->mem);
+   if (r->gpu_memory && strcmp(r->gpu_memory, "full") && strcmp(r->gpu_memory, "keyframes"))
+      return refuse(err, err_len, "bad --gpu-memory (full|keyframes)", r->gpu_memory);
+   if (r->keyframe_every > UINT32_MAX)
+      return refuse(err, err_len, "bad --keyframe-every (1 to 4294967295)", NULL);
    return 0;
 }
 
@@ -190,6 +194,13 @@ capture_environ(const struct capture_request *r, char *const *base, char *err, s
       env_put(&e, "TESSERA_CAPTURE_FRAME_ON", r->frame_on);
    if (r->mem)
       env_put(&e, "TESSERA_CAPTURE_MEM", r->mem);
+   if (r->gpu_memory)
+      env_put(&e, "TESSERA_CAPTURE_GPU_MEMORY", r->gpu_memory);
+   if (r->keyframe_every) {
+      char dec[24];
+      snprintf(dec, sizeof(dec), "%" PRIu64, r->keyframe_every);
+      env_put(&e, "TESSERA_CAPTURE_KEYFRAME_EVERY", dec);
+   }
    if (r->quiet)
       env_put(&e, "TESSERA_CAPTURE_QUIET", "1");
    char *pre = preload_list(r, layer, env_get(base, "LD_PRELOAD"));

@@ -280,8 +280,11 @@ cap_finish(void)
    cap_reaper_shutdown();
    pthread_mutex_lock(&cap.lock);
    cap_hook_drain_locked();
-   /* the reaper has waited for the outstanding work: its results are final */
-   cap_reread_gpu_written(NULL, NULL);
+   /* the reaper has waited for the outstanding work: its results are final
+    * (only --validate reads them: with --gpu-memory keyframes they wait for
+    * a keyframe, and there is none after the end) */
+   if (cap.opt.gpu_memory_full)
+      cap_reread_gpu_written(NULL, NULL);
    struct tsr_writer *w = cap.w;
    cap.w = NULL;
    cap.active = false;

@@ -218,6 +218,19 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
       else
          return fail(err, errlen, "memory strategy (hash|wp)", v);
    }
+   if ((v = get("TESSERA_CAPTURE_GPU_MEMORY")) && *v) {
+      if (strcmp(v, "full") == 0)
+         o->gpu_memory_full = true;
+      else if (strcmp(v, "keyframes") != 0)
+         return fail(err, errlen, "TESSERA_CAPTURE_GPU_MEMORY (full|keyframes)", v);
+   }
+   o->keyframe_every = CAP_DEFAULT_KEYFRAME_EVERY;
+   if ((v = get("TESSERA_CAPTURE_KEYFRAME_EVERY")) && *v) {
+      const char *e;
+      if (!parse_u64(v, &e, &o->keyframe_every) || *e || o->keyframe_every == 0 ||
+          o->keyframe_every > UINT32_MAX)
+         return fail(err, errlen, "TESSERA_CAPTURE_KEYFRAME_EVERY (1 or more)", v);
+   }
    o->flush_ms = 50;
    if ((v = get("TESSERA_CAPTURE_FLUSH_MS")) && *v) {
       const char *e;

@@ -54,6 +54,10 @@ struct cap_range {
    uint64_t first, last;   /* inclusive; last = UINT64_MAX: open */
 };
 
+/* Frames between keyframes by default: a keyframe costs about what a frame
+ * cost when every frame recorded the GPU's results (docs/capture.md). */
+#define CAP_DEFAULT_KEYFRAME_EVERY 30
+
 struct cap_options {
    char path[4096];           /* TESSERA_CAPTURE_FILE */
    int root_pid;              /* TESSERA_CAPTURE_ROOT_PID; 0 unknown */
@@ -67,6 +71,12 @@ struct cap_options {
    enum cap_frame_on frame_on; /* TESSERA_CAPTURE_FRAME_ON (default swap) */
    enum cap_mem_strategy mem; /* TESSERA_CAPTURE_MEM=hash|wp (default wp) */
    uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
+   /* TESSERA_CAPTURE_GPU_MEMORY=full|keyframes (default keyframes): record
+    * what the GPU wrote before every frame marker and GEM_CLOSE (full), or
+    * only every keyframe_every-th frame (docs/capture.md, "GPU-written
+    * memory"). */
+   bool gpu_memory_full;
+   uint64_t keyframe_every;   /* TESSERA_CAPTURE_KEYFRAME_EVERY=N >= 1 (default 30) */
    bool quiet;                /* TESSERA_CAPTURE_QUIET=1 */
 };
 

@@ -137,6 +137,7 @@ struct cap_state {
    uint32_t next_seq;            /* next trace submission number */
    uint64_t submits, frames;     /* process-wide counts */
    uint64_t frame_submits;       /* submissions in the current frame */
+   uint64_t key_frames;          /* frame markers since the last keyframe */
    bool triggered;
    atomic_uint signal_toggles;
    unsigned seen_toggles;
@@ -188,7 +189,8 @@ void cap_update_active_nopoll(void);
 void cap_frame_locked(uint32_t kind, const char *label);
 /* Reads whole every object the GPU may have written since it was last read
  * (gpu_stale), so the trace holds the GPU's results before a frame marker,
- * a GEM_CLOSE (bo != NULL: that object only) or the end of the trace. */
+ * a GEM_CLOSE (bo != NULL: that object only) or the end of the trace.
+ * With --gpu-memory keyframes only at keyframes (cap_frame_locked). */
 void cap_reread_gpu_written(struct cap_file *f, struct cap_bo *bo);
 void cap_open_writer(void);
 

@@ -10,6 +10,7 @@
  * contents, every queue and timestamp object (record_state()).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,11 @@ write_meta(void)
             cap.opt.start_off ? "off" : "on",
             (const char *[]){ "swap", "flush", "finish", "submit" }[cap.opt.frame_on]);
    tsr_write_meta(cap.w, "capture_options", buf);
+   if (cap.opt.gpu_memory_full)
+      snprintf(buf, sizeof(buf), "full");
+   else
+      snprintf(buf, sizeof(buf), "keyframes every %" PRIu64, cap.opt.keyframe_every);
+   tsr_write_meta(cap.w, TSR_META_GPU_MEMORY, buf);
    tsr_write_meta(cap.w, "tessera_version", TESSERA_VERSION);
 }
 
@@ -369,6 +375,24 @@ wait_queues_idle(struct cap_file *f)
  * starts after all earlier work is done (wait_queues_idle), so every
  * syncobj it may wait on from before is signalled. A META record
  * "capture_window" says where the window starts in the program's run. */
+/* Marks the trace position where every object's recorded memory is the
+ * real one, as of the start of the trace frame `ahead` frames from the
+ * current one (0: the current frame, which has no submission yet; 1: the
+ * next one, before the marker ending this one). Only traces that leave out
+ * GPU results between keyframes need the mark. */
+static void
+write_keyframe(unsigned ahead)
+{
+   if (cap.opt.gpu_memory_full || !recording())
+      return;
+   struct tsr_writer_stats st;
+   tsr_writer_get_stats(cap.w, &st);
+   char v[32];
+   snprintf(v, sizeof(v), "%" PRIu64, st.frames + ahead);
+   cap_trace_ok(tsr_write_meta(cap.w, TSR_META_KEYFRAME, v));
+   cap.key_frames = 0;
+}
+
 static void
 record_state(void)
 {
@@ -418,6 +442,7 @@ record_state(void)
          bo->full = true;
          snapshot_bo(f, bo);
       }
+      write_keyframe(0);
       for (size_t i = 0; i < f->nqueues; i++) {
          struct cap_queue *q = &f->queues[i];
          if (!q->vm_id)
@@ -463,13 +488,22 @@ cap_frame_locked(uint32_t kind, const char *label)
     * CPU touched them again. This read replaces wp's former lazy re-read at
     * the next frame's first submission, so the cost per frame is unchanged. */
    if (recording()) {
-      cap_reread_gpu_written(NULL, NULL);
+      /* --gpu-memory keyframes: only every keyframe_every-th marker. The
+       * replay re-creates what the GPU wrote by running its work again;
+       * the trace needs it only where a replay starts without running what
+       * came before (--from-frame, trim) and for --validate. */
+      if (cap.opt.gpu_memory_full || ++cap.key_frames >= cap.opt.keyframe_every) {
+         cap_reread_gpu_written(NULL, NULL);
+         write_keyframe(1);
+      }
       cap_trace_ok(tsr_write_frame(cap.w, kind, label));
    }
    cap.frames++;
    cap.frame_submits = 0;
-   /* Not recording: whatever the GPU wrote is read at the next snapshot. */
-   for (struct cap_file *f = cap.files; f; f = f->next)
+   /* Not recording: whatever the GPU wrote is read at the next snapshot.
+    * (Recording, the keyframes alone read it: marking it here would read
+    * it whole at every frame's first submission.) */
+   for (struct cap_file *f = recording() ? NULL : cap.files; f; f = f->next)
       for (size_t i = 0; i < f->nbos; i++)
          if (f->bos[i] && f->bos[i]->gpu_stale)
             f->bos[i]->full = true;
@@ -781,8 +815,8 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
       struct drm_gem_close c;
       bool have = read_arg(&c, sizeof(c), req, arg);
       struct cap_bo *bo = have ? cap_bo_get(f, c.handle) : NULL;
-      if (bo)
-         cap_reread_gpu_written(f, bo);   /* its last GPU results */
+      if (bo && cap.opt.gpu_memory_full)
+         cap_reread_gpu_written(f, bo);   /* its last GPU results (only --validate reads them) */
       if (bo && bo->map) {
          /* our mapping would keep the object alive */
          cap_real.munmap(bo->map, bo->size);

@@ -169,6 +169,11 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
             if (!view)
                view = cap_bo_map(f, bo);
             if (view && (off % TSR_PAGE_SIZE) == 0) {
+               /* The GPU may have changed these pages since the trace last
+                * recorded them, so equal to that record is not unchanged
+                * for the replay, which holds the GPU's result there. */
+               if (bo->gpu_stale)
+                  tsr_writer_forget_memory(cap.w, f->id, bo->handle, off, size);
                cap_trace_ok(tsr_write_memory(cap.w, f->id, bo->handle, off, view + off, size));
                cap.snap_bytes += size;
             }

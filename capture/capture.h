@@ -51,6 +51,8 @@ struct capture_request {
    uint64_t frame_every;      /* a frame boundary every N submissions; 0: off */
    const char *frame_on;      /* "swap", "flush", "finish", "submit"; NULL: swap */
    const char *mem;           /* "hash" or "wp"; NULL: the layer's default (wp) */
+   const char *gpu_memory;    /* "full" or "keyframes"; NULL: the layer's default (keyframes) */
+   uint64_t keyframe_every;   /* frames between keyframes; 0: the layer's default (30) */
    bool quiet;                /* no messages from the layer */
    const char *layer;         /* tessera-capture.so */
    const char *shim;          /* tessera-shim.so to preload too; NULL: none */

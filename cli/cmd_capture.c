@@ -38,6 +38,10 @@ usage(FILE *fp)
       "                         glXSwapBuffers), flush (glFlush or glFinish), finish\n"
       "                         (glFinish) or submit (every submission)\n"
       "      --mem wp|hash      how changed memory is found (default wp)\n"
+      "      --gpu-memory full|keyframes\n"
+      "                         record what the GPU wrote at every frame (full) or\n"
+      "                         only at keyframes (default; replay re-creates it)\n"
+      "      --keyframe-every N frames between keyframes (default 30)\n"
       "      --shim             also preload tessera-shim.so (the GPU model)\n"
       "      --layer PATH       the capture layer (default: next to tessera)\n"
       "  -q, --quiet            no messages from the layer\n"
@@ -56,7 +60,7 @@ int
 cmd_capture(int argc, char **argv)
 {
    enum { O_FRAMES = 256, O_SUBMITS, O_SIGNAL, O_TRIGGER, O_START_OFF, O_EVERY, O_FRAME_ON, O_MEM,
-          O_SHIM, O_LAYER };
+          O_SHIM, O_LAYER, O_GPU_MEMORY, O_KEYFRAME_EVERY };
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
       { "frames", required_argument, NULL, O_FRAMES },
@@ -67,6 +71,8 @@ cmd_capture(int argc, char **argv)
       { "frame-every", required_argument, NULL, O_EVERY },
       { "frame-on", required_argument, NULL, O_FRAME_ON },
       { "mem", required_argument, NULL, O_MEM },
+      { "gpu-memory", required_argument, NULL, O_GPU_MEMORY },
+      { "keyframe-every", required_argument, NULL, O_KEYFRAME_EVERY },
       { "shim", no_argument, NULL, O_SHIM },
       { "layer", required_argument, NULL, O_LAYER },
       { "quiet", no_argument, NULL, 'q' },
@@ -93,6 +99,11 @@ cmd_capture(int argc, char **argv)
          break;
       case O_FRAME_ON: rq.frame_on = optarg; break;
       case O_MEM: rq.mem = optarg; break;
+      case O_GPU_MEMORY: rq.gpu_memory = optarg; break;
+      case O_KEYFRAME_EVERY:
+         if (!cli_parse_u64(optarg, UINT32_MAX, &rq.keyframe_every) || rq.keyframe_every == 0)
+            return fail("bad --keyframe-every", optarg);
+         break;
       case O_SHIM: shim = true; break;
       case O_LAYER: layer = optarg; break;
       case 'q': rq.quiet = true; break;

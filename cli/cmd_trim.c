@@ -98,6 +98,16 @@ cmd_trim(int argc, char **argv)
              st.vms, st.objects, st.state_pages, st.tsobjs, st.queues, st.state_bytes);
       printf("size: %" PRIu64 " bytes (%s: %" PRIu64 " bytes, %.1f %%)\n", st.out_bytes, in,
              st.in_bytes, st.in_bytes ? 100.0 * (double)st.out_bytes / (double)st.in_bytes : 0.0);
+      if (st.widened && o.unit == TSR_TRIM_FRAMES)
+         printf("%s records GPU results only at keyframes: the window starts at keyframe "
+                "frame %" PRIu32 ", before frame %" PRIu32 " (its frame %" PRIu32
+                " here: replay --from-frame %" PRIu32 ")\n",
+                in, st.first_frame, st.asked_first, st.asked_first - st.first_frame,
+                st.asked_first - st.first_frame);
+      else if (st.widened)
+         printf("%s records GPU results only at keyframes: the window starts at submission "
+                "%" PRIu32 ", the first of the last keyframe before submission %" PRIu32 "\n",
+                in, st.first_seq, st.asked_first);
       if (st.dropped)
          printf("left out %" PRIu64 " records of types this version does not know\n", st.dropped);
    }

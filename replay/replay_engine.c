@@ -283,8 +283,13 @@ run_pass(struct replay_engine *e, bool first)
          replay_memory(e, &rec);
          break;
       case TSR_REC_SUBMIT:
-         if (in_range)
+         if (in_range) {
             replay_submit(e, &rec);
+         } else if (first && rec.frame >= e->exec_from) {
+            e->preroll = true;
+            replay_submit(e, &rec);
+            e->preroll = false;
+         }
          break;
       default:
          break;   /* metadata, completions, firmware jobs, shaders */
@@ -384,6 +389,36 @@ check_frame_range(struct replay_engine *e, const struct tsr_info *info)
                   (long long)last);
 }
 
+/* Where --from-frame A starts running submissions: at A when every frame's
+ * start holds every object's memory (TSR_META_GPU_MEMORY "full", or older
+ * traces without it), otherwise at the last keyframe at or before A. */
+static void
+find_exec_from(struct replay_engine *e)
+{
+   uint32_t a = e->o->first_frame;
+   e->exec_from = a;
+   if (!a)
+      return;
+   bool sparse = false;
+   uint32_t key = 0;
+   struct tsr_record rec;
+   while (tsr_reader_next(e->r, &rec) > 0 && rec.frame <= a) {
+      if (rec.type != TSR_REC_META)
+         continue;
+      if (!strcmp(rec.u.meta.key, TSR_META_GPU_MEMORY))
+         sparse = !strncmp(rec.u.meta.value, "keyframes", 9);
+      else if (!strcmp(rec.u.meta.key, TSR_META_KEYFRAME)) {
+         char *end;
+         unsigned long v = strtoul(rec.u.meta.value, &end, 10);
+         if (!*end && v <= a && v > key)
+            key = (uint32_t)v;
+      }
+   }
+   tsr_reader_rewind(e->r);
+   if (sparse)
+      e->exec_from = key;
+}
+
 void
 replay_options_init(struct replay_options *o)
 {
@@ -414,6 +449,8 @@ replay_run(const char *trace_path, struct replay_backend *b, const struct replay
       replay_fail(&e, "empty frame range %u-%u", o->first_frame, o->last_frame);
    if (!e.failed)
       check_frame_range(&e, info);
+   if (!e.failed)
+      find_exec_from(&e);
    if (o->dump_dir) {
       struct stat sb;
       if (stat(o->dump_dir, &sb) != 0 && mkdir(o->dump_dir, 0777) != 0)

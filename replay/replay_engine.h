@@ -136,6 +136,12 @@ struct replay_engine {
    bool frame_has_work;
    uint32_t cur_frame;
    uint64_t done_submits;
+   /* --from-frame on a trace that records GPU results only at keyframes
+    * (docs/trace-format.md): submissions from frame exec_from (the last
+    * keyframe at or before the first frame) run to re-create them, as
+    * "preroll": no image, timing, profile, validation or count. */
+   uint32_t exec_from;
+   bool preroll;
 
    /* Profile records of the submission in flight (replay_prof.c): the
     * firmware thread appends, the engine takes them after the wait. */

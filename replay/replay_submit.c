@@ -159,7 +159,7 @@ replay_submit(struct replay_engine *e, const struct tsr_record *rec)
                                                  &c.u.render.ts_frag.start, &c.u.render.ts_frag.end };
             for (unsigned k = 0; k < 4; k++)
                patch_ts(e, rec->file, t[k], &slot, &ts_at[nts++]);
-            if (e->o->dump_dir) {
+            if (e->o->dump_dir && !e->preroll) {
                struct replay_frame_render fr = { .seq = seq, .file = rec->file, .vm = q->vm,
                                                  .usc_base = q->usc_base, .cmd = c.u.render };
                REPLAY_VEC_PUSH(e->renders, fr);
@@ -211,7 +211,8 @@ replay_submit(struct replay_engine *e, const struct tsr_record *rec)
       replay_fail(e, "out of memory");
 
    struct replay_snapshot snap = { 0 };
-   if (!e->failed && e->o->validate)
+   bool validate = e->o->validate && !e->preroll;
+   if (!e->failed && validate)
       replay_snapshot_take(e, &snap);
 
    uint64_t t0 = replay_now_ns();
@@ -241,7 +242,7 @@ replay_submit(struct replay_engine *e, const struct tsr_record *rec)
             e->status = REPLAY_DIFFERENT;
       }
    }
-   if (!e->failed && e->o->validate)
+   if (!e->failed && validate)
       replay_snapshot_diff(e, &snap, seq);
 
    /* GPU time: first start to last end of the submission's commands. */
@@ -257,6 +258,12 @@ replay_submit(struct replay_engine *e, const struct tsr_record *rec)
       hi = v > hi ? v : hi;
    }
    uint64_t gpu = hi > lo ? ticks_to_ns(e, hi - lo) : 0;
+   if (e->preroll) {
+      e->done_submits++;
+      free(syncs);
+      free(buf);
+      return;
+   }
    e->st.submits++;
    e->st.gpu_ns += gpu;
    e->frame_gpu_ns += gpu;

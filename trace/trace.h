@@ -91,6 +91,16 @@ extern "C" {
 #define TSR_PAGE_SIZE 4096u
 #define TSR_SUFFIX ".tsr"
 
+/* META keys about GPU-written memory (docs/trace-format.md, "Keyframes").
+ * TSR_META_GPU_MEMORY: "full" (or absent: older traces) when the memory the
+ * GPU wrote is recorded before every frame marker, so every frame's start
+ * holds every object's memory; "keyframes every N" when it is recorded only
+ * at keyframes. TSR_META_KEYFRAME: value F (decimal), written where every
+ * object's recorded memory equals the real memory as of the start of trace
+ * frame F (before its first submission). */
+#define TSR_META_GPU_MEMORY "gpu_memory"
+#define TSR_META_KEYFRAME "keyframe"
+
 /* ---------------------------------------------------------------- records */
 
 enum tsr_record_type {
@@ -302,6 +312,19 @@ int tsr_write_shader(struct tsr_writer *w, uint32_t file, const struct tsr_shade
  */
 int tsr_write_memory(struct tsr_writer *w, uint32_t file, uint32_t handle,
                      uint64_t offset, const void *data, uint64_t size);
+
+/*
+ * Forgets what the writer last recorded for the pages of object `handle`
+ * that [offset, offset + size) touches (size UINT64_MAX: to its end): the
+ * next tsr_write_memory() of such a page records it even if its content
+ * equals the last recorded one. For a capture that stops recording what the
+ * GPU writes (docs/capture.md, "GPU-written memory"): the trace's view of
+ * such an object is then older than the memory, and a page the CPU writes
+ * back to its last recorded content must still be recorded, since the
+ * replay holds the GPU's result there. 0, or -EINVAL for an unknown object.
+ */
+int tsr_writer_forget_memory(struct tsr_writer *w, uint32_t file, uint32_t handle,
+                             uint64_t offset, uint64_t size);
 
 struct tsr_writer_stats {
    uint64_t records, submits, frames;

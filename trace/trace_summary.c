@@ -57,14 +57,97 @@ static void count_commands(struct tsr_summary *s, const struct tsr_submit *sub)
       s->cmds[c.known ? c.h.cmd_type : 5]++;
 }
 
+/* A set of page hashes (their low 64 bits: xxh3-128 halves are as good as
+ * any key), open addressing, to tell first references from repeats. */
+struct page_set {
+   uint64_t *v;
+   size_t n, cap;
+};
+
+static bool page_set_add(struct page_set *ps, const uint8_t *hash)
+{
+   uint64_t k;
+   memcpy(&k, hash, 8);
+   k |= 1; /* 0 marks a free slot */
+   if (2 * (ps->n + 1) > ps->cap) {
+      size_t ncap = ps->cap ? ps->cap * 2 : 1024;
+      uint64_t *nv = calloc(ncap, sizeof(*nv));
+      if (!nv)
+         return false; /* counted as a repeat: the summary stays usable */
+      for (size_t i = 0; i < ps->cap; i++)
+         if (ps->v[i])
+            for (size_t j = ps->v[i] & (ncap - 1);; j = (j + 1) & (ncap - 1))
+               if (!nv[j]) {
+                  nv[j] = ps->v[i];
+                  break;
+               }
+      free(ps->v);
+      ps->v = nv;
+      ps->cap = ncap;
+   }
+   for (size_t j = k & (ps->cap - 1);; j = (j + 1) & (ps->cap - 1)) {
+      if (ps->v[j] == k)
+         return false;
+      if (!ps->v[j]) {
+         ps->v[j] = k;
+         ps->n++;
+         return true;
+      }
+   }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+   return x < y ? -1 : x > y;
+}
+
 int tsr_summary_read(struct tsr_summary *s, struct tsr_reader *r)
 {
    *s = (struct tsr_summary){.info = tsr_reader_info(r), .damage = tsr_reader_damage(r)};
    struct tsr_record rec;
    int ret;
+   struct page_set ps = {0};
+   uint64_t *frame_bytes = NULL;
+   size_t nframes = 0, frames_cap = 0;
    while ((ret = tsr_reader_next(r, &rec)) > 0) {
+      uint64_t bytes = 16 + (((uint64_t)rec.size + 7) & ~(uint64_t)7);
+      if (rec.type < TSR_REC_COUNT_) {
+         s->type_records[rec.type]++;
+         s->type_bytes[rec.type] += bytes;
+      }
+      if (rec.type == TSR_REC_MEMORY) {
+         s->page_refs += rec.u.memory.num_pages;
+         for (uint32_t i = 0; i < rec.u.memory.num_pages; i++)
+            if (page_set_add(&ps, rec.u.memory.hashes + 16 * (size_t)i)) {
+               s->new_pages++;
+               bytes += s->info->page_size;
+            }
+      }
+      if (rec.frame >= frames_cap) {
+         size_t ncap = frames_cap ? frames_cap : 64;
+         while (ncap <= rec.frame)
+            ncap *= 2;
+         uint64_t *nf = realloc(frame_bytes, ncap * sizeof(*nf));
+         if (nf) {
+            memset(nf + frames_cap, 0, (ncap - frames_cap) * sizeof(*nf));
+            frame_bytes = nf;
+            frames_cap = ncap;
+         }
+      }
+      if (rec.frame < frames_cap) {
+         frame_bytes[rec.frame] += bytes;
+         if (rec.frame + 1 > nframes)
+            nframes = rec.frame + 1;
+      }
       switch (rec.type) {
       case TSR_REC_META:
+         /* one per keyframe: counted, not listed (they would fill the
+          * list on a long trace) */
+         if (!strcmp(rec.u.meta.key, TSR_META_KEYFRAME)) {
+            s->keyframes++;
+            break;
+         }
          if (s->nmeta < TSR_SUMMARY_MAX_META) {
             char *k = strdup(rec.u.meta.key), *v = strdup(rec.u.meta.value);
             if (k && v) {
@@ -120,6 +203,16 @@ int tsr_summary_read(struct tsr_summary *s, struct tsr_reader *r)
          break;
       }
    }
+   free(ps.v);
+   if (nframes)
+      s->frame0_bytes = frame_bytes[0];
+   if (nframes > 1) {
+      s->later_frames = nframes - 1;
+      qsort(frame_bytes + 1, nframes - 1, sizeof(*frame_bytes), cmp_u64);
+      s->later_median_bytes = frame_bytes[1 + (nframes - 1) / 2];
+      s->later_max_bytes = frame_bytes[nframes - 1];
+   }
+   free(frame_bytes);
    return ret < 0 ? -1 : 0;
 }
 
@@ -187,6 +280,9 @@ void tsr_summary_print_text(FILE *fp, const char *path, const struct tsr_summary
       fputc('\n', fp);
    }
    fprintf(fp, "frames:       %" PRIu64 "\n", in->frames);
+   if (s->keyframes)
+      fprintf(fp, "keyframes:    %" PRIu64 " (GPU-written memory recorded only there)\n",
+              s->keyframes);
    fprintf(fp, "submissions:  %" PRIu64 " (%" PRIu64 " failed)\n", in->submits, s->failed_submits);
    fprintf(fp, "commands:    ");
    for (int i = 0; i < 6; i++)
@@ -205,6 +301,17 @@ void tsr_summary_print_text(FILE *fp, const char *path, const struct tsr_summary
    fprintf(fp, "size:         %" PRIu64 " bytes in file, %" PRIu64 " raw, ratio %.2f\n",
            in->file_size, in->raw_bytes,
            in->stored_bytes ? (double)in->raw_bytes / (double)in->stored_bytes : 0.0);
+   fprintf(fp, "bytes by type (raw, before compression):\n");
+   for (uint32_t t = 0; t < TSR_REC_COUNT_; t++)
+      if (s->type_records[t])
+         fprintf(fp, "  %-14s %8" PRIu64 " records %12" PRIu64 " bytes\n", tsr_record_name(t),
+                 s->type_records[t], s->type_bytes[t]);
+   fprintf(fp, "  %-14s %8" PRIu64 " pages   %12" PRIu64 " bytes (%" PRIu64
+               " page references)\n",
+           "page contents", s->new_pages, s->new_pages * in->page_size, s->page_refs);
+   fprintf(fp, "frame bytes:  frame 0 %" PRIu64 ", later %" PRIu64 " frames: median %" PRIu64
+               ", max %" PRIu64 " (raw: records + new pages)\n",
+           s->frame0_bytes, s->later_frames, s->later_median_bytes, s->later_max_bytes);
    if (s->have_time)
       fprintf(fp, "time span:    %.6f s\n", (double)(s->last_ns - s->first_ns) / 1e9);
    for (char **c = children; c && *c; c++)
@@ -262,6 +369,21 @@ void tsr_summary_print_json(FILE *fp, const char *path, const struct tsr_summary
            in->page_size, s->shaders, s->fw_jobs, in->records, in->chunks, in->file_size,
            in->raw_bytes, in->stored_bytes,
            in->stored_bytes ? (double)in->raw_bytes / (double)in->stored_bytes : 0.0);
+   fprintf(fp, ", \"bytes_by_type\": {");
+   first = true;
+   for (uint32_t t = 0; t < TSR_REC_COUNT_; t++) {
+      if (!s->type_records[t])
+         continue;
+      fprintf(fp, "%s\"%s\": {\"records\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+              first ? "" : ", ", tsr_record_name(t), s->type_records[t], s->type_bytes[t]);
+      first = false;
+   }
+   fprintf(fp, "}, \"keyframes\": %" PRIu64, s->keyframes);
+   fprintf(fp, ", \"page_content_bytes\": %" PRIu64 ", \"page_refs\": %" PRIu64
+               ", \"frame0_bytes\": %" PRIu64 ", \"later_frames\": %" PRIu64
+               ", \"later_frame_median_bytes\": %" PRIu64 ", \"later_frame_max_bytes\": %" PRIu64,
+           s->new_pages * in->page_size, s->page_refs, s->frame0_bytes, s->later_frames,
+           s->later_median_bytes, s->later_max_bytes);
    if (s->have_time)
       fprintf(fp, ", \"time_span_ns\": %" PRIu64, s->last_ns - s->first_ns);
    fprintf(fp, ", \"children\": [");

@@ -14,6 +14,8 @@
  *   (field names, the "name:" column, the JSON keys). Times are only the
  *   span between the first and last recorded host times.
  * - Prints only to the stream it is given; never to stderr.
+ * - Sizes are raw (before zstd); the chunks' compression ratio is printed
+ *   beside them.
  * - Layering: like trace_dump.h, above uapishaders, outside libtrace.
  */
 #ifndef TESSERA_TRACE_SUMMARY_H
@@ -40,6 +42,16 @@ struct tsr_summary {
    uint64_t first_ns, last_ns;
    bool have_time;
    const char *damage; /* tsr_reader_damage() after reading ("" if none) */
+   /* Where the bytes go, before compression: per record type the records
+    * and their bytes in records chunks (16-byte header and padding
+    * included); the page contents MEMORY records referred to first (each
+    * stored once, page_size bytes) and their references in all. */
+   uint64_t type_records[TSR_REC_COUNT_], type_bytes[TSR_REC_COUNT_];
+   uint64_t page_refs, new_pages;
+   uint64_t keyframes; /* META TSR_META_KEYFRAME records (not in meta_key[]) */
+   /* Per frame (records + new page contents, raw): frame 0, and the median
+    * and largest of the later frames (steady state; 0 if none). */
+   uint64_t frame0_bytes, later_median_bytes, later_max_bytes, later_frames;
 };
 
 /* Counts the records of r into s (zeroed first). Returns 0, or -1 when the

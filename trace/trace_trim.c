@@ -46,6 +46,7 @@ struct trim {
    size_t errlen;
    enum tsr_trim_result result;
    uint32_t last_frame; /* the input's last frame (frames windows) */
+   bool sparse;         /* the input records GPU results only at keyframes */
 
    /* What the part before the window leaves to copy. */
    struct trim_file *files;
@@ -136,6 +137,10 @@ note_prefix(struct trim *t, const struct tsr_record *rec, uint32_t *files_cap,
          }
          return true;
       }
+      if (!strcmp(rec->u.meta.key, TSR_META_KEYFRAME))
+         return true; /* positions in the input: OUT has its own */
+      if (!strcmp(rec->u.meta.key, TSR_META_GPU_MEMORY))
+         t->sparse = !strncmp(rec->u.meta.value, "keyframes", 9);
       for (uint32_t i = 0; i < t->nmetas; i++)
          if (!strcmp(t->metas[i].key, rec->u.meta.key) &&
              !strcmp(t->metas[i].value, rec->u.meta.value))
@@ -308,6 +313,10 @@ write_snapshot(struct trim *t, uint32_t at_frame, uint32_t at_seq, bool start_of
    for (uint32_t i = 0; ok && i < s.num_objects; i++)
       ok = copy_object_memory(t, s.objects[i].file, s.objects[i].create.handle,
                               s.objects[i].create.size);
+   /* The state above is the real memory: the window starts at a keyframe
+    * of a keyframes input (tsr_trim widens it to one) */
+   if (ok && t->sparse)
+      ok = wr(t, tsr_write_meta(t->w, TSR_META_KEYFRAME, "0"));
    for (uint32_t i = 0; ok && i < s.num_queues; i++)
       ok = wr(t, tsr_write_queue_create(t->w, s.queues[i].file, &s.queues[i].create));
    for (uint32_t i = 0; ok && i < t->nshaders; i++)
@@ -336,7 +345,17 @@ copy_record(struct trim *t, const struct tsr_record *rec, uint32_t first_seq)
    int e = 0;
    switch (rec->type) {
    case TSR_REC_META:
-      e = tsr_write_meta(w, rec->u.meta.key, rec->u.meta.value);
+      if (!strcmp(rec->u.meta.key, TSR_META_KEYFRAME)) {
+         /* a frame number: the input's, OUT's frame 0 is first_frame */
+         char *end, v[32];
+         unsigned long k = strtoul(rec->u.meta.value, &end, 10);
+         if (*end || k < t->st->first_frame)
+            return true;
+         snprintf(v, sizeof(v), "%lu", k - t->st->first_frame);
+         e = tsr_write_meta(w, rec->u.meta.key, v);
+      } else {
+         e = tsr_write_meta(w, rec->u.meta.key, rec->u.meta.value);
+      }
       break;
    case TSR_REC_DEVICE_PARAMS: {
       uint32_t n = rec->u.params.size;
@@ -447,6 +466,54 @@ check_window(struct trim *t)
       return false;
    }
    return true;
+}
+
+/* ---- keyframes ---------------------------------------------------------- */
+
+/* A keyframes input: moves the window's start back to the last keyframe
+ * at or before it (trace_trim.h). One pass over the records before it. */
+static void
+widen_to_keyframe(struct trim *t, struct tsr_trim_options *eff)
+{
+   const struct tsr_trim_options *o = t->o;
+   bool frames = o->unit == TSR_TRIM_FRAMES, sparse = false, have_key = false;
+   uint32_t key = 0;
+   struct tsr_record rec;
+   while (tsr_reader_next(t->r, &rec) > 0) {
+      if (frames ? rec.frame > o->first
+                 : rec.type == TSR_REC_SUBMIT && rec.seq == o->first)
+         break;
+      if (rec.type != TSR_REC_META)
+         continue;
+      if (!strcmp(rec.u.meta.key, TSR_META_GPU_MEMORY))
+         sparse = !strncmp(rec.u.meta.value, "keyframes", 9);
+      else if (!strcmp(rec.u.meta.key, TSR_META_KEYFRAME)) {
+         char *end;
+         unsigned long v = strtoul(rec.u.meta.value, &end, 10);
+         if (!*end && v <= (frames ? o->first : UINT32_MAX))
+            key = (uint32_t)v, have_key = true;
+      }
+   }
+   tsr_reader_rewind(t->r);
+   if (!sparse || !have_key)
+      return;
+   if (frames) {
+      if (key < o->first) {
+         eff->first = key;
+         t->st->widened = true;
+      }
+      return;
+   }
+   /* the first submission of frame `key` or later */
+   while (tsr_reader_next(t->r, &rec) > 0)
+      if (rec.type == TSR_REC_SUBMIT && rec.frame >= key) {
+         if (rec.seq < o->first) {
+            eff->first = rec.seq;
+            t->st->widened = true;
+         }
+         break;
+      }
+   tsr_reader_rewind(t->r);
 }
 
 /* ---- the pass ------------------------------------------------------------ */
@@ -571,6 +638,10 @@ tsr_trim(const char *in, const char *out, const struct tsr_trim_options *o,
    if (tsr_reader_info(t.r)->damage)
       fail(&t, TSR_TRIM_DAMAGED, "%s is damaged: %s", in, tsr_reader_damage(t.r));
    else if (check_window(&t)) {
+      struct tsr_trim_options eff = *o;
+      st->asked_first = o->first;
+      widen_to_keyframe(&t, &eff);
+      t.o = &eff;
       struct tsr_writer_options wo = { .zstd_level = o->zstd_level, .quiet = true };
       int e = tsr_writer_open(&t.w, out, &wo);
       if (e)

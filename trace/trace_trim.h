@@ -34,7 +34,19 @@
  *  - Memory is exactly what the input recorded as of the window's start. A
  *    submits window that starts inside a frame holds the GPU results of the
  *    frame's earlier submissions only if the input recorded them (--mem
- *    hash captures do at every submission; wp captures once per frame).
+ *    hash captures do at every submission; wp captures with --gpu-memory
+ *    full once per frame; a keyframes input is widened, below).
+ *  - Keyframes: an input that records GPU results only at keyframes (META
+ *    TSR_META_GPU_MEMORY "keyframes ...", docs/trace-format.md) has the
+ *    real memory only where a META TSR_META_KEYFRAME says so. A window that
+ *    does not start at one is widened back to the start of the last
+ *    keyframe K before it (frames: A becomes K; submits: A becomes the
+ *    first submission of frame K or later), so that OUT's replay re-creates
+ *    what the GPU wrote before A; stats.asked_first keeps the A asked for
+ *    and stats.widened says it happened. OUT's capture_window and numbering
+ *    follow the widened window; its own keyframe METAs count its frames
+ *    (the state at its start is one, "0"), the input's earlier ones are not
+ *    copied.
  *  - A damaged input (tsr_reader_damage(): a chunk failing its checksum, a
  *    page that cannot be read, anywhere in the file) is refused, since
  *    the reader's salvage would silently leave out what the damage took.
@@ -43,6 +55,7 @@
 #ifndef TESSERA_TRACE_TRIM_H
 #define TESSERA_TRACE_TRIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +81,8 @@ struct tsr_trim_stats {
    uint64_t in_bytes, out_bytes;     /* file sizes */
    uint64_t state_bytes;             /* OUT's bytes up to the window's records
                                         (chunks flushed after the state) */
+   bool widened;                     /* started at an earlier keyframe (above) */
+   uint32_t asked_first;             /* the window's first frame/submission asked for */
 };
 
 enum tsr_trim_result {

@@ -835,6 +835,29 @@ int tsr_write_gem_close(struct tsr_writer *w, uint32_t file, uint32_t handle)
    return write_u32_record(w, TSR_REC_GEM_CLOSE, file, handle);
 }
 
+int tsr_writer_forget_memory(struct tsr_writer *w, uint32_t file, uint32_t handle,
+                             uint64_t offset, uint64_t size)
+{
+   if (!w)
+      return -EINVAL;
+   pthread_mutex_lock(&w->lock);
+   struct tsr_hash k = tsr_key3(1, file, handle);
+   uint64_t *v = tsr_map_get(&w->objects, &k);
+   if (v) {
+      struct wobject *o = &w->objs[*v];
+      uint64_t first = offset / TSR_PAGE_SIZE;
+      uint64_t end = size > UINT64_MAX - offset - (TSR_PAGE_SIZE - 1)
+                        ? o->npages
+                        : (offset + size + TSR_PAGE_SIZE - 1) / TSR_PAGE_SIZE;
+      if (end > o->npages)
+         end = o->npages;
+      if (first < end)
+         memset(o->known + first, 0, end - first);
+   }
+   pthread_mutex_unlock(&w->lock);
+   return v ? 0 : -EINVAL;
+}
+
 int tsr_write_queue_destroy(struct tsr_writer *w, uint32_t file, uint32_t queue_id)
 {
    return write_u32_record(w, TSR_REC_QUEUE_DESTROY, file, queue_id);

@@ -15,8 +15,9 @@
 #     the highest S). The trace's frame F ends at the F-th eglSwapBuffers, so
 #     both are the pixels of the same render target after the same submissions.
 #   - a second replay of the last frames alone (--frames A-B: earlier work is
-#     not re-run, only its memory restored) against the first replay's images
-#     of the same frames (the replay is deterministic).
+#     not re-run but from the last keyframe before A, docs/replay.md, its
+#     memory restored) against the first replay's images of the same frames
+#     (the replay is deterministic).
 # The live snapshots must also meet the llvmpipe reference criterion
 # (scripts/gl-trace-check --snapshots), and the frames must really change.
 # Results: capture-live-reference, capture-frames-change, capture-frames (one

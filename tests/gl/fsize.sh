@@ -5,7 +5,9 @@
 #   fsize-run      `tessera run` alone: the program runs to its end (it died
 #                  of SIGXFSZ when the shim's GPU memory was a 4 GiB memfd)
 #                  and its snapshots meet the llvmpipe reference.
-#   fsize-capture  under `tessera capture` too: the trace (~6 MB whole) hits
+#   fsize-capture  under `tessera capture --gpu-memory full` too (the render
+#                  targets at every frame: the default keyframes trace is
+#                  only ~0.5 MB): the trace (~6 MB whole) hits
 #                  the limit; the program still runs to its end with the
 #                  same snapshots, one line says recording stopped (File too
 #                  large), the trace stays under the limit, `tessera info`
@@ -46,7 +48,7 @@ fi
 # holds whole frames)
 t=$work/$name.tsr
 mkdir -p "$work/cap"
-(ulimit -f $limit_kb; TESSERA_CAPTURE_FLUSH_MS=20 exec timeout -k 10 600 "$tessera" capture -o "$t" -- \
+(ulimit -f $limit_kb; TESSERA_CAPTURE_FLUSH_MS=20 exec timeout -k 10 600 "$tessera" capture --gpu-memory full -o "$t" -- \
     "${GL_PREFIX[@]}" eglretrace --headless --snapshot-alpha -s "$work/cap/" "$trace") > "$work/cap.log" 2>&1
 rc=$?
 grep -v '^Wrote ' "$work/cap.log" | tail -n 4

@@ -22,7 +22,7 @@
 # history: the state holds only live objects), and bad input.
 . "$(dirname "$0")/lib/common.sh"
 
-checks="full-capture start middle end submits retrim sizes errors"
+checks="full-capture start middle end widened submits retrim sizes errors"
 checks=$(echo $checks)
 
 gl_es2gears_setup
@@ -96,29 +96,50 @@ trim() { "$tessera" trim "$@" > "$work/trim.log" 2>&1 || { cat "$work/trim.log";
 trim "$full" -o "$work/start.tsr" --frames 0-1 && trimmed start "$work/start.tsr" 2 0 2
 trim "$full" -o "$work/middle.tsr" --frames 60-62 && trimmed middle "$work/middle.tsr" 3 60 3
 last=$((n_full - 1))
+# The capture records GPU results only at keyframes (every 30th frame,
+# docs/capture.md): a window that starts elsewhere is widened back to the
+# keyframe before it, so that the replay re-creates what the GPU wrote
+# (frames 117- start at 90: 30 submissions).
+key=$(((last - 2) / 30 * 30))
 trim "$full" -o "$work/end.tsr" --frames $((last - 2))- &&
-    trimmed end "$work/end.tsr" 3 $((last - 2)) 3
+    trimmed end "$work/end.tsr" 3 $key $((last + 1 - key))
+if grep -q "starts at keyframe frame $key, before frame $((last - 2))" "$work/trim.log"; then
+    check ok widened
+else
+    check FAILED widened "trim does not say the window was widened: $(cat "$work/trim.log")"
+fi
 trim "$full" -o "$work/submits.tsr" --submits 30-34 && trimmed submits "$work/submits.tsr" 5 30 5
-# frame 1 of middle.tsr is program frame 61: capture_window follows the input's
-trim "$work/middle.tsr" -o "$work/retrim.tsr" --frames 1 && trimmed retrim "$work/retrim.tsr" 1 61 1
+# frame 1 of middle.tsr is program frame 61, after middle.tsr's keyframe 0
+# (program frame 60): capture_window follows the input's
+trim "$work/middle.tsr" -o "$work/retrim.tsr" --frames 1 && trimmed retrim "$work/retrim.tsr" 2 60 2
 
 # Sizes: one frame in the middle against frame 0 (which holds every first
 # upload), both trimmed so that the same writer and zstd level apply. The
-# middle one holds the state as of its start (every live object's memory,
-# render targets included) and the frame's records (whose GPU results are
-# re-read at the frame's end): it must not carry the history before it,
-# which would make it tens of times larger.
+# middle one (frame 60, a keyframe) holds the state as of its start (every
+# live object's memory, the render targets the GPU wrote in frame 59
+# included) and the frame's records (no GPU results: the next keyframe is
+# after it): it must not carry the history before it, which would make it
+# tens of times larger. Issue 15 wants it at most 1.1x what frame 0 costs
+# in a capture with the full record (--gpu-memory full: frame 0 then holds
+# its render targets too, as every frame's state does); measured 1.10x,
+# the check allows 1.25x for the run-to-run spread of the driver's objects.
+# Frame 0 of the default capture holds no GPU results (its first keyframe
+# is frame 30), so it is only printed.
 trim "$full" -o "$work/f0.tsr" --frames 0
 "$tessera" trim "$full" -o "$work/f60.tsr" --frames 60 > "$work/f60.log"
-s0=$(stat -c %s "$work/f0.tsr") s60=$(stat -c %s "$work/f60.tsr")
+gl_capture_es2gears "$work/fullrec.tsr" "$work/fullrec.log" --gpu-memory full ||
+    abort "the --gpu-memory full capture failed"
+trim "$work/fullrec.tsr" -o "$work/f0full.tsr" --frames 0
+s0=$(stat -c %s "$work/f0full.tsr") s0k=$(stat -c %s "$work/f0.tsr") s60=$(stat -c %s "$work/f60.tsr")
 state=$(awk '/^state at the start/ { print $(NF-1) }' "$work/f60.log")
 ratio=$(awk -v a="$s60" -v b="$s0" 'BEGIN { printf "%.2f", a / b }')
-echo "sizes: full capture $(stat -c %s "$full") bytes ($n_full frames); frame 0 trimmed $s0 bytes;" \
-     "frame 60 trimmed $s60 bytes = ${ratio}x frame 0 (state at its start $state bytes)"
+echo "sizes: full capture $(stat -c %s "$full") bytes ($n_full frames), with --gpu-memory full" \
+     "$(stat -c %s "$work/fullrec.tsr") bytes; frame 0 trimmed $s0 bytes (--gpu-memory full)," \
+     "$s0k bytes (default); frame 60 trimmed $s60 bytes = ${ratio}x frame 0 (state at its start $state bytes)"
 objs=$(awk '/^state at the start/ { print $7 }' "$work/f60.log")
 live=$("$tessera" info "$work/f60.tsr" | awk '$1 == "objects:" { print $2 }')
-if [ -z "$state" ] || [ "$s60" -ge $((3 * s0)) ]; then
-    check FAILED sizes "a one-frame trim is $s60 bytes, frame 0 $s0: history copied?"
+if [ -z "$state" ] || [ $((4 * s60)) -gt $((5 * s0)) ]; then
+    check FAILED sizes "a one-frame trim is $s60 bytes, frame 0 $s0: over 1.25x"
 elif [ "$objs" != "$live" ] || [ "$(info_field "$work/f60.tsr" submissions)" != 1 ]; then
     check FAILED sizes "the trimmed frame holds $live objects (state: $objs) and $(info_field "$work/f60.tsr" submissions) submissions"
 else

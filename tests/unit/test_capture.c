@@ -62,6 +62,8 @@ test_options(void **state)
    assert_int_equal(o.mem, CAP_MEM_WP);
    assert_int_equal(o.flush_ms, 50);
    assert_int_equal(o.root_pid, 0);
+   assert_false(o.gpu_memory_full);   /* keyframes (docs/capture.md) */
+   assert_int_equal(o.keyframe_every, CAP_DEFAULT_KEYFRAME_EVERY);
 
    const char *const full[] = {
       "TESSERA_CAPTURE_FILE", "a.tsr", "TESSERA_CAPTURE_FRAMES", "3-5",
@@ -99,6 +101,17 @@ test_options(void **state)
    const char *const bad_pid[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_ROOT_PID",
                                    "12x", NULL };
    assert_int_equal(parse(bad_pid, &o, err), -EINVAL);
+   const char *const gpu_full[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_GPU_MEMORY",
+                                    "full", "TESSERA_CAPTURE_KEYFRAME_EVERY", "7", NULL };
+   assert_int_equal(parse(gpu_full, &o, err), 0);
+   assert_true(o.gpu_memory_full);
+   assert_int_equal(o.keyframe_every, 7);
+   const char *const bad_gpu[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_GPU_MEMORY",
+                                   "some", NULL };
+   assert_int_equal(parse(bad_gpu, &o, err), -EINVAL);
+   const char *const bad_key[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_KEYFRAME_EVERY",
+                                   "0", NULL };
+   assert_int_equal(parse(bad_key, &o, err), -EINVAL);
    const char *const bad_on[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_FRAME_ON",
                                   "present", NULL };
    assert_int_equal(parse(bad_on, &o, err), -EINVAL);

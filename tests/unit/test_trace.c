@@ -290,6 +290,46 @@ static void test_dedup(void **state)
    tsr_reader_close(r);
 }
 
+/* A page written back to the content the writer last recorded is skipped,
+ * unless the writer was told to forget it (the capture does so for pages
+ * the GPU may have changed unrecorded: the replay holds the GPU's result). */
+static void test_forget_memory(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("forget.tsr");
+   struct tsr_writer *w;
+   assert_int_equal(tsr_writer_open(&w, path, NULL), 0);
+   static uint8_t a[4 * 4096];
+   fill(a, sizeof(a), 7);
+   assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, sizeof(a)}), 0);
+   assert_int_equal(tsr_write_memory(w, 0, 1, 0, a, sizeof(a)), 0);      /* 4 pages */
+   assert_int_equal(tsr_write_memory(w, 0, 1, 4096, a + 4096, 4096), 0); /* same: skipped */
+   assert_int_equal(tsr_writer_forget_memory(w, 0, 1, 4096, 2 * 4096 - 1), 0);
+   assert_int_equal(tsr_write_memory(w, 0, 1, 0, a, sizeof(a)), 0);      /* pages 1, 2 again */
+   assert_int_equal(tsr_writer_forget_memory(w, 0, 1, 3 * 4096, UINT64_MAX), 0);
+   assert_int_equal(tsr_write_memory(w, 0, 1, 0, a, sizeof(a)), 0);      /* page 3 again */
+   assert_int_equal(tsr_writer_forget_memory(w, 0, 9, 0, 4096), -EINVAL); /* unknown */
+   assert_int_equal(tsr_writer_close(w), 0);
+   struct tsr_reader *r;
+   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
+   assert_int_equal(tsr_reader_info(r)->pages, 4); /* contents still stored once */
+   struct tsr_record rec;
+   unsigned runs[3][2], n = 0;
+   while (tsr_reader_next(r, &rec) > 0)
+      if (rec.type == TSR_REC_MEMORY && n < 3) {
+         runs[n][0] = (unsigned)rec.u.memory.first_page;
+         runs[n++][1] = rec.u.memory.num_pages;
+      }
+   assert_int_equal(n, 3);
+   assert_int_equal(runs[0][0], 0);
+   assert_int_equal(runs[0][1], 4);
+   assert_int_equal(runs[1][0], 1);
+   assert_int_equal(runs[1][1], 2);
+   assert_int_equal(runs[2][0], 3);
+   assert_int_equal(runs[2][1], 1);
+   tsr_reader_close(r);
+}
+
 static void test_identical_pages_stored_once(void **state)
 {
    (void)state;
@@ -902,6 +942,7 @@ int main(void)
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_dedup),
+      cmocka_unit_test(test_forget_memory),
       cmocka_unit_test(test_identical_pages_stored_once),
       cmocka_unit_test(test_seek),
       cmocka_unit_test(test_truncation),
