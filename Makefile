@@ -59,6 +59,7 @@ PROGS     :=
 TESTS     :=
 FUZZERS   :=
 SHLIBS    :=
+comma     := ,
 GENERATED :=
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -89,7 +90,11 @@ endef
 $(foreach l,$(LIBS),$(eval $(call lib_template,$(l))))
 $(foreach p,$(PROGS),$(eval $(call bin_template,$(p),$(B)/bin/$(p),)))
 $(foreach t,$(TESTS),$(eval $(call bin_template,$(t),$(B)/tests/$(t),)))
-$(foreach s,$(SHLIBS),$(eval $(call bin_template,$(s),$(B)/lib/$(s).so,-shared)))
+# The preloaded layers (shim, capture) each link their own copy of the static
+# libraries: --exclude-libs keeps those copies' symbols out of the dynamic
+# symbol table, or the first layer loaded would interpose its globals on the
+# other's (and ASan reports the duplicate globals as an ODR violation).
+$(foreach s,$(SHLIBS),$(eval $(call bin_template,$(s),$(B)/lib/$(s).so,-shared -Wl$(comma)--exclude-libs$(comma)ALL)))
 ifeq ($(VARIANT),fuzz)
 $(foreach f,$(FUZZERS),$(eval $(call bin_template,$(f),$(B)/fuzz/$(f),-fsanitize=fuzzer)))
 endif

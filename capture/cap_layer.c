@@ -760,7 +760,17 @@ glFinish(void)
 typedef void *(*dlsym_fn)(void *, const char *);
 static _Atomic(dlsym_fn) real_dlsym;
 
-static dlsym_fn
+/* ASan's runtime looks its interceptors up with dlsym(RTLD_NEXT, ...) while
+ * it initialises, before its shadow memory exists: in a sanitizer build of
+ * this layer the pass-through path must not be instrumented (a shadow check
+ * of `real_dlsym` or of the version table faults there). */
+#if defined(__GNUC__)
+#define CAP_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+#else
+#define CAP_NO_SANITIZE
+#endif
+
+CAP_NO_SANITIZE static dlsym_fn
 find_real_dlsym(void)
 {
    /* dlvsym is not interposed; dlsym moved into libc in glibc 2.34. */
@@ -807,7 +817,7 @@ swap_lookup(void *handle, const char *name)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("optimize-sibling-calls")))
 #endif
-EXPORT void *
+CAP_NO_SANITIZE EXPORT void *
 dlsym(void *handle, const char *name)
 {
    if (!real_dlsym && !find_real_dlsym())
