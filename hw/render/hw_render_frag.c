@@ -429,8 +429,12 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
             continue;
          uint32_t sm = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm : hw_usc_simd_read16(s, S->value, l);
          uint32_t mv = M->type == AGX_OPERAND_IMM ? (uint32_t)M->imm : hw_usc_simd_read16(s, M->value, l);
-         /* Samples in S take their bit from M: 0 discards them. */
-         r->cov[l] = (uint8_t)((r->cov[l] & ~sm) | (mv & sm));
+         /* Samples in S whose bit in M is 0 are killed; the others run
+          * their tests. It never adds coverage: a helper lane (no
+          * sample covered) stays one, or its stores would write the
+          * pixels around a primitive's edge (Mesa's discard lowering
+          * ends with `sample_mask ~0, ~0` on every lane). */
+         r->cov[l] &= (uint8_t)~(sm & ~mv);
       }
       return HW_USC_OK;
    }
