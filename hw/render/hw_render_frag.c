@@ -429,8 +429,12 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
             continue;
          uint32_t sm = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm : hw_usc_simd_read16(s, S->value, l);
          uint32_t mv = M->type == AGX_OPERAND_IMM ? (uint32_t)M->imm : hw_usc_simd_read16(s, M->value, l);
-         /* Samples in S take their bit from M: 0 discards them. */
-         r->cov[l] = (uint8_t)((r->cov[l] & ~sm) | (mv & sm));
+         /* Samples in S whose bit in M is 0 are killed; the others run
+          * their tests. It never adds coverage: a helper lane (no
+          * sample covered) stays one, or its stores would write the
+          * pixels around a primitive's edge (Mesa's discard lowering
+          * ends with `sample_mask ~0, ~0` on every lane). */
+         r->cov[l] &= (uint8_t)~(sm & ~mv);
       }
       return HW_USC_OK;
    }
@@ -807,14 +811,20 @@ covers(const struct prim *p, int64_t px, int64_t py)
       return px >= p->X[0] - h && px < p->X[0] + h && py >= p->Y[0] - h && py < p->Y[0] + h;
    }
    default: {
-      /* A line is the rectangle of its width around the segment, as two
-       * triangles sharing the diagonal (no pixel is lit twice). */
-      double dx = (double)(p->X[1] - p->X[0]), dy = (double)(p->Y[1] - p->Y[0]);
-      double len = sqrt(dx * dx + dy * dy);
-      if (len == 0)
+      /* A line is the parallelogram of GL's (and Vulkan's non-strict)
+       * wide lines: the segment swept along its minor axis by half its
+       * width each way, ends perpendicular to the major axis. That is
+       * the hardware's default line mode as Mesa's asahi Vulkan driver
+       * reports it (strictLines and rectangularLines false; Bresenham is
+       * the Cull word's Primitive MSAA mode, which neither GL driver
+       * sets), and what llvmpipe draws. Two triangles sharing the
+       * diagonal (no pixel is lit twice). */
+      int64_t dx = p->X[1] - p->X[0], dy = p->Y[1] - p->Y[0];
+      if (dx == 0 && dy == 0)
          return false;
-      double hw = p->h.size * 128.0;
-      int64_t nx = (int64_t)llround(-dy / len * hw), ny = (int64_t)llround(dx / len * hw);
+      int64_t hw = (int64_t)llround(p->h.size * 128.0);
+      bool xmajor = (dx < 0 ? -dx : dx) >= (dy < 0 ? -dy : dy);
+      int64_t nx = xmajor ? 0 : hw, ny = xmajor ? hw : 0;
       int64_t QX[4] = { p->X[0] + nx, p->X[1] + nx, p->X[1] - nx, p->X[0] - nx };
       int64_t QY[4] = { p->Y[0] + ny, p->Y[1] + ny, p->Y[1] - ny, p->Y[0] - ny };
       int64_t A[3] = { QX[0], QX[1], QX[2] }, B[3] = { QY[0], QY[1], QY[2] };

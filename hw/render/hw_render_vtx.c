@@ -705,7 +705,9 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
       psize = cv[0].c[uvs_psiz_slot(v)];
    if (nv == 2) {
       agx_unpack(&v->tstate.front_face, FRAGMENT_FACE, ff);
-      psize = ((ff.line_width + 1) & 0xff) / 16.0f;
+      /* 4.4 fixed point less one (Mesa's agx_pack_line_width, our
+       * driver's): raw 255 is 16 pixels, not 0. */
+      psize = (ff.line_width + 1) / 16.0f;
    }
    /* Trivially inside every plane: no clipping needed (the common case). */
    bool inside = true;

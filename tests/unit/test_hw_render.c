@@ -611,20 +611,33 @@ wv(double x, double y, float z)
    return v;
 }
 
-/* Oracle: a line of width 1 lights the pixels whose centre lies strictly
- * within 1/2 of the segment and strictly between its ends (the scene
- * keeps every centre off those boundaries). */
+/* Oracle of a line of width W: GL's non-antialiased wide line, the
+ * parallelogram the hardware draws. For an x-major segment (|dx| >= |dy|)
+ * a pixel is lit when its centre's x lies strictly between the ends' and
+ * its y strictly within W/2 of the segment at that x; y-major likewise
+ * with the axes swapped (the scenes keep every centre off those
+ * boundaries). */
+static void
+ref_wide_line(uint32_t *img, double x0, double y0, double x1, double y1, double width)
+{
+   bool xmajor = fabs(x1 - x0) >= fabs(y1 - y0);
+   double a0 = xmajor ? x0 : y0, a1 = xmajor ? x1 : y1;   /* major axis */
+   double b0 = xmajor ? y0 : x0, b1 = xmajor ? y1 : x1;   /* minor axis */
+   for (unsigned py = 0; py < 64; py++)
+      for (unsigned px = 0; px < 64; px++) {
+         double ca = (xmajor ? px : py) + 0.5, cb = (xmajor ? py : px) + 0.5;
+         if (!((ca > a0 && ca < a1) || (ca > a1 && ca < a0)))
+            continue;
+         double on = b0 + (b1 - b0) * (ca - a0) / (a1 - a0);
+         if (fabs(cb - on) < width / 2)
+            img[py * 64 + px] = 0xffffffffu;
+      }
+}
+
 static void
 ref_line(uint32_t *img, double x0, double y0, double x1, double y1)
 {
-   double dx = x1 - x0, dy = y1 - y0, len = sqrt(dx * dx + dy * dy);
-   for (unsigned py = 0; py < 64; py++)
-      for (unsigned px = 0; px < 64; px++) {
-         double cx = px + 0.5 - x0, cy = py + 0.5 - y0;
-         double along = (cx * dx + cy * dy) / len, perp = (cx * dy - cy * dx) / len;
-         if (along > 0 && along < len && fabs(perp) < 0.5)
-            img[py * 64 + px] = 0xffffffffu;
-      }
+   ref_wide_line(img, x0, y0, x1, y1, 1);
 }
 
 static void
@@ -674,6 +687,64 @@ test_points_lines(void **state)
    compare(s.rt, want, 64, 64, 0);
    /* 3 points + 2 lines + 2 strip segments + 4 loop segments. */
    assert_int_equal(s.stats.primitives, 11);
+   scene_teardown(&s);
+}
+
+/*
+ * Wide lines drawn by a shader with Mesa's discard lowering (a
+ * `sample_mask` keeping every sample before the tilebuffer store): the
+ * pixels of the line's width and no more. sample_mask only kills samples;
+ * it must not turn the helper lanes of the quads along the edges into
+ * covered ones (minetest-seed7's 2-pixel selection box came out 4 pixels
+ * thick on Mesa's asahi driver, and alpha-tested plants grew a fringe).
+ * Width 16 is the largest the 4.4 field holds (raw 255). A sloped line
+ * is GL's parallelogram, not a rectangle.
+ */
+static void
+test_wide_lines(void **state)
+{
+   (void)state;
+   static const char *const fs_keep_src =
+      "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+      "sample_mask 255, 255\n"
+      "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
+      "stop\n";
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   struct draw_state ds = default_state;
+   ds.shade = AGX_SHADE_MODEL_FLAT_VERTEX_0;
+   ds.fs = fs_keep_src;
+   uint32_t want[64 * 64];
+   for (unsigned i = 0; i < 64 * 64; i++)
+      want[i] = 0xff000000u;
+
+   /* Width 2 (raw 31): rows 19-20 and columns 41-42, each pair
+    * straddling two quads. */
+   ds.line_width = 31;
+   struct vtx ln[4] = { wv(4.25, 20.25, 0.5f), wv(60.25, 20.25, 0.5f),
+                        wv(41.6, 30.25, 0.5f), wv(41.6, 60.25, 0.5f) };
+   emit_state(&s, &ds, vs_src, ln, sizeof(ln));
+   emit_draw(&s, AGX_PRIMITIVE_LINES, NULL, 0, 4, 1, false);
+   ref_wide_line(want, 4.25, 20.25, 60.25, 20.25, 2);
+   ref_wide_line(want, 41.6, 30.25, 41.6, 60.25, 2);
+
+   /* Width 16 (raw 255): rows 40-55. */
+   ds.line_width = 255;
+   struct vtx wide[2] = { wv(2.25, 48, 0.5f), wv(20.25, 48, 0.5f) };
+   emit_state(&s, &ds, vs_src, wide, sizeof(wide));
+   emit_draw(&s, AGX_PRIMITIVE_LINES, NULL, 0, 2, 1, false);
+   ref_wide_line(want, 2.25, 48, 20.25, 48, 16);
+
+   /* Width 3 (raw 47) at slope 1/3: 3 pixels per column, ends vertical
+    * (a rectangle would light 100 pixels, 12 of them different). */
+   ds.line_width = 47;
+   struct vtx slope[2] = { wv(2.3, 5.2, 0.5f), wv(32.3, 15.2, 0.5f) };
+   emit_state(&s, &ds, vs_src, slope, sizeof(slope));
+   emit_draw(&s, AGX_PRIMITIVE_LINES, NULL, 0, 2, 1, false);
+   ref_wide_line(want, 2.3, 5.2, 32.3, 15.2, 3);
+
+   assert_true(run(&s));
+   compare(s.rt, want, 64, 64, 0);
    scene_teardown(&s);
 }
 
@@ -751,6 +822,7 @@ main(void)
       cmocka_unit_test(test_texture_linear),
       cmocka_unit_test(test_texture_mipmap),
       cmocka_unit_test(test_points_lines),
+      cmocka_unit_test(test_wide_lines),
       cmocka_unit_test(test_render_after_compute),
       cmocka_unit_test(test_bad_stream),
    };
