@@ -3,7 +3,7 @@
 LIBS += hwtex
 hwtex_SRCS := hw/tex/hw_tex_layout.c hw/tex/hw_tex_format.c hw/tex/hw_tex_desc.c \
               hw/tex/hw_tex_sample.c hw/tex/hw_tex_write.c hw/tex/hw_tex_exec.c \
-              hw/tex/hw_tex_tilefmt.c
+              hw/tex/hw_tex_tilefmt.c hw/tex/hw_tex_etc.c hw/tex/hw_tex_s3tc.c
 
 # Unit tests run on a flat test double of hw_mmu (tests/unit/test_hw_tex_mem.c).
 HWTEX_TEST_LIBS := hwtex hwusc agxisa cmdstream
