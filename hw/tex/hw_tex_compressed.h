@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hwtex block-compressed texel decoders: one texel of one 4x4 block, per
+ * hwtex block-compressed texel decoders: one texel of one block, per
  * the Khronos Data Format Specification 1.3 (chapters "ETC2 compressed
  * texture image formats" and "S3TC compressed texture image formats" /
  * "RGTC compressed texture image formats").  One file per family:
  * hw_tex_etc.c (ETC2 RGB8, RGB8A1, RGBA8, EAC R11, RG11), hw_tex_s3tc.c
- * (BC1, BC2, BC3, BC4, BC5).
+ * (BC1, BC2, BC3, BC4, BC5), hw_tex_astc.c (ASTC LDR, 2D blocks 4x4 to
+ * 12x12).
  *
  * CONTRACT
  *
  * blk points at one whole block (8 bytes; 16 for ETC2 RGBA8, EAC RG11,
- * BC2, BC3, BC5); x, y in 0..3 pick the texel.  out receives R, G, B, A as
+ * BC2, BC3, BC5 and ASTC); x, y in 0..3 pick the texel (ASTC: below the
+ * footprint).  out receives R, G, B, A as
  * floats: unorm in [0, 1], snorm in [-1, 1]; components the format lacks
  * read 0 (alpha 1).  sRGB is the caller's (these decode the stored
  * values; the colour formats' 8-bit endpoints are exact multiples of
@@ -42,6 +44,7 @@ enum hw_tex_block_kind {
    HW_TEX_BLOCK_BC3,
    HW_TEX_BLOCK_BC4,
    HW_TEX_BLOCK_BC5,
+   HW_TEX_BLOCK_ASTC,          /* 16 bytes, block size from the Channels */
 };
 
 /* Bytes of one block of the kind. */
@@ -53,5 +56,16 @@ void hw_tex_etc_texel(enum hw_tex_block_kind kind, bool snorm, const uint8_t *bl
 /* BC1..BC5; snorm applies to BC4/BC5 only. */
 void hw_tex_s3tc_texel(enum hw_tex_block_kind kind, bool snorm, const uint8_t *blk,
                        unsigned x, unsigned y, float out[4]);
+
+/*
+ * ASTC LDR (profile "LDR", decode mode per the specification: 16-bit
+ * interpolation, out = C / 65535; with srgb, endpoints expanded with 0x80
+ * and out = (C >> 8) / 255 on all four components, the caller applying
+ * the sRGB curve to R, G, B).  bw x bh is the block footprint, x < bw,
+ * y < bh.  Reserved encodings, HDR endpoint modes and HDR void-extent
+ * blocks give the error colour (1, 0, 1, 1).
+ */
+void hw_tex_astc_texel(const uint8_t *blk, unsigned bw, unsigned bh, unsigned x,
+                       unsigned y, bool srgb, float out[4]);
 
 #endif

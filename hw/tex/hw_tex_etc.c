@@ -37,6 +37,7 @@ hw_tex_block_bytes(enum hw_tex_block_kind kind)
    case HW_TEX_BLOCK_BC2:
    case HW_TEX_BLOCK_BC3:
    case HW_TEX_BLOCK_BC5:
+   case HW_TEX_BLOCK_ASTC:
       return 16;
    default:
       return 8;

@@ -254,6 +254,28 @@ static const struct block_info {
    { AGX_CHANNELS_BC3, HW_TEX_BLOCK_BC3, 4, T_UN, 8, true, true },
    { AGX_CHANNELS_BC4, HW_TEX_BLOCK_BC4, 1, T_UN | T_SN, 14, false, false },
    { AGX_CHANNELS_BC5, HW_TEX_BLOCK_BC5, 2, T_UN | T_SN, 14, false, false },
+   /* ASTC: Unorm is the LDR profile (sRGB or not); Float would be HDR,
+    * which the model does not decode. */
+   { AGX_CHANNELS_ASTC_4X4, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_5X4, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_5X5, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_6X5, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_6X6, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_8X5, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_8X6, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_8X8, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_10X5, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_10X6, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_10X8, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_10X10, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_12X10, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_12X12, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+};
+
+/* ASTC block footprints, in Channels order from ASTC 4x4 (0x60). */
+static const uint8_t astc_dims[14][2] = {
+   { 4, 4 }, { 5, 4 }, { 5, 5 }, { 6, 5 }, { 6, 6 }, { 8, 5 }, { 8, 6 },
+   { 8, 8 }, { 10, 5 }, { 10, 6 }, { 10, 8 }, { 10, 10 }, { 12, 10 }, { 12, 12 },
 };
 
 static bool
@@ -285,6 +307,10 @@ block_format_get(const struct block_info *bi, unsigned type, bool srgb,
    f.has_alpha = bi->alpha;
    memset(f.bits, bi->bits, sizeof(f.bits));
    f.block_w = f.block_h = 4;
+   if (bi->kind == HW_TEX_BLOCK_ASTC) {
+      f.block_w = astc_dims[bi->channels - AGX_CHANNELS_ASTC_4X4][0];
+      f.block_h = astc_dims[bi->channels - AGX_CHANNELS_ASTC_4X4][1];
+   }
    f.block_kind = bi->kind;
    *out = f;
    return true;
@@ -432,7 +458,9 @@ hw_tex_unpack_block(const struct hw_tex_format *fmt, const uint8_t *src, unsigne
 {
    enum hw_tex_block_kind kind = (enum hw_tex_block_kind)fmt->block_kind;
    bool snorm = fmt->type == AGX_TEXTURE_TYPE_SNORM;
-   if (kind >= HW_TEX_BLOCK_BC1)
+   if (kind == HW_TEX_BLOCK_ASTC)
+      hw_tex_astc_texel(src, fmt->block_w, fmt->block_h, x, y, fmt->srgb, out->f);
+   else if (kind >= HW_TEX_BLOCK_BC1)
       hw_tex_s3tc_texel(kind, snorm, src, x, y, out->f);
    else
       hw_tex_etc_texel(kind, snorm, src, x, y, out->f);

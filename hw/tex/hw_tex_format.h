@@ -11,9 +11,10 @@
  * RGB10A2, R11G11B10F and RGB9E5) and the block-compressed ones as Mesa's
  * asahi driver programs them (ail formats.c): ETC2 RGB8 / RGB8A1 / RGBA8
  * (unorm, sRGB), EAC R11 / RG11 (unorm, snorm), BC1 / BC2 / BC3 (unorm,
- * sRGB), BC4 / BC5 (unorm, snorm); it rejects the rest with a message
- * naming the Channels or Type field (ASTC, BC6H, BC7, PVRTC and the 4:2:2
- * formats are not modelled).  Block-compressed formats (packing
+ * sRGB), BC4 / BC5 (unorm, snorm), ASTC 4x4 .. 12x12 (unorm = LDR
+ * profile, sRGB); it rejects the rest with a message naming the Channels
+ * or Type field (ASTC HDR, BC6H, BC7, PVRTC and the 4:2:2 formats are not
+ * modelled).  Block-compressed formats (packing
  * HW_TEX_PACK_BLOCK) are read a block at a time: `bytes` is the block's
  * size, block_w x block_h its texels, and hw_tex_unpack_block() decodes
  * one texel (hw_tex_compressed.h); they cannot be written (no PBE).  Depth 16 is R16 unorm,
@@ -83,7 +84,7 @@ struct hw_tex_format {
    uint8_t bits[4];      /* per component, in R, G, B, A order */
    uint8_t shift[4];     /* HW_TEX_PACK_BITS: bit position of R, G, B, A */
    bool has_alpha;       /* the format stores alpha (else alpha reads 1) */
-   uint8_t block_w, block_h; /* texels per element: 1x1, 4x4 when compressed */
+   uint8_t block_w, block_h; /* texels per element: 1x1, or the block footprint */
    uint8_t block_kind;   /* HW_TEX_PACK_BLOCK: enum hw_tex_block_kind */
 };
 

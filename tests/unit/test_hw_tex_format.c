@@ -338,8 +338,8 @@ test_rejects(void **state)
    /* Block formats the model does not decode, and invalid Type/sRGB. */
    assert_false(hw_tex_format_get(AGX_CHANNELS_BC7, AGX_TEXTURE_TYPE_UNORM, false, &f, err, sizeof(err)));
    assert_non_null(strstr(err, "BC7"));
-   assert_false(hw_tex_format_get(AGX_CHANNELS_ASTC_4X4, AGX_TEXTURE_TYPE_UNORM, false, &f, err, sizeof(err)));
-   assert_non_null(strstr(err, "ASTC"));
+   assert_false(hw_tex_format_get(AGX_CHANNELS_ASTC_4X4, AGX_TEXTURE_TYPE_FLOAT, false, &f, err, sizeof(err)));
+   assert_non_null(strstr(err, "invalid for channels ASTC 4x4"));
    assert_false(hw_tex_format_get(AGX_CHANNELS_BC1, AGX_TEXTURE_TYPE_UINT, false, &f, err, sizeof(err)));
    assert_non_null(strstr(err, "invalid for channels BC1"));
    assert_false(hw_tex_format_get(AGX_CHANNELS_EAC_R11, AGX_TEXTURE_TYPE_UNORM, true, &f, err, sizeof(err)));
@@ -390,7 +390,7 @@ block_texel(unsigned channels, unsigned type, bool srgb, const uint8_t *blk, uns
    if (!hw_tex_format_get(channels, type, srgb, &f, err, sizeof(err)))
       fail_msg("%s", err);
    assert_int_equal(f.packing, HW_TEX_PACK_BLOCK);
-   assert_int_equal(f.block_w, 4);
+   assert_true(f.block_w >= 4 && f.block_h >= 4);
    hw_tex_unpack_block(&f, blk, x, y, t);
 }
 
@@ -529,6 +529,37 @@ test_s3tc(void **state)
    assert_float_equal(t.f[1], 1.0f / 5.0f, 1e-6);
 }
 
+/* ASTC: footprints from the Channels value; a void-extent block (one
+ * colour, 16-bit unorm components) and a reserved block mode (error
+ * colour, opaque magenta). */
+static void
+test_astc(void **state)
+{
+   (void)state;
+   struct hw_tex_format f;
+   char err[128];
+   assert_true(hw_tex_format_get(AGX_CHANNELS_ASTC_10X6, AGX_TEXTURE_TYPE_UNORM, true, &f, err, sizeof(err)));
+   assert_int_equal(f.block_w, 10);
+   assert_int_equal(f.block_h, 6);
+   assert_int_equal(f.bytes, 16);
+   union hw_texel t;
+   const uint8_t ve[16] = { 0xfc, 0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                            0xff, 0xff, 0x00, 0x00, 0x00, 0x80, 0xff, 0xff };
+   block_texel(AGX_CHANNELS_ASTC_4X4, AGX_TEXTURE_TYPE_UNORM, false, ve, 2, 3, &t);
+   assert_float_equal(t.f[0], 1.0f, 0);
+   assert_float_equal(t.f[1], 0.0f, 0);
+   assert_float_equal(t.f[2], 32768 / 65535.0f, 1e-6);
+   assert_float_equal(t.f[3], 1.0f, 0);
+   /* sRGB: the top 8 bits, then the curve on R, G, B. */
+   block_texel(AGX_CHANNELS_ASTC_4X4, AGX_TEXTURE_TYPE_UNORM, true, ve, 0, 0, &t);
+   assert_float_equal(t.f[2], hw_tex_srgb_to_linear(128 / 255.0f), 1e-6);
+   const uint8_t reserved[16] = { 0 };
+   block_texel(AGX_CHANNELS_ASTC_8X8, AGX_TEXTURE_TYPE_UNORM, false, reserved, 7, 7, &t);
+   assert_float_equal(t.f[0], 1.0f, 0);
+   assert_float_equal(t.f[1], 0.0f, 0);
+   assert_float_equal(t.f[2], 1.0f, 0);
+}
+
 int
 main(void)
 {
@@ -545,6 +576,7 @@ main(void)
       cmocka_unit_test(test_etc2),
       cmocka_unit_test(test_eac),
       cmocka_unit_test(test_s3tc),
+      cmocka_unit_test(test_astc),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
