@@ -94,23 +94,46 @@ agx_image_layout_twiddled(struct agx_image_layout *out,
       return fail(err, err_size, "%u levels for a %ux%u image (1..%u)", p->levels,
                   p->width, p->height, full);
 
+   unsigned bw = p->block_w > 1 ? p->block_w : 1, bh = p->block_h > 1 ? p->block_h : 1;
+   bool compressed = bw > 1 || bh > 1;
+   if (bw > 16 || bh > 16)
+      return fail(err, err_size, "%ux%u blocks not supported", bw, bh);
+
    struct agx_image_layout n;
    memset(&n, 0, sizeof(n));
    n.block_bytes = p->block_bytes;
+   n.block_w = bw;
+   n.block_h = bh;
    n.width = p->width;
    n.height = p->height;
    n.depth = p->depth;
    n.levels = p->levels;
 
-   /* Rule 2 holds below pot_level, rule 3 from it on. */
-   unsigned pot_level = 0;
-   while (minify(p->width, pot_level) >= tw && minify(p->height, pot_level) >= th)
-      pot_level++;
+   /* Sizes in elements (texels, or blocks: rule 7). */
+   uint32_t w_el = (p->width + bw - 1) / bw, h_el = (p->height + bh - 1) / bh;
 
-   uint64_t stx = (p->width + tw - 1) / tw, sty = (p->height + th - 1) / th;
-   uint32_t potw = next_pow2(minify(p->width, pot_level));
-   uint32_t poth = next_pow2(minify(p->height, pot_level));
-   uint32_t shorter = p->width < p->height ? p->width : p->height;
+   /* Rule 2 holds below pot_level, rule 3 from it on.  Like ail, the test
+    * minifies the block-rounded texel size and counts its blocks (for
+    * uncompressed formats that is just the minified size). */
+   unsigned pot_level = 0;
+   for (;;) {
+      uint32_t pw = minify(w_el * bw, pot_level), ph = minify(h_el * bh, pot_level);
+      if ((pw + bw - 1) / bw < tw || (ph + bh - 1) / bh < th)
+         break;
+      pot_level++;
+   }
+
+   uint64_t stx = (w_el + tw - 1) / tw, sty = (h_el + th - 1) / th;
+   uint32_t potw, poth;
+   if (compressed) {
+      /* Round, then minify (rule 7). */
+      potw = minify(next_pow2(w_el), pot_level);
+      poth = minify(next_pow2(h_el), pot_level);
+   } else {
+      potw = next_pow2(minify(w_el, pot_level));
+      poth = next_pow2(minify(h_el, pot_level));
+   }
+   uint32_t shorter = w_el < h_el ? w_el : h_el;
    uint64_t off = 0;
    for (unsigned l = 0; l < p->levels; l++) {
       struct agx_image_level *lv = &n.level[l];
@@ -118,6 +141,8 @@ agx_image_layout_twiddled(struct agx_image_layout *out,
       lv->width = minify(p->width, l);
       lv->height = minify(p->height, l);
       lv->depth = p->kind == AGX_IMAGE_3D ? minify(p->depth, l) : p->depth;
+      /* Row length in elements the level is addressed with. */
+      uint32_t stride_el = (lv->width + bw - 1) / bw;
       if (l < pot_level) {
          /* The level-0 grid shrunk by 2^l per axis, padded (rule 2). */
          uint64_t tiles = (stx * sty) >> (2 * l);
@@ -132,16 +157,19 @@ agx_image_layout_twiddled(struct agx_image_layout *out,
          lv->tile_w = tw;
          lv->tile_h = th;
          lv->size = tiles * tw * th * p->block_bytes;
+         if (compressed && pad_x)
+            stride_el++;   /* rule 7 */
       } else {
          /* Power-of-two tail: halving allocation, square tiles (rule 3). */
-         uint32_t tile = next_pow2(minify(shorter, l));
+         uint32_t tile = compressed ? next_pow2(potw < poth ? potw : poth)
+                                    : next_pow2(minify(shorter, l));
          lv->tile_w = tile;
          lv->tile_h = tile;
          lv->size = (uint64_t)potw * poth * p->block_bytes;
          potw = potw > 1 ? potw >> 1 : 1;
          poth = poth > 1 ? poth >> 1 : 1;
       }
-      lv->tiles_per_row = (lv->width + lv->tile_w - 1) / lv->tile_w;
+      lv->tiles_per_row = (stride_el + lv->tile_w - 1) / lv->tile_w;
       off = align_up(off + lv->size, AGX_IMAGE_CACHELINE);   /* rule 4 */
    }
    for (unsigned k = p->levels; k < AGX_IMAGE_MAX_LEVELS; k++)

@@ -30,7 +30,8 @@
  *   level[l].width/height   texels, max(size >> l, 1)
  *   level[l].depth          layers addressable at level l: 3D images
  *                           max(depth >> l, 1), otherwise depth
- *   level[l].tile_w/tile_h  tile size in texels (powers of two)
+ *   level[l].tile_w/tile_h  tile size in elements (texels, or blocks for
+ *                           block-compressed formats; powers of two)
  *   level[l].tiles_per_row  tiles in one row of the level
  *   level[k].offset, k >= levels: end of the chain (one past the last level)
  *   layer_stride            bytes from one layer (face, slice) to the next
@@ -64,6 +65,17 @@
  *     1) makes the hardware assume the full chain: such images must be
  *     laid out with levels = agx_image_full_levels(w, h).  That choice is
  *     the caller's (it reads the descriptor); this library takes `levels`.
+ *  7. Block-compressed formats (Mesa's ail, layout.c) lay out blocks as
+ *     the elements of rules 1-5, with the level sizes in blocks
+ *     (ceil(texels / block)), and three differences: the power-of-two tail
+ *     starts at the first level whose block count (of the minified
+ *     block-rounded level-0 size) is below a tile; the tail's allocation is
+ *     the next power of two of the level-0 block count, halved per level
+ *     from there (round, then minify); its square tile side is the next
+ *     power of two of the shorter side of that allocation.  And a full-tile
+ *     level whose grid got a padding column addresses its rows as one block
+ *     wider (ail's stride_el + 1), which changes tiles_per_row when the
+ *     level's block width is a multiple of the tile width.
  *
  * Pure arithmetic: no allocation, no global state, safe in any thread.
  */
@@ -87,6 +99,10 @@ enum agx_image_kind {
 
 struct agx_image_layout_params {
    unsigned block_bytes;
+   /* Block-compressed formats: texels per block (4x4 for ETC2/EAC, BCn);
+    * 0 or 1 for uncompressed formats.  block_bytes is then the bytes of one
+    * block, and the layout's elements are blocks (rule 7). */
+   unsigned block_w, block_h;
    uint32_t width, height, depth;
    unsigned levels;
    enum agx_image_kind kind;
@@ -97,12 +113,13 @@ struct agx_image_level {
    uint64_t offset;
    uint64_t size;
    uint32_t width, height, depth;
-   uint32_t tile_w, tile_h;
+   uint32_t tile_w, tile_h;     /* in elements (texels, or blocks) */
    uint32_t tiles_per_row;
 };
 
 struct agx_image_layout {
    unsigned block_bytes;
+   unsigned block_w, block_h;   /* 1 for uncompressed formats */
    uint32_t width, height, depth;
    unsigned levels;
    uint64_t layer_stride;

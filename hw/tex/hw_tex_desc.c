@@ -96,6 +96,25 @@ hw_tex_view_decode(struct hw_tex_view *v, const uint8_t desc[HW_TEX_DESC_BYTES],
    if (t.first_level > t.last_level || t.last_level >= levels)
       ERR("texture levels %u..%u outside the %u-level chain", t.first_level,
           t.last_level, levels);
+   if (v->fmt.packing == HW_TEX_PACK_BLOCK) {
+      /* Mesa lays block-compressed images out twiddled only (agx_pipe.c:
+       * "Block compression not allowed with linear"; ail forbids lossless
+       * compression and multisampling of them): anything else would be a
+       * guess at the hardware. */
+      if (t.layout != AGX_LAYOUT_TWIDDLED)
+         ERR("texture Layout %s with block-compressed Channels %s not modelled",
+             agx_layout_as_str((enum agx_layout)t.layout),
+             agx_channels_as_str((enum agx_channels)t.channels));
+      if (v->samples > 1)
+         ERR("texture Dimension %u (multisampled) with block-compressed Channels",
+             (unsigned)t.dimension);
+      if (!hw_tex_layout_twiddled_blocks(&v->layout, v->fmt.bytes, v->fmt.block_w,
+                                         v->fmt.block_h, t.width, height, layers, levels,
+                                         t.page_aligned_layers))
+         ERR("twiddled block-compressed image %ux%u x%u layers not supported", t.width,
+             height, layers);
+      return true;
+   }
    return make_layout(&v->layout, linear, v->fmt.bytes * v->samples, t.width, height,
                       layers, levels, t.page_aligned_layers, t.stride + 16,
                       layer_stride, err, err_size);
@@ -152,6 +171,9 @@ hw_tex_image_decode(struct hw_tex_image *im, const uint8_t desc[HW_TEX_DESC_BYTE
    /* Compressed (lossless): see HW_TEX_COMPRESSION in hw_tex.h. */
    if (!hw_tex_format_get(p.channels, p.type, p.srgb, &im->fmt, err, err_size))
       return false;
+   if (im->fmt.packing == HW_TEX_PACK_BLOCK)
+      ERR("PBE Channels %s: block-compressed formats are not renderable",
+          agx_channels_as_str((enum agx_channels)p.channels));
    im->samples = is_ms(p.dimension) ? (p.samples ? 4 : 2) : 1;
    im->swizzle[0] = (uint8_t)p.swizzle_r;
    im->swizzle[1] = (uint8_t)p.swizzle_g;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmdstream/agx_pack.h"
+#include "hw/tex/hw_tex_compressed.h"
 #include "hw/tex/hw_tex_format.h"
 #include "tessera/float_bits.h"
 
@@ -232,10 +233,96 @@ static const struct chan_info chan_table[] = {
    { AGX_CHANNELS_R9G9B9E5, 4, 3, HW_TEX_PACK_RGB9E5, { 9, 9, 9 }, { 0, 9, 18 }, T_FL },
 };
 
+/* Block-compressed Channels values the model decodes, with the Type and
+ * sRGB combinations Mesa's asahi driver programs (ail formats.c: the colour
+ * formats are Unorm with or without sRGB, the one- and two-channel ones
+ * Unorm or Snorm). */
+/* `bits` is the width of a custom border colour's components for the
+ * format (Mesa's agx_border.c: 8 for the colour formats, 11 for EAC, 14
+ * for RGTC; sRGB colour components are 12 as for uncompressed sRGB). */
+static const struct block_info {
+   uint8_t channels, kind, comps, types, bits;
+   bool srgb_ok, alpha;
+} block_table[] = {
+   { AGX_CHANNELS_ETC2_RGB8, HW_TEX_BLOCK_ETC2_RGB8, 3, T_UN, 8, true, false },
+   { AGX_CHANNELS_ETC2_RGB8A1, HW_TEX_BLOCK_ETC2_RGB8A1, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ETC2_RGBA8, HW_TEX_BLOCK_ETC2_RGBA8, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_EAC_R11, HW_TEX_BLOCK_EAC_R11, 1, T_UN | T_SN, 11, false, false },
+   { AGX_CHANNELS_EAC_RG11, HW_TEX_BLOCK_EAC_RG11, 2, T_UN | T_SN, 11, false, false },
+   { AGX_CHANNELS_BC1, HW_TEX_BLOCK_BC1, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_BC2, HW_TEX_BLOCK_BC2, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_BC3, HW_TEX_BLOCK_BC3, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_BC4, HW_TEX_BLOCK_BC4, 1, T_UN | T_SN, 14, false, false },
+   { AGX_CHANNELS_BC5, HW_TEX_BLOCK_BC5, 2, T_UN | T_SN, 14, false, false },
+   /* ASTC: Unorm is the LDR profile (sRGB or not); Float would be HDR,
+    * which the model does not decode. */
+   { AGX_CHANNELS_ASTC_4X4, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_5X4, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_5X5, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_6X5, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_6X6, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_8X5, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_8X6, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_8X8, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_10X5, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_10X6, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_10X8, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_10X10, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_12X10, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+   { AGX_CHANNELS_ASTC_12X12, HW_TEX_BLOCK_ASTC, 4, T_UN, 8, true, true },
+};
+
+/* ASTC block footprints, in Channels order from ASTC 4x4 (0x60). */
+static const uint8_t astc_dims[14][2] = {
+   { 4, 4 }, { 5, 4 }, { 5, 5 }, { 6, 5 }, { 6, 6 }, { 8, 5 }, { 8, 6 },
+   { 8, 8 }, { 10, 5 }, { 10, 6 }, { 10, 8 }, { 10, 10 }, { 12, 10 }, { 12, 12 },
+};
+
+static bool
+block_format_get(const struct block_info *bi, unsigned type, bool srgb,
+                 struct hw_tex_format *out, char *err, size_t err_size)
+{
+   const char *cn = agx_channels_as_str((enum agx_channels)bi->channels);
+   const char *tn = agx_texture_type_as_str((enum agx_texture_type)type);
+   if (type > 7 || !(bi->types & (1u << type))) {
+      if (err)
+         snprintf(err, err_size, "texture type %s (%u) invalid for channels %s",
+                  tn ? tn : "?", type, cn ? cn : "?");
+      return false;
+   }
+   if (srgb && !bi->srgb_ok) {
+      if (err)
+         snprintf(err, err_size, "sRGB invalid for channels %s", cn ? cn : "?");
+      return false;
+   }
+   struct hw_tex_format f;
+   memset(&f, 0, sizeof(f));
+   f.channels = bi->channels;
+   f.type = (uint8_t)type;
+   f.bytes = (uint8_t)hw_tex_block_bytes((enum hw_tex_block_kind)bi->kind);
+   f.comps = bi->comps;
+   f.packing = HW_TEX_PACK_BLOCK;
+   f.cls = HW_TEX_CLASS_FLOAT;
+   f.srgb = srgb;
+   f.has_alpha = bi->alpha;
+   memset(f.bits, bi->bits, sizeof(f.bits));
+   f.block_w = f.block_h = 4;
+   if (bi->kind == HW_TEX_BLOCK_ASTC) {
+      f.block_w = astc_dims[bi->channels - AGX_CHANNELS_ASTC_4X4][0];
+      f.block_h = astc_dims[bi->channels - AGX_CHANNELS_ASTC_4X4][1];
+   }
+   f.block_kind = bi->kind;
+   *out = f;
+   return true;
+}
+
 bool
 hw_tex_format_get(unsigned channels, unsigned type, bool srgb,
                   struct hw_tex_format *out, char *err, size_t err_size)
 {
+   for (size_t i = 0; i < sizeof(block_table) / sizeof(block_table[0]); i++)
+      if (block_table[i].channels == channels)
+         return block_format_get(&block_table[i], type, srgb, out, err, err_size);
    const struct chan_info *ci = NULL;
    for (size_t i = 0; i < sizeof(chan_table) / sizeof(chan_table[0]); i++)
       if (chan_table[i].channels == channels)
@@ -275,6 +362,7 @@ hw_tex_format_get(unsigned channels, unsigned type, bool srgb,
    memcpy(f.bits, ci->bits, 4);
    memcpy(f.shift, ci->shift, 4);
    f.has_alpha = ci->comps == 4;
+   f.block_w = f.block_h = 1;
    *out = f;
    return true;
 }
@@ -362,6 +450,23 @@ store_le(uint8_t *p, unsigned n, uint32_t v)
 {
    for (unsigned i = 0; i < n; i++)
       p[i] = (uint8_t)(v >> (8 * i));
+}
+
+void
+hw_tex_unpack_block(const struct hw_tex_format *fmt, const uint8_t *src, unsigned x,
+                    unsigned y, union hw_texel *out)
+{
+   enum hw_tex_block_kind kind = (enum hw_tex_block_kind)fmt->block_kind;
+   bool snorm = fmt->type == AGX_TEXTURE_TYPE_SNORM;
+   if (kind == HW_TEX_BLOCK_ASTC)
+      hw_tex_astc_texel(src, fmt->block_w, fmt->block_h, x, y, fmt->srgb, out->f);
+   else if (kind >= HW_TEX_BLOCK_BC1)
+      hw_tex_s3tc_texel(kind, snorm, src, x, y, out->f);
+   else
+      hw_tex_etc_texel(kind, snorm, src, x, y, out->f);
+   if (fmt->srgb)
+      for (unsigned c = 0; c < 3; c++)
+         out->f[c] = hw_tex_srgb_to_linear(out->f[c]);
 }
 
 void

@@ -8,8 +8,16 @@
  * A format is the descriptor's (Channels, Type) pair plus its sRGB bit.
  * hw_tex_format_get() accepts the uncompressed combinations the hardware
  * samples (R8 .. R32G32B32A32, the 16-bit packed 565/4444/5551/1555,
- * RGB10A2, R11G11B10F and RGB9E5) and rejects the rest with a message
- * (block-compressed formats are not modelled).  Depth 16 is R16 unorm,
+ * RGB10A2, R11G11B10F and RGB9E5) and the block-compressed ones as Mesa's
+ * asahi driver programs them (ail formats.c): ETC2 RGB8 / RGB8A1 / RGBA8
+ * (unorm, sRGB), EAC R11 / RG11 (unorm, snorm), BC1 / BC2 / BC3 (unorm,
+ * sRGB), BC4 / BC5 (unorm, snorm), ASTC 4x4 .. 12x12 (unorm = LDR
+ * profile, sRGB); it rejects the rest with a message naming the Channels
+ * or Type field (ASTC HDR, BC6H, BC7, PVRTC and the 4:2:2 formats are not
+ * modelled).  Block-compressed formats (packing
+ * HW_TEX_PACK_BLOCK) are read a block at a time: `bytes` is the block's
+ * size, block_w x block_h its texels, and hw_tex_unpack_block() decodes
+ * one texel (hw_tex_compressed.h); they cannot be written (no PBE).  Depth 16 is R16 unorm,
  * depth 32F is R32 float, stencil 8 is R8 uint: those need nothing
  * special.
  *
@@ -62,12 +70,13 @@ enum hw_tex_packing {
    HW_TEX_PACK_BITS,     /* bitfields at shift[] of bits[] */
    HW_TEX_PACK_R11G11B10F,
    HW_TEX_PACK_RGB9E5,
+   HW_TEX_PACK_BLOCK,    /* block-compressed: hw_tex_unpack_block() */
 };
 
 struct hw_tex_format {
    uint8_t channels;     /* enum agx_channels */
    uint8_t type;         /* enum agx_texture_type */
-   uint8_t bytes;        /* per texel (one sample) */
+   uint8_t bytes;        /* per texel (one sample), or per block */
    uint8_t comps;        /* stored components, 1..4 */
    uint8_t packing;      /* enum hw_tex_packing */
    uint8_t cls;          /* enum hw_tex_class */
@@ -75,6 +84,8 @@ struct hw_tex_format {
    uint8_t bits[4];      /* per component, in R, G, B, A order */
    uint8_t shift[4];     /* HW_TEX_PACK_BITS: bit position of R, G, B, A */
    bool has_alpha;       /* the format stores alpha (else alpha reads 1) */
+   uint8_t block_w, block_h; /* texels per element: 1x1, or the block footprint */
+   uint8_t block_kind;   /* HW_TEX_PACK_BLOCK: enum hw_tex_block_kind */
 };
 
 /* false + message in err for unsupported combinations. */
@@ -84,7 +95,12 @@ bool hw_tex_format_get(unsigned channels, unsigned type, bool srgb,
 /* Decodes one texel at src (fmt->bytes bytes). */
 void hw_tex_unpack(const struct hw_tex_format *fmt, const uint8_t *src,
                    union hw_texel *out);
-/* Encodes one texel into dst (fmt->bytes bytes). */
+/* Decodes texel (x, y), 0 <= x < block_w, 0 <= y < block_h, of the block
+ * at src (fmt->bytes bytes) of a HW_TEX_PACK_BLOCK format; sRGB applies to
+ * R, G, B as for uncompressed formats. */
+void hw_tex_unpack_block(const struct hw_tex_format *fmt, const uint8_t *src,
+                         unsigned x, unsigned y, union hw_texel *out);
+/* Encodes one texel into dst (fmt->bytes bytes); not for block formats. */
 void hw_tex_pack(const struct hw_tex_format *fmt, const union hw_texel *in,
                  bool rtz, uint8_t *dst);
 

@@ -35,6 +35,16 @@ hw_tex_layout_twiddled(struct hw_tex_layout *out, unsigned block_bytes,
                        uint32_t width, uint32_t height, uint32_t layers,
                        unsigned levels, bool page_aligned_layers)
 {
+   return hw_tex_layout_twiddled_blocks(out, block_bytes, 1, 1, width, height, layers,
+                                        levels, page_aligned_layers);
+}
+
+bool
+hw_tex_layout_twiddled_blocks(struct hw_tex_layout *out, unsigned block_bytes,
+                              unsigned block_w, unsigned block_h, uint32_t width,
+                              uint32_t height, uint32_t layers, unsigned levels,
+                              bool page_aligned_layers)
+{
    /* The placement is the hardware's, declared once in
     * cmdstream/agx_image_layout.h (the driver allocates with the same
     * code).  Descriptors may name more levels than the chain has: clamp. */
@@ -45,6 +55,8 @@ hw_tex_layout_twiddled(struct hw_tex_layout *out, unsigned block_bytes,
       levels = full;
    struct agx_image_layout_params p = {
       .block_bytes = block_bytes,
+      .block_w = block_w,
+      .block_h = block_h,
       .width = width,
       .height = height,
       .depth = layers,
@@ -60,6 +72,8 @@ hw_tex_layout_twiddled(struct hw_tex_layout *out, unsigned block_bytes,
    memset(&n, 0, sizeof(n));
    n.twiddled = true;
    n.block_bytes = block_bytes;
+   n.block_w = a.block_w;
+   n.block_h = a.block_h;
    n.width = width;
    n.height = height;
    n.layers = layers;
@@ -95,6 +109,7 @@ hw_tex_layout_linear(struct hw_tex_layout *l, unsigned block_bytes,
    struct hw_tex_layout n;
    memset(&n, 0, sizeof(n));
    n.block_bytes = block_bytes;
+   n.block_w = n.block_h = 1;
    n.width = width;
    n.height = height;
    n.layers = layers;
@@ -139,7 +154,8 @@ copy_level(const struct hw_tex_layout *l, unsigned level, unsigned layer,
            uint8_t *image, const uint8_t *src_image, uint8_t *linear,
            const uint8_t *src_linear, size_t pitch)
 {
-   if (level >= l->levels || layer >= l->layers)
+   /* Whole-texel copies only: block-compressed levels are not (de)twiddled. */
+   if (level >= l->levels || layer >= l->layers || l->block_w > 1 || l->block_h > 1)
       return false;
    const struct hw_tex_level *lv = &l->level[level];
    size_t bpb = l->block_bytes;

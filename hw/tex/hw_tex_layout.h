@@ -38,13 +38,14 @@
 struct hw_tex_level {
    uint64_t offset;        /* bytes from the start of a layer */
    uint32_t width, height; /* texels */
-   uint16_t tile_w, tile_h;/* twiddled: tile size in texels (powers of two) */
+   uint16_t tile_w, tile_h;/* twiddled: tile size in elements (powers of two) */
    uint32_t tiles_per_row; /* twiddled */
 };
 
 struct hw_tex_layout {
    bool twiddled;
-   uint32_t block_bytes;   /* bytes per texel including its samples */
+   uint32_t block_bytes;   /* bytes per element: texel with its samples, or block */
+   uint32_t block_w, block_h; /* texels per element: 1x1, or 4x4 (compressed) */
    uint32_t width, height; /* level 0, texels */
    uint32_t layers;        /* array elements x faces, or 3D slices */
    uint32_t levels;        /* levels allocated */
@@ -65,13 +66,24 @@ bool hw_tex_layout_twiddled(struct hw_tex_layout *l, unsigned block_bytes,
                             uint32_t width, uint32_t height, uint32_t layers,
                             unsigned levels, bool page_aligned_layers);
 
+/*
+ * The same for a block-compressed format: elements are block_w x block_h
+ * texel blocks of block_bytes (cmdstream/agx_image_layout.h rule 7);
+ * width and height stay in texels.
+ */
+bool hw_tex_layout_twiddled_blocks(struct hw_tex_layout *l, unsigned block_bytes,
+                                   unsigned block_w, unsigned block_h,
+                                   uint32_t width, uint32_t height, uint32_t layers,
+                                   unsigned levels, bool page_aligned_layers);
+
 /* Fills *l for a linear image (one level). row_stride must hold a row. */
 bool hw_tex_layout_linear(struct hw_tex_layout *l, unsigned block_bytes,
                           uint32_t width, uint32_t height, uint32_t layers,
                           uint32_t row_stride, uint64_t layer_stride);
 
-/* Byte offset of texel (x, y) of `layer` at `level`; the caller keeps the
- * arguments in range (x < level width, ...). */
+/* Byte offset of element (x, y) of `layer` at `level`: the texel, or for a
+ * block-compressed image the block (x, y) in block units; the caller keeps
+ * the arguments in range (x < level width in elements, ...). */
 uint64_t hw_tex_offset(const struct hw_tex_layout *l, uint32_t x, uint32_t y,
                        uint32_t layer, unsigned level);
 

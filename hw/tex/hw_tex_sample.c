@@ -170,6 +170,15 @@ read_texel(struct hw_mmu *mmu, const struct hw_tex_view *v, uint32_t x, uint32_t
            uint32_t layer, unsigned level, uint32_t sample, union hw_texel *out)
 {
    uint8_t buf[16];
+   if (v->fmt.packing == HW_TEX_PACK_BLOCK) {
+      /* The layout's elements are blocks: read the texel's whole block. */
+      unsigned bw = v->fmt.block_w, bh = v->fmt.block_h;
+      uint64_t off = hw_tex_offset(&v->layout, x / bw, y / bh, layer, level);
+      if (!hw_mmu_read(mmu, v->base + off, buf, v->fmt.bytes))
+         return HW_TEX_FAULT;
+      hw_tex_unpack_block(&v->fmt, buf, x % bw, y % bh, out);
+      return HW_TEX_OK;
+   }
    uint64_t off = hw_tex_offset(&v->layout, x, y, layer, level) +
                   (uint64_t)sample * v->fmt.bytes;
    if (!hw_mmu_read(mmu, v->base + off, buf, v->fmt.bytes))

@@ -3,7 +3,7 @@
 LIBS += hwtex
 hwtex_SRCS := hw/tex/hw_tex_layout.c hw/tex/hw_tex_format.c hw/tex/hw_tex_desc.c \
               hw/tex/hw_tex_sample.c hw/tex/hw_tex_write.c hw/tex/hw_tex_exec.c \
-              hw/tex/hw_tex_tilefmt.c
+              hw/tex/hw_tex_tilefmt.c hw/tex/hw_tex_etc.c hw/tex/hw_tex_s3tc.c hw/tex/hw_tex_astc.c
 
 # Unit tests run on a flat test double of hw_mmu (tests/unit/test_hw_tex_mem.c).
 HWTEX_TEST_LIBS := hwtex hwusc agxisa cmdstream
@@ -32,3 +32,9 @@ test_hw_tex_exec_LDLIBS := -lcmocka
 FUZZERS += fuzz_hw_tex
 fuzz_hw_tex_SRCS := tests/fuzz/fuzz_hw_tex.c tests/unit/test_hw_tex_mem.c
 fuzz_hw_tex_LIBS := hwtex cmdstream
+
+# ASTC LDR decoder against the reference decodes shipped with piglit.
+TESTS += test_hw_tex_astc
+test_hw_tex_astc_SRCS := tests/unit/test_hw_tex_astc.c
+test_hw_tex_astc_LIBS := hwtex cmdstream
+test_hw_tex_astc_LDLIBS := -lcmocka

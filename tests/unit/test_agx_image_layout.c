@@ -297,6 +297,57 @@ test_refused(void **state)
    }
 }
 
+static struct agx_image_layout
+layout_blocks(unsigned bytes, uint32_t w, uint32_t h, unsigned levels)
+{
+   struct agx_image_layout_params p = {
+      .block_bytes = bytes, .block_w = 4, .block_h = 4, .width = w, .height = h,
+      .depth = 1, .levels = levels, .kind = AGX_IMAGE_2D,
+   };
+   struct agx_image_layout l;
+   char err[128] = "";
+   if (!agx_image_layout_twiddled(&l, &p, err, sizeof(err)))
+      fail_msg("block layout %ux%u refused: %s", w, h, err);
+   return l;
+}
+
+/* Rule 7, tail: a 260x260 BC1/ETC2 image is 65x65 blocks of 8 bytes (tile
+ * 64x32).  Level 1 (130 texels = 33 blocks) starts the tail; its
+ * allocation is next_pow2(65) = 128 minified once = 64x64 blocks with a
+ * 64-block tile, where the uncompressed rule would give 33 -> 64x64 with a
+ * 32 tile: the tile differs. */
+static void
+test_compressed_tail(void **state)
+{
+   (void)state;
+   struct agx_image_layout l = layout_blocks(8, 260, 260, 3);
+   const struct want_level want[] = {
+      /* 2 x 3 tiles of 64x32 blocks x 8 B = 98304 */
+      { 0, 98304, 260, 260, 1, 64, 32, 2 },
+      { 98304, 64 * 64 * 8, 130, 130, 1, 64, 64, 1 },
+      { 131072, 32 * 32 * 8, 65, 65, 1, 32, 32, 1 },
+   };
+   check(&l, want, 3, 139264, 139264);
+   assert_int_equal(l.block_w, 4);
+}
+
+/* Rule 7, padded stride: 513x513 is 129x129 blocks, a 3 x 5 tile grid.
+ * Level 1 gets a padding column (3 is odd), so its rows are addressed as
+ * 64 + 1 = 65 blocks: two tiles per row although 256 texels = 64 blocks
+ * would fit one. */
+static void
+test_compressed_padded_stride(void **state)
+{
+   (void)state;
+   struct agx_image_layout l = layout_blocks(8, 513, 513, 2);
+   const struct want_level want[] = {
+      { 0, 15 * 16384, 513, 513, 1, 64, 32, 3 },
+      /* 15 >> 2 = 3, + column 5 >> 1 = 2, + row 3 >> 1 = 1, + corner 1 */
+      { 245760, 7 * 16384, 256, 256, 1, 64, 32, 2 },
+   };
+   check(&l, want, 2, 245760 + 7 * 16384, 245760 + 7 * 16384);
+}
+
 int
 main(void)
 {
@@ -311,6 +362,8 @@ main(void)
       cmocka_unit_test(test_padding),
       cmocka_unit_test(test_other_sizes),
       cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_compressed_tail),
+      cmocka_unit_test(test_compressed_padded_stride),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -335,8 +335,15 @@ test_rejects(void **state)
    char err[128];
    assert_false(hw_tex_format_get(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_UNORM, false, &f, err, sizeof(err)));
    assert_non_null(strstr(err, "invalid for channels R32"));
-   assert_false(hw_tex_format_get(AGX_CHANNELS_BC1, AGX_TEXTURE_TYPE_UNORM, false, &f, err, sizeof(err)));
-   assert_non_null(strstr(err, "BC1"));
+   /* Block formats the model does not decode, and invalid Type/sRGB. */
+   assert_false(hw_tex_format_get(AGX_CHANNELS_BC7, AGX_TEXTURE_TYPE_UNORM, false, &f, err, sizeof(err)));
+   assert_non_null(strstr(err, "BC7"));
+   assert_false(hw_tex_format_get(AGX_CHANNELS_ASTC_4X4, AGX_TEXTURE_TYPE_FLOAT, false, &f, err, sizeof(err)));
+   assert_non_null(strstr(err, "invalid for channels ASTC 4x4"));
+   assert_false(hw_tex_format_get(AGX_CHANNELS_BC1, AGX_TEXTURE_TYPE_UINT, false, &f, err, sizeof(err)));
+   assert_non_null(strstr(err, "invalid for channels BC1"));
+   assert_false(hw_tex_format_get(AGX_CHANNELS_EAC_R11, AGX_TEXTURE_TYPE_UNORM, true, &f, err, sizeof(err)));
+   assert_non_null(strstr(err, "sRGB"));
    assert_false(hw_tex_format_get(AGX_CHANNELS_R16, AGX_TEXTURE_TYPE_UNORM, true, &f, err, sizeof(err)));
    assert_false(hw_tex_format_get(AGX_CHANNELS_R8, 7, false, &f, err, sizeof(err)));
    assert_false(hw_tex_format_get(0x7f, AGX_TEXTURE_TYPE_UNORM, false, &f, err, sizeof(err)));
@@ -374,6 +381,185 @@ test_memory_formats(void **state)
    assert_false(hw_tex_memfmt_pack(HW_TEX_MEM_I8, 0, &t, b));
 }
 
+static void
+block_texel(unsigned channels, unsigned type, bool srgb, const uint8_t *blk, unsigned x,
+            unsigned y, union hw_texel *t)
+{
+   struct hw_tex_format f;
+   char err[128];
+   if (!hw_tex_format_get(channels, type, srgb, &f, err, sizeof(err)))
+      fail_msg("%s", err);
+   assert_int_equal(f.packing, HW_TEX_PACK_BLOCK);
+   assert_true(f.block_w >= 4 && f.block_h >= 4);
+   hw_tex_unpack_block(&f, blk, x, y, t);
+}
+
+#define assert_rgba8(t, r, g, b, a)                                           \
+   do {                                                                       \
+      assert_float_equal((t).f[0], (r) / 255.0f, 1e-6);                       \
+      assert_float_equal((t).f[1], (g) / 255.0f, 1e-6);                       \
+      assert_float_equal((t).f[2], (b) / 255.0f, 1e-6);                       \
+      assert_float_equal((t).f[3], (a) / 255.0f, 1e-6);                       \
+   } while (0)
+
+/* ETC2 blocks worked out from the Khronos Data Format Specification. */
+static void
+test_etc2(void **state)
+{
+   (void)state;
+   union hw_texel t;
+   /* Individual mode, no flip: subblock 1 base R 8 (-> 0x88), table 0;
+    * subblock 2 base R 15 (-> 0xff), table 7.  Texel (1, 2) is pixel 6:
+    * MSB set (bit 22 of the low word) -> index 2 = -a. */
+   const uint8_t ind[8] = { 0x8f, 0x00, 0x00, 0x1c, 0x00, 0x40, 0x00, 0x00 };
+   block_texel(AGX_CHANNELS_ETC2_RGB8, AGX_TEXTURE_TYPE_UNORM, false, ind, 0, 0, &t);
+   assert_rgba8(t, 0x88 + 2, 2, 2, 255);
+   block_texel(AGX_CHANNELS_ETC2_RGB8, AGX_TEXTURE_TYPE_UNORM, false, ind, 3, 0, &t);
+   assert_rgba8(t, 255, 47, 47, 255);
+   block_texel(AGX_CHANNELS_ETC2_RGB8, AGX_TEXTURE_TYPE_UNORM, false, ind, 1, 2, &t);
+   assert_rgba8(t, 0x88 - 2, 0, 0, 255);
+   /* Differential mode, flip: R 16 + 3 = 19 (5-bit 132 / 156), tables 1/2;
+    * texel (0, 3) is in the lower subblock (flip), index 0 = +9. */
+   const uint8_t dif[8] = { 16 << 3 | 3, 0, 0, 1 << 5 | 2 << 2 | 3, 0, 0, 0, 0 };
+   block_texel(AGX_CHANNELS_ETC2_RGB8, AGX_TEXTURE_TYPE_UNORM, false, dif, 3, 1, &t);
+   assert_rgba8(t, 132 + 5, 5, 5, 255);
+   block_texel(AGX_CHANNELS_ETC2_RGB8, AGX_TEXTURE_TYPE_UNORM, false, dif, 0, 3, &t);
+   assert_rgba8(t, 156 + 9, 9, 9, 255);
+   /* T mode (R 31 + 3 overflows): C1 = (15, 0, 0) -> 255, C2 = (8, 0, 0)
+    * -> 136, distance index 2 = 11.  Pixel 0 index 0 = C1; pixel 1 (texel
+    * (0, 1)) LSB -> index 1 = C2 + d; pixel 4 (texel (1, 0)) MSB + LSB ->
+    * index 3 = C2 - d. */
+   const uint8_t tm[8] = { 0xfb, 0x00, 0x80, 0x06, 0x00, 0x10, 0x00, 0x12 };
+   block_texel(AGX_CHANNELS_ETC2_RGB8, AGX_TEXTURE_TYPE_UNORM, false, tm, 0, 0, &t);
+   assert_rgba8(t, 255, 0, 0, 255);
+   block_texel(AGX_CHANNELS_ETC2_RGB8, AGX_TEXTURE_TYPE_UNORM, false, tm, 0, 1, &t);
+   assert_rgba8(t, 147, 11, 11, 255);
+   block_texel(AGX_CHANNELS_ETC2_RGB8, AGX_TEXTURE_TYPE_UNORM, false, tm, 1, 0, &t);
+   assert_rgba8(t, 125, 0, 0, 255);
+   /* Punch-through, opaque bit clear: index 2 is transparent black, index
+    * 0 has no modifier. */
+   const uint8_t pt[8] = { 16 << 3, 0, 0, 0, 0, 0x40, 0, 0 };
+   block_texel(AGX_CHANNELS_ETC2_RGB8A1, AGX_TEXTURE_TYPE_UNORM, false, pt, 1, 2, &t);
+   assert_rgba8(t, 0, 0, 0, 0);
+   block_texel(AGX_CHANNELS_ETC2_RGB8A1, AGX_TEXTURE_TYPE_UNORM, false, pt, 0, 0, &t);
+   assert_rgba8(t, 132, 0, 0, 255);
+   /* sRGB applies to the decoded colour. */
+   block_texel(AGX_CHANNELS_ETC2_RGB8A1, AGX_TEXTURE_TYPE_UNORM, true, pt, 0, 0, &t);
+   assert_float_equal(t.f[0], hw_tex_srgb_to_linear(132 / 255.0f), 1e-6);
+   /* RGBA8: EAC alpha block (base 200, multiplier 2, table 0; index 0 =
+    * -3 -> 194) then the colour block. */
+   uint8_t rgba[16] = { 200, 0x20, 0, 0, 0, 0, 0, 0 };
+   memcpy(rgba + 8, ind, 8);
+   block_texel(AGX_CHANNELS_ETC2_RGBA8, AGX_TEXTURE_TYPE_UNORM, false, rgba, 0, 0, &t);
+   assert_rgba8(t, 0x88 + 2, 2, 2, 194);
+}
+
+static void
+test_eac(void **state)
+{
+   (void)state;
+   union hw_texel t;
+   /* Base 128, multiplier 1, table 0.  Pixel 0 index 0 (-3):
+    * 128 * 8 + 4 - 24 = 1004; pixel 1 (texel (0, 1)) index 4 (+2) = 1044. */
+   const uint8_t r11[8] = { 128, 0x10, 0x10, 0x00, 0, 0, 0, 0 };
+   block_texel(AGX_CHANNELS_EAC_R11, AGX_TEXTURE_TYPE_UNORM, false, r11, 0, 0, &t);
+   assert_float_equal(t.f[0], 1004 / 2047.0f, 1e-6);
+   assert_float_equal(t.f[1], 0.0f, 0);
+   assert_float_equal(t.f[3], 1.0f, 0);
+   block_texel(AGX_CHANNELS_EAC_R11, AGX_TEXTURE_TYPE_UNORM, false, r11, 0, 1, &t);
+   assert_float_equal(t.f[0], 1044 / 2047.0f, 1e-6);
+   /* Signed: base -16, multiplier 0 (modifier unscaled): -128 - 3. */
+   const uint8_t s11[8] = { 0xf0, 0x00, 0, 0, 0, 0, 0, 0 };
+   block_texel(AGX_CHANNELS_EAC_R11, AGX_TEXTURE_TYPE_SNORM, false, s11, 2, 2, &t);
+   assert_float_equal(t.f[0], -131 / 1023.0f, 1e-6);
+   /* RG11: the second block is green. */
+   uint8_t rg[16];
+   memcpy(rg, r11, 8);
+   memcpy(rg + 8, r11, 8);
+   rg[8] = 0;
+   block_texel(AGX_CHANNELS_EAC_RG11, AGX_TEXTURE_TYPE_UNORM, false, rg, 0, 0, &t);
+   assert_float_equal(t.f[0], 1004 / 2047.0f, 1e-6);
+   assert_float_equal(t.f[1], 0.0f, 0);   /* 4 - 24 clamps to 0 */
+}
+
+static void
+test_s3tc(void **state)
+{
+   (void)state;
+   union hw_texel t;
+   /* BC1, c0 = red > c1 = blue: 4 colours.  Texel 1 index 2 = 2/3 red. */
+   const uint8_t bc1[8] = { 0x00, 0xf8, 0x1f, 0x00, 0x08, 0, 0, 0xc0 };
+   block_texel(AGX_CHANNELS_BC1, AGX_TEXTURE_TYPE_UNORM, false, bc1, 0, 0, &t);
+   assert_rgba8(t, 255, 0, 0, 255);
+   block_texel(AGX_CHANNELS_BC1, AGX_TEXTURE_TYPE_UNORM, false, bc1, 1, 0, &t);
+   assert_rgba8(t, 170, 0, 85, 255);
+   /* c0 <= c1: 3 colours, index 3 (texel (3, 3)) is transparent black. */
+   const uint8_t bc1b[8] = { 0x1f, 0x00, 0x00, 0xf8, 0, 0, 0, 0xc0 };
+   block_texel(AGX_CHANNELS_BC1, AGX_TEXTURE_TYPE_UNORM, false, bc1b, 3, 3, &t);
+   assert_rgba8(t, 0, 0, 0, 0);
+   /* BC2: explicit 4-bit alpha (texel 1 = 0xa -> 170), colour 4-colour
+    * mode even with c0 <= c1 (texel 15 index 3 = (b + 2r + 1) / 3). */
+   uint8_t bc2[16] = { 0xa0 };
+   memcpy(bc2 + 8, bc1b, 8);
+   block_texel(AGX_CHANNELS_BC2, AGX_TEXTURE_TYPE_UNORM, false, bc2, 1, 0, &t);
+   assert_rgba8(t, 0, 0, 255, 170);
+   block_texel(AGX_CHANNELS_BC2, AGX_TEXTURE_TYPE_UNORM, false, bc2, 3, 3, &t);
+   assert_rgba8(t, 170, 0, 85, 0);
+   /* BC4: 255 > 0 -> 8 values, texel 1 index 2 = 6/7; BC4 snorm 6-value
+    * mode index 7 = +1; BC3 alpha is a BC4 block. */
+   const uint8_t bc4[8] = { 255, 0, 0x10, 0, 0, 0, 0, 0 };
+   block_texel(AGX_CHANNELS_BC4, AGX_TEXTURE_TYPE_UNORM, false, bc4, 1, 0, &t);
+   assert_float_equal(t.f[0], 6.0f / 7.0f, 1e-6);
+   assert_float_equal(t.f[3], 1.0f, 0);
+   const uint8_t bc4s[8] = { 0x80, 0x10, 0x07, 0, 0, 0, 0, 0 };
+   block_texel(AGX_CHANNELS_BC4, AGX_TEXTURE_TYPE_SNORM, false, bc4s, 0, 0, &t);
+   assert_float_equal(t.f[0], 1.0f, 0);
+   uint8_t bc3[16];
+   memcpy(bc3, bc4, 8);
+   memcpy(bc3 + 8, bc1, 8);
+   block_texel(AGX_CHANNELS_BC3, AGX_TEXTURE_TYPE_UNORM, false, bc3, 1, 0, &t);
+   assert_float_equal(t.f[3], 6.0f / 7.0f, 1e-6);
+   assert_float_equal(t.f[0], 170 / 255.0f, 1e-6);
+   uint8_t bc5[16];
+   memcpy(bc5, bc4, 8);
+   memcpy(bc5 + 8, bc4, 8);
+   bc5[8] = 0;   /* second block: 0 <= 255, 6 values, index 2 = 4/5 * 0 + 1/5 */
+   bc5[9] = 255;
+   block_texel(AGX_CHANNELS_BC5, AGX_TEXTURE_TYPE_UNORM, false, bc5, 1, 0, &t);
+   assert_float_equal(t.f[1], 1.0f / 5.0f, 1e-6);
+}
+
+/* ASTC: footprints from the Channels value; a void-extent block (one
+ * colour, 16-bit unorm components) and a reserved block mode (error
+ * colour, opaque magenta). */
+static void
+test_astc(void **state)
+{
+   (void)state;
+   struct hw_tex_format f;
+   char err[128];
+   assert_true(hw_tex_format_get(AGX_CHANNELS_ASTC_10X6, AGX_TEXTURE_TYPE_UNORM, true, &f, err, sizeof(err)));
+   assert_int_equal(f.block_w, 10);
+   assert_int_equal(f.block_h, 6);
+   assert_int_equal(f.bytes, 16);
+   union hw_texel t;
+   const uint8_t ve[16] = { 0xfc, 0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                            0xff, 0xff, 0x00, 0x00, 0x00, 0x80, 0xff, 0xff };
+   block_texel(AGX_CHANNELS_ASTC_4X4, AGX_TEXTURE_TYPE_UNORM, false, ve, 2, 3, &t);
+   assert_float_equal(t.f[0], 1.0f, 0);
+   assert_float_equal(t.f[1], 0.0f, 0);
+   assert_float_equal(t.f[2], 32768 / 65535.0f, 1e-6);
+   assert_float_equal(t.f[3], 1.0f, 0);
+   /* sRGB: the top 8 bits, then the curve on R, G, B. */
+   block_texel(AGX_CHANNELS_ASTC_4X4, AGX_TEXTURE_TYPE_UNORM, true, ve, 0, 0, &t);
+   assert_float_equal(t.f[2], hw_tex_srgb_to_linear(128 / 255.0f), 1e-6);
+   const uint8_t reserved[16] = { 0 };
+   block_texel(AGX_CHANNELS_ASTC_8X8, AGX_TEXTURE_TYPE_UNORM, false, reserved, 7, 7, &t);
+   assert_float_equal(t.f[0], 1.0f, 0);
+   assert_float_equal(t.f[1], 0.0f, 0);
+   assert_float_equal(t.f[2], 1.0f, 0);
+}
+
 int
 main(void)
 {
@@ -387,6 +573,10 @@ main(void)
       cmocka_unit_test(test_packed_layouts),
       cmocka_unit_test(test_rejects),
       cmocka_unit_test(test_memory_formats),
+      cmocka_unit_test(test_etc2),
+      cmocka_unit_test(test_eac),
+      cmocka_unit_test(test_s3tc),
+      cmocka_unit_test(test_astc),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
