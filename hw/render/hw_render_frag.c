@@ -352,6 +352,49 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    const uint32_t *srow = S->type == AGX_OPERAND_IMM ? NULL
                           : hw_usc_simd_row32(s, (S->value & 255) >> 1);
    unsigned ssh = (S->value & 1) * 16;
+   /* Stores that stay inside the sample (the usual case) are gathered per
+    * component and converted in one call per component: the format is
+    * dispatched once, not per lane. Lanes are distinct pixels and
+    * components distinct bytes (or bits of a packed word), so the order
+    * of the writes does not change the tilebuffer. */
+   bool fast = !load;
+   for (unsigned c = 0; c < 4; c++)
+      if (mask >> c & 1 && oob[c])
+         fast = false;
+   if (fast) {
+      size_t off[32 * HWR_MAX_SAMPLES];
+      uint32_t val[4][32 * HWR_MAX_SAMPLES];
+      unsigned n = 0, ncomp = 0;
+      for (unsigned c = 0; c < 4; c++)
+         ncomp += mask >> c & 1;
+      for (unsigned l = 0; l < 32; l++) {
+         if (!(exec >> l & 1))
+            continue;
+         uint32_t smask = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm
+                          : (srow[l] >> ssh) & 0xffff;
+         smask &= (1u << fp->samples) - 1;
+         smask &= r->cov[l];
+         unsigned px, py;
+         if (!smask || !lane_tile_xy(r, l, &px, &py))
+            continue;
+         for (unsigned smp = 0; smp < fp->samples; smp++) {
+            if (!(smask >> smp & 1))
+               continue;
+            off[n] = (size_t)sidx(fp, px, py, smp) * fp->ss + O;
+            for (unsigned k = 0; k < ncomp; k++)
+               val[k][n] = r16 ? (row[k][l] >> sh[k]) & 0xffff : row[k][l];
+            n++;
+         }
+      }
+      unsigned k = 0;
+      for (unsigned c = 0; c < 4 && n; c++) {
+         if (!(mask >> c & 1))
+            continue;
+         hw_tex_tile_store_comps(F, c, r->t->tb + (packed ? 0 : c * bytes), off, val[k], n, r16);
+         k++;
+      }
+      return HW_USC_OK;
+   }
    for (unsigned l = 0; l < 32; l++) {
       if (!(exec >> l & 1))
          continue;
