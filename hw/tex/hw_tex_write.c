@@ -219,6 +219,55 @@ morton_block(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_
    return BLOCK_DONE;
 }
 
+/*
+ * A linear image's rows, single-sampled with 8-bit components: each row
+ * of the tile is converted straight into the run buffer and written in
+ * the chunks run_add() would make (one MMU copy per chunk, redone texel
+ * by texel when it faults, by run_flush()), without the per-texel
+ * bookkeeping. Returns BLOCK_NO (nothing done) when the tilebuffer
+ * bounds check could fail, which the general path reports.
+ */
+static enum block_result
+linear_rows(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_tex_tile *tile,
+            uint32_t level, const struct hw_tex_level *lv, uint32_t samples, uint32_t offset,
+            unsigned bytes, struct lut_conv *lc)
+{
+   uint32_t w = tile->width, h = tile->height;
+   if (im->layout.twiddled || samples != 1 || w == 0 || h == 0 || im->fmt.bytes > 4 ||
+       im->layout.block_bytes != im->fmt.bytes)
+      return BLOCK_NO;
+   uint64_t last_at = (uint64_t)(h - 1) * tile->row_stride +
+                      (uint64_t)(w - 1) * tile->pixel_stride + offset;
+   if (last_at + bytes > tile->size)
+      return BLOCK_NO;
+   if (tile->x0 >= lv->width)
+      return BLOCK_DONE;   /* every row breaks at its first pixel */
+   uint32_t n = lv->width - tile->x0 < w ? lv->width - tile->x0 : w;
+   unsigned tb = im->fmt.bytes;
+   unsigned chunk = (unsigned)(sizeof(((struct run *)0)->buf) / tb);   /* texels per run */
+   struct run run = { .mmu = mmu, .texel = tb };
+   for (uint32_t ty = 0; ty < h; ty++) {
+      uint32_t y = tile->y0 + ty;
+      if (y >= lv->height)
+         break;
+      uint64_t va = im->base + hw_tex_offset(&im->layout, tile->x0, y, tile->layer, level);
+      const uint8_t *row = tile->mem + (uint64_t)ty * tile->row_stride + offset;
+      for (uint32_t tx = 0; tx < n; tx += chunk) {
+         uint32_t m = n - tx < chunk ? n - tx : chunk;
+         for (uint32_t i = 0; i < m; i++) {
+            uint32_t v = lut_convert(lc, row + (uint64_t)(tx + i) * tile->pixel_stride);
+            for (unsigned b = 0; b < tb; b++)
+               run.buf[i * tb + b] = (uint8_t)(v >> (8 * b));
+         }
+         run.va = va + (uint64_t)tx * tb;
+         run.len = m * tb;
+         if (!run_flush(&run))
+            return BLOCK_FAULT;
+      }
+   }
+   return BLOCK_DONE;
+}
+
 enum hw_tex_status
 hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
                    const struct hw_tex_tile *tile, unsigned memfmt, uint32_t offset,
@@ -272,7 +321,10 @@ hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
          lc.src[c] = c < im->fmt.comps ? im->swizzle[c] & 3 : 0;
          lc.konst[c] = c < im->fmt.comps && lc.src[c] >= mf.comps;
       }
-      switch (morton_block(mmu, im, tile, level, lv, samples, offset, bytes, &lc)) {
+      enum block_result br = morton_block(mmu, im, tile, level, lv, samples, offset, bytes, &lc);
+      if (br == BLOCK_NO)
+         br = linear_rows(mmu, im, tile, level, lv, samples, offset, bytes, &lc);
+      switch (br) {
       case BLOCK_DONE:
          return HW_TEX_OK;
       case BLOCK_FAULT:

@@ -839,7 +839,7 @@ test_block_store(void **state)
  * `va` and checks every texel of the image: the tile's bytes swizzled
  * inside it, the 0xee fill outside. */
 static void
-block_store_check(uint64_t va, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h)
+block_store_check(uint64_t va, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, bool linear)
 {
    static uint8_t tile[32 * 32 * 4];
    for (unsigned i = 0; i < sizeof(tile); i++)
@@ -849,7 +849,9 @@ block_store_check(uint64_t va, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h)
       .row_stride = w * 4, .pixel_stride = 4, .x0 = x0, .y0 = y0,
    };
    struct agx_pbe p = { AGX_PBE_HEADER };
-   p.layout = AGX_LAYOUT_TWIDDLED;
+   p.layout = linear ? AGX_LAYOUT_LINEAR : AGX_LAYOUT_TWIDDLED;
+   if (linear)
+      p.stride = 128 * 4 - 4;
    p.channels = AGX_CHANNELS_R8G8B8A8;
    p.type = AGX_TEXTURE_TYPE_UNORM;
    p.swizzle_r = AGX_CHANNEL_B;
@@ -879,20 +881,25 @@ block_store_check(uint64_t va, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h)
 }
 
 /* The end-of-tile store writes an aligned power-of-two tile of a twiddled
- * image as one Morton range (hw_tex_write.c); other tiles take the
- * per-texel path. Every shape gives the per-texel definition's bytes. */
+ * image as one Morton range and a linear image's tile row by row
+ * (hw_tex_write.c); other tiles take the per-texel path. Every shape gives
+ * the per-texel definition's bytes. */
 static void
 test_block_store_morton(void **state)
 {
    (void)state;
-   block_store_check(IMG_VA, 32, 64, 32, 32);   /* square: one range */
-   block_store_check(IMG_VA, 48, 8, 16, 8);     /* w = 2h: one range */
-   block_store_check(IMG_VA, 8, 16, 8, 16);     /* w = h/2: not contiguous */
-   block_store_check(IMG_VA, 112, 112, 32, 32); /* past the image edge */
-   block_store_check(IMG_VA, 40, 0, 16, 16);    /* unaligned origin */
-   /* image at +0x3800: the 32x32 range at (0, 0) spans two pages */
-   block_store_check(IMG_VA + 0x3800, 0, 0, 32, 32);
-   block_store_check(IMG_VA + 0x3800, 32, 32, 32, 32);
+   for (unsigned lin = 0; lin < 2; lin++) {
+      block_store_check(IMG_VA, 32, 64, 32, 32, lin);   /* square: one range */
+      block_store_check(IMG_VA, 48, 8, 16, 8, lin);     /* w = 2h: one range */
+      block_store_check(IMG_VA, 8, 16, 8, 16, lin);     /* w = h/2: not contiguous */
+      block_store_check(IMG_VA, 112, 112, 32, 32, lin); /* past the image edge */
+      block_store_check(IMG_VA, 40, 0, 16, 16, lin);    /* unaligned origin */
+      /* image at +0x3800: the 32x32 range at (0, 0) spans two pages */
+      block_store_check(IMG_VA + 0x3800, 0, 0, 32, 32, lin);
+      block_store_check(IMG_VA + 0x3800, 32, 32, 32, 32, lin);
+   }
+   /* a tile wholly right of a linear image writes nothing */
+   block_store_check(IMG_VA, 128, 0, 32, 32, true);
 }
 
 static void
