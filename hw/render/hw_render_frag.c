@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tessera/bits.h"
 #include "hw/render/hw_render_priv.h"
 #include "hw/render/hw_render_tex.h"
 #include "hw/tex/hw_tex_layout.h"
@@ -326,7 +327,7 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
       }
    }
    r->t->pe->c[load ? HW_PROF_TB_LOADS : HW_PROF_TB_STORES] +=
-      (unsigned)__builtin_popcount(exec);
+      tessera_popcount32(exec);
    unsigned bytes;
    if (!hw_tex_tile_fmt_bytes(F, &bytes)) {
       snprintf(r->err, sizeof(r->err), "tilebuffer format %u is not modelled", F);
@@ -363,34 +364,38 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          fast = false;
    if (fast) {
       size_t off[32 * HWR_MAX_SAMPLES];
-      uint32_t val[4][32 * HWR_MAX_SAMPLES];
-      unsigned n = 0, ncomp = 0;
-      for (unsigned c = 0; c < 4; c++)
-         ncomp += mask >> c & 1;
-      for (unsigned l = 0; l < 32; l++) {
-         if (!(exec >> l & 1))
-            continue;
+      uint8_t lane[32 * HWR_MAX_SAMPLES];
+      uint32_t val[32 * HWR_MAX_SAMPLES];
+      unsigned n = 0;
+      /* lane_tile_xy() with the group's offset in the tile hoisted */
+      unsigned bx = r->gx - r->t->x0, by = r->gy - r->t->y0;
+      uint32_t sall = (1u << fp->samples) - 1;
+      for (uint32_t m = exec; m; m &= m - 1) {
+         unsigned l = (unsigned)__builtin_ctz(m);
          uint32_t smask = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm
                           : (srow[l] >> ssh) & 0xffff;
-         smask &= (1u << fp->samples) - 1;
-         smask &= r->cov[l];
-         unsigned px, py;
-         if (!smask || !lane_tile_xy(r, l, &px, &py))
+         smask &= sall & r->cov[l];
+         unsigned px = bx + quad_dx(l), py = by + quad_dy(l);
+         if (!smask || px >= fp->uw || py >= fp->uh)
             continue;
          for (unsigned smp = 0; smp < fp->samples; smp++) {
             if (!(smask >> smp & 1))
                continue;
             off[n] = (size_t)sidx(fp, px, py, smp) * fp->ss + O;
-            for (unsigned k = 0; k < ncomp; k++)
-               val[k][n] = r16 ? (row[k][l] >> sh[k]) & 0xffff : row[k][l];
-            n++;
+            lane[n++] = (uint8_t)l;
          }
       }
       unsigned k = 0;
       for (unsigned c = 0; c < 4 && n; c++) {
          if (!(mask >> c & 1))
             continue;
-         hw_tex_tile_store_comps(F, c, r->t->tb + (packed ? 0 : c * bytes), off, val[k], n, r16);
+         if (r16)
+            for (unsigned i = 0; i < n; i++)
+               val[i] = (row[k][lane[i]] >> sh[k]) & 0xffff;
+         else
+            for (unsigned i = 0; i < n; i++)
+               val[i] = row[k][lane[i]];
+         hw_tex_tile_store_comps(F, c, r->t->tb + (packed ? 0 : c * bytes), off, val, n, r16);
          k++;
       }
       return HW_USC_OK;
@@ -503,7 +508,7 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
    case AGX_OP_IMAGE_WRITE_BLOCK: {
       struct fpass *fp = r->t->fp;
       if (in->op == AGX_OP_TEXTURE_LOAD || in->op == AGX_OP_TEXTURE_SAMPLE)
-         r->t->pe->c[HW_PROF_TEX_FETCHES] += (unsigned)__builtin_popcount(exec);
+         r->t->pe->c[HW_PROF_TEX_FETCHES] += tessera_popcount32(exec);
       struct hw_tex_tile tile = {
          .mem = r->t->tb, .size = r->t->tb_size, .width = fp->uw, .height = fp->uh,
          .samples = fp->samples, .sample_stride = fp->ss,
@@ -992,7 +997,7 @@ resolve(struct tile *t)
             if (t->owner[sidx(fp, px, py, s)] == refs[i].prim + 1)
                r.cov[l] |= (uint8_t)(1u << s);
          lanes += r.cov[l] != 0;
-         owned += (unsigned)__builtin_popcount(r.cov[l]);
+         owned += tessera_popcount32(r.cov[l]);
       }
       uint64_t cyc = 0;
       ok = run_group(t, &r, &t->st.pipe, &cyc);
@@ -1317,6 +1322,22 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
  * image is the texel at hw_tex_offset, its samples consecutive. A utile
  * aligned inside a page tile is usually one contiguous Morton range: then
  * it moves in one MMU access (permuted through `run`), else texel by texel. */
+/* One ZLS texel (every sample of a pixel): fixed-size copies for the
+ * usual sizes, which the compiler inlines (a libc call per pixel
+ * otherwise). */
+static inline void
+zls_copy(uint8_t *dst, const uint8_t *src, unsigned bpp)
+{
+   switch (bpp) {
+   case 1: *dst = *src; break;
+   case 2: memcpy(dst, src, 2); break;
+   case 4: memcpy(dst, src, 4); break;
+   case 8: memcpy(dst, src, 8); break;
+   case 16: memcpy(dst, src, 16); break;
+   default: memcpy(dst, src, bpp); break;
+   }
+}
+
 static bool
 zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool store,
            uint8_t *px, unsigned bpp)
@@ -1344,9 +1365,9 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
       for (unsigned i = 0; i < w * h; i++) {
          uint8_t *p = px + (size_t)i * bpp, *r = run + (size_t)fp->morton[i] * bpp;
          if (store)
-            memcpy(r, p, bpp);
+            zls_copy(r, p, bpp);
          else
-            memcpy(p, r, bpp);
+            zls_copy(p, r, bpp);
       }
       if (store && !hw_mmu_write(m, va, run, span))
          return hwr_fault(&t->j, m);
@@ -1370,9 +1391,9 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
             size_t o = hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0) - lo;
             uint8_t *p = px + (size_t)(y * fp->uw + x) * bpp;
             if (store)
-               memcpy(run + o, p, bpp);
+               zls_copy(run + o, p, bpp);
             else
-               memcpy(p, run + o, bpp);
+               zls_copy(p, run + o, bpp);
          }
       if (store && !hw_mmu_write(m, base + lo, run, span))
          return hwr_fault(&t->j, m);

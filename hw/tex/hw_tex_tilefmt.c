@@ -121,8 +121,16 @@ hw_tex_tile_store_comps(unsigned f, unsigned comp, uint8_t *base, const size_t *
          for (unsigned i = 0; i < n; i++)
             base[off[i]] = unorm8_from_f16[reg[i] & 0xffff];
       } else {
-         for (unsigned i = 0; i < n; i++)
-            base[off[i]] = (uint8_t)rint_small(hw_tex_clampf(tessera_uif(reg[i]), 0, 1) * 255.0f);
+         /* lanes mostly store one colour (clears, flat shading) */
+         uint32_t last = 0;
+         uint8_t b = 0;
+         for (unsigned i = 0; i < n; i++) {
+            if (i == 0 || reg[i] != last) {
+               last = reg[i];
+               b = (uint8_t)rint_small(hw_tex_clampf(tessera_uif(last), 0, 1) * 255.0f);
+            }
+            base[off[i]] = b;
+         }
       }
       return;
    default:

@@ -397,8 +397,8 @@ test_tile_store_batch(void **state)
             for (uint32_t base = 0; base < (r16 ? 65536u : 2u * N); base += N) {
                for (unsigned i = 0; i < N; i++) {
                   uint32_t v = base + i;
-                  if (!r16) {   /* floats from -3 to 3, then raw patterns */
-                     float fv = ((float)v - N) / (N / 3.0f);
+                  if (!r16) {   /* floats from -3 to 3 in pairs, then raw patterns */
+                     float fv = ((float)(v & ~1u) - N) / (N / 3.0f);
                      memcpy(&v, &fv, 4);
                      if (base)
                         v = (base + i) * 2654435761u;
