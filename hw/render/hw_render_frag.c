@@ -844,6 +844,22 @@ tri_covers_setup(const struct prim *p, int64_t px, int64_t py)
    return true;
 }
 
+/* Whether some edge of the (set up) triangle is negative at all four
+ * corners of [px0, px1] x [py0, py1]: then tri_covers_setup() is false
+ * at every point of the box. */
+static bool
+tri_misses_box(const struct prim *p, int64_t px0, int64_t px1, int64_t py0, int64_t py1)
+{
+   for (unsigned e = 0; e < 3; e++) {
+      /* E = edx * (py - eay) - edy * (px - eax): take each term's max */
+      int64_t a = p->edx[e] >= 0 ? p->edx[e] * (py1 - p->eay[e]) : p->edx[e] * (py0 - p->eay[e]);
+      int64_t b = p->edy[e] >= 0 ? p->edy[e] * (px0 - p->eax[e]) : p->edy[e] * (px1 - p->eax[e]);
+      if (a - b < 0)
+         return true;
+   }
+   return false;
+}
+
 static bool
 covers(const struct prim *p, int64_t px, int64_t py)
 {
@@ -1146,8 +1162,31 @@ shade_prim(struct tile *t, struct prim *p)
     * primitive's (clipped) rectangle are tested. */
    long gy0 = t->y0 + ((y0 - (long)t->y0) & ~(long)(GROUP_H - 1));
    long gx0 = t->x0 + ((x0 - (long)t->x0) & ~(long)(GROUP_W - 1));
+   /* The sample offsets' extremes: a group whose box of sample points
+    * lies outside one edge of a triangle covers nothing (the edge
+    * function is linear, so its largest value is at a corner). */
+   bool tri = p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE;
+   int64_t spx0 = 255, spx1 = 0, spy0 = 255, spy1 = 0;
+   for (unsigned s = 0; s < fp->samples; s++) {
+      spx0 = sp[s][0] < spx0 ? sp[s][0] : spx0;
+      spx1 = sp[s][0] > spx1 ? sp[s][0] : spx1;
+      spy0 = sp[s][1] < spy0 ? sp[s][1] : spy0;
+      spy1 = sp[s][1] > spy1 ? sp[s][1] : spy1;
+   }
    for (long gy = gy0; gy <= y1; gy += GROUP_H) {
       for (long gx = gx0; gx <= x1; gx += GROUP_W) {
+         if (tri && tri_misses_box(p, gx * 256 + spx0, (gx + GROUP_W - 1) * 256 + spx1,
+                                   gy * 256 + spy0, (gy + GROUP_H - 1) * 256 + spy1)) {
+            /* No sample of the group is covered: only the raster count
+             * of its pixels inside the rectangle remains (below). */
+            long cx = (gx + GROUP_W - 1 < x1 ? gx + GROUP_W - 1 : x1) - (gx > x0 ? gx : x0) + 1;
+            long cy = (gy + GROUP_H - 1 < y1 ? gy + GROUP_H - 1 : y1) - (gy > y0 ? gy : y0) + 1;
+            if (cx > 0 && cy > 0) {
+               t->j.cycles += (uint64_t)(cx * cy) * HWR_CYC_RASTER_PIXEL;
+               pe->c[HW_PROF_PIXELS_RASTER] += (uint64_t)(cx * cy);
+            }
+            continue;
+         }
          struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
          uint8_t pass[32] = { 0 };
          bool any = false;
