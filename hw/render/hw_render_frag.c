@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tessera/bits.h"
 #include "hw/render/hw_render_priv.h"
 #include "hw/render/hw_render_tex.h"
 #include "hw/tex/hw_tex_layout.h"
@@ -326,7 +327,7 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
       }
    }
    r->t->pe->c[load ? HW_PROF_TB_LOADS : HW_PROF_TB_STORES] +=
-      (unsigned)__builtin_popcount(exec);
+      tessera_popcount32(exec);
    unsigned bytes;
    if (!hw_tex_tile_fmt_bytes(F, &bytes)) {
       snprintf(r->err, sizeof(r->err), "tilebuffer format %u is not modelled", F);
@@ -352,6 +353,53 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    const uint32_t *srow = S->type == AGX_OPERAND_IMM ? NULL
                           : hw_usc_simd_row32(s, (S->value & 255) >> 1);
    unsigned ssh = (S->value & 1) * 16;
+   /* Stores that stay inside the sample (the usual case) are gathered per
+    * component and converted in one call per component: the format is
+    * dispatched once, not per lane. Lanes are distinct pixels and
+    * components distinct bytes (or bits of a packed word), so the order
+    * of the writes does not change the tilebuffer. */
+   bool fast = !load;
+   for (unsigned c = 0; c < 4; c++)
+      if (mask >> c & 1 && oob[c])
+         fast = false;
+   if (fast) {
+      size_t off[32 * HWR_MAX_SAMPLES];
+      uint8_t lane[32 * HWR_MAX_SAMPLES];
+      uint32_t val[32 * HWR_MAX_SAMPLES];
+      unsigned n = 0;
+      /* lane_tile_xy() with the group's offset in the tile hoisted */
+      unsigned bx = r->gx - r->t->x0, by = r->gy - r->t->y0;
+      uint32_t sall = (1u << fp->samples) - 1;
+      for (uint32_t m = exec; m; m &= m - 1) {
+         unsigned l = (unsigned)__builtin_ctz(m);
+         uint32_t smask = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm
+                          : (srow[l] >> ssh) & 0xffff;
+         smask &= sall & r->cov[l];
+         unsigned px = bx + quad_dx(l), py = by + quad_dy(l);
+         if (!smask || px >= fp->uw || py >= fp->uh)
+            continue;
+         for (unsigned smp = 0; smp < fp->samples; smp++) {
+            if (!(smask >> smp & 1))
+               continue;
+            off[n] = (size_t)sidx(fp, px, py, smp) * fp->ss + O;
+            lane[n++] = (uint8_t)l;
+         }
+      }
+      unsigned k = 0;
+      for (unsigned c = 0; c < 4 && n; c++) {
+         if (!(mask >> c & 1))
+            continue;
+         if (r16)
+            for (unsigned i = 0; i < n; i++)
+               val[i] = (row[k][lane[i]] >> sh[k]) & 0xffff;
+         else
+            for (unsigned i = 0; i < n; i++)
+               val[i] = row[k][lane[i]];
+         hw_tex_tile_store_comps(F, c, r->t->tb + (packed ? 0 : c * bytes), off, val, n, r16);
+         k++;
+      }
+      return HW_USC_OK;
+   }
    for (unsigned l = 0; l < 32; l++) {
       if (!(exec >> l & 1))
          continue;
@@ -464,7 +512,7 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
    case AGX_OP_IMAGE_WRITE_BLOCK: {
       struct fpass *fp = r->t->fp;
       if (in->op == AGX_OP_TEXTURE_LOAD || in->op == AGX_OP_TEXTURE_SAMPLE)
-         r->t->pe->c[HW_PROF_TEX_FETCHES] += (unsigned)__builtin_popcount(exec);
+         r->t->pe->c[HW_PROF_TEX_FETCHES] += tessera_popcount32(exec);
       struct hw_tex_tile tile = {
          .mem = r->t->tb, .size = r->t->tb_size, .width = fp->uw, .height = fp->uh,
          .samples = fp->samples, .sample_stride = fp->ss,
@@ -800,6 +848,22 @@ tri_covers_setup(const struct prim *p, int64_t px, int64_t py)
    return true;
 }
 
+/* Whether some edge of the (set up) triangle is negative at all four
+ * corners of [px0, px1] x [py0, py1]: then tri_covers_setup() is false
+ * at every point of the box. */
+static bool
+tri_misses_box(const struct prim *p, int64_t px0, int64_t px1, int64_t py0, int64_t py1)
+{
+   for (unsigned e = 0; e < 3; e++) {
+      /* E = edx * (py - eay) - edy * (px - eax): take each term's max */
+      int64_t a = p->edx[e] >= 0 ? p->edx[e] * (py1 - p->eay[e]) : p->edx[e] * (py0 - p->eay[e]);
+      int64_t b = p->edy[e] >= 0 ? p->edy[e] * (px0 - p->eax[e]) : p->edy[e] * (px1 - p->eax[e]);
+      if (a - b < 0)
+         return true;
+   }
+   return false;
+}
+
 static bool
 covers(const struct prim *p, int64_t px, int64_t py)
 {
@@ -959,7 +1023,7 @@ resolve(struct tile *t)
             if (t->owner[sidx(fp, px, py, s)] == refs[i].prim + 1)
                r.cov[l] |= (uint8_t)(1u << s);
          lanes += r.cov[l] != 0;
-         owned += (unsigned)__builtin_popcount(r.cov[l]);
+         owned += tessera_popcount32(r.cov[l]);
       }
       uint64_t cyc = 0;
       ok = run_group(t, &r, &t->st.pipe, &cyc);
@@ -1108,8 +1172,31 @@ shade_prim(struct tile *t, struct prim *p)
     * primitive's (clipped) rectangle are tested. */
    long gy0 = t->y0 + ((y0 - (long)t->y0) & ~(long)(GROUP_H - 1));
    long gx0 = t->x0 + ((x0 - (long)t->x0) & ~(long)(GROUP_W - 1));
+   /* The sample offsets' extremes: a group whose box of sample points
+    * lies outside one edge of a triangle covers nothing (the edge
+    * function is linear, so its largest value is at a corner). */
+   bool tri = p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE;
+   int64_t spx0 = 255, spx1 = 0, spy0 = 255, spy1 = 0;
+   for (unsigned s = 0; s < fp->samples; s++) {
+      spx0 = sp[s][0] < spx0 ? sp[s][0] : spx0;
+      spx1 = sp[s][0] > spx1 ? sp[s][0] : spx1;
+      spy0 = sp[s][1] < spy0 ? sp[s][1] : spy0;
+      spy1 = sp[s][1] > spy1 ? sp[s][1] : spy1;
+   }
    for (long gy = gy0; gy <= y1; gy += GROUP_H) {
       for (long gx = gx0; gx <= x1; gx += GROUP_W) {
+         if (tri && tri_misses_box(p, gx * 256 + spx0, (gx + GROUP_W - 1) * 256 + spx1,
+                                   gy * 256 + spy0, (gy + GROUP_H - 1) * 256 + spy1)) {
+            /* No sample of the group is covered: only the raster count
+             * of its pixels inside the rectangle remains (below). */
+            long cx = (gx + GROUP_W - 1 < x1 ? gx + GROUP_W - 1 : x1) - (gx > x0 ? gx : x0) + 1;
+            long cy = (gy + GROUP_H - 1 < y1 ? gy + GROUP_H - 1 : y1) - (gy > y0 ? gy : y0) + 1;
+            if (cx > 0 && cy > 0) {
+               t->j.cycles += (uint64_t)(cx * cy) * HWR_CYC_RASTER_PIXEL;
+               pe->c[HW_PROF_PIXELS_RASTER] += (uint64_t)(cx * cy);
+            }
+            continue;
+         }
          struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
          uint8_t pass[32] = { 0 };
          bool any = false;
@@ -1284,6 +1371,22 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
  * image is the texel at hw_tex_offset, its samples consecutive. A utile
  * aligned inside a page tile is usually one contiguous Morton range: then
  * it moves in one MMU access (permuted through `run`), else texel by texel. */
+/* One ZLS texel (every sample of a pixel): fixed-size copies for the
+ * usual sizes, which the compiler inlines (a libc call per pixel
+ * otherwise). */
+static inline void
+zls_copy(uint8_t *dst, const uint8_t *src, unsigned bpp)
+{
+   switch (bpp) {
+   case 1: *dst = *src; break;
+   case 2: memcpy(dst, src, 2); break;
+   case 4: memcpy(dst, src, 4); break;
+   case 8: memcpy(dst, src, 8); break;
+   case 16: memcpy(dst, src, 16); break;
+   default: memcpy(dst, src, bpp); break;
+   }
+}
+
 static bool
 zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool store,
            uint8_t *px, unsigned bpp)
@@ -1311,9 +1414,9 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
       for (unsigned i = 0; i < w * h; i++) {
          uint8_t *p = px + (size_t)i * bpp, *r = run + (size_t)fp->morton[i] * bpp;
          if (store)
-            memcpy(r, p, bpp);
+            zls_copy(r, p, bpp);
          else
-            memcpy(p, r, bpp);
+            zls_copy(p, r, bpp);
       }
       if (store && !hw_mmu_write(m, va, run, span))
          return hwr_fault(&t->j, m);
@@ -1337,9 +1440,9 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
             size_t o = hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0) - lo;
             uint8_t *p = px + (size_t)(y * fp->uw + x) * bpp;
             if (store)
-               memcpy(run + o, p, bpp);
+               zls_copy(run + o, p, bpp);
             else
-               memcpy(p, run + o, bpp);
+               zls_copy(p, run + o, bpp);
          }
       if (store && !hw_mmu_write(m, base + lo, run, span))
          return hwr_fault(&t->j, m);

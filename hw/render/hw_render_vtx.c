@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tessera/bits.h"
 #include "hw/render/hw_render_priv.h"
 #include "hw/render/hw_render_tex.h"
 #include "tessera/float_bits.h"
@@ -434,7 +435,7 @@ struct cvert {
 static unsigned
 uvs_clip_base(const struct vctx *v)
 {
-   return v->outputs - (unsigned)__builtin_popcount(v->st.os.clip_distance_planes);
+   return v->outputs - tessera_popcount32(v->st.os.clip_distance_planes);
 }
 
 static unsigned

@@ -269,6 +269,13 @@ hw_tex_clampf(float v, float lo, float hi)
 /* Bytes of one component (packed formats: 1); false if not modelled. */
 bool hw_tex_tile_fmt_bytes(unsigned fmt, unsigned *bytes);
 void hw_tex_tile_store_comp(unsigned fmt, unsigned comp, uint8_t *dst, uint32_t reg, bool r16);
+/* Stores n values of component comp: value i (a register as for
+ * hw_tex_tile_store_comp, a 16-bit one in bits 0-15 when r16) at
+ * base + off[i]. The same bytes as hw_tex_tile_store_comp on each i in
+ * order; the destinations must not overlap (packed formats: one per
+ * word), so the order does not matter. */
+void hw_tex_tile_store_comps(unsigned fmt, unsigned comp, uint8_t *base, const size_t *off,
+                             const uint32_t *reg, unsigned n, bool r16);
 uint32_t hw_tex_tile_load_comp(unsigned fmt, unsigned comp, const uint8_t *src, bool r16);
 
 /* ---- instructions ------------------------------------------------------ */

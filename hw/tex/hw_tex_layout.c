@@ -12,15 +12,24 @@
 
 _Static_assert(HW_TEX_MAX_LEVELS == AGX_IMAGE_MAX_LEVELS, "level arrays differ");
 
+/* Spreads the low 16 bits of v to the even bit positions (bit i to 2i):
+ * the usual shift-and-mask ladder, a handful of operations instead of a
+ * loop over 16 bits (twiddled offsets are computed per texel). */
+static inline uint32_t
+spread16(uint32_t v)
+{
+   v &= 0xffffu;
+   v = (v | (v << 8)) & 0x00ff00ffu;
+   v = (v | (v << 4)) & 0x0f0f0f0fu;
+   v = (v | (v << 2)) & 0x33333333u;
+   v = (v | (v << 1)) & 0x55555555u;
+   return v;
+}
+
 uint32_t
 hw_tex_morton(uint32_t x, uint32_t y)
 {
-   uint32_t r = 0;
-   for (unsigned i = 0; i < 16; i++) {
-      r |= ((x >> i) & 1u) << (2 * i);
-      r |= ((y >> i) & 1u) << (2 * i + 1);
-   }
-   return r;
+   return spread16(x) | spread16(y) << 1;
 }
 
 static bool
@@ -134,7 +143,17 @@ hw_tex_offset(const struct hw_tex_layout *l, uint32_t x, uint32_t y,
    if (!l->twiddled)
       return base + (uint64_t)y * l->row_stride + (uint64_t)x * l->block_bytes;
    unsigned tw = lv->tile_w, th = lv->tile_h;
-   uint64_t tile = (uint64_t)(y / th) * lv->tiles_per_row + x / tw;
+   /* Tiles are powers of two (the Morton mask below needs it): shifts,
+    * not divisions, on this per-texel path. */
+   uint32_t tx, ty;
+   if (((tw & (tw - 1)) | (th & (th - 1))) == 0 && tw && th) {
+      tx = x >> __builtin_ctz(tw);
+      ty = y >> __builtin_ctz(th);
+   } else {
+      tx = x / tw;
+      ty = y / th;
+   }
+   uint64_t tile = (uint64_t)ty * lv->tiles_per_row + tx;
    uint64_t in_tile = hw_tex_morton(x & (tw - 1), y & (th - 1));
    return base + (tile * tw * th + in_tile) * l->block_bytes;
 }

@@ -55,7 +55,8 @@ struct hw_tex_layout {
    struct hw_tex_level level[HW_TEX_MAX_LEVELS];
 };
 
-/* Morton index of (x, y) inside a tile: x bit i -> bit 2i, y bit i -> 2i+1. */
+/* Morton index of (x, y) inside a tile: x bit i -> bit 2i, y bit i -> 2i+1
+ * (bits 0-15 of x and y; higher bits are ignored). */
 uint32_t hw_tex_morton(uint32_t x, uint32_t y);
 
 /*

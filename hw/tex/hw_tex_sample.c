@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmdstream/agx_pack.h"
+#include "hw/hw_mmu.h"
 #include "hw/tex/hw_tex.h"
 
 static uint32_t
@@ -181,8 +182,25 @@ read_texel(struct hw_mmu *mmu, const struct hw_tex_view *v, uint32_t x, uint32_t
    }
    uint64_t off = hw_tex_offset(&v->layout, x, y, layer, level) +
                   (uint64_t)sample * v->fmt.bytes;
-   if (!hw_mmu_read(mmu, v->base + off, buf, v->fmt.bytes))
+   /* A texel mapped as one range (always, unless it straddles pages) is
+    * copied with a fixed-size copy instead of hw_mmu_read's libc call;
+    * otherwise hw_mmu_read does what it always does (soft faults read
+    * zeros, hard ones fail; the mapping attempt recorded the same first
+    * fault at the same address). */
+   const uint8_t *p = v->fmt.bytes - 1u < sizeof(buf)
+                      ? hw_mmu_map(mmu, v->base + off, v->fmt.bytes, false) : NULL;
+   if (p) {
+      switch (v->fmt.bytes) {
+      case 1: buf[0] = p[0]; break;
+      case 2: memcpy(buf, p, 2); break;
+      case 4: memcpy(buf, p, 4); break;
+      case 8: memcpy(buf, p, 8); break;
+      case 16: memcpy(buf, p, 16); break;
+      default: memcpy(buf, p, v->fmt.bytes); break;
+      }
+   } else if (!hw_mmu_read(mmu, v->base + off, buf, v->fmt.bytes)) {
       return HW_TEX_FAULT;
+   }
    hw_tex_unpack(&v->fmt, buf, out);
    return HW_TEX_OK;
 }

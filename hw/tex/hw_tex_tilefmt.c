@@ -8,6 +8,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -81,6 +82,61 @@ hw_tex_tile_store_comp(unsigned f, unsigned comp, uint8_t *dst, uint32_t reg, bo
       break;
    }
    default: break;
+   }
+}
+
+/*
+ * u8norm from a 16-bit (half) register: a pure function of 16 bits, so a
+ * table built once with hw_tex_tile_store_comp itself gives the same
+ * bytes (nothing in the model changes the rounding mode).
+ */
+static uint8_t unorm8_from_f16[65536];
+static pthread_once_t unorm8_once = PTHREAD_ONCE_INIT;
+
+static void
+unorm8_init(void)
+{
+   for (uint32_t h = 0; h < 65536; h++)
+      hw_tex_tile_store_comp(4, 0, &unorm8_from_f16[h], h, true);
+}
+
+void
+hw_tex_tile_store_comps(unsigned f, unsigned comp, uint8_t *base, const size_t *off,
+                        const uint32_t *reg, unsigned n, bool r16)
+{
+   /* The format is dispatched once per call, not per value; the common
+    * formats convert inline, the rest through the per-value codec. */
+   switch (f) {
+   case 0:
+      for (unsigned i = 0; i < n; i++)
+         base[off[i]] = (uint8_t)reg[i];
+      return;
+   case 2:
+      for (unsigned i = 0; i < n; i++)
+         memcpy(base + off[i], &reg[i], 4);
+      return;
+   case 4:
+      if (r16) {
+         pthread_once(&unorm8_once, unorm8_init);
+         for (unsigned i = 0; i < n; i++)
+            base[off[i]] = unorm8_from_f16[reg[i] & 0xffff];
+      } else {
+         /* lanes mostly store one colour (clears, flat shading) */
+         uint32_t last = 0;
+         uint8_t b = 0;
+         for (unsigned i = 0; i < n; i++) {
+            if (i == 0 || reg[i] != last) {
+               last = reg[i];
+               b = (uint8_t)rint_small(hw_tex_clampf(tessera_uif(last), 0, 1) * 255.0f);
+            }
+            base[off[i]] = b;
+         }
+      }
+      return;
+   default:
+      for (unsigned i = 0; i < n; i++)
+         hw_tex_tile_store_comp(f, comp, base + off[i], reg[i], r16);
+      return;
    }
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmdstream/agx_pack.h"
+#include "hw/hw_mmu.h"
 #include "hw/tex/hw_tex.h"
 
 /* The PBE swizzle routes source components to memory channels. */
@@ -115,6 +116,158 @@ run_add(struct run *r, uint64_t va, const uint8_t *texel)
    return true;
 }
 
+/* The byte-table conversion (8-bit components on both sides). */
+struct lut_conv {
+   const struct hw_tex_image *im;
+   const struct hw_tex_format *mf;
+   unsigned bytes;             /* tilebuffer bytes per texel */
+   bool rtz;
+   unsigned src[4];            /* input byte of output byte c */
+   bool konst[4];              /* output byte c routes a missing component */
+   uint32_t prev_raw, prev_w;  /* last texel converted */
+   bool have_prev;
+   bool valid[256];
+   uint8_t lut[256][4];
+};
+
+/* The image bytes (little endian) of the tilebuffer texel at src. */
+static inline uint32_t
+lut_convert(struct lut_conv *lc, const uint8_t *src)
+{
+   uint32_t raw = 0, w = 0;
+   if (lc->bytes == 4)
+      memcpy(&raw, src, 4);
+   else
+      for (unsigned b = 0; b < lc->bytes; b++)
+         raw |= (uint32_t)src[b] << (8 * b);
+   if (lc->have_prev && raw == lc->prev_raw)
+      return lc->prev_w;
+   for (unsigned c = 0; c < lc->im->fmt.comps; c++) {
+      unsigned v = lc->konst[c] ? 0 : src[lc->src[c]];
+      if (!lc->valid[v]) {
+         uint8_t same[16];
+         union hw_texel t, sw;
+         memset(same, (int)v, sizeof(same));
+         hw_tex_memfmt_unpack_with(lc->mf, lc->im->fmt.comps, same, &t);
+         pbe_swizzle(lc->im, &t, &sw);
+         hw_tex_pack(&lc->im->fmt, &sw, lc->rtz, lc->lut[v]);
+         lc->valid[v] = true;
+      }
+      w |= (uint32_t)lc->lut[v][c] << (8 * c);
+   }
+   lc->prev_raw = raw;
+   lc->prev_w = w;
+   lc->have_prev = true;
+   return w;
+}
+
+enum block_result { BLOCK_NO, BLOCK_DONE, BLOCK_FAULT };
+
+/*
+ * A twiddled image's texels under a tile aligned to its size, with the
+ * tile w x h powers of two (w == h or w == 2h) inside one Morton tile,
+ * are one contiguous range: texel (tx, ty) at start + morton(tx, ty).
+ * When that range lies in one GPU page, it is mapped once and every
+ * texel converted straight into it, in Morton order. The per-texel path
+ * would write the same bytes (conversions are pure), and its faults are
+ * those of that page, first hit at the range start (texel 0, 0), which
+ * is what mapping the range records; a soft fault drops the page's
+ * writes there too. Anything else (image edges, samples, a range over
+ * two pages, a failed mapping) returns BLOCK_NO, with the fault state
+ * as it was, for the general path.
+ */
+static enum block_result
+morton_block(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_tex_tile *tile,
+             uint32_t level, const struct hw_tex_level *lv, uint32_t samples, uint32_t offset,
+             unsigned bytes, struct lut_conv *lc)
+{
+   uint32_t w = tile->width, h = tile->height;
+   if (!im->layout.twiddled || samples != 1 || im->samples != 1 || w == 0 || h == 0 ||
+       (w & (w - 1)) || (h & (h - 1)) || !(w == h || w == 2 * h) ||
+       im->layout.block_bytes != im->fmt.bytes || im->fmt.bytes > 4 ||
+       lv->tile_w < w || lv->tile_h < h || (lv->tile_w & (lv->tile_w - 1)) ||
+       (lv->tile_h & (lv->tile_h - 1)) || tile->x0 % w || tile->y0 % h ||
+       (uint64_t)tile->x0 + w > lv->width || (uint64_t)tile->y0 + h > lv->height)
+      return BLOCK_NO;
+   /* The last texel's tilebuffer bytes must be readable (the general
+    * path reports the first one that is not). */
+   uint64_t last_at = (uint64_t)(h - 1) * tile->row_stride +
+                      (uint64_t)(w - 1) * tile->pixel_stride + offset;
+   if (last_at + bytes > tile->size)
+      return BLOCK_NO;
+   unsigned tb = im->fmt.bytes;
+   uint64_t start = im->base + hw_tex_offset(&im->layout, tile->x0, tile->y0, tile->layer, level);
+   uint64_t size = (uint64_t)w * h * tb;
+   if ((start >> HW_PAGE_SHIFT) != ((start + size - 1) >> HW_PAGE_SHIFT))
+      return BLOCK_NO;
+   struct hw_fault before = mmu->fault;
+   uint8_t *dst = hw_mmu_map(mmu, start, (size_t)size, true);
+   if (!dst) {
+      mmu->fault = before;
+      return BLOCK_NO;
+   }
+   for (uint32_t ty = 0; ty < h; ty++) {
+      const uint8_t *row = tile->mem + (uint64_t)ty * tile->row_stride + offset;
+      uint32_t my = hw_tex_morton(0, ty);
+      for (uint32_t tx = 0; tx < w; tx++) {
+         uint32_t v = lut_convert(lc, row + (uint64_t)tx * tile->pixel_stride);
+         uint8_t *d = dst + (size_t)(my | hw_tex_morton(tx, 0)) * tb;
+         for (unsigned b = 0; b < tb; b++)
+            d[b] = (uint8_t)(v >> (8 * b));
+      }
+   }
+   return BLOCK_DONE;
+}
+
+/*
+ * A linear image's rows, single-sampled with 8-bit components: each row
+ * of the tile is converted straight into the run buffer and written in
+ * the chunks run_add() would make (one MMU copy per chunk, redone texel
+ * by texel when it faults, by run_flush()), without the per-texel
+ * bookkeeping. Returns BLOCK_NO (nothing done) when the tilebuffer
+ * bounds check could fail, which the general path reports.
+ */
+static enum block_result
+linear_rows(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_tex_tile *tile,
+            uint32_t level, const struct hw_tex_level *lv, uint32_t samples, uint32_t offset,
+            unsigned bytes, struct lut_conv *lc)
+{
+   uint32_t w = tile->width, h = tile->height;
+   if (im->layout.twiddled || samples != 1 || w == 0 || h == 0 || im->fmt.bytes > 4 ||
+       im->layout.block_bytes != im->fmt.bytes)
+      return BLOCK_NO;
+   uint64_t last_at = (uint64_t)(h - 1) * tile->row_stride +
+                      (uint64_t)(w - 1) * tile->pixel_stride + offset;
+   if (last_at + bytes > tile->size)
+      return BLOCK_NO;
+   if (tile->x0 >= lv->width)
+      return BLOCK_DONE;   /* every row breaks at its first pixel */
+   uint32_t n = lv->width - tile->x0 < w ? lv->width - tile->x0 : w;
+   unsigned tb = im->fmt.bytes;
+   unsigned chunk = (unsigned)(sizeof(((struct run *)0)->buf) / tb);   /* texels per run */
+   struct run run = { .mmu = mmu, .texel = tb };
+   for (uint32_t ty = 0; ty < h; ty++) {
+      uint32_t y = tile->y0 + ty;
+      if (y >= lv->height)
+         break;
+      uint64_t va = im->base + hw_tex_offset(&im->layout, tile->x0, y, tile->layer, level);
+      const uint8_t *row = tile->mem + (uint64_t)ty * tile->row_stride + offset;
+      for (uint32_t tx = 0; tx < n; tx += chunk) {
+         uint32_t m = n - tx < chunk ? n - tx : chunk;
+         for (uint32_t i = 0; i < m; i++) {
+            uint32_t v = lut_convert(lc, row + (uint64_t)(tx + i) * tile->pixel_stride);
+            for (unsigned b = 0; b < tb; b++)
+               run.buf[i * tb + b] = (uint8_t)(v >> (8 * b));
+         }
+         run.va = va + (uint64_t)tx * tb;
+         run.len = m * tb;
+         if (!run_flush(&run))
+            return BLOCK_FAULT;
+      }
+   }
+   return BLOCK_DONE;
+}
+
 enum hw_tex_status
 hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
                    const struct hw_tex_tile *tile, unsigned memfmt, uint32_t offset,
@@ -156,19 +309,30 @@ hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
                  bytes == mf.comps && bytes <= 4 &&
                  im->fmt.packing == HW_TEX_PACK_ARRAY && im->fmt.bits[0] == 8 &&
                  im->fmt.bytes == im->fmt.comps && im->fmt.bytes <= 4;
-   uint8_t lut[256][4];
-   bool lut_valid[256];
-   unsigned lut_src[4] = { 0, 0, 0, 0 };   /* input byte of output byte c */
-   bool lut_const[4] = { false, false, false, false };
+   struct lut_conv lc;
    if (lut_ok) {
-      memset(lut_valid, 0, sizeof(lut_valid));
-      for (unsigned c = 0; c < im->fmt.comps; c++) {
-         lut_src[c] = im->swizzle[c] & 3;
-         lut_const[c] = lut_src[c] >= mf.comps;
+      lc.im = im;
+      lc.mf = &mf;
+      lc.bytes = bytes;
+      lc.rtz = rtz;
+      lc.have_prev = false;
+      memset(lc.valid, 0, sizeof(lc.valid));
+      for (unsigned c = 0; c < 4; c++) {
+         lc.src[c] = c < im->fmt.comps ? im->swizzle[c] & 3 : 0;
+         lc.konst[c] = c < im->fmt.comps && lc.src[c] >= mf.comps;
+      }
+      enum block_result br = morton_block(mmu, im, tile, level, lv, samples, offset, bytes, &lc);
+      if (br == BLOCK_NO)
+         br = linear_rows(mmu, im, tile, level, lv, samples, offset, bytes, &lc);
+      switch (br) {
+      case BLOCK_DONE:
+         return HW_TEX_OK;
+      case BLOCK_FAULT:
+         return HW_TEX_FAULT;
+      case BLOCK_NO:
+         break;
       }
    }
-   uint32_t prev_raw = 0, prev_w = 0;   /* lut path: last texel converted */
-   bool have_prev = false;
    struct run run = { .mmu = mmu, .texel = im->fmt.bytes };
    for (uint32_t ty = 0; ty < tile->height; ty++) {
       uint32_t y = tile->y0 + ty;
@@ -204,33 +368,7 @@ hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
                continue;
             }
             if (lut_ok) {
-               uint32_t raw = 0, w = 0;   /* input / output bytes, little endian */
-               if (bytes == 4)
-                  memcpy(&raw, src, 4);
-               else
-                  for (unsigned b = 0; b < bytes; b++)
-                     raw |= (uint32_t)src[b] << (8 * b);
-               if (have_prev && raw == prev_raw) {
-                  w = prev_w;
-                  goto lut_done;
-               }
-               for (unsigned c = 0; c < im->fmt.comps; c++) {
-                  unsigned v = lut_const[c] ? 0 : src[lut_src[c]];
-                  if (!lut_valid[v]) {
-                     uint8_t same[16];
-                     union hw_texel t, sw;
-                     memset(same, (int)v, sizeof(same));
-                     hw_tex_memfmt_unpack_with(&mf, im->fmt.comps, same, &t);
-                     pbe_swizzle(im, &t, &sw);
-                     hw_tex_pack(&im->fmt, &sw, rtz, lut[v]);
-                     lut_valid[v] = true;
-                  }
-                  w |= (uint32_t)lut[v][c] << (8 * c);
-               }
-               prev_raw = raw;
-               prev_w = w;
-               have_prev = true;
-            lut_done:;
+               uint32_t w = lut_convert(&lc, src);
                uint8_t out[4] = { (uint8_t)w, (uint8_t)(w >> 8), (uint8_t)(w >> 16),
                                   (uint8_t)(w >> 24) };
                /* Linear images: hw_tex_offset() is row base + x * block

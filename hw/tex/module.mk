@@ -15,7 +15,7 @@ test_hw_tex_layout_LDLIBS := -lcmocka
 
 TESTS += test_hw_tex_format
 test_hw_tex_format_SRCS := tests/unit/test_hw_tex_format.c
-test_hw_tex_format_LIBS := hwtex cmdstream
+test_hw_tex_format_LIBS := hwtex hwusc agxisa cmdstream
 test_hw_tex_format_LDLIBS := -lcmocka
 
 TESTS += test_hw_tex_sample

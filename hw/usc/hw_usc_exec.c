@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tessera/bits.h"
 #include "hw/usc/hw_usc_internal.h"
 #include "tessera/float_bits.h"
 
@@ -284,8 +285,8 @@ read_sr(const struct hw_usc_simd *s, unsigned sr, uint32_t out[USC_W])
       case 51: v = s->linear_id[l]; break;
       case 52: v = l; break;
       case 53: v = s->index; break;
-      case 56: v = (uint32_t)__builtin_popcount(s->exec & ((1u << l) - 1) & (0xfu << (l & ~3u))); break;
-      case 58: v = (uint32_t)__builtin_popcount(s->exec & ((1u << l) - 1)); break;
+      case 56: v = tessera_popcount32(s->exec & ((1u << l) - 1) & (0xfu << (l & ~3u))); break;
+      case 58: v = tessera_popcount32(s->exec & ((1u << l) - 1)); break;
       case 63: v = (s->exec >> l) & 1; break;
       case 80: case 81: case 82: {
          unsigned c = sr - 80;
@@ -755,7 +756,7 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
                for (unsigned i = 0; i < 32; i++)
                   r |= ((v >> i) & 1) << (31 - i);
             } else if (in->op == U_POPCOUNT) {
-               r = (uint32_t)__builtin_popcount(v);
+               r = tessera_popcount32(v);
             } else if (in->op == U_FFS) {
                r = v ? 31u - (uint32_t)__builtin_clz(v) : 0xffffffffu;
             } else {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tessera/bits.h"
 #include "hw/usc/hw_usc_internal.h"
 #include "tessera/float_bits.h"
 
@@ -309,7 +310,7 @@ exec_ldst(struct hw_usc_simd *s, const struct usc_inst *in, enum space sp, bool 
    unsigned mask = packed ? 0xf : in->mask;
    unsigned shift = sp == SP_DEVICE ? (packed ? 2 : (in->shift == 3 ? 2 : in->shift)) : 0;
    unsigned size = in->d.size;
-   unsigned nregs = packed ? in->d.count : (unsigned)__builtin_popcount(mask);
+   unsigned nregs = packed ? in->d.count : tessera_popcount32(mask);
    bool strict = load && sp == SP_DEVICE && (s->launch->flags & HW_USC_STRICT_WAIT);
    struct usc_pending *pend = NULL;
    uint64_t bytes = 0;

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cmdstream/agx_pack.h"
+#include "hw/tex/hw_tex.h"
 #include "hw/tex/hw_tex_format.h"
 
 static struct hw_tex_format
@@ -560,6 +561,51 @@ test_astc(void **state)
    assert_float_equal(t.f[2], 1.0f, 0);
 }
 
+/* hw_tex_tile_store_comps (st_tile's per-component batch) writes what
+ * hw_tex_tile_store_comp writes value by value: every tile format and
+ * component, 16-bit registers over all 65536 values, 32-bit ones over
+ * floats in and out of range, NaNs and integers. */
+static void
+test_tile_store_batch(void **state)
+{
+   (void)state;
+   enum { N = 4096 };
+   static uint32_t regs[N];
+   static size_t off[N];
+   static uint8_t want[N * 4], got[N * 4];
+   for (unsigned f = 0; f <= 10; f++) {
+      unsigned bytes;
+      if (!hw_tex_tile_fmt_bytes(f, &bytes))
+         continue;
+      bool packed = f == 8 || f == 10;
+      for (unsigned comp = 0; comp < 4; comp++) {
+         for (unsigned r16 = 0; r16 < 2; r16++) {
+            for (uint32_t base = 0; base < (r16 ? 65536u : 2u * N); base += N) {
+               for (unsigned i = 0; i < N; i++) {
+                  uint32_t v = base + i;
+                  if (!r16) {   /* floats from -3 to 3 in pairs, then raw patterns */
+                     float fv = ((float)(v & ~1u) - N) / (N / 3.0f);
+                     memcpy(&v, &fv, 4);
+                     if (base)
+                        v = (base + i) * 2654435761u;
+                  }
+                  regs[i] = r16 ? v & 0xffff : v;
+                  off[i] = (size_t)((i * 7) % N) * 4;   /* scattered, distinct */
+               }
+               for (unsigned i = 0; i < N * 4; i++)
+                  want[i] = got[i] = (uint8_t)(i * 31);
+               for (unsigned i = 0; i < N; i++)
+                  hw_tex_tile_store_comp(f, comp, want + off[i] + (packed ? 0 : comp * bytes) % 4,
+                                         regs[i], r16);
+               hw_tex_tile_store_comps(f, comp, got + (packed ? 0 : comp * bytes) % 4, off,
+                                       regs, N, r16);
+               assert_memory_equal(want, got, sizeof(got));
+            }
+         }
+      }
+   }
+}
+
 int
 main(void)
 {
@@ -577,6 +623,7 @@ main(void)
       cmocka_unit_test(test_eac),
       cmocka_unit_test(test_s3tc),
       cmocka_unit_test(test_astc),
+      cmocka_unit_test(test_tile_store_batch),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,16 @@ test_morton(void **state)
    /* x = 127 -> 0x1555 * ... every even bit up to 12; y = 0 */
    assert_int_equal(hw_tex_morton(127, 0), 0x1555);
    assert_int_equal(hw_tex_morton(0, 127), 0x2aaa);
+   /* Against the bit-by-bit definition, over the whole 16-bit range in
+    * strides (bits above 15 of x and y are ignored, as documented). */
+   for (uint32_t x = 0; x < 0x30000u; x += 251) {
+      for (uint32_t y = 0; y < 0x30000u; y += 4093) {
+         uint32_t want = 0;
+         for (unsigned i = 0; i < 16; i++)
+            want |= ((x >> i) & 1u) << (2 * i) | ((y >> i) & 1u) << (2 * i + 1);
+         assert_int_equal(hw_tex_morton(x, y), want);
+      }
+   }
 }
 
 static void

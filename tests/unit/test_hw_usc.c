@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "hw/usc/hw_usc.h"
+#include "tessera/bits.h"
 #include "tessera/float_bits.h"
 
 #define TEST_GPU_BASE 0x100000000ull
@@ -1262,11 +1263,24 @@ test_cache_and_timing(void **state)
    hw_usc_cache_destroy(c);
 }
 
+/* The model's inline popcount (tessera/bits.h) against the compiler's. */
+static void
+test_popcount32(void **state)
+{
+   (void)state;
+   for (uint64_t v = 0; v <= 0xffffffffu; v += 65521)
+      assert_int_equal(tessera_popcount32((uint32_t)v), __builtin_popcount((uint32_t)v));
+   assert_int_equal(tessera_popcount32(0xffffffffu), 32);
+   for (unsigned i = 0; i < 32; i++)
+      assert_int_equal(tessera_popcount32(1u << i), 1);
+}
+
 int
 main(void)
 {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_half_conversions),
+      cmocka_unit_test(test_popcount32),
       cmocka_unit_test(test_int_alu),
       cmocka_unit_test(test_float_alu),
       cmocka_unit_test(test_half_alu),
