@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tessera minimize: reduce a trace to the submissions a bug needs, by delta
- * debugging (trace/trace_minimize.h) with a predicate: a shell command, or
+ * tessera minimize: reduce a trace to the submissions and draws a bug
+ * needs, by delta debugging (trace/trace_minimize.h) with a predicate: a shell command, or
  * a built-in one that replays the candidate on the model.
  *
  * Every predicate runs in a child process: a command of the user's, or a

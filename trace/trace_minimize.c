@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tsr_minimize (trace/trace_minimize.h): ddmin over submissions. Each
- * candidate is one forward pass over the input through the writer (as
- * tsr_trim does), so it keeps every invariant of the format; the input is
- * never modified in place.
+ * tsr_minimize (trace/trace_minimize.h): ddmin over submissions, then over
+ * the draws and dispatches of those kept, then a trim. Each candidate is one
+ * forward pass over the input through the writer (as tsr_trim does), so it
+ * keeps every invariant of the format; the input is never modified in
+ * place. It walks the VDM/CDM streams with cmdstream's decoder, which is why
+ * it lives in libtraceprint and not in libtrace.
  */
 #include "trace/trace_minimize.h"
 
