@@ -35,7 +35,8 @@
  *    CDM_GLOBAL_SIZE packers. tsr_filter records the rewritten pages as
  *    MEMORY records just before the submission's SUBMIT and the pages as
  *    recorded just after it (replay waits for each submission), so only
- *    that submission sees the no-ops. Indirect draws and dispatches and
+ *    that submission sees the no-ops. The empty set (every draw a no-op)
+ *    is tried first: unlike in classic ddmin it may hold. Indirect draws and dispatches and
  *    draws without a count word cannot be rewritten: they always stay
  *    (stats.fixed_draws).
  *  - Then (unless opts->no_trim) the result is cut with tsr_trim to the
