@@ -35,6 +35,7 @@ static const char usage_text[] =
    "                          pixel-count limit)\n"
    "  --min-psnr DB           minimum PSNR\n"
    "  --min-ssim S            minimum SSIM\n"
+   "  --ignore-alpha          compare R, G, B only (alpha taken as opaque)\n"
    "  --diff-dir DIR          write NAME.diff.png diff pictures into DIR\n"
    "\n"
    "timing: compares repeated runs (schema tessera-timing/1, see\n"
@@ -92,7 +93,7 @@ parse(int argc, char **argv, struct opts *o)
 {
    enum { O_JSON = 256, O_CPU, O_HTML, O_DIFF_DIR, O_TOLERANCE, O_MAX_PIXELS, O_MAX_FRACTION,
           O_MIN_PSNR, O_MIN_SSIM, O_MIN_EFFECT, O_ALPHA, O_BOOTSTRAP, O_SEED, O_FRAMES,
-          O_OVERRIDE_B, O_TOP };
+          O_OVERRIDE_B, O_TOP, O_IGNORE_ALPHA };
    static const struct option longopts[] = {
       { "json", no_argument, NULL, O_JSON },
       { "cpu", no_argument, NULL, O_CPU },
@@ -103,6 +104,7 @@ parse(int argc, char **argv, struct opts *o)
       { "max-diff-fraction", required_argument, NULL, O_MAX_FRACTION },
       { "min-psnr", required_argument, NULL, O_MIN_PSNR },
       { "min-ssim", required_argument, NULL, O_MIN_SSIM },
+      { "ignore-alpha", no_argument, NULL, O_IGNORE_ALPHA },
       { "min-effect", required_argument, NULL, O_MIN_EFFECT },
       { "alpha", required_argument, NULL, O_ALPHA },
       { "bootstrap", required_argument, NULL, O_BOOTSTRAP },
@@ -136,6 +138,7 @@ parse(int argc, char **argv, struct opts *o)
             return fail("%s needs a directory", "--diff-dir");
          o->diff_dir = v;
          break;
+      case O_IGNORE_ALPHA: o->th.ignore_alpha = true; break;
       case O_TOLERANCE:
          if (!cli_parse_u64(v, 65535, &u))
             return fail("bad --tolerance '%s' (0..65535)", v);

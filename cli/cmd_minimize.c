@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tessera minimize: reduce a trace to the submissions a bug needs, by delta
- * debugging (trace/trace_minimize.h) with a predicate: a shell command, or
+ * tessera minimize: reduce a trace to the submissions and draws a bug
+ * needs, by delta debugging (trace/trace_minimize.h) with a predicate: a shell command, or
  * a built-in one that replays the candidate on the model.
  *
  * Every predicate runs in a child process: a command of the user's, or a
@@ -28,13 +28,16 @@
 
 static const char usage_text[] =
    "usage: tessera minimize IN.tsr -o OUT.tsr (--cmd 'COMMAND' | --faults |\n"
-   "                        --image-differs REF_DIR) [-q]\n"
+   "                        --image-differs REF_DIR) [--no-draws] [--no-trim] [-q]\n"
    "\n"
    "Reduces IN to a smallest set of submissions for which the predicate still\n"
-   "holds (delta debugging, ddmin). A candidate keeps every state and memory\n"
+   "holds (delta debugging, ddmin), then to a smallest set of the draws and\n"
+   "dispatches of those submissions. A candidate keeps every state and memory\n"
    "record of IN, so it replays on its own; it drops the SUBMIT records (and\n"
-   "their completions and firmware jobs) of the submissions left out. Draws\n"
-   "inside a render command are not reduced (a later step).\n"
+   "their completions and firmware jobs) of the submissions left out, and\n"
+   "turns the draws left out into no-ops (count 0) in the stream's memory.\n"
+   "Last, the result is cut to the live state its submissions need (as\n"
+   "`tessera trim` does), if the predicate still holds on that.\n"
    "\n"
    "  -o, --output OUT          the minimized trace (not IN)\n"
    "  --cmd 'COMMAND'           run by /bin/sh with the candidate's path in\n"
@@ -46,7 +49,11 @@ static const char usage_text[] =
    "                            differs from REF_DIR's image of the same frame\n"
    "                            and target (as written by `tessera replay\n"
    "                            --dump-images`; the _sNNNNN part of the name is\n"
-   "                            ignored, since kept submissions are renumbered)\n"
+   "                            ignored, since kept submissions are renumbered,\n"
+   "                            and frames are matched through capture_window\n"
+   "                            after a trim)\n"
+   "  --no-draws                reduce submissions only\n"
+   "  --no-trim                 keep the memory history (no trim at the end)\n"
    "  -q, --quiet               print only the result, not each step\n"
    "  -h, --help                show this help\n"
    "\n"
@@ -60,6 +67,7 @@ struct pred {
    enum pred_kind kind;
    const char *cmd, *ref_dir;
    char img_dir[4096];
+   uint64_t in_frame; /* the input's capture_window frame (tsr_min_window_frame) */
 };
 
 /* Exit status of the child: 0 holds, 1 does not, 3 error. */
@@ -113,22 +121,28 @@ same_file(const char *a, const char *b)
    return same;
 }
 
-/* The frame-and-target key of a dumped image: fFFFF_sSSSSS_REST -> fFFFF_REST. */
+/* The frame-and-target key of a dumped image: fFFFF_sSSSSS_REST ->
+ * fF'_REST, F' = F + shift (a trimmed candidate's frame 0 is a later frame
+ * of the reference). */
 static bool
-image_key(const char *name, char *key, size_t n)
+image_key(const char *name, int64_t shift, char *key, size_t n)
 {
    size_t l = strlen(name);
    if (l < 14 || name[0] != 'f' || name[5] != '_' || name[6] != 's' || name[12] != '_' ||
        strcmp(name + l - 4, ".png"))
       return false;
-   snprintf(key, n, "%.5s%s", name, name + 12);
+   char *end;
+   long long f = strtoll(name + 1, &end, 10);
+   if (end != name + 5)
+      return false;
+   snprintf(key, n, "f%lld%s", f + shift, name + 12);
    return true;
 }
 
 /* 1: some image of `dir` differs from REF's of the same key; 0: none does
  * (or none has a counterpart). */
 static int
-images_differ(const char *dir, const char *ref)
+images_differ(const char *dir, const char *ref, int64_t shift)
 {
    DIR *d = opendir(dir), *rd;
    if (!d)
@@ -137,10 +151,10 @@ images_differ(const char *dir, const char *ref)
    char key[512], rkey[512], a[8192], b[8192];
    int differs = 0;
    while (!differs && (e = readdir(d))) {
-      if (!image_key(e->d_name, key, sizeof(key)) || !(rd = opendir(ref)))
+      if (!image_key(e->d_name, shift, key, sizeof(key)) || !(rd = opendir(ref)))
          continue;
       while ((re = readdir(rd)))
-         if (image_key(re->d_name, rkey, sizeof(rkey)) && !strcmp(key, rkey)) {
+         if (image_key(re->d_name, 0, rkey, sizeof(rkey)) && !strcmp(key, rkey)) {
             snprintf(a, sizeof(a), "%s/%s", dir, e->d_name);
             snprintf(b, sizeof(b), "%s/%s", ref, re->d_name);
             differs = !same_file(a, b);
@@ -176,7 +190,10 @@ builtin_child(struct pred *p, const char *trace)
    if (p->kind == PRED_FAULTS)
       _exit(st.gpu_errors ? 0 : 1);
    /* a candidate that does not replay shows nothing */
-   _exit(s != REPLAY_ERROR && images_differ(p->img_dir, p->ref_dir) ? 0 : 1);
+   uint64_t frame = 0;
+   tsr_min_window_frame(trace, &frame);
+   int64_t shift = (int64_t)(frame - p->in_frame);
+   _exit(s != REPLAY_ERROR && images_differ(p->img_dir, p->ref_dir, shift) ? 0 : 1);
 }
 
 static int
@@ -223,17 +240,20 @@ predicate(void *ctx, const char *trace, char *err, size_t errlen)
 int
 cmd_minimize(int argc, char **argv)
 {
-   enum { O_CMD = 256, O_FAULTS, O_IMAGES };
+   enum { O_CMD = 256, O_FAULTS, O_IMAGES, O_NO_DRAWS, O_NO_TRIM };
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
       { "cmd", required_argument, NULL, O_CMD },
       { "faults", no_argument, NULL, O_FAULTS },
       { "image-differs", required_argument, NULL, O_IMAGES },
+      { "no-draws", no_argument, NULL, O_NO_DRAWS },
+      { "no-trim", no_argument, NULL, O_NO_TRIM },
       { "quiet", no_argument, NULL, 'q' },
       { "help", no_argument, NULL, 'h' },
       { NULL, 0, NULL, 0 },
    };
    struct pred p = { .kind = PRED_NONE };
+   struct tsr_min_options mo = { 0 };
    const char *out = NULL;
    bool quiet = false;
    int c;
@@ -244,6 +264,8 @@ cmd_minimize(int argc, char **argv)
       case 'h': fputs(usage_text, stdout); return 0;
       case 'o': out = optarg; break;
       case 'q': quiet = true; break;
+      case O_NO_DRAWS: mo.no_draws = true; break;
+      case O_NO_TRIM: mo.no_trim = true; break;
       case O_CMD:
       case O_FAULTS:
       case O_IMAGES:
@@ -291,8 +313,9 @@ cmd_minimize(int argc, char **argv)
       mkdir(p.img_dir, 0700);
    char err[1024];
    struct tsr_min_stats st;
-   enum tsr_min_result r =
-      tsr_minimize(in, out, work, predicate, &p, quiet ? NULL : stdout, &st, err, sizeof(err));
+   tsr_min_window_frame(in, &p.in_frame);
+   enum tsr_min_result r = tsr_minimize(in, out, work, &mo, predicate, &p, quiet ? NULL : stdout,
+                                        &st, err, sizeof(err));
    clear_dir(p.img_dir);
    rmdir(p.img_dir);
    rmdir(work);
@@ -300,8 +323,18 @@ cmd_minimize(int argc, char **argv)
       fprintf(stderr, "tessera minimize: %s\n", err);
       return r == TSR_MIN_WRITE_ERROR ? 1 : 2;
    }
-   printf("%s: %" PRIu32 " → %" PRIu32 " submissions (%" PRIu32 " predicate runs), %" PRIu64
+   printf("%s: %" PRIu32 " → %" PRIu32 " submissions; in them %" PRIu32 " → %" PRIu32
+          " draws, %" PRIu32 " → %" PRIu32 " dispatches (%" PRIu32 " predicate runs); %" PRIu64
           " → %" PRIu64 " bytes\n",
-          out, st.in_submits, st.out_submits, st.tests, st.in_bytes, st.out_bytes);
+          out, st.in_submits, st.out_submits, st.in_draws, st.out_draws, st.in_dispatches,
+          st.out_dispatches, st.tests, st.in_bytes, st.out_bytes);
+   printf("sizes: input %" PRIu64 ", after the submissions %" PRIu64 ", after the draws %" PRIu64
+          ", %s %" PRIu64 " bytes (%.1f %%)\n",
+          st.in_bytes, st.submits_bytes, st.draws_bytes,
+          st.trimmed ? "trimmed to the live state" : "untrimmed", st.out_bytes,
+          st.in_bytes ? 100.0 * (double)st.out_bytes / (double)st.in_bytes : 0.0);
+   if (st.fixed_draws)
+      printf("%" PRIu32 " indirect draws or dispatches could not be rewritten and stay\n",
+             st.fixed_draws);
    return 0;
 }

@@ -649,6 +649,19 @@ vdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
       IDX_WORD(h.index_buffer_size_present, index_list_buffer_size,
                "Index buffer size", AGX_INDEX_LIST_BUFFER_SIZE_LENGTH);
 #undef IDX_WORD
+      if (d->v && d->v->draw) {
+         struct agx_decode_draw_ref ref = { .kind = AGX_DECODE_VDM, .va = va };
+         /* The count word follows the buffer word; an indirect draw takes
+          * its count from memory, so rewriting the word would not stop it. */
+         if (h.index_count_present && !h.indirect_buffer_present) {
+            size_t at = AGX_INDEX_LIST_LENGTH +
+                        (h.index_buffer_present ? AGX_INDEX_LIST_BUFFER_LO_LENGTH : 0);
+            agx_unpack(p + at, INDEX_LIST_COUNT, cnt);
+            ref.count_va = va + at;
+            ref.count[0] = cnt.count;
+         }
+         d->v->draw(d->v->ctx, &ref);
+      }
       return (struct step){ STEP_NEXT, len, 0 };
    }
    case AGX_VDM_BLOCK_TYPE_STREAM_LINK: {
@@ -728,6 +741,16 @@ cdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
       }
       pipeline(d, 2, "Compute pipeline", (uint32_t)w1.pipeline,
                AGX_DECODE_STAGE_COMPUTE);
+      if (d->v && d->v->draw) {
+         struct agx_decode_draw_ref ref = { .kind = AGX_DECODE_CDM, .va = va };
+         if (w0.mode == AGX_CDM_MODE_DIRECT) {
+            size_t at = AGX_CDM_LAUNCH_WORD_0_LENGTH + AGX_CDM_LAUNCH_WORD_1_LENGTH;
+            agx_unpack(p + at, CDM_GLOBAL_SIZE, g);
+            ref.count_va = va + at;
+            ref.count[0] = g.x, ref.count[1] = g.y, ref.count[2] = g.z;
+         }
+         d->v->draw(d->v->ctx, &ref);
+      }
       return (struct step){ STEP_NEXT, len, 0 };
    }
    case AGX_CDM_BLOCK_TYPE_STREAM_LINK: {

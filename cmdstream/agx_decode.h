@@ -119,11 +119,28 @@ struct agx_decode_shader_ref {
    uint64_t va;                 /* usc_base + code */
 };
 
+/* A draw (VDM Index List block) or a dispatch (CDM Launch block) met by
+ * the walk. `count_va` is the address of the word(s) that size the work, so
+ * a tool can rewrite them (`tessera minimize` packs a count of 0 there): the
+ * Index Count word (INDEX_LIST_COUNT) of a draw, the Global Size
+ * (CDM_GLOBAL_SIZE) of a direct dispatch; 0 when the block has none (an
+ * indirect draw or dispatch, or a draw without a count word). */
+struct agx_decode_draw_ref {
+   enum agx_decode_stream_kind kind; /* VDM: a draw; CDM: a dispatch */
+   uint64_t va;                      /* the block */
+   uint64_t count_va;                /* 0: not rewritable */
+   uint32_t count[3];                /* draw: count[0]; dispatch: x, y, z */
+};
+
 struct agx_decode_visitor {
    /* Called once per Shader/Preshader word met, in stream order (the same
     * shader reached twice is reported twice). */
    void (*shader)(void *ctx, const struct agx_decode_shader_ref *ref);
    void *ctx;
+   /* Called once per draw / dispatch block met, in stream order (may be
+    * NULL). A block reached twice (a subroutine called twice) is reported
+    * twice. */
+   void (*draw)(void *ctx, const struct agx_decode_draw_ref *ref);
 };
 
 /* Walks the stream at gpu_va. Returns true if it ended with a terminate

@@ -21,6 +21,18 @@ cmp_image_thresholds_default(struct cmp_image_thresholds *t)
    t->max_diff_fraction = -1;
    t->min_psnr = -1;
    t->min_ssim = -2;
+   t->ignore_alpha = false;
+}
+
+/* Alpha as opaque, as if the file had none. */
+static void
+drop_alpha(struct cmp_image *img)
+{
+   uint16_t opaque = img->depth == 16 ? 65535 : 255;
+   size_t n = (size_t)img->width * img->height;
+   for (size_t i = 0; i < n; i++)
+      img->px[4 * i + 3] = opaque;
+   img->has_alpha = false;
 }
 
 /* Sums over one 4x4 block; five moments are all SSIM needs. Luminance is
@@ -343,6 +355,10 @@ cmp_image_entry_run(struct cmp_image_entry *e,
                      &e->png_b_size, e->error_msg)) {
       e->error = true;
       goto out;
+   }
+   if (t->ignore_alpha) {
+      drop_alpha(&ia);
+      drop_alpha(&ib);
    }
    e->wa = ia.width;
    e->ha = ia.height;

@@ -67,6 +67,10 @@ struct cmp_image_thresholds {
    double max_diff_fraction; /* < 0: no limit */
    double min_psnr;          /* < 0: no limit (dB) */
    double min_ssim;          /* < -1: no limit */
+   /* cmp_image_entry_run: alpha is taken as opaque on both sides before
+    * comparing (RGB only: an RGBX target whose X the driver leaves
+    * undefined, or a snapshot without --snapshot-alpha) */
+   bool ignore_alpha;
 };
 
 void cmp_image_thresholds_default(struct cmp_image_thresholds *t);

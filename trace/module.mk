@@ -6,7 +6,7 @@ TRACE_LDLIBS := -lzstd -lxxhash
 
 LIBS += trace
 trace_SRCS := trace/trace_common.c trace/trace_writer.c trace/trace_reader.c \
-              trace/trace_trim.c trace/trace_minimize.c
+              trace/trace_trim.c
 
 # The reader follows VMs with uapi's VM map (uapi/, below trace/): every
 # target that links trace links uapi too.
@@ -16,7 +16,9 @@ trace_SRCS := trace/trace_common.c trace/trace_writer.c trace/trace_reader.c \
 # shaders and disassembles them, so it sits above uapishaders and cmdstream,
 # not in libtrace below them.
 LIBS += traceprint
-traceprint_SRCS := trace/trace_dump.c trace/trace_summary.c
+# trace_minimize rewrites draws in VDM/CDM streams (cmdstream's walker and
+# packers), so it lives here too.
+traceprint_SRCS := trace/trace_dump.c trace/trace_summary.c trace/trace_minimize.c
 TRACEPRINT_LIBS := traceprint uapishaders trace uapi cmdstream agxisa
 
 # The tessera command prints traces for `info` and `dump`.

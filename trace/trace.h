@@ -427,6 +427,11 @@ size_t tsr_reader_read_object(struct tsr_reader *r, uint32_t file, uint32_t hand
 /* Through the VM mappings of (file, vm_id), as agx_decode_read_fn wants. */
 size_t tsr_reader_read_va(struct tsr_reader *r, uint32_t file, uint32_t vm_id,
                           uint64_t va, void *dst, size_t size);
+/* The GEM object (the trace's handle) and byte offset that `va` of (file,
+ * vm_id) maps to as of the current position, and how many bytes from there
+ * stay in the mapping (`avail`, may be NULL). false if va is unmapped. */
+bool tsr_reader_va_object(struct tsr_reader *r, uint32_t file, uint32_t vm_id, uint64_t va,
+                          uint32_t *handle, uint64_t *offset, uint64_t *avail);
 /* usc_exec_base and vm_id of a queue as of the current position (false if
  * unknown). */
 bool tsr_reader_queue(struct tsr_reader *r, uint32_t file, uint32_t queue_id,

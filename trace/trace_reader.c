@@ -1051,6 +1051,21 @@ size_t tsr_reader_read_va(struct tsr_reader *r, uint32_t file, uint32_t vm_id,
    return done;
 }
 
+bool tsr_reader_va_object(struct tsr_reader *r, uint32_t file, uint32_t vm_id, uint64_t va,
+                          uint32_t *handle, uint64_t *offset, uint64_t *avail)
+{
+   struct rvm *vm = state_vm(r, file, vm_id, false);
+   const struct uapi_mapping *m = vm ? uapi_vm_map_find(&vm->map, va) : NULL;
+   if (!m)
+      return false;
+   uint64_t n;
+   *offset = uapi_mapping_offset(m, va, &n);
+   *handle = m->handle;
+   if (avail)
+      *avail = n;
+   return true;
+}
+
 /* ------------------------------------------------------------ iteration */
 
 int tsr_reader_rewind(struct tsr_reader *r)

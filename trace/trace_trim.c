@@ -266,8 +266,11 @@ write_snapshot(struct trim *t, uint32_t at_frame, uint32_t at_seq, bool start_of
    char last[16] = "";
    if (o->last != UINT32_MAX)
       snprintf(last, sizeof(last), "%" PRIu32, o->last);
-   snprintf(v, sizeof(v), "%s %s %" PRIu32 "-%s", t->in,
-            o->unit == TSR_TRIM_FRAMES ? "frames" : "submits", o->first, last);
+   if (o->from)
+      snprintf(v, sizeof(v), "%s", o->from);
+   else
+      snprintf(v, sizeof(v), "%s %s %" PRIu32 "-%s", t->in,
+               o->unit == TSR_TRIM_FRAMES ? "frames" : "submits", o->first, last);
    if (!wr(t, tsr_write_meta(t->w, "trimmed_from", v)))
       return false;
    /* Where the window starts in the program's run: the input's numbering,

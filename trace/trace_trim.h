@@ -69,6 +69,7 @@ struct tsr_trim_options {
    enum tsr_trim_unit unit;
    uint32_t first, last; /* inclusive; last UINT32_MAX: to the end */
    int zstd_level;       /* as tsr_writer_options (0: the writer's default) */
+   const char *from;     /* META trimmed_from's value; NULL: "IN frames|submits A-B" */
 };
 
 struct tsr_trim_stats {

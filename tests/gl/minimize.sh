@@ -4,14 +4,23 @@
 # the es2gears apitrace trace under `tessera run`, as in trim.sh):
 #   cmd:    --cmd with a script that holds while frames 40 and 70 each hold
 #           a submission: 120 -> 2 submissions, the two of those frames.
+#           (--no-draws: the submission pass on its own)
 #   images: --image-differs against images dumped from a replay whose
 #           --override-shader breaks the gears' fragment shader (swaps a
 #           colour channel): the minimized trace still differs, 1 submission.
+#   draws:  the issue's acceptance test. The gears share one fragment
+#           shader; the override adds 4*R*B to green, which is 0 exactly for
+#           the red gear (B = 0) and the green one (R = 0): only the blue
+#           gear's draw turns cyan. With a --cmd predicate "the override
+#           changes the replay's image", minimize must keep 1 submission and
+#           1 draw (the other two rewritten to count 0), trimmed to the live
+#           state: the output replays, the draw is still broken under the
+#           override, and the trace is < 5 % of the input.
 # Each minimized trace verifies, replays, still satisfies its predicate and
 # is smaller than the input. Errors: exit 2 and a message.
 . "$(dirname "$0")/lib/common.sh"
 
-checks="cmd images errors"
+checks="cmd images draws errors"
 
 gl_es2gears_setup
 full=$work/full.tsr
@@ -45,7 +54,7 @@ cat > "$work/pred.sh" <<'PRED'
 PRED
 chmod +x "$work/pred.sh"
 export TESSERA=$tessera
-if "$tessera" minimize "$full" -o "$work/cmd.tsr" --cmd "$work/pred.sh" > "$work/cmd.log" 2>&1; then
+if "$tessera" minimize "$full" -o "$work/cmd.tsr" --no-draws --cmd "$work/pred.sh" > "$work/cmd.log" 2>&1; then
     grep -q "^step .* -> bug gone" "$work/cmd.log" && grep -q "120 → 2 submissions" "$work/cmd.log" ||
         { tail -n 3 "$work/cmd.log"; check FAILED cmd "no steps or no reduction printed"; }
     if minimized cmd "$work/cmd.tsr" 2; then
@@ -83,6 +92,56 @@ elif "$tessera" minimize "$full" -o "$work/img.tsr" --image-differs "$work/ref" 
 else
     tail -n 3 "$work/img.log"
     check FAILED images "tessera minimize --image-differs failed"
+fi
+
+# draws: one draw's fragment shader broken.
+awk '/^mov +r9, r3$/ { print "fmul32 r5, r2, r4"; print "fadd32 r5, r5, r5"
+                       print "fadd32 r5, r5, r5"; print "fadd32 r9, r3, r5"; next } { print }' \
+    "$work/fs.s" > "$work/blue.s"
+cat > "$work/broken.sh" <<'PRED'
+#!/bin/bash
+# holds when the override changes a colour image of $TRACE's replay
+d=$(mktemp -d) || exit 3
+trap 'rm -rf "$d"' EXIT
+"$TESSERA" replay "$TRACE" --override-shader "$FS=$BAD" --dump-images "$d/bad" --quiet > /dev/null 2>&1 || exit 1
+"$TESSERA" replay "$TRACE" --dump-images "$d/ok" --quiet > /dev/null 2>&1 || exit 1
+for f in "$d"/bad/*_color0.png; do
+    [ -e "$f" ] || continue
+    cmp -s "$f" "$d/ok/${f##*/}" || exit 0
+done
+exit 1
+PRED
+chmod +x "$work/broken.sh"
+export FS=$fs BAD=$work/blue.s
+# drawn: the Index counts of a trace's draws that are not 0
+drawn() { "$tessera" dump --no-disasm "$1" | awk '/^  Index count$/ { getline; if ($2 != 0) print $2 }'; }
+if cmp -s "$work/fs.s" "$work/blue.s"; then
+    check FAILED draws "cannot make the broken shader (shader $fs)"
+elif [ "$(drawn "$full" | wc -l)" != $((3 * n_full)) ]; then
+    check FAILED draws "the full capture does not have 3 draws per submission: $(drawn "$full" | wc -l)"
+elif "$tessera" minimize "$full" -o "$work/draws.tsr" --cmd "$work/broken.sh" > "$work/draws.log" 2>&1; then
+    cat "$work/draws.log"
+    s_min=$(stat -c %s "$work/draws.tsr")
+    kept=$(drawn "$work/draws.tsr")
+    if ! grep -q "^step .*draws/dispatches.* -> bug gone" "$work/draws.log" ||
+       ! grep -q "120 → 1 submissions; in them 3 → 1 draws" "$work/draws.log" ||
+       ! grep -q "trimmed to the live state" "$work/draws.log"; then
+        check FAILED draws "no draw steps, reduction or trim printed"
+    elif minimized draws "$work/draws.tsr" 1; then
+        if [ "$(echo "$kept" | wc -w)" != 1 ]; then
+            check FAILED draws "draws left with a count: $(echo $kept), want one"
+        elif ! TRACE=$work/draws.tsr "$work/broken.sh"; then
+            check FAILED draws "the kept draw is not broken by the override"
+        elif [ $((s_min * 20)) -ge "$s_full" ]; then
+            check FAILED draws "$s_min bytes, not < 5 % of $s_full"
+        else
+            echo "draws: $n_full → 1 submissions, 3 → 1 draws (count $kept), $s_full → $s_min bytes"
+            check ok draws
+        fi
+    fi
+else
+    tail -n 3 "$work/draws.log"
+    check FAILED draws "tessera minimize --cmd (broken draw) failed"
 fi
 
 errs=""

@@ -656,7 +656,7 @@ test_visit_golden(void **state)
    (void)state;
    struct agx_decode_options o = options();
    struct visit_log l = { .n = 0 };
-   struct agx_decode_visitor v = { log_shader, &l };
+   struct agx_decode_visitor v = { .shader = log_shader, .ctx = &l };
    struct agx_decode_result res;
    assert_true(agx_decode_visit_stream(&o, AGX_DECODE_VDM, IMG_VA + VDM_START, &v, &res));
    assert_int_equal(res.blocks, 9);
@@ -684,6 +684,58 @@ test_visit_golden(void **state)
    bad.usc_base = 0;
    assert_false(agx_decode_visit_stream(&bad, AGX_DECODE_VDM, 0x42, NULL, &res));
    assert_true(res.errors > 0);
+}
+
+struct draw_log {
+   struct agx_decode_draw_ref refs[8];
+   unsigned n;
+};
+
+static void
+log_draw(void *ctx, const struct agx_decode_draw_ref *r)
+{
+   struct draw_log *l = ctx;
+   if (l->n < 8)
+      l->refs[l->n] = *r;
+   l->n++;
+}
+
+/* The draw visitor reports every Index List and Launch of the golden
+ * streams with the address of the words that size it (what `tessera
+ * minimize` rewrites), and none for an indirect launch. */
+static void
+test_visit_draws(void **state)
+{
+   (void)state;
+   struct agx_decode_options o = options();
+   struct draw_log l = { .n = 0 };
+   struct agx_decode_visitor v = { .ctx = &l, .draw = log_draw };
+   assert_true(agx_decode_visit_stream(&o, AGX_DECODE_VDM, IMG_VA + VDM_START, &v, NULL));
+   assert_int_equal(l.n, 2);
+   /* header, buffer lo, then the count (vdm_stream.txt: 36 and 4) */
+   assert_int_equal(l.refs[0].kind, AGX_DECODE_VDM);
+   assert_int_equal(l.refs[0].va, 0x1500000018ull);
+   assert_int_equal(l.refs[0].count_va, 0x1500000018ull + 8);
+   assert_int_equal(l.refs[0].count[0], 36);
+   /* no index buffer word: the count follows the header */
+   assert_int_equal(l.refs[1].va, 0x1500000280ull);
+   assert_int_equal(l.refs[1].count_va, 0x1500000280ull + 4);
+   assert_int_equal(l.refs[1].count[0], 4);
+   uint32_t word;
+   assert_int_equal(agx_decode_mem_read(o.read_ctx, l.refs[1].count_va, &word, 4), 4);
+   assert_int_equal(word, 4);
+
+   l.n = 0;
+   assert_true(agx_decode_visit_stream(&o, AGX_DECODE_CDM, IMG_VA + CDM_START, &v, NULL));
+   assert_int_equal(l.n, 2);
+   assert_int_equal(l.refs[0].kind, AGX_DECODE_CDM);
+   assert_int_equal(l.refs[0].va, 0x1500002000ull);
+   assert_int_equal(l.refs[0].count_va, 0x1500002000ull + 8);
+   assert_int_equal(l.refs[0].count[0], 64);
+   assert_int_equal(l.refs[0].count[1], 1);
+   assert_int_equal(l.refs[0].count[2], 1);
+   assert_int_equal(l.refs[1].va, 0x1500002020ull);
+   assert_int_equal(l.refs[1].count_va, 0); /* indirect: not rewritable */
 }
 
 /* Shader sizes: the end is the first stop past every forward branch. */
@@ -915,6 +967,7 @@ main(void)
       cmocka_unit_test(test_output_limit),
       cmocka_unit_test(test_unmapped),
       cmocka_unit_test(test_mem_table),
+      cmocka_unit_test(test_visit_draws),
    };
    return cmocka_run_group_tests(tests, setup, teardown);
 }
