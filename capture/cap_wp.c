@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -172,8 +173,13 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
                /* The GPU may have changed these pages since the trace last
                 * recorded them, so equal to that record is not unchanged
                 * for the replay, which holds the GPU's result there. */
-               if (bo->gpu_stale)
+               if (bo->gpu_stale) {
+                  char v[80];
+                  snprintf(v, sizeof(v), "%u %u %llu %llu", f->id, bo->handle,
+                           (unsigned long long)off, (unsigned long long)size);
+                  cap_trace_ok(tsr_write_meta(cap.w, TSR_META_CPU_OVERWRITE, v));
                   tsr_writer_forget_memory(cap.w, f->id, bo->handle, off, size);
+               }
                cap_trace_ok(tsr_write_memory(cap.w, f->id, bo->handle, off, view + off, size));
                cap.snap_bytes += size;
             }

@@ -282,6 +282,10 @@ run_pass(struct replay_engine *e, bool first)
       case TSR_REC_MEMORY:
          replay_memory(e, &rec);
          break;
+      case TSR_REC_META:
+         if (e->o->validate && !strcmp(rec.u.meta.key, TSR_META_CPU_OVERWRITE))
+            replay_cpu_overwrite(e, rec.u.meta.value);
+         break;
       case TSR_REC_SUBMIT:
          if (in_range) {
             replay_submit(e, &rec);

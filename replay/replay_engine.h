@@ -220,6 +220,9 @@ void replay_snapshot_diff(struct replay_engine *e, struct replay_snapshot *s, ui
 void replay_validate_page(struct replay_engine *e, int obj, uint64_t offset, const uint8_t *want);
 /* Pending pages of obj (all with obj < 0) that will never be checked. */
 void replay_drop_all_pending(struct replay_engine *e, int obj);
+/* A TSR_META_CPU_OVERWRITE value: the pending pages it names will be
+ * recorded with the CPU's bytes, so they are unverifiable. */
+void replay_cpu_overwrite(struct replay_engine *e, const char *value);
 
 /* replay_override.c */
 /* Fails the replay for an override the trace's shader index refuses. */

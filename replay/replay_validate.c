@@ -60,6 +60,22 @@ replay_drop_all_pending(struct replay_engine *e, int obj)
          drop_pending(e, i, true);
 }
 
+void
+replay_cpu_overwrite(struct replay_engine *e, const char *value)
+{
+   unsigned file, handle;
+   unsigned long long off, size;
+   if (sscanf(value, "%u %u %llu %llu", &file, &handle, &off, &size) != 4)
+      return;   /* an unknown form: the pages stay pending and are compared */
+   int obj = replay_find_obj(e, file, handle);
+   if (obj < 0)
+      return;
+   for (unsigned i = e->pending.n; i-- > 0;)
+      if (e->pending.v[i].obj == obj && e->pending.v[i].offset >= off &&
+          e->pending.v[i].offset - off < size)
+         drop_pending(e, i, true);
+}
+
 /* The pages submission `seq` changed join the pending list. A page still
  * pending from an earlier submission was rewritten before the capture
  * recorded it: the earlier result cannot be checked against this trace. */

@@ -100,6 +100,13 @@ extern "C" {
  * frame F (before its first submission). */
 #define TSR_META_GPU_MEMORY "gpu_memory"
 #define TSR_META_KEYFRAME "keyframe"
+/* TSR_META_CPU_OVERWRITE: value "FILE HANDLE OFFSET SIZE" (decimal), written
+ * just before the MEMORY record of pages the program's CPU rewrote after
+ * the GPU may have written them, when the trace did not record the GPU's
+ * result first (keyframe traces): that record holds the CPU's bytes, so it
+ * cannot confirm what the GPU wrote there (replay --validate counts those
+ * pages as unverifiable instead of comparing them). */
+#define TSR_META_CPU_OVERWRITE "cpu_overwrite"
 
 /* ---------------------------------------------------------------- records */
 

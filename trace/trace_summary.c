@@ -148,6 +148,10 @@ int tsr_summary_read(struct tsr_summary *s, struct tsr_reader *r)
             s->keyframes++;
             break;
          }
+         if (!strcmp(rec.u.meta.key, TSR_META_CPU_OVERWRITE)) {
+            s->cpu_overwrites++;
+            break;
+         }
          if (s->nmeta < TSR_SUMMARY_MAX_META) {
             char *k = strdup(rec.u.meta.key), *v = strdup(rec.u.meta.value);
             if (k && v) {
@@ -283,6 +287,9 @@ void tsr_summary_print_text(FILE *fp, const char *path, const struct tsr_summary
    if (s->keyframes)
       fprintf(fp, "keyframes:    %" PRIu64 " (GPU-written memory recorded only there)\n",
               s->keyframes);
+   if (s->cpu_overwrites)
+      fprintf(fp, "cpu writes:   %" PRIu64 " over GPU-written pages between keyframes "
+              "(unverifiable by --validate)\n", s->cpu_overwrites);
    fprintf(fp, "submissions:  %" PRIu64 " (%" PRIu64 " failed)\n", in->submits, s->failed_submits);
    fprintf(fp, "commands:    ");
    for (int i = 0; i < 6; i++)
@@ -378,7 +385,8 @@ void tsr_summary_print_json(FILE *fp, const char *path, const struct tsr_summary
               first ? "" : ", ", tsr_record_name(t), s->type_records[t], s->type_bytes[t]);
       first = false;
    }
-   fprintf(fp, "}, \"keyframes\": %" PRIu64, s->keyframes);
+   fprintf(fp, "}, \"keyframes\": %" PRIu64 ", \"cpu_overwrites\": %" PRIu64, s->keyframes,
+           s->cpu_overwrites);
    fprintf(fp, ", \"page_content_bytes\": %" PRIu64 ", \"page_refs\": %" PRIu64
                ", \"frame0_bytes\": %" PRIu64 ", \"later_frames\": %" PRIu64
                ", \"later_frame_median_bytes\": %" PRIu64 ", \"later_frame_max_bytes\": %" PRIu64,

@@ -49,6 +49,7 @@ struct tsr_summary {
    uint64_t type_records[TSR_REC_COUNT_], type_bytes[TSR_REC_COUNT_];
    uint64_t page_refs, new_pages;
    uint64_t keyframes; /* META TSR_META_KEYFRAME records (not in meta_key[]) */
+   uint64_t cpu_overwrites; /* META TSR_META_CPU_OVERWRITE records (neither) */
    /* Per frame (records + new page contents, raw): frame 0, and the median
     * and largest of the later frames (steady state; 0 if none). */
    uint64_t frame0_bytes, later_median_bytes, later_max_bytes, later_frames;
