@@ -205,6 +205,9 @@ hwr_prof_frag_end(struct hwr_prof *p, uint64_t span)
          for (unsigned c = 0; c < HW_PROF_NUM; c++)
             if (c != HW_PROF_FRAGMENT_CYCLES)
                dst->c[c] += a->c[c];
+         /* kept-smallest tables merge to the same result in any order */
+         for (unsigned x = 0; x < HW_PROF_TEX_FORMATS && a->tex[x].key; x++)
+            hw_prof_tex_add(dst, a->tex[x].key, a->tex[x].n);
          if (w)
             w[k] += a->c[HW_PROF_FRAGMENT_CYCLES];
          if (!dst->fs)

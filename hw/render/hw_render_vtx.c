@@ -349,7 +349,7 @@ vs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
       /* Vertex texture fetch: the texture unit serves every stage, with
        * the tables of the vertex pipeline's USC words. No tilebuffer. */
       char err[96];
-      enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, err,
+      enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, NULL, err,
                                          sizeof(err));
       if (st != HW_USC_OK && st != HW_USC_FAULT)
          hw_usc_simd_hook_message(s, err);
