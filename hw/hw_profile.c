@@ -24,6 +24,7 @@ static const struct {
    [HW_PROF_PRIMS_BINNED] = { "prims_binned", "primitives written to the tiled vertex buffer" },
    [HW_PROF_BIN_REFS] = { "bin_refs", "tile references written" },
    [HW_PROF_TVB_BYTES] = { "tvb_bytes", "bytes written to the tiled vertex buffer" },
+   [HW_PROF_PARTIAL_RENDERS] = { "partial_renders", "partial renders triggered (the TVB heap filled)" },
    [HW_PROF_PIXELS_RASTER] = { "pixels_raster", "pixels tested by the ISP" },
    [HW_PROF_SAMPLES_COVERED] = { "samples_covered", "samples inside the primitive" },
    [HW_PROF_SAMPLES_ZS_FAIL] = { "samples_zs_fail", "samples rejected by the stencil or depth test" },

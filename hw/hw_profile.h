@@ -40,6 +40,7 @@ enum hw_prof_counter {
    HW_PROF_PRIMS_BINNED,      /* written to the TVB */
    HW_PROF_BIN_REFS,          /* tile references written */
    HW_PROF_TVB_BYTES,         /* TVB bytes written (records, lists, state) */
+   HW_PROF_PARTIAL_RENDERS,   /* partial renders: the TVB filled while binning it */
    HW_PROF_PIXELS_RASTER,     /* pixels tested by the ISP */
    HW_PROF_SAMPLES_COVERED,   /* samples inside the primitive */
    HW_PROF_SAMPLES_ZS_FAIL,   /* samples rejected by stencil or depth */

@@ -101,10 +101,14 @@ hwr_prof_vertex_end(struct hw_render *r, struct hwr_prof *p, uint64_t cycles, bo
       hwr_prof_free(p);
       return;
    }
-   uint64_t drawn = p->partial_span;
-   for (unsigned i = 0; i < p->ndraws; i++)
+   uint64_t drawn = p->partial_span, partials = 0;
+   for (unsigned i = 0; i < p->ndraws; i++) {
       drawn += p->draws[i].c[HW_PROF_VERTEX_CYCLES];
+      partials += p->draws[i].c[HW_PROF_PARTIAL_RENDERS];
+   }
    p->overhead.c[HW_PROF_VERTEX_CYCLES] += cycles > drawn ? cycles - drawn : 0;
+   /* those not triggered inside a draw (so the pass total is p->partials) */
+   p->overhead.c[HW_PROF_PARTIAL_RENDERS] += p->partials > partials ? p->partials - partials : 0;
    pthread_mutex_lock(&r->prof_lock);
    unsigned n = 0;
    struct hwr_prof **pp = &r->prof_pending;

@@ -21,6 +21,12 @@
 #   minetest-profile-tex     every textured draw fetches R8G8B8A8 unorm texels,
 #                        nearest-filtered without mipmaps (the workload's
 #                        minetest.conf: no filtering, no mipmapping)
+#   minetest-profile-partial frame 30 profiled on its own (the replay starts at
+#                        the keyframe there; its first frame drawing the world
+#                        fills the TVB heap once, later ones do not): the
+#                        pass has 1 partial render, and the counter names the
+#                        one draw that triggered it, a draw that binned
+#                        primitives
 #   minetest-profile-deterministic  JSON identical with 1 and 4 model threads
 #   minetest-profile-html    --html: the page runs in headless Chromium without
 #                        a script error and shows the JSON's numbers for both
@@ -30,7 +36,7 @@ export GL_TEST_DRIVER=asahi
 . "$(dirname "$0")/lib/common.sh"
 
 checks="minetest-profile-frames minetest-profile-sums minetest-profile-top minetest-profile-tex
-        minetest-profile-deterministic minetest-profile-html"
+        minetest-profile-partial minetest-profile-deterministic minetest-profile-html"
 [ -e "$top/build/mesa-asahi/lib/libEGL.so.1" ] ||
     abort "missing build/mesa-asahi: build the release variant first (make)"
 t=$work/mt.tsr
@@ -77,6 +83,17 @@ if [ "${ntex:-0}" -gt 100000 ] && pc minetest "$work/p.json" $frames > /dev/null
 else
     check FAILED minetest-profile-tex
 fi
+
+ok=1
+prof --frames 30 --json > "$work/p30.json" 2>&1 || ok=0
+pc sums "$work/p30.json" "$work/p30.json" || ok=0
+python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["frames"][0]["passes"][0]
+d = [e for e in p["draws"] if e["counters"]["partial_renders"]]
+print("frame 30: %d partial render(s); triggered by draws %s" % (p["partial_renders"], [e["index"] for e in d]))
+sys.exit(not (p["partial_renders"] == 1 and len(d) == 1 and d[0]["counters"]["prims_binned"] > 0))' \
+    "$work/p30.json" || ok=0
+if [ $ok = 1 ]; then check ok minetest-profile-partial; else check FAILED minetest-profile-partial; fi
 
 ok=1
 TESSERA_HW_THREADS=1 prof --frames $frames --json > "$work/t1.json" 2>&1 || ok=0

@@ -39,6 +39,10 @@ def sums(d):
                 ftot[n] += p["counters"][n]
             if p["cycles"] != p["counters"]["cycles"]:
                 return False
+            if p["kind"] == "render" and p["counters"]["partial_renders"] != p["partial_renders"]:
+                print(f"frame {fr['frame']} pass {p['index']}: {p['partial_renders']} partial "
+                      f"renders, the counters say {p['counters']['partial_renders']}")
+                return False
             for e in ents + [p["overhead"]]:
                 c = e["counters"]
                 if c["cycles"] != c["vertex_cycles"] + c["fragment_cycles"] and p["kind"] == "render":
