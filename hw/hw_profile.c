@@ -5,6 +5,9 @@
  */
 #include "hw/hw_profile.h"
 
+#include <stdio.h>
+#include "cmdstream/agx_pack.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +24,7 @@ static const struct {
    [HW_PROF_PRIMS_BINNED] = { "prims_binned", "primitives written to the tiled vertex buffer" },
    [HW_PROF_BIN_REFS] = { "bin_refs", "tile references written" },
    [HW_PROF_TVB_BYTES] = { "tvb_bytes", "bytes written to the tiled vertex buffer" },
+   [HW_PROF_PARTIAL_RENDERS] = { "partial_renders", "partial renders triggered (the TVB heap filled)" },
    [HW_PROF_PIXELS_RASTER] = { "pixels_raster", "pixels tested by the ISP" },
    [HW_PROF_SAMPLES_COVERED] = { "samples_covered", "samples inside the primitive" },
    [HW_PROF_SAMPLES_ZS_FAIL] = { "samples_zs_fail", "samples rejected by the stencil or depth test" },
@@ -30,6 +34,13 @@ static const struct {
    [HW_PROF_TB_LOADS] = { "tb_loads", "tilebuffer loads (ld_tile lanes)" },
    [HW_PROF_TB_STORES] = { "tb_stores", "tilebuffer stores (st_tile lanes)" },
    [HW_PROF_TEX_FETCHES] = { "tex_fetches", "texture fetches (texture_sample/load lanes)" },
+   [HW_PROF_TEX_LOADS] = { "tex_loads", "texture_load lanes (no filtering)" },
+   [HW_PROF_TEX_NEAREST] = { "tex_nearest", "texture_sample lanes, nearest, no mipmapping" },
+   [HW_PROF_TEX_LINEAR] = { "tex_linear", "texture_sample lanes, linear, no mipmapping" },
+   [HW_PROF_TEX_NEAREST_MIPMAP_NEAREST] = { "tex_nearest_mipmap_nearest", "texture_sample lanes, nearest, nearest mip level" },
+   [HW_PROF_TEX_LINEAR_MIPMAP_NEAREST] = { "tex_linear_mipmap_nearest", "texture_sample lanes, linear, nearest mip level" },
+   [HW_PROF_TEX_NEAREST_MIPMAP_LINEAR] = { "tex_nearest_mipmap_linear", "texture_sample lanes, nearest, between mip levels" },
+   [HW_PROF_TEX_LINEAR_MIPMAP_LINEAR] = { "tex_linear_mipmap_linear", "texture_sample lanes, trilinear" },
    [HW_PROF_VS_INSTRUCTIONS] = { "vs_instructions", "vertex shader SIMD-group instructions" },
    [HW_PROF_FS_INSTRUCTIONS] = { "fs_instructions", "fragment/tile program SIMD-group instructions" },
    [HW_PROF_CS_INSTRUCTIONS] = { "cs_instructions", "compute SIMD-group instructions" },
@@ -87,6 +98,21 @@ hw_prof_apportion(uint64_t total, const uint64_t *w, size_t n, uint64_t *out)
       left--;
    }
    free(rem);
+}
+
+const char *
+hw_prof_tex_format_name(uint32_t key, char *buf, size_t size)
+{
+   if (key == 0)
+      snprintf(buf, size, "other");
+   else if (key == 1)
+      snprintf(buf, size, "null");
+   else {
+      const char *c = agx_channels_as_str((enum agx_channels)(key & 0xff));
+      const char *t = agx_texture_type_as_str((enum agx_texture_type)(key >> 8 & 0xf));
+      snprintf(buf, size, "%s %s%s", c ? c : "?", t ? t : "?", key >> 12 & 1 ? " sRGB" : "");
+   }
+   return buf;
 }
 
 void

@@ -25,6 +25,7 @@
 #ifndef HW_PROFILE_H
 #define HW_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,7 @@ enum hw_prof_counter {
    HW_PROF_PRIMS_BINNED,      /* written to the TVB */
    HW_PROF_BIN_REFS,          /* tile references written */
    HW_PROF_TVB_BYTES,         /* TVB bytes written (records, lists, state) */
+   HW_PROF_PARTIAL_RENDERS,   /* partial renders: the TVB filled while binning it */
    HW_PROF_PIXELS_RASTER,     /* pixels tested by the ISP */
    HW_PROF_SAMPLES_COVERED,   /* samples inside the primitive */
    HW_PROF_SAMPLES_ZS_FAIL,   /* samples rejected by stencil or depth */
@@ -48,6 +50,16 @@ enum hw_prof_counter {
    HW_PROF_TB_LOADS,          /* ld_tile lanes */
    HW_PROF_TB_STORES,         /* st_tile lanes */
    HW_PROF_TEX_FETCHES,       /* texture_sample / texture_load lanes */
+   /* ... of them: texture_load (no filtering), then texture_sample lanes
+    * by the sampler's minification filter and mip filter, as GL names
+    * them (bicubic counts as linear); these seven add up to tex_fetches */
+   HW_PROF_TEX_LOADS,
+   HW_PROF_TEX_NEAREST,
+   HW_PROF_TEX_LINEAR,
+   HW_PROF_TEX_NEAREST_MIPMAP_NEAREST,
+   HW_PROF_TEX_LINEAR_MIPMAP_NEAREST,
+   HW_PROF_TEX_NEAREST_MIPMAP_LINEAR,
+   HW_PROF_TEX_LINEAR_MIPMAP_LINEAR,
    HW_PROF_VS_INSTRUCTIONS,   /* SIMD-group instructions, vertex shaders */
    HW_PROF_FS_INSTRUCTIONS,   /* ... fragment, background and end-of-tile */
    HW_PROF_CS_INSTRUCTIONS,   /* ... compute kernels and preshaders */
@@ -58,11 +70,25 @@ enum hw_prof_counter {
 
 enum hw_prof_kind { HW_PROF_RENDER, HW_PROF_COMPUTE };
 
+/* Texture fetches of one texture format (hw_prof_tex_key). */
+struct hw_prof_tex_fmt {
+   uint32_t key;              /* 0: unused slot */
+   uint64_t n;
+};
+
+/* Formats an entry keeps apart; fetches of the others are
+ * c[HW_PROF_TEX_FETCHES] minus the kept slots. */
+#define HW_PROF_TEX_FORMATS 8
+
 struct hw_prof_entry {
    uint64_t addr;             /* VDM Index List / CDM Launch block VA; 0 overhead */
    uint64_t vs, fs;           /* shader code VAs (compute: vs = the kernel); 0 none */
    uint32_t count, instances; /* draw: index count, instances */
    uint64_t c[HW_PROF_NUM];
+   /* texture fetches per format, ascending keys: the HW_PROF_TEX_FORMATS
+    * smallest keys fetched, so the result does not depend on the order
+    * fetches (or per-worker entries) were added in */
+   struct hw_prof_tex_fmt tex[HW_PROF_TEX_FORMATS];
 };
 
 struct hw_prof_pass {
@@ -87,6 +113,36 @@ const char *hw_prof_counter_help(enum hw_prof_counter c);
  * remainders, ties to the lower index. Exact: the additions sum to total.
  * All-zero weights give everything to index n-1. */
 void hw_prof_apportion(uint64_t total, const uint64_t *w, size_t n, uint64_t *out);
+
+/* The format key of a texture view: agx channels, texture type, sRGB;
+ * null: a null texture (no format). Never 0. */
+static inline uint32_t
+hw_prof_tex_key(unsigned channels, unsigned type, bool srgb, bool null)
+{
+   return null ? 1u : 0x80000000u | (channels & 0xffu) | (type & 0xfu) << 8 | (uint32_t)srgb << 12;
+}
+
+/* Adds n fetches of format `key` to e->tex, keeping the smallest keys
+ * (a larger key dropped here is one of the "other" formats). */
+static inline void
+hw_prof_tex_add(struct hw_prof_entry *e, uint32_t key, uint64_t n)
+{
+   unsigned i = 0;
+   while (i < HW_PROF_TEX_FORMATS && e->tex[i].key && e->tex[i].key < key)
+      i++;
+   if (i == HW_PROF_TEX_FORMATS)
+      return;
+   if (e->tex[i].key == key) {
+      e->tex[i].n += n;
+      return;
+   }
+   for (unsigned k = HW_PROF_TEX_FORMATS - 1; k > i; k--)
+      e->tex[k] = e->tex[k - 1];
+   e->tex[i] = (struct hw_prof_tex_fmt){ key, n };
+}
+
+/* "R8G8B8A8 UNORM sRGB", "null", "other" (key 0) into buf. */
+const char *hw_prof_tex_format_name(uint32_t key, char *buf, size_t size);
 
 /* pass->total from the entries and the overhead. */
 void hw_prof_sum(struct hw_prof_pass *pass);

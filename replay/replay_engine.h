@@ -210,6 +210,10 @@ void replay_submit_release(struct replay_engine *e);
  * unregisters and frees. */
 void replay_prof_start(struct replay_engine *e);
 void replay_prof_deliver(struct replay_engine *e, uint32_t frame, uint32_t seq, uint64_t gpu_ns);
+/* Drops the records of a submission that is not profiled (one replayed
+ * only to reach the first frame of --frames), so they are not taken for
+ * the next delivered submission's. */
+void replay_prof_discard(struct replay_engine *e);
 void replay_prof_stop(struct replay_engine *e);
 
 /* replay_validate.c */

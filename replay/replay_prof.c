@@ -99,6 +99,16 @@ replay_prof_deliver(struct replay_engine *e, uint32_t frame, uint32_t seq, uint6
 }
 
 void
+replay_prof_discard(struct replay_engine *e)
+{
+   struct replay_prof_queue *q = e->prof;
+   pthread_mutex_lock(&q->lock);
+   drain(q);
+   q->oom = false;
+   pthread_mutex_unlock(&q->lock);
+}
+
+void
 replay_prof_stop(struct replay_engine *e)
 {
    struct replay_prof_queue *q = e->prof;

@@ -65,6 +65,25 @@ pct(uint64_t part, uint64_t whole)
    return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* The entry's texture fetches per format, ascending keys, then "other"
+ * (the formats past the kept ones) when any: q name q sep count, ... */
+static void
+tex_formats(FILE *f, const struct hw_prof_entry *e, const char *q, const char *sep,
+            const char *comma)
+{
+   char name[64];
+   uint64_t kept = 0;
+   unsigned i = 0;
+   for (; i < HW_PROF_TEX_FORMATS && e->tex[i].key; i++) {
+      fprintf(f, "%s%s%s%s%" PRIu64, i ? comma : "", q,
+              hw_prof_tex_format_name(e->tex[i].key, name, sizeof(name)), sep, e->tex[i].n);
+      kept += e->tex[i].n;
+   }
+   if (e->c[HW_PROF_TEX_FETCHES] > kept)
+      fprintf(f, "%s%sother%s%" PRIu64, i ? comma : "", q, sep,
+              e->c[HW_PROF_TEX_FETCHES] - kept);
+}
+
 static void
 text_render_row(FILE *f, const char *label, const struct hw_prof_entry *e, uint64_t pass_cycles)
 {
@@ -148,19 +167,30 @@ replay_profile_print_text(FILE *f, const struct replay_profile *p, unsigned top)
       const struct replay_profile_frame *fr = &p->frames[t[i].frame];
       const struct hw_prof_pass *ps = &fr->passes[t[i].pass].p;
       const struct hw_prof_entry *e = &ps->entries[t[i].entry];
-      if (ps->kind == HW_PROF_RENDER)
+      if (ps->kind == HW_PROF_RENDER) {
          fprintf(f, "  %2u. frame %u pass %u draw %u: %" PRIu64 " cycles (%.1f us, %.1f%% of "
                  "the pass), fs 0x%" PRIx64 " vs 0x%" PRIx64 ", %" PRIu64 " fragments, %" PRIu64
                  " fs instructions, %" PRIu64 " vertices\n", i + 1, fr->frame, t[i].pass,
                  t[i].entry, e->c[HW_PROF_CYCLES], us(e->c[HW_PROF_CYCLES]),
                  pct(e->c[HW_PROF_CYCLES], ps->total[HW_PROF_CYCLES]), e->fs, e->vs,
                  e->c[HW_PROF_FRAGMENTS], e->c[HW_PROF_FS_INSTRUCTIONS], e->c[HW_PROF_VERTICES]);
-      else
+         /* what the texture unit did for it: filters, then formats */
+         if (e->c[HW_PROF_TEX_FETCHES]) {
+            fprintf(f, "      %" PRIu64 " texture fetches:", e->c[HW_PROF_TEX_FETCHES]);
+            for (unsigned k = HW_PROF_TEX_LOADS; k <= HW_PROF_TEX_LINEAR_MIPMAP_LINEAR; k++)
+               if (e->c[k])   /* "tex_linear" -> "linear" */
+                  fprintf(f, " %s %" PRIu64, hw_prof_counter_name(k) + 4, e->c[k]);
+            fprintf(f, "; ");
+            tex_formats(f, e, "", " ", ", ");
+            fputc('\n', f);
+         }
+      } else {
          fprintf(f, "  %2u. frame %u pass %u dispatch %u: %" PRIu64 " cycles (%.1f us, %.1f%% of "
                  "the pass), kernel 0x%" PRIx64 ", %" PRIu64 " threads\n", i + 1, fr->frame,
                  t[i].pass, t[i].entry, e->c[HW_PROF_CYCLES], us(e->c[HW_PROF_CYCLES]),
                  pct(e->c[HW_PROF_CYCLES], ps->total[HW_PROF_CYCLES]), e->vs,
                  e->c[HW_PROF_INVOCATIONS]);
+      }
    }
    free(t);
 }
@@ -206,6 +236,11 @@ json_entry(FILE *f, const struct hw_prof_entry *e, bool render, int index)
       fprintf(f, "\"cdm\": \"0x%" PRIx64 "\", \"kernel\": \"0x%" PRIx64 "\", ", e->addr, e->vs);
    fprintf(f, "\"counters\": ");
    json_counters(f, e->c);
+   if (render) {
+      fprintf(f, ", \"tex_formats\": {");
+      tex_formats(f, e, "\"", "\": ", ", ");
+      fprintf(f, "}");
+   }
    fprintf(f, "}");
 }
 

@@ -259,6 +259,8 @@ replay_submit(struct replay_engine *e, const struct tsr_record *rec)
    }
    uint64_t gpu = hi > lo ? ticks_to_ns(e, hi - lo) : 0;
    if (e->preroll) {
+      if (e->prof)
+         replay_prof_discard(e);
       e->done_submits++;
       free(syncs);
       free(buf);

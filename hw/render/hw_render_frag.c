@@ -520,6 +520,7 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
          .x0 = r->t->x0, .y0 = r->t->y0, .layer = 0,
       };
       return hwr_tex_op(r->pipe, r->t->j.pl->sampler_heap, s, in, exec, &tile,
+                        r->t->j.prof ? r->t->pe : NULL,
                         r->err, sizeof(r->err));
    }
    default:

@@ -101,10 +101,14 @@ hwr_prof_vertex_end(struct hw_render *r, struct hwr_prof *p, uint64_t cycles, bo
       hwr_prof_free(p);
       return;
    }
-   uint64_t drawn = p->partial_span;
-   for (unsigned i = 0; i < p->ndraws; i++)
+   uint64_t drawn = p->partial_span, partials = 0;
+   for (unsigned i = 0; i < p->ndraws; i++) {
       drawn += p->draws[i].c[HW_PROF_VERTEX_CYCLES];
+      partials += p->draws[i].c[HW_PROF_PARTIAL_RENDERS];
+   }
    p->overhead.c[HW_PROF_VERTEX_CYCLES] += cycles > drawn ? cycles - drawn : 0;
+   /* those not triggered inside a draw (so the pass total is p->partials) */
+   p->overhead.c[HW_PROF_PARTIAL_RENDERS] += p->partials > partials ? p->partials - partials : 0;
    pthread_mutex_lock(&r->prof_lock);
    unsigned n = 0;
    struct hwr_prof **pp = &r->prof_pending;
@@ -205,6 +209,9 @@ hwr_prof_frag_end(struct hwr_prof *p, uint64_t span)
          for (unsigned c = 0; c < HW_PROF_NUM; c++)
             if (c != HW_PROF_FRAGMENT_CYCLES)
                dst->c[c] += a->c[c];
+         /* kept-smallest tables merge to the same result in any order */
+         for (unsigned x = 0; x < HW_PROF_TEX_FORMATS && a->tex[x].key; x++)
+            hw_prof_tex_add(dst, a->tex[x].key, a->tex[x].n);
          if (w)
             w[k] += a->c[HW_PROF_FRAGMENT_CYCLES];
          if (!dst->fs)

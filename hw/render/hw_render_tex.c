@@ -31,10 +31,12 @@ tex_ctx(const struct hwr_pipeline *pipe, uint64_t sampler_heap,
 enum hw_usc_status
 hwr_tex_op(const struct hwr_pipeline *pipe, uint64_t sampler_heap,
            struct hw_usc_simd *s, const struct agx_instr *in, uint32_t exec,
-           const struct hw_tex_tile *tile, char *err, size_t err_size)
+           const struct hw_tex_tile *tile, struct hw_prof_entry *prof, char *err,
+           size_t err_size)
 {
    struct hw_tex_ctx ctx;
    tex_ctx(pipe, sampler_heap, &ctx);
+   ctx.prof = prof;
    if (!ctx.texture_table) {
       snprintf(err, err_size, "%s: the pipeline binds no texture state",
                agx_isa_op_name(in->op));

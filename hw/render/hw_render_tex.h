@@ -15,10 +15,12 @@
 #include "hw/tex/hw_tex.h"
 
 /* sampler_heap: the payload's table, used when the pipeline binds no
- * Sampler word.  tile: the tilebuffer tile for image_write_block. */
+ * Sampler word.  tile: the tilebuffer tile for image_write_block.
+ * prof: NULL, or the profile entry whose per-filter and per-format
+ * texture counters the fetches go to (struct hw_tex_ctx). */
 enum hw_usc_status hwr_tex_op(const struct hwr_pipeline *pipe, uint64_t sampler_heap,
                               struct hw_usc_simd *s, const struct agx_instr *in,
                               uint32_t exec, const struct hw_tex_tile *tile,
-                              char *err, size_t err_size);
+                              struct hw_prof_entry *prof, char *err, size_t err_size);
 
 #endif

@@ -350,7 +350,7 @@ vs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
       /* Vertex texture fetch: the texture unit serves every stage, with
        * the tables of the vertex pipeline's USC words. No tilebuffer. */
       char err[96];
-      enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, err,
+      enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, NULL, err,
                                          sizeof(err));
       if (st != HW_USC_OK && st != HW_USC_FAULT)
          hw_usc_simd_hook_message(s, err);
@@ -994,6 +994,7 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
    pe->count = count;
    pe->instances = inst;
    uint64_t c0 = j->cycles, ps0 = j->prof->partial_span;
+   unsigned pr0 = j->prof->partials;
    struct hw_render_stats s0 = v->stats;
    uint64_t in0 = v->prims_in, tb0 = v->tvb_bytes, vi0 = v->vs_instructions;
    bool ok = draw(v, &il, ibuf, count, inst, start, size);
@@ -1002,6 +1003,7 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
    pe = &j->prof->draws[j->prof->ndraws - 1];
    hwr_prof_draw_end(j->prof, v->prim_id);
    pe->c[HW_PROF_VERTEX_CYCLES] += (j->cycles - c0) - (j->prof->partial_span - ps0);
+   pe->c[HW_PROF_PARTIAL_RENDERS] += j->prof->partials - pr0;
    pe->c[HW_PROF_VERTICES] += v->stats.vertices - s0.vertices;
    pe->c[HW_PROF_PRIMS_IN] += v->prims_in - in0;
    pe->c[HW_PROF_PRIMS_CLIPPED] += v->stats.clipped - s0.clipped;

@@ -54,6 +54,7 @@
 
 #include "cmdstream/isa/agx_isa.h"
 #include "hw/hw_mmu.h"
+#include "hw/hw_profile.h"
 #include "hw/tex/hw_tex_format.h"
 #include "hw/tex/hw_tex_layout.h"
 #include "hw/usc/hw_usc.h"
@@ -284,6 +285,11 @@ struct hw_tex_ctx {
    uint64_t texture_table;   /* launch's texture state table */
    uint64_t sampler_table;   /* launch's sampler state table */
    unsigned sampler_stride;  /* bytes a sampler; 0 = HW_TEX_SAMPLER_BYTES */
+   /* Optional (NULL: nothing counted): texture_load / texture_sample
+    * lanes are added to its tex_loads and per-filter counters
+    * (hw/hw_profile.h, by the sampler's min and mip filter) and to its
+    * per-format table; tex_fetches itself is the caller's. */
+   struct hw_prof_entry *prof;
 };
 
 /* The sampler table stride a launch's Sampler States count (enum

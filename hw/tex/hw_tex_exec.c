@@ -364,12 +364,27 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
    struct hw_tex_lod prev_lod;
    unsigned prev_vg = 0, prev_sg = 0;
    struct hw_tex_lambda lam = { .valid = false };
+   /* Profile counts, per filter class and per run of lanes with one
+    * format (a group's lanes nearly always read one view). */
+   struct hw_prof_entry *prof = e->ctx->prof;
+   uint32_t fmt_key = 0, fmt_n = 0;
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
       if (!(exec_mask >> l & 1))
          continue;
       enum hw_usc_status rs = get_view(e, l);
       if (rs != HW_USC_OK)
          return rs;
+      if (prof) {
+         uint32_t k = hw_prof_tex_key(e->view.fmt.channels, e->view.fmt.type,
+                                      e->view.fmt.srgb, e->view.null);
+         if (k != fmt_key) {
+            if (fmt_n)
+               hw_prof_tex_add(prof, fmt_key, fmt_n);
+            fmt_key = k;
+            fmt_n = 0;
+         }
+         fmt_n++;
+      }
       union hw_texel out;
       enum hw_tex_status ts;
       if (is_load) {
@@ -395,10 +410,17 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
          }
          uint32_t level = lod_mode ? small_operand(e, D, l) & 0xffff : 0;
          ts = hw_tex_load(&e->tex_mmu, &e->view, x, y, z, level, sample, &out);
+         if (prof)
+            prof->c[HW_PROF_TEX_LOADS]++;
       } else {
          rs = get_sampler(e, l);
          if (rs != HW_USC_OK)
             return rs;
+         if (prof) {
+            unsigned mip = e->sampler.mip > AGX_MIP_FILTER_LINEAR ? AGX_MIP_FILTER_LINEAR
+                                                                  : e->sampler.mip;
+            prof->c[HW_PROF_TEX_NEAREST + (e->sampler.min != AGX_FILTER_NEAREST) + 2 * mip]++;
+         }
          struct hw_tex_coord c = hc[l];
          unsigned half = o_half;
          if (compare) {
@@ -456,6 +478,8 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
       bool is_float = query || compare || e->view.fmt.cls == HW_TEX_CLASS_FLOAT || e->view.null;
       write_result(e, l, &out, is_float);
    }
+   if (fmt_n)
+      hw_prof_tex_add(prof, fmt_key, fmt_n);
    return HW_USC_OK;
 }
 

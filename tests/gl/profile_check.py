@@ -6,6 +6,12 @@ the fragment shader made ~10x longer.
 
   profile_check.py sums BASE LONG       exact sums in both
   profile_check.py override BASE LONG   the long shader's effect
+  profile_check.py minetest JSON FRAMES (tests/gl/asahi_profile_minetest.sh)
+      exact sums; the frames FRAMES (e.g. 38-39) each with one 640x480
+      render pass of many draws, most of them drawing; the top entry a
+      draw of a profiled frame with a fragment shader, its cycles the
+      draw's; textured draws fetch R8G8B8A8 unorm texels, nearest-filtered
+      (minetest's defaults: no filtering, no mipmaps)
 """
 import json
 import sys
@@ -33,6 +39,10 @@ def sums(d):
                 ftot[n] += p["counters"][n]
             if p["cycles"] != p["counters"]["cycles"]:
                 return False
+            if p["kind"] == "render" and p["counters"]["partial_renders"] != p["partial_renders"]:
+                print(f"frame {fr['frame']} pass {p['index']}: {p['partial_renders']} partial "
+                      f"renders, the counters say {p['counters']['partial_renders']}")
+                return False
             for e in ents + [p["overhead"]]:
                 c = e["counters"]
                 if c["cycles"] != c["vertex_cycles"] + c["fragment_cycles"] and p["kind"] == "render":
@@ -47,6 +57,12 @@ def sums(d):
                                            c["tb_loads"] or c["tb_stores"]):
                     print(f"frame {fr['frame']} pass {p['index']} draw {e['index']}: "
                           f"fragment-shader work without fragments: {c}")
+                    return False
+                tex = sum(v for n, v in c.items() if n.startswith("tex_") and n != "tex_fetches")
+                fmts = sum(e["tex_formats"].values())
+                if tex != c["tex_fetches"] or fmts != c["tex_fetches"]:
+                    print(f"frame {fr['frame']} pass {p['index']} draw {e['index']}: "
+                          f"{c['tex_fetches']} texture fetches, {tex} by filter, {fmts} by format")
                     return False
                 if c["samples_hsr_hidden"] > c["samples_passed"]:
                     print(f"frame {fr['frame']} pass {p['index']} draw {e['index']}: "
@@ -103,10 +119,54 @@ def override(base, long):
     return True
 
 
+def minetest(d, frames):
+    if not sums(d):
+        return False
+    a, b = (int(x) for x in frames.split("-"))
+    got = [fr["frame"] for fr in d["frames"]]
+    if got != list(range(a, b + 1)):
+        print(f"frames {got}, want {a}-{b}")
+        return False
+    for fr in d["frames"]:
+        ps = fr["passes"]
+        # one render pass a frame: the replay's earlier frames (replayed to
+        # reach frame A) must not leak into it
+        if len(ps) != 1 or ps[0]["kind"] != "render" or (ps[0]["width"], ps[0]["height"]) != (640, 480):
+            print(f"frame {fr['frame']}: passes {[(p['kind'], p.get('width'), p.get('height')) for p in ps]}")
+            return False
+        draws = ps[0]["draws"]
+        drawing = [e for e in draws if e["counters"]["fragments"]]
+        if len(draws) < 100 or len(drawing) < 50:
+            print(f"frame {fr['frame']}: {len(draws)} draws, {len(drawing)} with fragments")
+            return False
+        textured = [e for e in draws if e["counters"]["tex_fetches"]]
+        if len(textured) < 20:
+            print(f"frame {fr['frame']}: {len(textured)} textured draws")
+            return False
+        for e in textured:
+            c = e["counters"]
+            if c["tex_nearest"] != c["tex_fetches"] or list(e["tex_formats"]) != ["R8G8B8A8 Unorm"]:
+                print(f"frame {fr['frame']} draw {e['index']}: {c['tex_fetches']} fetches, "
+                      f"{c['tex_nearest']} nearest, formats {e['tex_formats']}")
+                return False
+    t = d["top"][0]
+    fr = next(f for f in d["frames"] if f["frame"] == t["frame"])
+    e = fr["passes"][t["pass"]]["draws"][t["draw"]]
+    if t["fs"] == "0x0" or e["fs"] != t["fs"] or e["counters"]["cycles"] != t["cycles"]:
+        print(f"top entry {t} against the draw {e['fs']} {e['counters']['cycles']}")
+        return False
+    if max(x["counters"]["cycles"] for f in d["frames"] for x in f["passes"][0]["draws"]) != t["cycles"]:
+        print("the top entry is not the most expensive draw")
+        return False
+    return True
+
+
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("sums", "override"):
+    if len(sys.argv) != 4 or sys.argv[1] not in ("sums", "override", "minetest"):
         print(__doc__)
         return 2
+    if sys.argv[1] == "minetest":
+        return 0 if minetest(load(sys.argv[2]), sys.argv[3]) else 1
     base, long = load(sys.argv[2]), load(sys.argv[3])
     if sys.argv[1] == "sums":
         ok = sums(base) and sums(long)

@@ -114,6 +114,11 @@ def main():
             for td in r.find(lambda n: n.tag == "td" and "data-counter" in n.attrs):
                 expect(f"{where} row {k} {td.attrs['data-counter']}", td.content(), c.get(td.attrs["data-counter"]))
                 ncells += 1
+            # render entries: their texture formats as "FORMAT n, ..."
+            for td in r.find(lambda n: n.tag == "td" and n.attrs.get("data-k") == "tex_formats"):
+                tf = {} if k == "total" else want.get(k, {}).get("tex_formats", {})
+                expect(f"{where} row {k} texture formats", td.content(),
+                       ", ".join(f"{n} {v}" for n, v in tf.items()))
         if ncells < len(rows) * 10:
             errors.append(f"{where}: only {ncells} counter cells")
     # the timeline: a bar per frame, a segment per pass

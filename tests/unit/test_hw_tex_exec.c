@@ -31,6 +31,7 @@
 static struct hw_mmu last_mmu;
 static const struct hw_tex_tile *frag_tile;        /* for frag_hook */
 static hw_usc_stage_hook run_hook = hw_tex_compute_hook;
+static struct hw_prof_entry *run_prof;             /* ctx.prof of run() */
 
 static int
 setup(void **state)
@@ -39,6 +40,7 @@ setup(void **state)
    memset(tex_test_mem, 0, sizeof(tex_test_mem));
    run_hook = hw_tex_compute_hook;
    frag_tile = NULL;
+   run_prof = NULL;
    return 0;
 }
 
@@ -80,7 +82,7 @@ run(const char *src, unsigned threads, const uint32_t *uniforms,
    if (!sh)
       fail_msg("compile: %s", err);
    static struct hw_tex_ctx ctx;
-   ctx = (struct hw_tex_ctx){ TEXTAB_VA, SAMPTAB_VA, 0 };   /* compact tables */
+   ctx = (struct hw_tex_ctx){ TEXTAB_VA, SAMPTAB_VA, 0, run_prof };   /* compact tables */
    struct hw_usc_launch L = {
       .shader = sh, .uniforms = uniforms, .gpr_count = 16,
       .texture_table = TEXTAB_VA, .sampler_table = SAMPTAB_VA,
@@ -478,6 +480,76 @@ test_block_store_partial_fault(void **state)
    assert_memory_equal(tex_host(base), tile, 4 * 32);
 }
 
+/* The profile counts of texture instructions: texture_load lanes, sample
+ * lanes by the sampler's min and mip filter, fetches per format. */
+static void
+test_prof_counts(void **state)
+{
+   struct hw_prof_entry e;
+   memset(&e, 0, sizeof(e));
+   run_prof = &e;
+   test_copy_kernel(state);                   /* 32 loads of RGBA8 unorm */
+   assert_int_equal(e.c[HW_PROF_TEX_LOADS], 32);
+   uint32_t rgba8 = hw_prof_tex_key(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, false, false);
+   assert_int_equal(e.tex[0].key, rgba8);
+   assert_int_equal(e.tex[0].n, 32);
+   assert_int_equal(e.tex[1].key, 0);
+
+   mip_texture();                             /* R32 float, nearest, mip nearest */
+   uint32_t u[HW_USC_NUM_UNIFORMS] = { 0 };
+   float k = 1.0f / 16;
+   memcpy(&u[0], &k, 4);
+   u[2] = (uint32_t)OUT_VA;
+   u[3] = (uint32_t)(OUT_VA >> 32);
+   struct hw_usc_result res;
+   assert_int_equal(run(sample_kernel, 32, u, &res), HW_USC_OK);
+   assert_int_equal(e.c[HW_PROF_TEX_NEAREST_MIPMAP_NEAREST], 32);
+   struct agx_sampler s = { AGX_SAMPLER_HEADER };
+   s.magnify = s.minify = AGX_FILTER_LINEAR;
+   s.mip_filter = AGX_MIP_FILTER_LINEAR;
+   put_sampler(0, &s);
+   assert_int_equal(run(sample_kernel, 8, u, &res), HW_USC_OK);
+   assert_int_equal(e.c[HW_PROF_TEX_LINEAR_MIPMAP_LINEAR], 8);
+   s.minify = AGX_FILTER_NEAREST;
+   s.mip_filter = AGX_MIP_FILTER_NONE;
+   put_sampler(0, &s);
+   assert_int_equal(run(sample_kernel, 4, u, &res), HW_USC_OK);
+   assert_int_equal(e.c[HW_PROF_TEX_NEAREST], 4);
+   assert_int_equal(e.c[HW_PROF_TEX_LINEAR] + e.c[HW_PROF_TEX_LINEAR_MIPMAP_NEAREST] +
+                    e.c[HW_PROF_TEX_NEAREST_MIPMAP_LINEAR], 0);
+   /* formats in ascending key order */
+   uint32_t r32f = hw_prof_tex_key(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, false, false);
+   unsigned lo = r32f < rgba8 ? 0 : 1;
+   assert_int_equal(e.tex[lo].key, r32f);
+   assert_int_equal(e.tex[lo].n, 44);
+   assert_int_equal(e.tex[1 - lo].key, rgba8);
+   assert_int_equal(e.tex[1 - lo].n, 32);
+   assert_int_equal(e.tex[2].key, 0);
+}
+
+/* The per-format table keeps the smallest keys whatever the order of
+ * the additions (per-worker tables merge in worker order). */
+static void
+test_prof_tex_order(void **state)
+{
+   (void)state;
+   struct hw_prof_entry a, b;
+   memset(&a, 0, sizeof(a));
+   memset(&b, 0, sizeof(b));
+   const unsigned n = HW_PROF_TEX_FORMATS + 5;
+   for (unsigned i = 0; i < n; i++) {
+      hw_prof_tex_add(&a, 0x80000000u + i, i + 1);
+      hw_prof_tex_add(&b, 0x80000000u + (n - 1 - i), n - i);
+   }
+   hw_prof_tex_add(&a, 0x80000003u, 100);
+   hw_prof_tex_add(&b, 0x80000003u, 100);
+   assert_memory_equal(a.tex, b.tex, sizeof(a.tex));
+   for (unsigned i = 0; i < HW_PROF_TEX_FORMATS; i++) {
+      assert_int_equal(a.tex[i].key, 0x80000000u + i);
+      assert_int_equal(a.tex[i].n, i + 1 + (i == 3 ? 100 : 0));
+   }
+}
+
 int
 main(void)
 {
@@ -490,6 +562,8 @@ main(void)
       cmocka_unit_test_setup(test_block_needs_tile, setup),
       cmocka_unit_test_setup(test_block_store_instruction, setup),
       cmocka_unit_test_setup(test_block_store_partial_fault, setup),
+      cmocka_unit_test_setup(test_prof_counts, setup),
+      cmocka_unit_test_setup(test_prof_tex_order, setup),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
