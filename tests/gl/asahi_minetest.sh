@@ -77,6 +77,24 @@ else
     result FAILED minetest-replay-validate "the replay differs from the live run"
 fi
 
+# The issue-16 walkthrough on a live capture: a profile of two late frames
+# whose per-draw counters add up exactly, with a most expensive draw that
+# runs a fragment shader (docs/profiling.md).
+pf=$(( ${frames:-1} - 4 ))
+[ $pf -ge 0 ] || pf=0
+if "$tessera" profile --json --frames "$pf-$((pf + 1))" "$w/mt.tsr" > "$w/prof.json" 2> "$w/prof.log" &&
+   python3 "$top/tests/gl/profile_check.py" sums "$w/prof.json" "$w/prof.json" &&
+   top_draw=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); t = d["top"][0]
+ok = t["fs"] != "0x0" and sum(len(p["draws"]) for f in d["frames"] for p in f["passes"]) >= 50
+print("frame %(frame)s pass %(pass)s draw %(draw)s fs %(fs)s, %(cycles)s cycles" % t) if ok else sys.exit(1)' "$w/prof.json"); then
+    echo "live profile, frames $pf-$((pf + 1)): top draw $top_draw"
+    result ok minetest-live-profile
+else
+    tail -n 3 "$w/prof.log"
+    result FAILED minetest-live-profile "tessera profile of the live capture"
+fi
+
 last=$(( ${frames:-1} - 3 ))
 [ $last -ge 0 ] || last=0
 if "$tessera" replay "$w/mt.tsr" --frames "$last-$last" --dump-images "$w/img" --quiet > "$w/img.log" 2>&1; then
