@@ -37,6 +37,11 @@ static const char usage_text[] =
    "  --min-ssim S            minimum SSIM\n"
    "  --ignore-alpha          compare R, G, B only (alpha taken as opaque)\n"
    "  --diff-dir DIR          write NAME.diff.png diff pictures into DIR\n"
+   "  --swap-calls FILE       REFERENCE is eglretrace's snapshot directory of a\n"
+   "                          live run, ACTUAL the replay's --dump-images\n"
+   "                          directory of its capture: pair them frame by\n"
+   "                          frame (FILE: the SwapBuffers call numbers, one a\n"
+   "                          line, as `apitrace dump` lists them)\n"
    "\n"
    "timing: compares repeated runs (schema tessera-timing/1, see\n"
    "docs/compare.md) per frame and per-run total.\n"
@@ -74,7 +79,7 @@ fail(const char *fmt, const char *arg)
 
 struct opts {
    bool json;
-   const char *html, *diff_dir;
+   const char *html, *diff_dir, *swap_calls;
    struct cmp_image_thresholds th;
    struct cmp_timing_opts to;
    const char *pos[2];
@@ -93,7 +98,7 @@ parse(int argc, char **argv, struct opts *o)
 {
    enum { O_JSON = 256, O_CPU, O_HTML, O_DIFF_DIR, O_TOLERANCE, O_MAX_PIXELS, O_MAX_FRACTION,
           O_MIN_PSNR, O_MIN_SSIM, O_MIN_EFFECT, O_ALPHA, O_BOOTSTRAP, O_SEED, O_FRAMES,
-          O_OVERRIDE_B, O_TOP, O_IGNORE_ALPHA };
+          O_OVERRIDE_B, O_TOP, O_IGNORE_ALPHA, O_SWAP_CALLS };
    static const struct option longopts[] = {
       { "json", no_argument, NULL, O_JSON },
       { "cpu", no_argument, NULL, O_CPU },
@@ -105,6 +110,7 @@ parse(int argc, char **argv, struct opts *o)
       { "min-psnr", required_argument, NULL, O_MIN_PSNR },
       { "min-ssim", required_argument, NULL, O_MIN_SSIM },
       { "ignore-alpha", no_argument, NULL, O_IGNORE_ALPHA },
+      { "swap-calls", required_argument, NULL, O_SWAP_CALLS },
       { "min-effect", required_argument, NULL, O_MIN_EFFECT },
       { "alpha", required_argument, NULL, O_ALPHA },
       { "bootstrap", required_argument, NULL, O_BOOTSTRAP },
@@ -139,6 +145,7 @@ parse(int argc, char **argv, struct opts *o)
          o->diff_dir = v;
          break;
       case O_IGNORE_ALPHA: o->th.ignore_alpha = true; break;
+      case O_SWAP_CALLS: o->swap_calls = v; break;
       case O_TOLERANCE:
          if (!cli_parse_u64(v, 65535, &u))
             return fail("bad --tolerance '%s' (0..65535)", v);
@@ -248,7 +255,8 @@ run_images(struct opts *o)
 {
    char err[CMP_ERR_LEN];
    struct cmp_pair_list pairs;
-   if (!cmp_pairs_find(o->pos[0], o->pos[1], &pairs, err))
+   if (o->swap_calls ? !cmp_pairs_swaps(o->swap_calls, o->pos[0], o->pos[1], &pairs, err)
+                     : !cmp_pairs_find(o->pos[0], o->pos[1], &pairs, err))
       return fail("%s", err);
    struct cmp_image_entry *e = calloc(pairs.n, sizeof(*e));
    if (!e) {

@@ -6,6 +6,8 @@
  * and exit statuses do not depend on readdir order.
  */
 #include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,4 +215,106 @@ cmp_pairs_free(struct cmp_pair_list *l)
    }
    free(l->v);
    memset(l, 0, sizeof(*l));
+}
+
+/* Width and height from a PNG's IHDR (bytes 16-23); false if not a PNG. */
+static bool
+png_size(const char *path, uint32_t *w, uint32_t *h)
+{
+   static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+   uint8_t b[24];
+   FILE *f = fopen(path, "rb");
+   if (!f)
+      return false;
+   bool ok = fread(b, 1, sizeof(b), f) == sizeof(b) && !memcmp(b, sig, 8) &&
+             !memcmp(b + 12, "IHDR", 4);
+   fclose(f);
+   if (ok) {
+      *w = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+      *h = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+   }
+   return ok;
+}
+
+/* replay --dump-images names: fFFFF_sSSSSS_<kind>... */
+static bool
+is_frame_color(const char *name, unsigned frame)
+{
+   char pre[16];
+   snprintf(pre, sizeof(pre), "f%04u_s", frame);
+   size_t n = strlen(pre);
+   return !strncmp(name, pre, n) && strstr(name + n, "_color") && is_png_name(name);
+}
+
+bool
+cmp_pairs_swaps(const char *swaps, const char *live_dir, const char *replay_dir,
+                struct cmp_pair_list *out, char err[CMP_ERR_LEN])
+{
+   memset(out, 0, sizeof(*out));
+   FILE *f = fopen(swaps, "r");
+   if (!f) {
+      snprintf(err, CMP_ERR_LEN, "cannot open '%s': %s", swaps, strerror(errno));
+      return false;
+   }
+   struct name_list replay = {0};
+   bool ok = walk(replay_dir, "", MAX_DEPTH, &replay, err);
+   if (ok && replay.n > 1)
+      qsort(replay.v, replay.n, sizeof(char *), cmp_str);
+   char line[256];
+   unsigned frame = 0, lineno = 0, snaps = 0;
+   while (ok && fgets(line, sizeof(line), f)) {
+      lineno++;
+      char *end;
+      errno = 0;
+      unsigned long long call = strtoull(line, &end, 10);
+      while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+         end++;
+      if (end == line || *end || errno || line[0] == '-') {
+         snprintf(err, CMP_ERR_LEN, "%s:%u: not a call number: '%.40s'", swaps, lineno, line);
+         ok = false;
+         break;
+      }
+      char snap_name[32], name[32];
+      snprintf(snap_name, sizeof(snap_name), "%010llu.png", call);
+      snprintf(name, sizeof(name), "frame%04u.png", frame);
+      char *snap = join(live_dir, snap_name);
+      uint32_t w, h;
+      if (!snap) {
+         snprintf(err, CMP_ERR_LEN, "out of memory");
+         ok = false;
+      } else if (png_size(snap, &w, &h)) {
+         snaps++;
+         const char *best = NULL;
+         for (size_t i = 0; i < replay.n; i++) {
+            uint32_t rw, rh;
+            if (!is_frame_color(replay.v[i], frame))
+               continue;
+            char *p = join(replay_dir, replay.v[i]);
+            if (p && png_size(p, &rw, &rh) && rw == w && rh == h)
+               best = replay.v[i];   /* sorted by S: the last one wins */
+            free(p);
+         }
+         char *pb = best ? join(replay_dir, best) : NULL;
+         ok = push_pair(out, name, snap, pb) && (!best || pb);
+         snap = NULL;
+         if (!ok)
+            snprintf(err, CMP_ERR_LEN, "out of memory");
+      }
+      free(snap);
+      frame++;
+   }
+   if (ok && ferror(f)) {
+      snprintf(err, CMP_ERR_LEN, "cannot read '%s'", swaps);
+      ok = false;
+   }
+   fclose(f);
+   free_names(&replay);
+   if (ok && !snaps) {
+      snprintf(err, CMP_ERR_LEN, "no snapshot of the %u swap calls of '%s' in '%s'",
+               frame, swaps, live_dir);
+      ok = false;
+   }
+   if (!ok)
+      cmp_pairs_free(out);
+   return ok;
 }

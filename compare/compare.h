@@ -129,6 +129,20 @@ bool cmp_pairs_find(const char *a, const char *b, struct cmp_pair_list *out,
                     char err[CMP_ERR_LEN]);
 void cmp_pairs_free(struct cmp_pair_list *l);
 
+/* Pairs eglretrace's snapshots of a live run with `tessera replay
+ * --dump-images` of its capture, frame by frame. `swaps` is a file with
+ * one apitrace call number per line, the SwapBuffers calls in order (line
+ * F+1 ends frame F; `apitrace dump` lists them), so frame F's snapshot is
+ * live_dir/<call, 10 digits>.png. Its pair is the replay's colour target
+ * of the same size written last in frame F (replay_dir/fFFFF_sSSSSS_
+ * colorN*.png with the highest S): the back buffer eglretrace read. Pairs
+ * are named frameFFFF.png; a frame without a snapshot is skipped (eglretrace
+ * -S takes a subset), one without a replay target is a pair missing its
+ * second image. Errors: unreadable files or directories, a malformed
+ * swaps line, no snapshot at all. */
+bool cmp_pairs_swaps(const char *swaps, const char *live_dir, const char *replay_dir,
+                     struct cmp_pair_list *out, char err[CMP_ERR_LEN]);
+
 /* One compared pair, as reports see it. */
 struct cmp_image_entry {
    const char *name, *path_a, *path_b;

@@ -10,9 +10,13 @@
 #                  R, G, B;
 #   rgb-still:     with --ignore-alpha, frames that differ in colour
 #                  (frame 0 against frame 119) still fail.
+#   swap-calls:    `compare images --swap-calls` pairs the call-numbered
+#                  snapshots with the replay's frames itself: the same 120
+#                  pairs pass as gl_pair_frames' links; a malformed calls
+#                  file and a directory without snapshots exit 2.
 . "$(dirname "$0")/lib/common.sh"
 
-checks="alpha-differs ignore-alpha rgb-still"
+checks="alpha-differs ignore-alpha rgb-still swap-calls"
 
 gl_es2gears_setup
 gl_swap_calls "$trace" > "$work/swaps"
@@ -45,5 +49,20 @@ if "$tessera" compare images --ignore-alpha "$work/pairs/live/frame0000.png" "$w
     check FAILED rgb-still "--ignore-alpha let frame 0 equal frame $((n - 1))"
 else
     check ok rgb-still
+fi
+
+printf '12\nnot-a-call\n' > "$work/bad-swaps"
+rc1=0 rc2=0
+"$tessera" compare images --swap-calls "$work/bad-swaps" "$work/live" "$work/replay" > "$work/c5.txt" 2>&1 || rc1=$?
+"$tessera" compare images --swap-calls "$work/swaps" "$work/replay" "$work/replay" > "$work/c6.txt" 2>&1 || rc2=$?
+if "$tessera" compare images --ignore-alpha --swap-calls "$work/swaps" "$work/live" "$work/replay" \
+       > "$work/c4.txt" 2>&1 && grep -q "^$n images: $n passed" "$work/c4.txt" &&
+   grep -q '^PASS  frame0000.png' "$work/c4.txt" && [ $rc1 = 2 ] && [ $rc2 = 2 ] &&
+   grep -q 'not a call number' "$work/c5.txt" && grep -q 'no snapshot' "$work/c6.txt"; then
+    tail -n 1 "$work/c4.txt"
+    check ok swap-calls
+else
+    head -n 3 "$work/c4.txt" "$work/c5.txt" "$work/c6.txt"
+    check FAILED swap-calls "--swap-calls: pairing (exit ${rc1}/${rc2})"
 fi
 finish

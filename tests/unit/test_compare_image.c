@@ -503,6 +503,50 @@ put(const char *rel, const struct cmp_image *im)
    free(rgb);
 }
 
+/* --swap-calls: frame F's snapshot (named by its swap call) with the last
+ * colour target of frame F of the same size; frames without a snapshot
+ * skipped, one without a target kept with no second image. */
+static void
+test_swap_pairs(void **state)
+{
+   (void)state;
+   char err[CMP_ERR_LEN];
+   mkdir(tpath("live"), 0777);
+   mkdir(tpath("rep"), 0777);
+   struct cmp_image a = make_random(8, 4), small = make_random(4, 4);
+   put("live/0000000005.png", &a);          /* frame 0 */
+   put("live/0000000012.png", &a);          /* frame 2 */
+   put("rep/f0000_s00000_color0.png", &a);
+   put("rep/f0000_s00001_color0.png", &a);  /* the later one wins */
+   put("rep/f0000_s00002_color1.png", &small); /* another size: not it */
+   put("rep/f0000_s00002_depth.png", &a);   /* not a colour target */
+   put("rep/f0001_s00003_color0.png", &a);  /* frame 1: no snapshot */
+   FILE *f = fopen(tpath("swaps"), "w");
+   fputs("5\n9\n12\n", f);
+   fclose(f);
+   struct cmp_pair_list l;
+   assert_true(cmp_pairs_swaps(tpath("swaps"), tpath("live"), tpath("rep"), &l, err));
+   assert_int_equal(l.n, 2);
+   assert_string_equal(l.v[0].name, "frame0000.png");
+   assert_non_null(strstr(l.v[0].path_a, "live/0000000005.png"));
+   assert_non_null(strstr(l.v[0].path_b, "rep/f0000_s00001_color0.png"));
+   assert_string_equal(l.v[1].name, "frame0002.png");
+   assert_null(l.v[1].path_b);
+   cmp_pairs_free(&l);
+
+   f = fopen(tpath("bad"), "w");
+   fputs("5\n-3\n", f);
+   fclose(f);
+   assert_false(cmp_pairs_swaps(tpath("bad"), tpath("live"), tpath("rep"), &l, err));
+   assert_non_null(strstr(err, "not a call number"));
+   assert_false(cmp_pairs_swaps(tpath("swaps"), tpath("rep"), tpath("rep"), &l, err));
+   assert_non_null(strstr(err, "no snapshot"));
+   assert_false(cmp_pairs_swaps(tpath("nothere"), tpath("live"), tpath("rep"), &l, err));
+   assert_false(cmp_pairs_swaps(tpath("swaps"), tpath("live"), tpath("nodir"), &l, err));
+   free(a.px);
+   free(small.px);
+}
+
 static void
 test_directories(void **state)
 {
@@ -621,6 +665,7 @@ main(void)
       cmocka_unit_test(test_png_layouts),
       cmocka_unit_test(test_png_errors),
       cmocka_unit_test(test_directories),
+      cmocka_unit_test(test_swap_pairs),
    };
    return cmocka_run_group_tests(tests, setup, teardown);
 }
