@@ -18,6 +18,16 @@
  * it the same software-winsys screen (GALLIUM_DRIVER=asahi: agx_sw.c), so
  * GLX on Xvfb renders on the node too. --driver softpipe|llvmpipe run
  * Mesa's CPU rasterizers without the node, for comparisons.
+ *
+ * Vulkan: the same tree holds Mesa's asahi Vulkan driver (honeykrisp,
+ * libvulkan_asahi.so) and its ICD manifest (lib/vulkan/asahi_icd.json, its
+ * library path relative to the manifest). --driver asahi points the Vulkan
+ * loader at that manifest alone (VK_DRIVER_FILES, and VK_ICD_FILENAMES for
+ * loaders older than 1.3.207), so vulkaninfo and every Vulkan program see
+ * the model's GPU through the shim's node and no other device. Presentation
+ * takes Mesa's software WSI (MESA_VK_WSI_DEBUG=sw: rendered on the node,
+ * copied out by the CPU, put to the X server): an X server cannot import
+ * the shim's buffers by DRI3, so it is the Vulkan twin of the drisw path.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -44,6 +54,8 @@ usage(FILE *fp)
       "                    asahi: Mesa's asahi driver (Mesa 25.0.7) on the same node;\n"
       "                    softpipe, llvmpipe: Mesa's CPU rasterizers (imply --sw and\n"
       "                    --no-shim; softpipe from the 22.3.6 tree, llvmpipe from 25.0.7)\n"
+      "                    (asahi also points the Vulkan loader at Mesa's asahi\n"
+      "                    Vulkan driver, honeykrisp, on the node)\n"
       "      --print-env   print the environment settings and exit\n"
       "  -h, --help\n"
       "Environment the drivers read: TESSERA_DEBUG=shaders,sync,trace,flush,perf,notwiddle\n"
@@ -94,18 +106,35 @@ append_preload(const char *lib)
    return ok;
 }
 
+/* MESA_VK_WSI_DEBUG gets "sw" (Mesa's software presentation), keeping the
+ * user's other flags. */
+static bool
+add_wsi_sw(void)
+{
+   const char *old = getenv("MESA_VK_WSI_DEBUG");
+   if (!old || !*old)
+      return setenv("MESA_VK_WSI_DEBUG", "sw", 1) == 0;
+   char flags[256];
+   snprintf(flags, sizeof(flags), ",%s,", old);
+   if (strstr(flags, ",sw,"))
+      return true;
+   return prepend("MESA_VK_WSI_DEBUG", "sw", ',');
+}
+
 /* What each --driver needs: which Mesa tree, the node, a forced software
  * winsys, and the Gallium driver name the swrast path must pick. */
 struct run_driver {
    const char *name, *tree, *gallium;
    bool shim, sw;
+   /* The tree's Vulkan ICD manifest, relative to its lib/; NULL: none */
+   const char *vulkan_icd;
 };
 
 static const struct run_driver run_drivers[] = {
-   { "tessera", "mesa", "tessera", true, false },
-   { "asahi", "mesa-asahi", "asahi", true, false },
-   { "softpipe", "mesa", "softpipe", false, true },
-   { "llvmpipe", "mesa-asahi", "llvmpipe", false, true },
+   { "tessera", "mesa", "tessera", true, false, NULL },
+   { "asahi", "mesa-asahi", "asahi", true, false, "vulkan/asahi_icd.json" },
+   { "softpipe", "mesa", "softpipe", false, true, NULL },
+   { "llvmpipe", "mesa-asahi", "llvmpipe", false, true, NULL },
 };
 
 int
@@ -184,9 +213,20 @@ cmd_run(int argc, char **argv)
       unsetenv("GALLIUM_DRIVER");
    if (sw)
       setenv("LIBGL_ALWAYS_SOFTWARE", "1", 1);
+   /* A tree built before its Vulkan driver was (no manifest) runs GL as
+    * before; the loader then finds whatever the system has. */
+   char icd[PATH_MAX + 32];
+   if (d->vulkan_icd) {
+      snprintf(icd, sizeof(icd), "%s/%s", mesa, d->vulkan_icd);
+      if (access(icd, R_OK) == 0 &&
+          (setenv("VK_DRIVER_FILES", icd, 1) || setenv("VK_ICD_FILENAMES", icd, 1) ||
+           (shim && !add_wsi_sw())))
+         return fail("cannot set the environment", strerror(errno));
+   }
    if (print_env) {
       static const char *vars[] = { "LD_LIBRARY_PATH", "LIBGL_DRIVERS_PATH", "GBM_BACKENDS_PATH",
-                                    "LD_PRELOAD", "LIBGL_ALWAYS_SOFTWARE", "GALLIUM_DRIVER" };
+                                    "LD_PRELOAD", "LIBGL_ALWAYS_SOFTWARE", "GALLIUM_DRIVER",
+                                    "VK_DRIVER_FILES", "VK_ICD_FILENAMES", "MESA_VK_WSI_DEBUG" };
       for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
          const char *v = getenv(vars[i]);
          if (v)

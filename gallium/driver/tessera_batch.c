@@ -515,8 +515,12 @@ batch_submit(struct tessera_batch *b)
          zc.z_format = z16 ? AGX_ZLS_FORMAT_16 : AGX_ZLS_FORMAT_32F;
          zc.z_store_enable = true;
          zc.z_load_enable = !(b->clear & PIPE_CLEAR_DEPTH) && r->valid;
-         /* The clear value stays float bits for Z16 too: the ISP works in
-          * float and the ZLS store converts (docs/rendering.md). */
+         /* The clear value is in the ZLS format: a unorm16 value for Z16,
+          * as Mesa's asahi drivers program the hardware (docs/rendering.md). */
+         if (z16) {
+            double c = b->clear_depth < 0 ? 0 : b->clear_depth > 1 ? 1 : b->clear_depth;
+            cmd.isp_bgobjdepth = (uint32_t)(c * 65535.0 + 0.5);
+         }
       }
       if (has_s && sr) {
          cmd.stencil.base = tessera_resource_va(sr, level, layer);

@@ -1545,7 +1545,12 @@ render_tile(struct tile *t)
    const struct agx_fw_render_payload *pl = t->j.pl;
    unsigned n = fp->uw * fp->uh * fp->samples;
    memset(t->tb, 0, t->tb_size);
-   float zc = tessera_uif(pl->isp_bg_obj_depth);
+   /* ISP BG Obj Depth is in the ZLS format: float bits for Z32F, a unorm16
+    * value for Z16 (Mesa's asahi GL and Vulkan drivers both program
+    * _mesa_float_to_unorm(clear, 16) there for Z16 on the hardware). */
+   float zc = fp->zls.z_format == AGX_ZLS_FORMAT_16
+                 ? (float)(pl->isp_bg_obj_depth & 0xffff) / 65535.0f
+                 : tessera_uif(pl->isp_bg_obj_depth);
    for (unsigned i = 0; i < n; i++) {
       t->z[i] = zc;
       t->s[i] = (uint8_t)pl->isp_bg_obj_vals;

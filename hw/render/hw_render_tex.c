@@ -35,12 +35,9 @@ hwr_tex_op(const struct hwr_pipeline *pipe, uint64_t sampler_heap,
            size_t err_size)
 {
    struct hw_tex_ctx ctx;
+   /* A pipeline without Texture words may still sample bindless images;
+    * the texture unit refuses an indexed operand without a table. */
    tex_ctx(pipe, sampler_heap, &ctx);
    ctx.prof = prof;
-   if (!ctx.texture_table) {
-      snprintf(err, err_size, "%s: the pipeline binds no texture state",
-               agx_isa_op_name(in->op));
-      return HW_USC_BAD_CODE;
-   }
    return hw_tex_execute(&ctx, s, in, exec, tile, err, err_size);
 }

@@ -610,6 +610,15 @@ hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
    e.tt = field(instr, F_TT);
    e.cs = field(instr, F_CS);
    e.mask = field(instr, F_MASK);
+   /* An indexed texture/PBE operand reads the state table the launch binds
+    * (USC Texture words); a bindless one (Tt bit 1) names its heap itself,
+    * as Mesa's asahi Vulkan driver does for every image. */
+   if (e.T && !(e.tt & 2) && !ctx->texture_table) {
+      if (err && err_size)
+         snprintf(err, err_size, "%s: the pipeline binds no texture state",
+                  agx_isa_op_name(instr->op));
+      return HW_USC_BAD_CODE;
+   }
 
    switch (instr->op) {
    case AGX_OP_TEXTURE_SAMPLE:

@@ -32,4 +32,11 @@ gl_crash_SRCS := tests/gl/gl_crash.c $(GL_UTIL)
 gl_crash_LDLIBS := $(GL_TEST_LDLIBS)
 gl_present_x11_SRCS := tests/gl/gl_present_x11.c $(GL_UTIL)
 gl_present_x11_LDLIBS := $(GL_TEST_LDLIBS) -lX11
+# vk_clear: headless Vulkan (render pass clear, vkCmdClearAttachments,
+# copy, fill) on Mesa's asahi Vulkan driver (tests/gl/asahi_vulkan.sh); it
+# links the system's Vulkan loader, which `tessera run --driver asahi`
+# points at our driver.
+PROGS += vk_clear
+vk_clear_SRCS := tests/gl/vk_clear.c
+vk_clear_LDLIBS := -lvulkan -lpng
 endif

@@ -554,6 +554,51 @@ test_texture_nearest(void **state)
    scene_teardown(&s);
 }
 
+/* The same draw with the texture bindless, as Mesa's asahi Vulkan driver
+ * samples every image: no USC Texture word, the descriptor's address in a
+ * uniform pair (u0_u1) plus a byte offset register (Tt bit 1), the sampler
+ * index in a register. Before, the model refused any texture instruction
+ * of a pipeline without Texture words ("the pipeline binds no texture
+ * state"): vkcube's fragment shader failed. */
+static const char *const fs_tex_bindless_src =
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "mov_imm r2, 0, 0b0\n"
+   "mov_imm r3l, 0\n"
+   "texture_sample 0, 0b1100, 0b0, none, xyzw, 0b00, r8_r9_r10_r11, u0_u1, r2, r3l, tex_2d, r4_r5, auto_lod, 0\n"
+   "wait 0\n"
+   "st_tile r8_r9_r10_r11, u8norm, 0, xyzw, 0, 255, 0\n"
+   "stop\n";
+
+static void
+test_texture_bindless(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, 0xff000000u, 2, 64 * 1024);
+   uint64_t smp, tex = make_texture(&s, 1, false, AGX_MIP_FILTER_NONE,
+                                    AGX_WRAP_CLAMP_TO_EDGE, &smp);
+   struct vtx v[6] = {
+      { -1, 1, 0.5f, 1, 0, 0, 0, 1 }, { 1, 1, 0.5f, 1, 1, 0, 0, 1 },
+      { -1, -1, 0.5f, 1, 0, 1, 0, 1 },
+      { 1, 1, 0.5f, 1, 1, 0, 0, 1 }, { 1, -1, 0.5f, 1, 1, 1, 0, 1 },
+      { -1, -1, 0.5f, 1, 0, 1, 0, 1 },
+   };
+   struct draw_state ds = default_state;
+   ds.fs = fs_tex_bindless_src;
+   ds.fs_smp = smp;
+   ds.fs_uni = &tex;
+   ds.fs_uni_bytes = sizeof(tex);
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   assert_true(run(&s));
+   uint32_t want[64 * 64];
+   for (unsigned y = 0; y < 64; y++)
+      for (unsigned x = 0; x < 64; x++)
+         want[y * 64 + x] = texel(0, x / 4, y / 4);
+   compare(s.rt, want, 64, 64, 0);
+   scene_teardown(&s);
+}
+
 /* Magnification x4, bilinear, clamp to edge.  The oracle filters in
  * double; the model in float: 1 LSB. */
 static void
@@ -832,6 +877,7 @@ main(void)
       cmocka_unit_test(test_tvb_overflow),
       cmocka_unit_test(test_threads_deterministic),
       cmocka_unit_test(test_texture_nearest),
+      cmocka_unit_test(test_texture_bindless),
       cmocka_unit_test(test_texture_linear),
       cmocka_unit_test(test_texture_mipmap),
       cmocka_unit_test(test_points_lines),

@@ -317,6 +317,42 @@ test_scissor_region_clip(void **state)
    scene_teardown(&s);
 }
 
+/* Z16: the depth a tile starts with (ISP BG Obj Depth) is a unorm16 value,
+ * not float bits. 0x8000 (0.50001): a quad at 0.25 passes LESS, one at 0.75
+ * fails, and the stored buffer keeps 0x8000 (no depth writes). Read as float
+ * bits it would be ~4.6e-41 and both quads would fail (vkcube's D16 depth
+ * on Mesa's asahi Vulkan driver drew nothing). */
+static void
+test_z16_bg_depth(void **state)
+{
+   (void)state;
+   const unsigned W = 64, H = 32;
+   struct scene s;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   s.want_depth = true;
+   s.zls = zls_word(true, false, AGX_ZLS_FORMAT_16);
+   s.bg_depth_set = true;
+   s.bg_depth = 0x8000;
+   struct draw_state ds = flat();
+   ds.zfunc = AGX_ZS_FUNC_LESS;
+   solid_quad(&s, &ds, -1, -1, 0, 1, 0.25f, c_red);     /* left half: passes */
+   solid_quad(&s, &ds, 0, -1, 1, 1, 0.75f, c_green);    /* right half: fails */
+   assert_true(run(&s));
+   const uint16_t *zh = host(&s, s.zbuf_va);
+   unsigned bad = 0;
+   for (unsigned y = 0; y < H; y++) {
+      for (unsigned x = 0; x < W; x++) {
+         uint32_t want = x < W / 2 ? RED : BLACK;
+         uint16_t z = zh[scene_zs_texel(&s, x, y, 2)];
+         if ((s.rt[y * W + x] != want || z != 0x8000) && bad++ < 5)
+            print_message("(%u,%u): %08x want %08x, depth 0x%04x want 0x8000\n", x, y,
+                          s.rt[y * W + x], want, z);
+      }
+   }
+   assert_int_equal(bad, 0);
+   scene_teardown(&s);
+}
+
 static const float dz_ramp[2] = { 0.2f, 0.6f };   /* z at NDC x = -1, +1 */
 
 /* A full-screen pair of triangles whose depth ramps along x. */
@@ -779,6 +815,7 @@ main(void)
       cmocka_unit_test(test_occlusion_query),
       cmocka_unit_test(test_scissor_region_clip),
       cmocka_unit_test(test_depth_bias),
+      cmocka_unit_test(test_z16_bg_depth),
       cmocka_unit_test(test_two_sided_stencil),
       cmocka_unit_test(test_depth_clamp),
       cmocka_unit_test(test_indirect_draw),

@@ -305,8 +305,8 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
    uint64_t vb = put(s, verts, vbytes, 16);
    s->last_vb = vb;
    uint32_t vs_pipe = pipeline(s, shader(s, vs), &vb, 8, 0, false);
-   uint32_t fs_pipe = pipeline_smp(s, shader(s, ds->fs ? ds->fs : fs_src), NULL, 0,
-                                   ds->fs_tex, ds->fs_smp, true);
+   uint32_t fs_pipe = pipeline_smp(s, shader(s, ds->fs ? ds->fs : fs_src), ds->fs_uni,
+                                   ds->fs_uni_bytes, ds->fs_tex, ds->fs_smp, true);
    uint8_t cb[AGX_CF_BINDING_HEADER_LENGTH + AGX_CF_BINDING_LENGTH];
    agx_pack(cb, CF_BINDING_HEADER, h) { h.slots = 4; h.coefficient_registers = 4; }
    agx_pack(cb + 4, CF_BINDING, b) {
@@ -530,6 +530,11 @@ run(struct scene *s)
          p.partial_bg_usc = s->pbg_usc; p.partial_eot_usc = s->peot_usc;
          float one = 1.0f;
          memcpy(&p.isp_bg_obj_depth, &one, 4);
+         agx_unpack((const uint8_t *)&s->zls, ZLS_CONTROL, zc);
+         if (zc.z_format == AGX_ZLS_FORMAT_16)
+            p.isp_bg_obj_depth = 0xffff;
+         if (s->bg_depth_set)
+            p.isp_bg_obj_depth = s->bg_depth;
          p.isp_bg_obj_vals = 0;
          p.depth_base = zb;
          p.stencil_base = sb;

@@ -56,6 +56,9 @@ struct scene {
    /* ISP arrays of the payload (0: none): Depth Bias, Scissor, queries */
    uint64_t dbias_va, scissor_va, oclqry_va;
    uint32_t flags;              /* payload Flags */
+   /* ISP BG Obj Depth in the ZLS format when bg_depth_set, else 1.0 in it */
+   bool bg_depth_set;
+   uint32_t bg_depth;
 };
 
 /* Back-face stencil of a two-sided draw. */
@@ -77,6 +80,8 @@ struct draw_state {
    const char *fs;
    bool cull_back;
    uint64_t fs_tex, fs_smp;     /* fragment pipeline's texture/sampler (0: none) */
+   const void *fs_uni;          /* fragment uniforms from u0 (fs_uni_bytes, 0: none) */
+   unsigned fs_uni_bytes;
    unsigned line_width;         /* raw: (width + 1) / 16 pixels */
    enum agx_stencil_op szfail, ssfail;   /* front depth-fail / stencil-fail */
    bool two_sided;
