@@ -958,6 +958,133 @@ test_border(void)
    gl_util_check(t, ok && tested > 0);
 }
 
+/* ---------------------------------------------------------- max varyings */
+
+/* GL_MAX_VARYING_FLOATS (64) user varyings as 16 vec4s, each a distinct
+ * value the fragment shader checks (nudged by the position, so that
+ * Mesa's linker cannot fold them into the fragment shader as constants):
+ * with the position that is 68
+ * vertex output slots. Regression: the model refused more than 64 slots
+ * (the hardware's fields take 255), the vertex job failed and the
+ * fragment job reported "TVB heap holds no binned frame" (piglit
+ * varying-packing, issue 13). */
+static const char vs_many[] =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "varying vec4 v[16];\n"
+   "void main() {\n"
+   "   for (int i = 0; i < 16; i++)\n"
+   "      v[i] = vec4(float(i), float(i) + 0.25, float(i) + 0.5, float(i) + 0.75) +\n"
+   "             0.001 * pos.xyxy;\n"   /* not a constant Mesa's linker could fold */
+   "   gl_Position = vec4(pos, 0.0, 1.0);\n"
+   "}\n";
+static const char fs_many[] =
+   "#version 120\n"
+   "varying vec4 v[16];\n"
+   "void main() {\n"
+   "   bool ok = true;\n"
+   "   for (int i = 0; i < 16; i++) {\n"
+   "      vec4 want = vec4(float(i), float(i) + 0.25, float(i) + 0.5, float(i) + 0.75);\n"
+   "      if (any(greaterThan(abs(v[i] - want), vec4(0.01)))) ok = false;\n"
+   "   }\n"
+   "   gl_FragColor = ok ? vec4(0.0, 1.0, 0.0, 1.0) : vec4(1.0, 0.0, 0.0, 1.0);\n"
+   "}\n";
+
+static void
+test_max_varyings(void)
+{
+   const char *t = "max_varyings";
+   GLint floats = 0;
+   glGetIntegerv(GL_MAX_VARYING_FLOATS, &floats);
+   if (floats < 64) {
+      printf("SKIP: %s (GL_MAX_VARYING_FLOATS is %d)\n", t, floats);
+      return;
+   }
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_many, fs_many, names, 1);
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   draw_quad(prog);
+   uint8_t px[W * H * 4];
+   gl_util_read_fb(px, W, H);
+   static const uint8_t green[4] = { 0, 255, 0, 255 };
+   bool ok = gl_util_pixel_is(px, W, 4, 4, green, 0, t) &&
+             gl_util_pixel_is(px, W, 60, 60, green, 0, t);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------------ mixed FBO sizes */
+
+/* GL_ARB_framebuffer_object (piglit's headless -fbo mode needs it for
+ * every desktop GL test) allows attachments of different sizes: a 64x64
+ * colour renderbuffer with a 128x128 depth renderbuffer. A near green quad
+ * then a farther red one with LESS: green must win everywhere, so the
+ * depth image (its own size, stored and reloaded by the ZLS unit) works. */
+static void
+test_mixed_sizes(void)
+{
+   const char *t = "mixed_sizes";
+   if (!gl_util_has_ext("GL_ARB_framebuffer_object")) {
+      gl_util_verdict(false, ": %s (no GL_ARB_framebuffer_object)", t);
+      return;
+   }
+   GLuint fbo, rb[2];
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glGenRenderbuffers(2, rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[0]);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, 2 * W, 2 * H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
+   GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+   bool ok = status == GL_FRAMEBUFFER_COMPLETE;
+   if (!ok)
+      printf("  %s: framebuffer status %#x\n", t, status);
+   static const char *const names[] = { "pos" };
+   static const char vs_z[] =
+      "#version 120\n"
+      "attribute vec2 pos;\n"
+      "uniform float z;\n"
+      "void main() { gl_Position = vec4(pos, z, 1.0); }\n";
+   static const char fs_col[] =
+      "#version 120\n"
+      "uniform vec4 col;\n"
+      "void main() { gl_FragColor = col; }\n";
+   GLuint prog = program_attribs(vs_z, fs_col, names, 1);
+   if (ok) {
+      glViewport(0, 0, W, H);
+      glClearColor(0, 0, 0, 1);
+      glClearDepth(1.0);
+      glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+      glEnable(GL_DEPTH_TEST);
+      glDepthFunc(GL_LESS);
+      glUseProgram(prog);
+      glUniform1f(glGetUniformLocation(prog, "z"), 0.0f);
+      glUniform4f(glGetUniformLocation(prog, "col"), 0, 1, 0, 1);
+      draw_quad(prog);
+      glFlush();   /* a second pass reloads the depth image */
+      glUseProgram(prog);
+      glUniform1f(glGetUniformLocation(prog, "z"), 0.5f);
+      glUniform4f(glGetUniformLocation(prog, "col"), 1, 0, 0, 1);
+      draw_quad(prog);
+      glDisable(GL_DEPTH_TEST);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      static const uint8_t green[4] = { 0, 255, 0, 255 };
+      ok = gl_util_pixel_is(px, W, 2, 2, green, 0, t) &&
+           gl_util_pixel_is(px, W, 61, 61, green, 0, t) &&
+           gl_util_pixel_is(px, W, 32, 32, green, 0, t);
+   }
+   glDeleteProgram(prog);
+   glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteRenderbuffers(2, rb);
+   gl_util_check(t, ok && glGetError() == GL_NO_ERROR);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -967,6 +1094,7 @@ static const struct {
    { "tex3d", test_tex3d },             { "instancing", test_instancing },
    { "restart", test_restart },         { "indep_blend", test_indep_blend },
    { "vertex_texture", test_vertex_texture }, { "border", test_border },
+   { "max_varyings", test_max_varyings }, { "mixed_sizes", test_mixed_sizes },
 };
 
 int
