@@ -1085,6 +1085,58 @@ test_mixed_sizes(void)
    gl_util_check(t, ok && glGetError() == GL_NO_ERROR);
 }
 
+/* ------------------------------------------------- indirect uniform index */
+
+/* "i >= 4 ? b[i - 4] : a[i]" over two uniform arrays: st/mesa flattens the
+ * branch into a select, so both loads run, one with an index out of its
+ * array (b[-4] for i = 0). Regression: the negative offset of an unsigned
+ * device_load read unmapped memory, the fragment job faulted and the
+ * quad stayed black (piglit variable-indexing fs-input-array-*, issue 13):
+ * the compiler clamps an indirect uniform load to its array. */
+static const char fs_index[] =
+   "#version 120\n"
+   "uniform vec4 b[4];\n"   /* first: b[-4] is before the buffer */
+   "uniform vec4 a[4];\n"
+   "uniform int i;\n"
+   "uniform vec4 want;\n"
+   "void main() {\n"
+   "   gl_FragColor = (i >= 4 ? b[i - 4] : a[i]) == want ? vec4(0.0, 1.0, 0.0, 1.0)\n"
+   "                                                   : vec4(1.0, 0.0, 0.0, 1.0);\n"
+   "}\n";
+
+static void
+test_uniform_index(void)
+{
+   const char *t = "uniform_index";
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_pos, fs_index, names, 1);
+   float a[16], b[16];
+   for (unsigned k = 0; k < 16; k++)
+      a[k] = (float)k, b[k] = 100.0f + (float)k;
+   glUseProgram(prog);
+   glUniform4fv(glGetUniformLocation(prog, "a"), 4, a);
+   glUniform4fv(glGetUniformLocation(prog, "b"), 4, b);
+   bool ok = true;
+   static const int idx[] = { 0, 3, 4, 7 };
+   static const uint8_t green[4] = { 0, 255, 0, 255 };
+   for (unsigned k = 0; k < 4 && ok; k++) {
+      const float *w = idx[k] >= 4 ? b + 4 * (idx[k] - 4) : a + 4 * idx[k];
+      glUseProgram(prog);
+      glUniform1i(glGetUniformLocation(prog, "i"), idx[k]);
+      glUniform4fv(glGetUniformLocation(prog, "want"), 1, w);
+      glClearColor(0, 0, 0, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      draw_quad(prog);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, 32, 32, green, 0, t);
+      if (!ok)
+         printf("  %s: index %d\n", t, idx[k]);
+   }
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -1095,6 +1147,7 @@ static const struct {
    { "restart", test_restart },         { "indep_blend", test_indep_blend },
    { "vertex_texture", test_vertex_texture }, { "border", test_border },
    { "max_varyings", test_max_varyings }, { "mixed_sizes", test_mixed_sizes },
+   { "uniform_index", test_uniform_index },
 };
 
 int
