@@ -1137,6 +1137,43 @@ test_uniform_index(void)
    gl_util_check(t, ok);
 }
 
+/* ------------------------------------------------------- point size zero */
+
+/* A vertex shader writing gl_PointSize = 0: the size is clamped to the
+ * driver's range (1 .. 511.95), so the point covers one pixel. Regression:
+ * the size reached the model as 0 and the point was not drawn (piglit
+ * vs-point_size-zero, issue 13). */
+static const char vs_psize0[] =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "void main() { gl_Position = vec4(pos, 0.0, 1.0); gl_PointSize = 0.0; }\n";
+
+static void
+test_point_size_zero(void)
+{
+   const char *t = "point_size_zero";
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_psize0, fs_green, names, 1);
+   /* the centre of pixel (32, 32) */
+   static const float p[] = { 65.0f / W - 1.0f, 65.0f / H - 1.0f };
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glEnable(GL_VERTEX_PROGRAM_POINT_SIZE);
+   glUseProgram(prog);
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, p);
+   glDrawArrays(GL_POINTS, 0, 1);
+   glDisableVertexAttribArray(0);
+   glUseProgram(0);
+   glDisable(GL_VERTEX_PROGRAM_POINT_SIZE);
+   uint8_t px[W * H * 4];
+   gl_util_read_fb(px, W, H);
+   static const uint8_t green[4] = { 0, 255, 0, 255 };
+   bool ok = gl_util_pixel_is(px, W, 32, 32, green, 0, t);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -1147,7 +1184,7 @@ static const struct {
    { "restart", test_restart },         { "indep_blend", test_indep_blend },
    { "vertex_texture", test_vertex_texture }, { "border", test_border },
    { "max_varyings", test_max_varyings }, { "mixed_sizes", test_mixed_sizes },
-   { "uniform_index", test_uniform_index },
+   { "uniform_index", test_uniform_index }, { "point_size_zero", test_point_size_zero },
 };
 
 int
