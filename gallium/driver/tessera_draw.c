@@ -334,6 +334,11 @@ fs_key(struct tessera_context *ctx, struct tessera_batch *batch, enum pipe_prim_
    key->logicop_func = s->blend->logicop_enable ? s->blend->logicop_func : 0;
    key->flatshade = s->rast->flatshade;
    shadow_key(ctx, PIPE_SHADER_FRAGMENT, &key->shadow);
+   for (unsigned i = 0; i < MIN2(s->nr_samplers[PIPE_SHADER_FRAGMENT], 16); i++) {
+      const struct tessera_sampler_state *smp = s->samplers[PIPE_SHADER_FRAGMENT][i];
+      if (smp && smp->base.lod_bias != 0.0f)
+         key->lod_bias_mask |= 1u << i;
+   }
    if (mode == PIPE_PRIM_POINTS) {
       key->sprite_coord_enable = s->rast->sprite_coord_enable;
       key->sprite_coord_upper_left = s->rast->sprite_coord_mode == PIPE_SPRITE_COORD_UPPER_LEFT;
@@ -600,6 +605,13 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    u->w[TC_U_CBUF0_ADDR + 1] = (uint32_t)(cb >> 32);
    memcpy(&u->w[TC_U_BLEND_CONST], s->blend_color.color, 16);
    u->n = TC_U_BLEND_CONST + 4;
+   if (fs->key.fs.lod_bias_mask) {
+      for (unsigned i = 0; i < MIN2(s->nr_samplers[PIPE_SHADER_FRAGMENT], 16); i++) {
+         const struct tessera_sampler_state *smp = s->samplers[PIPE_SHADER_FRAGMENT][i];
+         u->w[TC_U_LOD_BIAS + i] = fui(smp ? smp->base.lod_bias : 0.0f);
+      }
+      u->n = TC_U_LOD_BIAS + 16;
+   }
    uniforms_push(u, &fs->bin, cpu, nwords);
    unsigned fs_uniforms = u->n;
    n += emit_uniform_words(batch, u, words + n);

@@ -1174,6 +1174,58 @@ test_point_size_zero(void)
    gl_util_check(t, ok);
 }
 
+/* ------------------------------------------------------ sampler LOD bias */
+
+/* GL_TEXTURE_LOD_BIAS 1 on a 64x64 texture drawn 1:1 (LOD 0): level 1
+ * (green) is sampled, not level 0 (red). The hardware's sampler has no
+ * bias field; the compiler adds it from a uniform. Regression: the bias
+ * was ignored (piglit tex-miplevel-selection GL2:texture(), issue 13). */
+static const char fs_tex2d[] =
+   "#version 120\n"
+   "uniform sampler2D t;\n"
+   "varying vec2 uv;\n"
+   "void main() { gl_FragColor = texture2D(t, uv); }\n";
+
+static void
+test_lod_bias(void)
+{
+   const char *t = "lod_bias";
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_quad, fs_tex2d, names, 1);
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   static uint8_t img[64 * 64 * 4];
+   static const uint8_t col[7][4] = { { 255, 0, 0, 255 }, { 0, 255, 0, 255 }, { 0, 0, 255, 255 },
+                                      { 255, 255, 0, 255 }, { 0, 255, 255, 255 },
+                                      { 255, 0, 255, 255 }, { 255, 255, 255, 255 } };
+   for (unsigned l = 0, sz = 64; l < 7; l++, sz /= 2) {
+      for (unsigned i = 0; i < sz * sz; i++)
+         memcpy(img + 4 * i, col[l], 4);
+      glTexImage2D(GL_TEXTURE_2D, l, GL_RGBA8, sz, sz, 0, GL_RGBA, GL_UNSIGNED_BYTE, img);
+   }
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   bool ok = true;
+   static const float bias[] = { 0.0f, 1.0f, 2.0f };
+   for (unsigned k = 0; k < 3 && ok; k++) {
+      glTexParameterf(GL_TEXTURE_2D, GL_TEXTURE_LOD_BIAS, bias[k]);
+      glClearColor(0, 0, 0, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glUseProgram(prog);
+      glUniform1i(glGetUniformLocation(prog, "t"), 0);
+      draw_quad(prog);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, 20, 20, col[k], 0, t);
+      if (!ok)
+         printf("  %s: bias %.0f\n", t, bias[k]);
+   }
+   glDeleteTextures(1, &tex);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -1185,6 +1237,7 @@ static const struct {
    { "vertex_texture", test_vertex_texture }, { "border", test_border },
    { "max_varyings", test_max_varyings }, { "mixed_sizes", test_mixed_sizes },
    { "uniform_index", test_uniform_index }, { "point_size_zero", test_point_size_zero },
+   { "lod_bias", test_lod_bias },
 };
 
 int
