@@ -423,15 +423,26 @@ cf_bindings(struct tessera_context *ctx, struct tessera_batch *batch,
    return va ? tessera_usc_offset(ctx->screen, va) : 0;
 }
 
-/* Appends a scissor entry; returns its index. */
+/* Appends a scissor entry; returns its index. The viewport's rectangle is
+ * part of it: the hardware clips primitives against a guard band, not the
+ * viewport, so a triangle reaching past a viewport smaller than the
+ * framebuffer would be drawn outside it (piglit triangle-guardband-viewport,
+ * issue 13; Mesa's asahi intersects the same way). */
 static unsigned
 push_scissor(struct tessera_context *ctx, struct tessera_batch *batch)
 {
    struct tessera_context_state *s = ctx->state;
    unsigned minx = 0, miny = 0, maxx = batch->width, maxy = batch->height;
+   const struct pipe_viewport_state *vp = &s->viewport;
+   float vx0 = vp->translate[0] - fabsf(vp->scale[0]), vx1 = vp->translate[0] + fabsf(vp->scale[0]);
+   float vy0 = vp->translate[1] - fabsf(vp->scale[1]), vy1 = vp->translate[1] + fabsf(vp->scale[1]);
+   minx = (unsigned)CLAMP(floorf(vx0), 0.0f, (float)maxx);
+   miny = (unsigned)CLAMP(floorf(vy0), 0.0f, (float)maxy);
+   maxx = (unsigned)CLAMP(ceilf(vx1), (float)minx, (float)maxx);
+   maxy = (unsigned)CLAMP(ceilf(vy1), (float)miny, (float)maxy);
    if (s->rast->scissor) {
-      minx = MIN2(s->scissor.minx, maxx);
-      miny = MIN2(s->scissor.miny, maxy);
+      minx = MIN2(MAX2(s->scissor.minx, minx), maxx);
+      miny = MIN2(MAX2(s->scissor.miny, miny), maxy);
       maxx = MIN2(s->scissor.maxx, maxx);
       maxy = MIN2(s->scissor.maxy, maxy);
    }

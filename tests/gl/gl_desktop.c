@@ -1226,6 +1226,41 @@ test_lod_bias(void)
    gl_util_check(t, ok);
 }
 
+/* ------------------------------------------------------- viewport clip */
+
+/* Viewport = left half; a quad reaching to x = 3 in clip space. Triangles
+ * are clipped to the viewport, so the right half keeps the clear colour.
+ * Regression: the hardware clips against a guard band, the driver did not
+ * intersect the scissor with the viewport and the quad covered the right
+ * half (piglit triangle-guardband-viewport, issue 13). */
+static void
+test_viewport_clip(void)
+{
+   const char *t = "viewport_clip";
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_pos, fs_green, names, 1);
+   static const float q[] = { -1, -1, 3, -1, 3, 1, -1, -1, 3, 1, -1, 1 };
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glViewport(0, 0, W / 2, H);
+   glUseProgram(prog);
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, q);
+   glDrawArrays(GL_TRIANGLES, 0, 6);
+   glDisableVertexAttribArray(0);
+   glUseProgram(0);
+   glViewport(0, 0, W, H);
+   uint8_t px[W * H * 4];
+   gl_util_read_fb(px, W, H);
+   static const uint8_t green[4] = { 0, 255, 0, 255 }, black[4] = { 0, 0, 0, 255 };
+   bool ok = gl_util_pixel_is(px, W, 4, 32, green, 0, t) &&
+             gl_util_pixel_is(px, W, W / 2 - 1, 32, green, 0, t) &&
+             gl_util_pixel_is(px, W, W / 2, 32, black, 0, t) &&
+             gl_util_pixel_is(px, W, W - 2, 60, black, 0, t);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -1237,7 +1272,7 @@ static const struct {
    { "vertex_texture", test_vertex_texture }, { "border", test_border },
    { "max_varyings", test_max_varyings }, { "mixed_sizes", test_mixed_sizes },
    { "uniform_index", test_uniform_index }, { "point_size_zero", test_point_size_zero },
-   { "lod_bias", test_lod_bias },
+   { "lod_bias", test_lod_bias }, { "viewport_clip", test_viewport_clip },
 };
 
 int
