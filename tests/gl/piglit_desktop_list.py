@@ -37,6 +37,8 @@ PINNED = {
         "spec@glsl-1.10@execution@varying-packing@simple vec4 array",
     ],
     "shader": [
+        "spec@glsl-1.10@execution@variable-indexing@fs-input-array-vec2-index-rd",
+        "spec@glsl-1.10@execution@variable-indexing@fs-input-array-vec4-index-rd",
         "spec@glsl-1.10@execution@variable-indexing@vs-temp-array-mat4-index-rd",
         "spec@glsl-1.10@execution@variable-indexing@fs-temp-array-mat4-index-rd",
         "spec@glsl-1.10@execution@variable-indexing@vs-varying-array-mat4-index-wr",
