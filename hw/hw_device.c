@@ -33,10 +33,43 @@ hw_set_error(struct hw_device *dev, const char *fmt, ...)
    va_end(ap);
 }
 
+void
+hw_set_job_error(struct hw_device *dev, uint32_t job_id, const char *fmt, ...)
+{
+   va_list ap;
+   va_start(ap, fmt);
+   pthread_mutex_lock(&dev->lock);
+   vsnprintf(dev->last_error, sizeof(dev->last_error), fmt, ap);
+   unsigned i = dev->job_err_next++ % (sizeof(dev->job_err) / sizeof(dev->job_err[0]));
+   dev->job_err[i].job_id = job_id;
+   dev->job_err[i].used = true;
+   snprintf(dev->job_err[i].msg, sizeof(dev->job_err[i].msg), "%s", dev->last_error);
+   pthread_mutex_unlock(&dev->lock);
+   va_end(ap);
+}
+
 const char *
 hw_device_last_error(const struct hw_device *dev)
 {
    return dev->last_error;
+}
+
+bool
+hw_device_job_error(struct hw_device *dev, uint32_t job_id, char *buf, size_t size)
+{
+   const unsigned n = sizeof(dev->job_err) / sizeof(dev->job_err[0]);
+   bool found = false;
+   pthread_mutex_lock(&dev->lock);
+   /* newest first: a job ID the kernel reused names its latest job */
+   for (unsigned k = 1; k <= n && !found; k++) {
+      unsigned i = (dev->job_err_next - k) % n;
+      if (dev->job_err[i].used && dev->job_err[i].job_id == job_id) {
+         snprintf(buf, size, "%s", dev->job_err[i].msg);
+         found = true;
+      }
+   }
+   pthread_mutex_unlock(&dev->lock);
+   return found;
 }
 
 uint64_t

@@ -75,6 +75,14 @@ void hw_device_destroy(struct hw_device *dev);
 
 const struct hw_device_info *hw_device_info(const struct hw_device *dev);
 const char *hw_device_last_error(const struct hw_device *dev);
+/*
+ * The message of the latest failed job with this ID (one of the last 16
+ * remembered) copied into buf; false when none is remembered. A job error
+ * event names its job: the kernel explains it with this, since
+ * hw_device_last_error() may already describe a later job (a render's
+ * fragment job fails right after its vertex job).
+ */
+bool hw_device_job_error(struct hw_device *dev, uint32_t job_id, char *buf, size_t size);
 
 /*
  * A new mapping of arena bytes [off, off + len) (off a multiple of the host

@@ -250,8 +250,8 @@ run_start(struct hw_fw *fw, struct fw_queue *q, struct fw_job *job)
    job->started = true;
    if (!ex.fn) {
       if (job->pipe == AGX_FW_PIPE_COMPUTE) {
-         hw_set_error(dev, "fw: job %#x: no compute executor registered",
-                      job->hdr.job_id);
+         hw_set_job_error(dev, job->hdr.job_id, "fw: job %#x: no compute executor registered",
+                          job->hdr.job_id);
          fail_error(fw, q, job, AGX_FW_ERROR_NO_EXECUTOR);
          return false;
       }
@@ -276,8 +276,8 @@ run_start(struct hw_fw *fw, struct fw_queue *q, struct fw_job *job)
       return true;
    case HW_EXEC_FAULT:
       if (!res.fault.valid) {
-         hw_set_error(dev, "fw: job %#x: executor faulted without a record",
-                      job->hdr.job_id);
+         hw_set_job_error(dev, job->hdr.job_id, "fw: job %#x: executor faulted without a record",
+                          job->hdr.job_id);
          fail_error(fw, q, job, AGX_FW_ERROR_EXECUTOR);
       } else {
          fail_fault(fw, q, job, &res.fault);
@@ -292,7 +292,7 @@ run_start(struct hw_fw *fw, struct fw_queue *q, struct fw_job *job)
    case HW_EXEC_ERROR:
    default:
       res.message[sizeof(res.message) - 1] = '\0';
-      hw_set_error(dev, "fw: job %#x: %s", job->hdr.job_id, res.message);
+      hw_set_job_error(dev, job->hdr.job_id, "fw: job %#x: %s", job->hdr.job_id, res.message);
       fail_error(fw, q, job, AGX_FW_ERROR_EXECUTOR);
       return false;
    }

@@ -43,12 +43,25 @@ struct hw_device {
    pthread_mutex_t lock;        /* executors, last_error, fw lifetime */
    struct hw_executor exec[HW_FW_PIPES];
    char last_error[192];
+   /* The messages of the latest failed jobs by job ID: a render's vertex
+    * and fragment jobs fail one after the other, and the kernel reads the
+    * message when it handles the first one's event, after the second has
+    * replaced last_error (hw_device_job_error). */
+   struct {
+      uint32_t job_id;
+      bool used;
+      char msg[192];
+   } job_err[16];
+   unsigned job_err_next;
 
    struct hw_fw *fw;
 };
 
 void hw_set_error(struct hw_device *dev, const char *fmt, ...)
    __attribute__((format(printf, 2, 3)));
+/* hw_set_error, and remembered as job job_id's message. */
+void hw_set_job_error(struct hw_device *dev, uint32_t job_id, const char *fmt, ...)
+   __attribute__((format(printf, 3, 4)));
 
 /* Latches a fault into FAULT_INFO unless one is already there. */
 void hw_latch_fault(struct hw_device *dev, const struct hw_fault *f);

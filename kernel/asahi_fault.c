@@ -35,8 +35,11 @@ asahi_log_fault(struct asahi_dev *dev, const uint8_t *msg, const char *what,
    } else {
       struct agx_fw_event_job_error j;
       agx_fw_event_job_error_unpack(msg, &j);
+      /* This job's own message: the last error may be a later job's. */
+      char why[192];
+      if (!hw_device_job_error(dev->hw, j.job_id, why, sizeof(why)))
+         snprintf(why, sizeof(why), "%s", hw_device_last_error(dev->hw));
       fprintf(stderr, "asahi: GPU job error: queue %u vm slot %u job %#x (%s): %s (%s)\n",
-              qid, j.vm_slot, j.job_id, what, agx_fw_error_as_str(j.error),
-              hw_device_last_error(dev->hw));
+              qid, j.vm_slot, j.job_id, what, agx_fw_error_as_str(j.error), why);
    }
 }

@@ -83,6 +83,12 @@ tc_compile(const nir_shader *src, const union tc_key *key,
 
    if (nir->info.stage == MESA_SHADER_FRAGMENT)
       lower_fs_outputs(nir, &key->fs);
+   /* The point size a shader writes is clamped to the range the driver
+    * reports (GL: to ALIASED_POINT_SIZE_RANGE); the hardware rasterizes a
+    * size below 1 as nothing, as the model does (piglit vs-point_size-zero;
+    * Mesa's asahi clamps the same way). */
+   if (nir->info.stage == MESA_SHADER_VERTEX)
+      NIR_PASS_V(nir, nir_lower_point_size, 1.0f, 511.95f);
    tc_lower_io(nir, key);
 
    nir_function_impl *impl = nir_shader_get_entrypoint(nir);

@@ -19,6 +19,10 @@
  *             shader clamps to it, so no index can fetch outside the
  *             buffer (robustness)
  *     FS: u2..u5    blend constant colour R, G, B, A (fp32)
+ *     FS: u(TC_U_LOD_BIAS + i) (i < 16) sampler i's LOD bias (fp32,
+ *             GL_TEXTURE_LOD_BIAS), read when key.fs.lod_bias_mask has bit
+ *             i: the hardware's sampler has no bias field, so implicit-LOD
+ *             samples become auto_lod_bias with it (plus a shader bias)
  *     u(TC_U_PUSH + k), k < TC_MAX_PUSH_WORDS: word k of constant buffer 0
  *             (constant-offset uniform loads; beyond it loads go to memory)
  *   Texture state index ts<i> = sampler view i; sampler ss<i> = sampler i
@@ -65,6 +69,7 @@
 #define TC_U_VBUF_BASE     2
 #define TC_U_BLEND_CONST   2
 #define TC_U_VATTR_LIMIT   34
+#define TC_U_LOD_BIAS      6
 #define TC_U_PUSH          50
 #define TC_MAX_PUSH_WORDS  206
 #define TC_MAX_FS_INPUTS   64
@@ -130,6 +135,7 @@ struct tc_fs_key {
    uint16_t sprite_coord_enable;     /* rasterizer.sprite_coord_enable (TEXn -> point coord) */
    bool sprite_coord_upper_left;
    struct tc_shadow_key shadow;
+   uint16_t lod_bias_mask;           /* samplers with a non-zero LOD bias */
 };
 
 union tc_key {

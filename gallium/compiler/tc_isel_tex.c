@@ -87,6 +87,23 @@ tc_emit_tex(struct tc *c, nir_tex_instr *tex)
       has_lod = true;
       lodmode = tex->op == nir_texop_txb ? "auto_lod_bias" : "lod_min";
    }
+   /* The sampler's LOD bias (no hardware field): added to an implicit LOD
+    * as a bias (piglit tex-miplevel-selection GL2:texture(), issue 13). */
+   if (c->nir->info.stage == MESA_SHADER_FRAGMENT &&
+       (tex->op == nir_texop_tex || tex->op == nir_texop_txb) &&
+       (c->key->fs.lod_bias_mask >> tex->sampler_index & 1)) {
+      unsigned u = TC_U_LOD_BIAS + tex->sampler_index;
+      c->max_uniform = MAX2(c->max_uniform, u + 1);
+      struct opnd h = tmp(c);
+      if (tex->op == nir_texop_txb)
+         EMIT(c, "fadd32 $0, $1, $2", DEF(HALF(h)), tc_fsrc_legal(c, tc_get_src(c, &tex->src[bi].src, 0)),
+              UNI(u));
+      else
+         EMIT(c, "fadd32 $0, $1, -0.0", DEF(HALF(h)), UNI(u));
+      lod = HALF(h);
+      has_lod = true;
+      lodmode = "auto_lod_bias";
+   }
    struct opnd ref = IMM(0);
    bool compare = ri >= 0;
    if (compare)

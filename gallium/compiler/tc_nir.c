@@ -266,6 +266,35 @@ lower_vs_input_defaults(nir_builder *b, nir_instr *instr, void *data)
    return true;
 }
 
+/* An indirect uniform load's byte offset clamped to its variable's range
+ * (range_base/range, from the uniform's declaration): a device_load's
+ * offset is unsigned, so an index below 0 reads about 16 GiB past the
+ * buffer, unmapped, and faults. GLSL leaves an out-of-bounds index
+ * undefined, not fatal, and st/mesa flattens "i >= 4 ? b[i - 4] : a[i]"
+ * into a select that runs both loads with the index of only one (piglit
+ * variable-indexing fs-input-array-*, issue 13; tests/gl/gl_desktop
+ * uniform_index). umin also catches the negative offsets, which are huge
+ * unsigned. */
+static bool
+clamp_ubo_offset(nir_builder *b, nir_instr *instr, void *data)
+{
+   (void)data;
+   if (instr->type != nir_instr_type_intrinsic)
+      return false;
+   nir_intrinsic_instr *in = nir_instr_as_intrinsic(instr);
+   if (in->intrinsic != nir_intrinsic_load_ubo || nir_src_is_const(in->src[1]) ||
+       in->dest.ssa.bit_size != 32 || in->src[1].ssa->bit_size != 32)
+      return false;
+   uint32_t base = nir_intrinsic_range_base(in), range = nir_intrinsic_range(in);
+   unsigned bytes = 4 * in->dest.ssa.num_components;
+   if (range == ~0u || range < bytes || base > UINT32_MAX - range)
+      return false;
+   b->cursor = nir_before_instr(instr);
+   nir_ssa_def *c = nir_umin(b, in->src[1].ssa, nir_imm_int(b, base + range - bytes));
+   nir_instr_rewrite_src_ssa(instr, &in->src[1], c);
+   return true;
+}
+
 /* Lowering the variant needs: io to driver locations, then the scalar
  * out-of-SSA form the instruction selector reads. */
 void
@@ -280,6 +309,8 @@ tc_lower_io(nir_shader *nir, const union tc_key *key)
       NIR_PASS_V(nir, nir_shader_instructions_pass, lower_vs_input_defaults,
                  nir_metadata_block_index | nir_metadata_dominance, (void *)&key->vs);
    NIR_PASS_V(nir, nir_lower_tex, &(nir_lower_tex_options){ .lower_txp = ~0u });
+   NIR_PASS_V(nir, nir_shader_instructions_pass, clamp_ubo_offset,
+              nir_metadata_block_index | nir_metadata_dominance, NULL);
    tc_optimize(nir);
    /* fuse ffma and friends now that the general optimisations are done */
    bool progress;

@@ -334,6 +334,11 @@ fs_key(struct tessera_context *ctx, struct tessera_batch *batch, enum pipe_prim_
    key->logicop_func = s->blend->logicop_enable ? s->blend->logicop_func : 0;
    key->flatshade = s->rast->flatshade;
    shadow_key(ctx, PIPE_SHADER_FRAGMENT, &key->shadow);
+   for (unsigned i = 0; i < MIN2(s->nr_samplers[PIPE_SHADER_FRAGMENT], 16); i++) {
+      const struct tessera_sampler_state *smp = s->samplers[PIPE_SHADER_FRAGMENT][i];
+      if (smp && smp->base.lod_bias != 0.0f)
+         key->lod_bias_mask |= 1u << i;
+   }
    if (mode == PIPE_PRIM_POINTS) {
       key->sprite_coord_enable = s->rast->sprite_coord_enable;
       key->sprite_coord_upper_left = s->rast->sprite_coord_mode == PIPE_SPRITE_COORD_UPPER_LEFT;
@@ -418,15 +423,26 @@ cf_bindings(struct tessera_context *ctx, struct tessera_batch *batch,
    return va ? tessera_usc_offset(ctx->screen, va) : 0;
 }
 
-/* Appends a scissor entry; returns its index. */
+/* Appends a scissor entry; returns its index. The viewport's rectangle is
+ * part of it: the hardware clips primitives against a guard band, not the
+ * viewport, so a triangle reaching past a viewport smaller than the
+ * framebuffer would be drawn outside it (piglit triangle-guardband-viewport,
+ * issue 13; Mesa's asahi intersects the same way). */
 static unsigned
 push_scissor(struct tessera_context *ctx, struct tessera_batch *batch)
 {
    struct tessera_context_state *s = ctx->state;
    unsigned minx = 0, miny = 0, maxx = batch->width, maxy = batch->height;
+   const struct pipe_viewport_state *vp = &s->viewport;
+   float vx0 = vp->translate[0] - fabsf(vp->scale[0]), vx1 = vp->translate[0] + fabsf(vp->scale[0]);
+   float vy0 = vp->translate[1] - fabsf(vp->scale[1]), vy1 = vp->translate[1] + fabsf(vp->scale[1]);
+   minx = (unsigned)CLAMP(floorf(vx0), 0.0f, (float)maxx);
+   miny = (unsigned)CLAMP(floorf(vy0), 0.0f, (float)maxy);
+   maxx = (unsigned)CLAMP(ceilf(vx1), (float)minx, (float)maxx);
+   maxy = (unsigned)CLAMP(ceilf(vy1), (float)miny, (float)maxy);
    if (s->rast->scissor) {
-      minx = MIN2(s->scissor.minx, maxx);
-      miny = MIN2(s->scissor.miny, maxy);
+      minx = MIN2(MAX2(s->scissor.minx, minx), maxx);
+      miny = MIN2(MAX2(s->scissor.miny, miny), maxy);
       maxx = MIN2(s->scissor.maxx, maxx);
       maxy = MIN2(s->scissor.maxy, maxy);
    }
@@ -600,6 +616,13 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    u->w[TC_U_CBUF0_ADDR + 1] = (uint32_t)(cb >> 32);
    memcpy(&u->w[TC_U_BLEND_CONST], s->blend_color.color, 16);
    u->n = TC_U_BLEND_CONST + 4;
+   if (fs->key.fs.lod_bias_mask) {
+      for (unsigned i = 0; i < MIN2(s->nr_samplers[PIPE_SHADER_FRAGMENT], 16); i++) {
+         const struct tessera_sampler_state *smp = s->samplers[PIPE_SHADER_FRAGMENT][i];
+         u->w[TC_U_LOD_BIAS + i] = fui(smp ? smp->base.lod_bias : 0.0f);
+      }
+      u->n = TC_U_LOD_BIAS + 16;
+   }
    uniforms_push(u, &fs->bin, cpu, nwords);
    unsigned fs_uniforms = u->n;
    n += emit_uniform_words(batch, u, words + n);

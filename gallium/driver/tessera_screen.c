@@ -105,6 +105,14 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
    case PIPE_CAP_TEXTURE_SHADOW_MAP:         /* sampler compare; tests/gl/gl_desktop shadow */
       return 1;
 
+   /* Attachments of different sizes: the pass covers the framebuffer's
+    * (smallest) size, each end-of-tile store and ZLS image is addressed
+    * by its own surface's layout. Mesa exposes GL_ARB_framebuffer_object
+    * on it, which piglit's headless -fbo mode needs for every desktop GL
+    * test (tests/gl/gl_desktop mixed_sizes). */
+   case PIPE_CAP_MIXED_FRAMEBUFFER_SIZES:
+      return 1;
+
    /* Lowered by the state tracker (NIR) instead. */
    case PIPE_CAP_ALPHA_TEST:
    case PIPE_CAP_TWO_SIDED_COLOR:

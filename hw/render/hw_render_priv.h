@@ -19,9 +19,15 @@
 #include "hw/usc/hw_usc.h"
 
 #define HWR_BIN 32                 /* binning tile (always 32x32) */
-#define HWR_MAX_SLOTS 64           /* vertex output slots (32-bit each) */
+/* Vertex output slots (32-bit each) and coefficient registers: the VDM
+ * Vertex Outputs count, the TVB primitive's varying count and a CF
+ * binding's base register are 8-bit fields, so the hardware takes up to
+ * 255 slots (Mesa's asahi: 32 vec4 varyings + position + point size +
+ * clip distances). A 64 limit here refused GL 2.1's own maximum (64
+ * varying components + position = 68 slots: piglit varying-packing). */
+#define HWR_MAX_SLOTS 255
 #define HWR_MAX_SAMPLES 4
-#define HWR_MAX_CF 64              /* coefficient registers per primitive */
+#define HWR_MAX_CF 256             /* coefficient registers per primitive */
 #define HWR_LIST_REFS 14           /* primitive references per list block */
 #define HWR_LIST_BLOCK 64
 

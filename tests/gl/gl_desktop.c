@@ -958,6 +958,309 @@ test_border(void)
    gl_util_check(t, ok && tested > 0);
 }
 
+/* ---------------------------------------------------------- max varyings */
+
+/* GL_MAX_VARYING_FLOATS (64) user varyings as 16 vec4s, each a distinct
+ * value the fragment shader checks (nudged by the position, so that
+ * Mesa's linker cannot fold them into the fragment shader as constants):
+ * with the position that is 68
+ * vertex output slots. Regression: the model refused more than 64 slots
+ * (the hardware's fields take 255), the vertex job failed and the
+ * fragment job reported "TVB heap holds no binned frame" (piglit
+ * varying-packing, issue 13). */
+static const char vs_many[] =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "varying vec4 v[16];\n"
+   "void main() {\n"
+   "   for (int i = 0; i < 16; i++)\n"
+   "      v[i] = vec4(float(i), float(i) + 0.25, float(i) + 0.5, float(i) + 0.75) +\n"
+   "             0.001 * pos.xyxy;\n"   /* not a constant Mesa's linker could fold */
+   "   gl_Position = vec4(pos, 0.0, 1.0);\n"
+   "}\n";
+static const char fs_many[] =
+   "#version 120\n"
+   "varying vec4 v[16];\n"
+   "void main() {\n"
+   "   bool ok = true;\n"
+   "   for (int i = 0; i < 16; i++) {\n"
+   "      vec4 want = vec4(float(i), float(i) + 0.25, float(i) + 0.5, float(i) + 0.75);\n"
+   "      if (any(greaterThan(abs(v[i] - want), vec4(0.01)))) ok = false;\n"
+   "   }\n"
+   "   gl_FragColor = ok ? vec4(0.0, 1.0, 0.0, 1.0) : vec4(1.0, 0.0, 0.0, 1.0);\n"
+   "}\n";
+
+static void
+test_max_varyings(void)
+{
+   const char *t = "max_varyings";
+   GLint floats = 0;
+   glGetIntegerv(GL_MAX_VARYING_FLOATS, &floats);
+   if (floats < 64) {
+      printf("SKIP: %s (GL_MAX_VARYING_FLOATS is %d)\n", t, floats);
+      return;
+   }
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_many, fs_many, names, 1);
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   draw_quad(prog);
+   uint8_t px[W * H * 4];
+   gl_util_read_fb(px, W, H);
+   static const uint8_t green[4] = { 0, 255, 0, 255 };
+   bool ok = gl_util_pixel_is(px, W, 4, 4, green, 0, t) &&
+             gl_util_pixel_is(px, W, 60, 60, green, 0, t);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------------ mixed FBO sizes */
+
+/* GL_ARB_framebuffer_object (piglit's headless -fbo mode needs it for
+ * every desktop GL test) allows attachments of different sizes: a 64x64
+ * colour renderbuffer with a 128x128 depth renderbuffer. A near green quad
+ * then a farther red one with LESS: green must win everywhere, so the
+ * depth image (its own size, stored and reloaded by the ZLS unit) works. */
+static void
+test_mixed_sizes(void)
+{
+   const char *t = "mixed_sizes";
+   if (!gl_util_has_ext("GL_ARB_framebuffer_object")) {
+      gl_util_verdict(false, ": %s (no GL_ARB_framebuffer_object)", t);
+      return;
+   }
+   GLuint fbo, rb[2];
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glGenRenderbuffers(2, rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[0]);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, 2 * W, 2 * H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
+   GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+   bool ok = status == GL_FRAMEBUFFER_COMPLETE;
+   if (!ok)
+      printf("  %s: framebuffer status %#x\n", t, status);
+   static const char *const names[] = { "pos" };
+   static const char vs_z[] =
+      "#version 120\n"
+      "attribute vec2 pos;\n"
+      "uniform float z;\n"
+      "void main() { gl_Position = vec4(pos, z, 1.0); }\n";
+   static const char fs_col[] =
+      "#version 120\n"
+      "uniform vec4 col;\n"
+      "void main() { gl_FragColor = col; }\n";
+   GLuint prog = program_attribs(vs_z, fs_col, names, 1);
+   if (ok) {
+      glViewport(0, 0, W, H);
+      glClearColor(0, 0, 0, 1);
+      glClearDepth(1.0);
+      glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+      glEnable(GL_DEPTH_TEST);
+      glDepthFunc(GL_LESS);
+      glUseProgram(prog);
+      glUniform1f(glGetUniformLocation(prog, "z"), 0.0f);
+      glUniform4f(glGetUniformLocation(prog, "col"), 0, 1, 0, 1);
+      draw_quad(prog);
+      glFlush();   /* a second pass reloads the depth image */
+      glUseProgram(prog);
+      glUniform1f(glGetUniformLocation(prog, "z"), 0.5f);
+      glUniform4f(glGetUniformLocation(prog, "col"), 1, 0, 0, 1);
+      draw_quad(prog);
+      glDisable(GL_DEPTH_TEST);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      static const uint8_t green[4] = { 0, 255, 0, 255 };
+      ok = gl_util_pixel_is(px, W, 2, 2, green, 0, t) &&
+           gl_util_pixel_is(px, W, 61, 61, green, 0, t) &&
+           gl_util_pixel_is(px, W, 32, 32, green, 0, t);
+   }
+   glDeleteProgram(prog);
+   glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteRenderbuffers(2, rb);
+   gl_util_check(t, ok && glGetError() == GL_NO_ERROR);
+}
+
+/* ------------------------------------------------- indirect uniform index */
+
+/* "i >= 4 ? b[i - 4] : a[i]" over two uniform arrays: st/mesa flattens the
+ * branch into a select, so both loads run, one with an index out of its
+ * array (b[-4] for i = 0). Regression: the negative offset of an unsigned
+ * device_load read unmapped memory, the fragment job faulted and the
+ * quad stayed black (piglit variable-indexing fs-input-array-*, issue 13):
+ * the compiler clamps an indirect uniform load to its array. */
+static const char fs_index[] =
+   "#version 120\n"
+   "uniform vec4 b[4];\n"   /* first: b[-4] is before the buffer */
+   "uniform vec4 a[4];\n"
+   "uniform int i;\n"
+   "uniform vec4 want;\n"
+   "void main() {\n"
+   "   gl_FragColor = (i >= 4 ? b[i - 4] : a[i]) == want ? vec4(0.0, 1.0, 0.0, 1.0)\n"
+   "                                                   : vec4(1.0, 0.0, 0.0, 1.0);\n"
+   "}\n";
+
+static void
+test_uniform_index(void)
+{
+   const char *t = "uniform_index";
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_pos, fs_index, names, 1);
+   float a[16], b[16];
+   for (unsigned k = 0; k < 16; k++)
+      a[k] = (float)k, b[k] = 100.0f + (float)k;
+   glUseProgram(prog);
+   glUniform4fv(glGetUniformLocation(prog, "a"), 4, a);
+   glUniform4fv(glGetUniformLocation(prog, "b"), 4, b);
+   bool ok = true;
+   static const int idx[] = { 0, 3, 4, 7 };
+   static const uint8_t green[4] = { 0, 255, 0, 255 };
+   for (unsigned k = 0; k < 4 && ok; k++) {
+      const float *w = idx[k] >= 4 ? b + 4 * (idx[k] - 4) : a + 4 * idx[k];
+      glUseProgram(prog);
+      glUniform1i(glGetUniformLocation(prog, "i"), idx[k]);
+      glUniform4fv(glGetUniformLocation(prog, "want"), 1, w);
+      glClearColor(0, 0, 0, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      draw_quad(prog);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, 32, 32, green, 0, t);
+      if (!ok)
+         printf("  %s: index %d\n", t, idx[k]);
+   }
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------------- point size zero */
+
+/* A vertex shader writing gl_PointSize = 0: the size is clamped to the
+ * driver's range (1 .. 511.95), so the point covers one pixel. Regression:
+ * the size reached the model as 0 and the point was not drawn (piglit
+ * vs-point_size-zero, issue 13). */
+static const char vs_psize0[] =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "void main() { gl_Position = vec4(pos, 0.0, 1.0); gl_PointSize = 0.0; }\n";
+
+static void
+test_point_size_zero(void)
+{
+   const char *t = "point_size_zero";
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_psize0, fs_green, names, 1);
+   /* the centre of pixel (32, 32) */
+   static const float p[] = { 65.0f / W - 1.0f, 65.0f / H - 1.0f };
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glEnable(GL_VERTEX_PROGRAM_POINT_SIZE);
+   glUseProgram(prog);
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, p);
+   glDrawArrays(GL_POINTS, 0, 1);
+   glDisableVertexAttribArray(0);
+   glUseProgram(0);
+   glDisable(GL_VERTEX_PROGRAM_POINT_SIZE);
+   uint8_t px[W * H * 4];
+   gl_util_read_fb(px, W, H);
+   static const uint8_t green[4] = { 0, 255, 0, 255 };
+   bool ok = gl_util_pixel_is(px, W, 32, 32, green, 0, t);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------------ sampler LOD bias */
+
+/* GL_TEXTURE_LOD_BIAS 1 on a 64x64 texture drawn 1:1 (LOD 0): level 1
+ * (green) is sampled, not level 0 (red). The hardware's sampler has no
+ * bias field; the compiler adds it from a uniform. Regression: the bias
+ * was ignored (piglit tex-miplevel-selection GL2:texture(), issue 13). */
+static const char fs_tex2d[] =
+   "#version 120\n"
+   "uniform sampler2D t;\n"
+   "varying vec2 uv;\n"
+   "void main() { gl_FragColor = texture2D(t, uv); }\n";
+
+static void
+test_lod_bias(void)
+{
+   const char *t = "lod_bias";
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_quad, fs_tex2d, names, 1);
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   static uint8_t img[64 * 64 * 4];
+   static const uint8_t col[7][4] = { { 255, 0, 0, 255 }, { 0, 255, 0, 255 }, { 0, 0, 255, 255 },
+                                      { 255, 255, 0, 255 }, { 0, 255, 255, 255 },
+                                      { 255, 0, 255, 255 }, { 255, 255, 255, 255 } };
+   for (unsigned l = 0, sz = 64; l < 7; l++, sz /= 2) {
+      for (unsigned i = 0; i < sz * sz; i++)
+         memcpy(img + 4 * i, col[l], 4);
+      glTexImage2D(GL_TEXTURE_2D, l, GL_RGBA8, sz, sz, 0, GL_RGBA, GL_UNSIGNED_BYTE, img);
+   }
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   bool ok = true;
+   static const float bias[] = { 0.0f, 1.0f, 2.0f };
+   for (unsigned k = 0; k < 3 && ok; k++) {
+      glTexParameterf(GL_TEXTURE_2D, GL_TEXTURE_LOD_BIAS, bias[k]);
+      glClearColor(0, 0, 0, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glUseProgram(prog);
+      glUniform1i(glGetUniformLocation(prog, "t"), 0);
+      draw_quad(prog);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, 20, 20, col[k], 0, t);
+      if (!ok)
+         printf("  %s: bias %.0f\n", t, bias[k]);
+   }
+   glDeleteTextures(1, &tex);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------------- viewport clip */
+
+/* Viewport = left half; a quad reaching to x = 3 in clip space. Triangles
+ * are clipped to the viewport, so the right half keeps the clear colour.
+ * Regression: the hardware clips against a guard band, the driver did not
+ * intersect the scissor with the viewport and the quad covered the right
+ * half (piglit triangle-guardband-viewport, issue 13). */
+static void
+test_viewport_clip(void)
+{
+   const char *t = "viewport_clip";
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_pos, fs_green, names, 1);
+   static const float q[] = { -1, -1, 3, -1, 3, 1, -1, -1, 3, 1, -1, 1 };
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glViewport(0, 0, W / 2, H);
+   glUseProgram(prog);
+   glEnableVertexAttribArray(0);
+   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, q);
+   glDrawArrays(GL_TRIANGLES, 0, 6);
+   glDisableVertexAttribArray(0);
+   glUseProgram(0);
+   glViewport(0, 0, W, H);
+   uint8_t px[W * H * 4];
+   gl_util_read_fb(px, W, H);
+   static const uint8_t green[4] = { 0, 255, 0, 255 }, black[4] = { 0, 0, 0, 255 };
+   bool ok = gl_util_pixel_is(px, W, 4, 32, green, 0, t) &&
+             gl_util_pixel_is(px, W, W / 2 - 1, 32, green, 0, t) &&
+             gl_util_pixel_is(px, W, W / 2, 32, black, 0, t) &&
+             gl_util_pixel_is(px, W, W - 2, 60, black, 0, t);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -967,6 +1270,9 @@ static const struct {
    { "tex3d", test_tex3d },             { "instancing", test_instancing },
    { "restart", test_restart },         { "indep_blend", test_indep_blend },
    { "vertex_texture", test_vertex_texture }, { "border", test_border },
+   { "max_varyings", test_max_varyings }, { "mixed_sizes", test_mixed_sizes },
+   { "uniform_index", test_uniform_index }, { "point_size_zero", test_point_size_zero },
+   { "lod_bias", test_lod_bias }, { "viewport_clip", test_viewport_clip },
 };
 
 int

@@ -24,7 +24,7 @@
 /* ------------------------------------------------------- test executor */
 
 /* The job ID's top byte picks what the executor does. */
-enum { TX_WRITE = 0, TX_FAULT = 1, TX_SPIN = 2, TX_BUDGET = 3, TX_ERROR = 4 };
+enum { TX_WRITE = 0, TX_FAULT = 1, TX_SPIN = 2, TX_BUDGET = 3, TX_ERROR = 4, TX_ERROR2 = 5 };
 
 struct tx {
    uint64_t cycles;
@@ -71,6 +71,10 @@ tx_exec(void *data, const struct hw_exec_job *job, struct hw_exec_result *res)
       break;
    case TX_BUDGET:
       res->cycles = job->cycle_budget + 1;
+      break;
+   case TX_ERROR2:
+      res->status = HW_EXEC_ERROR;
+      snprintf(res->message, sizeof(res->message), "a later job's own failure");
       break;
    default:
       res->status = HW_EXEC_ERROR;
@@ -416,6 +420,41 @@ test_no_executor(void **state)
    assert_non_null(strstr(hw_device_last_error(t->dev), "no compute executor"));
 }
 
+/* Two jobs fail back to back (as a render's vertex and fragment jobs do):
+ * each keeps its own message, found by its job ID, while the last error
+ * is the second's. Regression: the kernel printed the fragment job's
+ * "TVB heap holds no binned frame" for the vertex job too, hiding the
+ * vertex job's cause (piglit varying-packing, issue 13). */
+static void
+test_job_error_messages(void **state)
+{
+   struct fx *f = *state;
+   struct t_fw *t = &f->t;
+   struct t_queue q;
+   t_queue_init(t, &q, AGX_FW_PIPE_COMPUTE, 0, 4);
+   uint64_t s = kstamp(t);
+   uint32_t a = TX_ERROR << 24 | 1, b = TX_ERROR2 << 24 | 3;
+   struct t_job_opts o = {
+      .tag = AGX_FW_COMMAND_RUN_COMPUTE, .vm_slot = 1, .event_slot = 4,
+      .job_id = a, .stamp = s, .stamp_value = 0x100,
+   };
+   t_submit(t, &q, t_run_job(t, &o));
+   o.job_id = b;
+   o.stamp_value = 0x200;
+   t_submit(t, &q, t_run_job(t, &o));
+   expect_job_error(t, AGX_FW_ERROR_EXECUTOR, 4);
+   t_expect_flag(t, 4);
+   expect_job_error(t, AGX_FW_ERROR_EXECUTOR, 4);
+   t_expect_flag(t, 4);
+   char buf[192];
+   assert_true(hw_device_job_error(t->dev, a, buf, sizeof(buf)));
+   assert_non_null(strstr(buf, "without terminate"));
+   assert_true(hw_device_job_error(t->dev, b, buf, sizeof(buf)));
+   assert_non_null(strstr(buf, "a later job's own failure"));
+   assert_non_null(strstr(hw_device_last_error(t->dev), "a later job's own failure"));
+   assert_false(hw_device_job_error(t->dev, 0x77, buf, sizeof(buf)));
+}
+
 static void
 test_bad_jobs(void **state)
 {
@@ -613,6 +652,7 @@ main(void)
       cmocka_unit_test_setup_teardown(test_timeouts, setup_short_timeouts, teardown),
       cmocka_unit_test_setup_teardown(test_no_executor, setup_noexec, teardown),
       cmocka_unit_test_setup_teardown(test_bad_jobs, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_job_error_messages, setup, teardown),
       cmocka_unit_test_setup_teardown(test_priorities, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_control, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shutdown_with_pending_jobs, setup, teardown),
