@@ -90,8 +90,14 @@ hw_device_create(const struct hw_device_config *cfg)
       dev->cfg = *cfg;
    if (!dev->cfg.mem_size)
       dev->cfg.mem_size = HW_DEFAULT_MEM_SIZE;
+   /* The wall-clock watchdog only guards against work the interpreter
+    * would take hours over (a shader that never ends); the deterministic
+    * limit is the cycle budget. A model job may take seconds where the
+    * GPU takes milliseconds, more on a loaded machine (glmark2's desktop
+    * build scene: vertex jobs of ~12 ms of GPU time ran past 10 s at load
+    * 10), so the watchdog must not be near real job times. */
    if (!dev->cfg.job_timeout_ms)
-      dev->cfg.job_timeout_ms = 10000;
+      dev->cfg.job_timeout_ms = 60000;
    if (!dev->cfg.job_cycle_budget)
       dev->cfg.job_cycle_budget = 10 * HW_CORE_CLOCK_HZ;
    dev->irq_fd = -1;

@@ -50,7 +50,7 @@ struct hw_device_config {
    bool soft_faults;         /* DRM_ASAHI_FEATURE_SOFT_FAULTS */
    hw_irq_fn irq;            /* optional */
    void *irq_data;
-   uint32_t job_timeout_ms;  /* wall-clock watchdog per job; 0: 10000 */
+   uint32_t job_timeout_ms;  /* wall-clock watchdog per job; 0: 60000 */
    uint64_t job_cycle_budget;/* modelled cycles per job; 0: 10 s worth */
 };
 
