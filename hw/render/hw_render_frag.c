@@ -848,6 +848,30 @@ tri_covers_setup(const struct prim *p, int64_t px, int64_t py)
    return true;
 }
 
+/* tri_covers_setup() at the point (px, py) + 256 * (quad_dx(l), quad_dy(l))
+ * of every lane l of a 16x2 group, as a lane mask: each edge function is
+ * evaluated once and stepped by whole pixels (exact integers). */
+static uint32_t
+tri_group_cover(const struct prim *p, int64_t px, int64_t py)
+{
+   uint32_t m = 0xffffffffu;
+   for (unsigned e = 0; e < 3; e++) {
+      int64_t E0 = p->edx[e] * (py - p->eay[e]) - p->edy[e] * (px - p->eax[e]);
+      int64_t sx = -p->edy[e] * 256, sy = p->edx[e] * 256;
+      int64_t col[GROUP_W];
+      col[0] = E0;
+      for (unsigned c = 1; c < GROUP_W; c++)
+         col[c] = col[c - 1] + sx;
+      uint32_t em = 0;
+      for (unsigned l = 0; l < 32; l++) {
+         int64_t E = col[quad_dx(l)] + (quad_dy(l) ? sy : 0);
+         em |= (uint32_t)(E > 0 || (E == 0 && p->etl[e])) << l;
+      }
+      m &= em;
+   }
+   return m;
+}
+
 /* Whether some edge of the (set up) triangle is negative at all four
  * corners of [px0, px1] x [py0, py1]: then tri_covers_setup() is false
  * at every point of the box. */
@@ -971,16 +995,21 @@ resolve(struct tile *t)
       unsigned gx = (g % gw) * GROUP_W, gy = (g / gw) * GROUP_H;
       uint32_t seen[32 * HWR_MAX_SAMPLES];
       unsigned nseen = 0;
+      uint32_t last = 0;
       for (unsigned l = 0; l < 32; l++) {
          unsigned px = gx + quad_dx(l), py = gy + quad_dy(l);
          if (px >= t->w || py >= t->h)
             continue;
          for (unsigned s = 0; s < fp->samples; s++) {
             uint32_t o = t->owner[sidx(fp, px, py, s)];
+            /* most samples are unowned or the previous one's owner */
+            if (!o || o == last)
+               continue;
+            last = o;
             unsigned k = 0;
             while (k < nseen && seen[k] != o)
                k++;
-            if (!o || k < nseen)
+            if (k < nseen)
                continue;
             seen[nseen++] = o;
             if (n == cap) {
@@ -1197,17 +1226,23 @@ shade_prim(struct tile *t, struct prim *p)
             }
             continue;
          }
-         struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
          uint8_t pass[32] = { 0 };
          bool any = false;
          float zs[32][HWR_MAX_SAMPLES];
+         /* Triangles: the lanes each sample is covered in, from the edge
+          * functions at the group's origin stepped by whole pixels (the
+          * same integers tri_covers_setup() computes per point). */
+         uint32_t tcov[HWR_MAX_SAMPLES];
+         if (tri)
+            for (unsigned s = 0; s < fp->samples; s++)
+               tcov[s] = tri_group_cover(p, gx * 256 + sp[s][0], gy * 256 + sp[s][1]);
          for (unsigned l = 0; l < 32; l++) {
             long x = gx + (long)quad_dx(l), y = gy + (long)quad_dy(l);
             if (x < x0 || x > x1 || y < y0 || y > y1)
                continue;
             for (unsigned s = 0; s < fp->samples; s++) {
                int64_t px = (int64_t)x * 256 + sp[s][0], py = (int64_t)y * 256 + sp[s][1];
-               if (!covers(p, px, py))
+               if (tri ? !(tcov[s] >> l & 1) : !covers(p, px, py))
                   continue;
                pe->c[HW_PROF_SAMPLES_COVERED]++;
                float z = plane(p->zp, px / 256.0f, py / 256.0f) + bias;
@@ -1258,6 +1293,7 @@ shade_prim(struct tile *t, struct prim *p)
             }
             continue;
          }
+         struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
          memcpy(r.cov, pass, sizeof(pass));
          r.late_z = late_z;
          uint64_t cyc = 0;
