@@ -551,11 +551,14 @@ fs_start(void *user, struct hw_usc_simd *s)
    struct fs_run *r = user;
    uint32_t off = 0;
    uint32_t *r1 = hw_usc_simd_row32(s, 1);   /* r1l = half 2 */
+   uint32_t x[32], y[32];
+   const uint32_t bx = r->gx - r->t->x0, by = r->gy - r->t->y0;
    for (unsigned l = 0; l < 32; l++) {
-      hw_usc_simd_set_position(s, l, r->gx + quad_dx(l) - r->t->x0,
-                               r->gy + quad_dy(l) - r->t->y0, 0);
+      x[l] = bx + quad_dx(l);
+      y[l] = by + quad_dy(l);
       r1[l] = (r1[l] & 0xffff0000u) | r->cov[l];
    }
+   hw_usc_simd_set_positions(s, x, y, 0);
    for (unsigned q = 0; q < 8; q++)
       if (!(r->cov[4 * q] | r->cov[4 * q + 1] | r->cov[4 * q + 2] | r->cov[4 * q + 3]))
          off |= 0xfu << (4 * q);
@@ -849,23 +852,37 @@ tri_covers_setup(const struct prim *p, int64_t px, int64_t py)
 }
 
 /* tri_covers_setup() at the point (px, py) + 256 * (quad_dx(l), quad_dy(l))
- * of every lane l of a 16x2 group, as a lane mask: each edge function is
- * evaluated once and stepped by whole pixels (exact integers). */
+ * of every lane l of a 16x2 group, as a lane mask.  Each edge function is
+ * evaluated at the start of each row and stepped by whole pixels (exact
+ * integers); it is linear along the row, so a row whose two ends pass (or
+ * fail) passes (fails) in every column, and only rows the edge crosses are
+ * walked column by column. */
 static uint32_t
 tri_group_cover(const struct prim *p, int64_t px, int64_t py)
 {
    uint32_t m = 0xffffffffu;
-   for (unsigned e = 0; e < 3; e++) {
-      int64_t E0 = p->edx[e] * (py - p->eay[e]) - p->edy[e] * (px - p->eax[e]);
-      int64_t sx = -p->edy[e] * 256, sy = p->edx[e] * 256;
-      int64_t col[GROUP_W];
-      col[0] = E0;
-      for (unsigned c = 1; c < GROUP_W; c++)
-         col[c] = col[c - 1] + sx;
+   for (unsigned e = 0; e < 3 && m; e++) {
+      /* covered iff E > 0, or E == 0 on a top-left edge: E >= thr */
+      const int64_t thr = p->etl[e] ? 0 : 1;
+      const int64_t sx = -p->edy[e] * 256;
+      int64_t E = p->edx[e] * (py - p->eay[e]) - p->edy[e] * (px - p->eax[e]);
       uint32_t em = 0;
-      for (unsigned l = 0; l < 32; l++) {
-         int64_t E = col[quad_dx(l)] + (quad_dy(l) ? sy : 0);
-         em |= (uint32_t)(E > 0 || (E == 0 && p->etl[e])) << l;
+      for (unsigned y = 0; y < GROUP_H; y++, E += p->edx[e] * 256) {
+         const int64_t last = E + sx * (GROUP_W - 1);
+         uint32_t cols;   /* bit c: column c passes */
+         if (E >= thr && last >= thr) {
+            cols = (1u << GROUP_W) - 1;
+         } else if (E < thr && last < thr) {
+            cols = 0;
+         } else {
+            cols = 0;
+            int64_t Ec = E;
+            for (unsigned c = 0; c < GROUP_W; c++, Ec += sx)
+               cols |= (uint32_t)(Ec >= thr) << c;
+         }
+         /* column c, row y is lane (c / 2) * 4 + y * 2 + c % 2 */
+         for (unsigned q = 0; q < GROUP_W / 2; q++)
+            em |= ((cols >> (2 * q)) & 3u) << (4 * q + 2 * y);
       }
       m &= em;
    }
