@@ -857,6 +857,19 @@ tri_covers_setup(const struct prim *p, int64_t px, int64_t py)
  * integers); it is linear along the row, so a row whose two ends pass (or
  * fail) passes (fails) in every column, and only rows the edge crosses are
  * walked column by column. */
+/* The lanes of a 16x2 group's row-0 pixels whose column bit is set in
+ * cols (bit c: column c); shifted left by 2, those of row 1.  Column c is
+ * lane (c / 2) * 4 + c % 2: each column pair moves to its own nibble. */
+static uint32_t
+group_row_lanes(uint32_t cols)
+{
+   uint32_t x = cols & 0xffffu;
+   x = (x | (x << 8)) & 0x00ff00ffu;
+   x = (x | (x << 4)) & 0x0f0f0f0fu;
+   x = (x | (x << 2)) & 0x33333333u;
+   return x;
+}
+
 static uint32_t
 tri_group_cover(const struct prim *p, int64_t px, int64_t py)
 {
@@ -880,9 +893,7 @@ tri_group_cover(const struct prim *p, int64_t px, int64_t py)
             for (unsigned c = 0; c < GROUP_W; c++, Ec += sx)
                cols |= (uint32_t)(Ec >= thr) << c;
          }
-         /* column c, row y is lane (c / 2) * 4 + y * 2 + c % 2 */
-         for (unsigned q = 0; q < GROUP_W / 2; q++)
-            em |= ((cols >> (2 * q)) & 3u) << (4 * q + 2 * y);
+         em |= group_row_lanes(cols) << (2 * y);
       }
       m &= em;
    }
@@ -939,7 +950,7 @@ covers(const struct prim *p, int64_t px, int64_t py)
    }
 }
 
-static bool
+static inline bool
 zs_func(enum agx_zs_func f, float a, float b)
 {
    switch (f) {
@@ -1249,22 +1260,42 @@ shade_prim(struct tile *t, struct prim *p)
          /* Triangles: the lanes each sample is covered in, from the edge
           * functions at the group's origin stepped by whole pixels (the
           * same integers tri_covers_setup() computes per point). */
-         uint32_t tcov[HWR_MAX_SAMPLES];
-         if (tri)
-            for (unsigned s = 0; s < fp->samples; s++)
+         uint32_t tcov[HWR_MAX_SAMPLES], cand = 0xffffffffu;
+         if (tri) {
+            cand = 0;
+            for (unsigned s = 0; s < fp->samples; s++) {
                tcov[s] = tri_group_cover(p, gx * 256 + sp[s][0], gy * 256 + sp[s][1]);
-         for (unsigned l = 0; l < 32; l++) {
+               cand |= tcov[s];
+            }
+         }
+         /* The lanes inside the rectangle all count as rasterised; only
+          * those some sample may cover are tested (lanes are distinct
+          * pixels, so their order does not matter). */
+         long c0 = x0 > gx ? x0 - gx : 0, c1 = x1 < gx + GROUP_W - 1 ? x1 - gx : GROUP_W - 1;
+         uint32_t cols = c0 <= c1 ? (uint32_t)((2u << c1) - (1u << c0)) : 0;
+         uint32_t rect = (gy >= y0 && gy <= y1 ? group_row_lanes(cols) : 0) |
+                         (gy + 1 >= y0 && gy + 1 <= y1 ? group_row_lanes(cols) << 2 : 0);
+         unsigned nrect = tessera_popcount32(rect);
+         t->j.cycles += (uint64_t)nrect * HWR_CYC_RASTER_PIXEL;
+         pe->c[HW_PROF_PIXELS_RASTER] += nrect;
+         for (uint32_t lm = rect & cand; lm; lm &= lm - 1) {
+            unsigned l = (unsigned)__builtin_ctz(lm);
             long x = gx + (long)quad_dx(l), y = gy + (long)quad_dy(l);
-            if (x < x0 || x > x1 || y < y0 || y > y1)
-               continue;
             for (unsigned s = 0; s < fp->samples; s++) {
                int64_t px = (int64_t)x * 256 + sp[s][0], py = (int64_t)y * 256 + sp[s][1];
                if (tri ? !(tcov[s] >> l & 1) : !covers(p, px, py))
                   continue;
                pe->c[HW_PROF_SAMPLES_COVERED]++;
                float z = plane(p->zp, px / 256.0f, py / 256.0f) + bias;
-               /* The depth buffer holds [0, 1]: fragments are clamped. */
-               z = fminf(fmaxf(z, 0.0f), 1.0f);
+               /* The depth buffer holds [0, 1]: fragments are clamped.
+                * Only zeros and NaN need libm's choice (the sign of a
+                * zero); every other value has one answer. */
+               if (z >= 1.0f)
+                  z = 1.0f;
+               else if (z < 0.0f)
+                  z = 0.0f;
+               else if (!(z > 0.0f))
+                  z = fminf(fmaxf(z, 0.0f), 1.0f);
                zs[l][s] = z;
                unsigned i = sidx(fp, (unsigned)(x - t->x0), (unsigned)(y - t->y0), s);
                uint8_t *sv = &t->s[i];
@@ -1285,8 +1316,6 @@ shade_prim(struct tile *t, struct prim *p)
                pass[l] |= (uint8_t)(1u << s);
                any = true;
             }
-            t->j.cycles += HWR_CYC_RASTER_PIXEL;
-            pe->c[HW_PROF_PIXELS_RASTER]++;
          }
          if (!any)
             continue;
