@@ -552,11 +552,14 @@ fs_start(void *user, struct hw_usc_simd *s)
    struct fs_run *r = user;
    uint32_t off = 0;
    uint32_t *r1 = hw_usc_simd_row32(s, 1);   /* r1l = half 2 */
+   uint32_t x[32], y[32];
+   const uint32_t bx = r->gx - r->t->x0, by = r->gy - r->t->y0;
    for (unsigned l = 0; l < 32; l++) {
-      hw_usc_simd_set_position(s, l, r->gx + quad_dx(l) - r->t->x0,
-                               r->gy + quad_dy(l) - r->t->y0, 0);
+      x[l] = bx + quad_dx(l);
+      y[l] = by + quad_dy(l);
       r1[l] = (r1[l] & 0xffff0000u) | r->cov[l];
    }
+   hw_usc_simd_set_positions(s, x, y, 0);
    for (unsigned q = 0; q < 8; q++)
       if (!(r->cov[4 * q] | r->cov[4 * q + 1] | r->cov[4 * q + 2] | r->cov[4 * q + 3]))
          off |= 0xfu << (4 * q);
@@ -849,6 +852,55 @@ tri_covers_setup(const struct prim *p, int64_t px, int64_t py)
    return true;
 }
 
+/* tri_covers_setup() at the point (px, py) + 256 * (quad_dx(l), quad_dy(l))
+ * of every lane l of a 16x2 group, as a lane mask.  Each edge function is
+ * evaluated at the start of each row and stepped by whole pixels (exact
+ * integers); it is linear along the row, so a row whose two ends pass (or
+ * fail) passes (fails) in every column, and only rows the edge crosses are
+ * walked column by column. */
+/* The lanes of a 16x2 group's row-0 pixels whose column bit is set in
+ * cols (bit c: column c); shifted left by 2, those of row 1.  Column c is
+ * lane (c / 2) * 4 + c % 2: each column pair moves to its own nibble. */
+static uint32_t
+group_row_lanes(uint32_t cols)
+{
+   uint32_t x = cols & 0xffffu;
+   x = (x | (x << 8)) & 0x00ff00ffu;
+   x = (x | (x << 4)) & 0x0f0f0f0fu;
+   x = (x | (x << 2)) & 0x33333333u;
+   return x;
+}
+
+static uint32_t
+tri_group_cover(const struct prim *p, int64_t px, int64_t py)
+{
+   uint32_t m = 0xffffffffu;
+   for (unsigned e = 0; e < 3 && m; e++) {
+      /* covered iff E > 0, or E == 0 on a top-left edge: E >= thr */
+      const int64_t thr = p->etl[e] ? 0 : 1;
+      const int64_t sx = -p->edy[e] * 256;
+      int64_t E = p->edx[e] * (py - p->eay[e]) - p->edy[e] * (px - p->eax[e]);
+      uint32_t em = 0;
+      for (unsigned y = 0; y < GROUP_H; y++, E += p->edx[e] * 256) {
+         const int64_t last = E + sx * (GROUP_W - 1);
+         uint32_t cols;   /* bit c: column c passes */
+         if (E >= thr && last >= thr) {
+            cols = (1u << GROUP_W) - 1;
+         } else if (E < thr && last < thr) {
+            cols = 0;
+         } else {
+            cols = 0;
+            int64_t Ec = E;
+            for (unsigned c = 0; c < GROUP_W; c++, Ec += sx)
+               cols |= (uint32_t)(Ec >= thr) << c;
+         }
+         em |= group_row_lanes(cols) << (2 * y);
+      }
+      m &= em;
+   }
+   return m;
+}
+
 /* Whether some edge of the (set up) triangle is negative at all four
  * corners of [px0, px1] x [py0, py1]: then tri_covers_setup() is false
  * at every point of the box. */
@@ -899,7 +951,7 @@ covers(const struct prim *p, int64_t px, int64_t py)
    }
 }
 
-static bool
+static inline bool
 zs_func(enum agx_zs_func f, float a, float b)
 {
    switch (f) {
@@ -972,16 +1024,21 @@ resolve(struct tile *t)
       unsigned gx = (g % gw) * GROUP_W, gy = (g / gw) * GROUP_H;
       uint32_t seen[32 * HWR_MAX_SAMPLES];
       unsigned nseen = 0;
+      uint32_t last = 0;
       for (unsigned l = 0; l < 32; l++) {
          unsigned px = gx + quad_dx(l), py = gy + quad_dy(l);
          if (px >= t->w || py >= t->h)
             continue;
          for (unsigned s = 0; s < fp->samples; s++) {
             uint32_t o = t->owner[sidx(fp, px, py, s)];
+            /* most samples are unowned or the previous one's owner */
+            if (!o || o == last)
+               continue;
+            last = o;
             unsigned k = 0;
             while (k < nseen && seen[k] != o)
                k++;
-            if (!o || k < nseen)
+            if (k < nseen)
                continue;
             seen[nseen++] = o;
             if (n == cap) {
@@ -1198,22 +1255,48 @@ shade_prim(struct tile *t, struct prim *p)
             }
             continue;
          }
-         struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
          uint8_t pass[32] = { 0 };
          bool any = false;
          float zs[32][HWR_MAX_SAMPLES];
-         for (unsigned l = 0; l < 32; l++) {
+         /* Triangles: the lanes each sample is covered in, from the edge
+          * functions at the group's origin stepped by whole pixels (the
+          * same integers tri_covers_setup() computes per point). */
+         uint32_t tcov[HWR_MAX_SAMPLES], cand = 0xffffffffu;
+         if (tri) {
+            cand = 0;
+            for (unsigned s = 0; s < fp->samples; s++) {
+               tcov[s] = tri_group_cover(p, gx * 256 + sp[s][0], gy * 256 + sp[s][1]);
+               cand |= tcov[s];
+            }
+         }
+         /* The lanes inside the rectangle all count as rasterised; only
+          * those some sample may cover are tested (lanes are distinct
+          * pixels, so their order does not matter). */
+         long c0 = x0 > gx ? x0 - gx : 0, c1 = x1 < gx + GROUP_W - 1 ? x1 - gx : GROUP_W - 1;
+         uint32_t cols = c0 <= c1 ? (uint32_t)((2u << c1) - (1u << c0)) : 0;
+         uint32_t rect = (gy >= y0 && gy <= y1 ? group_row_lanes(cols) : 0) |
+                         (gy + 1 >= y0 && gy + 1 <= y1 ? group_row_lanes(cols) << 2 : 0);
+         unsigned nrect = tessera_popcount32(rect);
+         t->j.cycles += (uint64_t)nrect * HWR_CYC_RASTER_PIXEL;
+         pe->c[HW_PROF_PIXELS_RASTER] += nrect;
+         for (uint32_t lm = rect & cand; lm; lm &= lm - 1) {
+            unsigned l = (unsigned)__builtin_ctz(lm);
             long x = gx + (long)quad_dx(l), y = gy + (long)quad_dy(l);
-            if (x < x0 || x > x1 || y < y0 || y > y1)
-               continue;
             for (unsigned s = 0; s < fp->samples; s++) {
                int64_t px = (int64_t)x * 256 + sp[s][0], py = (int64_t)y * 256 + sp[s][1];
-               if (!covers(p, px, py))
+               if (tri ? !(tcov[s] >> l & 1) : !covers(p, px, py))
                   continue;
                pe->c[HW_PROF_SAMPLES_COVERED]++;
                float z = plane(p->zp, px / 256.0f, py / 256.0f) + bias;
-               /* The depth buffer holds [0, 1]: fragments are clamped. */
-               z = fminf(fmaxf(z, 0.0f), 1.0f);
+               /* The depth buffer holds [0, 1]: fragments are clamped.
+                * Only zeros and NaN need libm's choice (the sign of a
+                * zero); every other value has one answer. */
+               if (z >= 1.0f)
+                  z = 1.0f;
+               else if (z < 0.0f)
+                  z = 0.0f;
+               else if (!(z > 0.0f))
+                  z = fminf(fmaxf(z, 0.0f), 1.0f);
                zs[l][s] = z;
                unsigned i = sidx(fp, (unsigned)(x - t->x0), (unsigned)(y - t->y0), s);
                uint8_t *sv = &t->s[i];
@@ -1234,8 +1317,6 @@ shade_prim(struct tile *t, struct prim *p)
                pass[l] |= (uint8_t)(1u << s);
                any = true;
             }
-            t->j.cycles += HWR_CYC_RASTER_PIXEL;
-            pe->c[HW_PROF_PIXELS_RASTER]++;
          }
          if (!any)
             continue;
@@ -1259,6 +1340,7 @@ shade_prim(struct tile *t, struct prim *p)
             }
             continue;
          }
+         struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
          memcpy(r.cov, pass, sizeof(pass));
          r.late_z = late_z;
          uint64_t cyc = 0;

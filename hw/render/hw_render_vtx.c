@@ -693,9 +693,9 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    v->prim_id++;
    v->prims_in++;
    struct cvert cv[3 + 7 + 16 + 4], tmp[3 + 7 + 16 + 4];
+   /* the output words as floats: one block copy per vertex */
    for (unsigned i = 0; i < nv; i++)
-      for (unsigned s = 0; s < v->outputs; s++)
-         cv[i].c[s] = tessera_uif(out[idx[i]][s]);
+      memcpy(cv[i].c, out[idx[i]], (size_t)v->outputs * sizeof(float));
    if (v->st.cull.rasterizer_discard) {
       v->stats.culled++;
       return true;

@@ -248,6 +248,10 @@ unsigned hw_usc_simd_index(const struct hw_usc_simd *s);
  * its thread_position_in_grid); lanes need not be in linear order. */
 void hw_usc_simd_set_position(struct hw_usc_simd *s, unsigned lane, uint32_t x,
                               uint32_t y, uint32_t z);
+/* Start hooks only.  hw_usc_simd_set_position() for every lane at once:
+ * lane l at (x[l], y[l], z). */
+void hw_usc_simd_set_positions(struct hw_usc_simd *s, const uint32_t x[HW_USC_SIMD_WIDTH],
+                               const uint32_t y[HW_USC_SIMD_WIDTH], uint32_t z);
 /* Start hooks only.  Lanes in mask begin inactive, as if behind one
  * failed `if` (r0l = 1): they stay present and can be re-enabled by
  * the shader's control flow exactly like lanes a branch disabled. */

@@ -584,6 +584,8 @@ hw_usc_compile(const uint8_t *code, size_t size, uint64_t va, char *err,
       max_gpr = x.max_gpr;
       in->len = ai->length;
       in->pc = (uint32_t)off;
+      if (in->op == U_UNIFORM_STORE)
+         s->stores_uniforms = true;
       if (in->op == U_HOOK) {
          if (s->hook_count == hcap) {
             hcap = hcap ? hcap * 2 : 8;

@@ -123,19 +123,6 @@ lane_f32(uint32_t bits)
    return tessera_uif(bits);
 }
 
-/* fp32 result -> register bits without saturation: normal numbers and
- * infinities are stored as they are; zeros, denormals and NaNs take
- * usc_store_f32's rules. */
-static inline uint32_t
-lane_store_f32(float r)
-{
-   const uint32_t b = tessera_fui(r);
-   const uint32_t e = b & 0x7f800000u;
-   if (e != 0 && (e != 0x7f800000u || !(b & 0x007fffffu)))
-      return b;
-   return usc_store_f32((double)r, false);
-}
-
 static inline float
 src_float_of(const struct usc_src *src, uint64_t v)
 {
@@ -151,9 +138,13 @@ static void
 rd_float(const struct hw_usc_simd *s, const struct usc_src *src, float out[USC_W])
 {
    if (src->kind == SRC_R32) {
+      /* lane_f32() as a mask (a zero exponent keeps only the sign), so
+       * the loop has no branch or call */
       const uint32_t *r = s->r[src->idx & 127];
-      for (unsigned l = 0; l < USC_W; l++)
-         out[l] = lane_f32(r[l]);
+      for (unsigned l = 0; l < USC_W; l++) {
+         uint32_t b = r[l];
+         out[l] = tessera_uif(b & ((b & 0x7f800000u) ? 0xffffffffu : 0x80000000u));
+      }
    } else if (src_uniform(src)) {
       const float f = src_float_of(src, raw_lane(s, src, 0));
       for (unsigned l = 0; l < USC_W; l++)
@@ -184,6 +175,93 @@ wr_lane(struct hw_usc_simd *s, const struct usc_dst *d, unsigned l, uint64_t v)
       break;
    default: break;
    }
+}
+
+/* Lane l's bit of an exec mask, as a table so that the masked loops
+ * below compare instead of shifting by the lane (SSE2 has no per-lane
+ * variable shift), which lets the compiler vectorise them. */
+static const uint32_t lane_bit[USC_W] = {
+   1u << 0, 1u << 1, 1u << 2, 1u << 3, 1u << 4, 1u << 5, 1u << 6, 1u << 7,
+   1u << 8, 1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
+   1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23,
+   1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31,
+};
+
+/*
+ * Writes v[l] to the destination of every lane in ex: wr_lane() for each
+ * active lane, with the size switch hoisted out of the lane loop and the
+ * mask applied by selection (a full mask, the common case, is a plain
+ * copy).  The values of inactive lanes are ignored.
+ */
+static void
+wr_lanes(struct hw_usc_simd *s, const struct usc_dst *d, uint32_t ex, const uint64_t v[USC_W])
+{
+   switch (d->size) {
+   case 32: {
+      uint32_t *p = s->r[d->idx & 127];
+      if (ex == 0xffffffffu) {
+         for (unsigned l = 0; l < USC_W; l++)
+            p[l] = (uint32_t)v[l];
+      } else {
+         for (unsigned l = 0; l < USC_W; l++) {
+            uint32_t m = (ex & lane_bit[l]) ? 0xffffffffu : 0;
+            p[l] = (p[l] & ~m) | ((uint32_t)v[l] & m);
+         }
+      }
+      return;
+   }
+   case 16: {
+      uint32_t *p = s->r[(d->idx >> 1) & 127];
+      const unsigned sh = (d->idx & 1) * 16;
+      for (unsigned l = 0; l < USC_W; l++) {
+         uint32_t m = (ex & lane_bit[l]) ? 0xffffu << sh : 0;
+         p[l] = (p[l] & ~m) | (((uint32_t)v[l] << sh) & m);
+      }
+      return;
+   }
+   case 64:
+      for (unsigned l = 0; l < USC_W; l++)
+         if (ex & lane_bit[l])
+            wr_lane(s, d, l, v[l]);
+      return;
+   default:
+      return;
+   }
+}
+
+/*
+ * r = fma(a, b, c) over the lanes.  fmaf is exactly rounded, so the
+ * host's FMA instruction (when it has one) gives the bits libm's fmaf
+ * gives -- glibc itself picks it by ifunc -- without a call per lane.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma"))) static void
+fma_lanes_hw(const float *a, const float *b, const float *c, float *r)
+{
+   for (unsigned l = 0; l < USC_W; l++)
+      r[l] = __builtin_fmaf(a[l], b[l], c[l]);
+}
+#endif
+
+static void
+fma_lanes(const float *a, const float *b, const float *c, float *r)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+   /* worker threads may race to fill it in: same value, atomically */
+   static int has_fma = -1;
+   int h = __atomic_load_n(&has_fma, __ATOMIC_RELAXED);
+   if (h < 0) {
+      __builtin_cpu_init();
+      h = __builtin_cpu_supports("fma") ? 1 : 0;
+      __atomic_store_n(&has_fma, h, __ATOMIC_RELAXED);
+   }
+   if (h) {
+      fma_lanes_hw(a, b, c, r);
+      return;
+   }
+#endif
+   for (unsigned l = 0; l < USC_W; l++)
+      r[l] = fmaf(a[l], b[l], c[l]);
 }
 
 /* Float destination of a 32-bit op (value already rounded to f32). */
@@ -333,6 +411,18 @@ exec_iadd(struct hw_usc_simd *s, const struct usc_inst *in, uint32_t ex)
               (mad || src_bits(&in->s[0]) <= 32);
    bool sgn = (in->s[0].flags & SRCF_SX) || (in->s[1].flags & SRCF_SX) ||
               (mad && (in->s[2].flags & SRCF_SX));
+   uint64_t v[USC_W];
+   if (!sat && !mad) {
+      /* the common add: modulo 2^64 is all the destination keeps */
+      const unsigned sh_ = in->shift;
+      for (unsigned l = 0; l < USC_W; l++) {
+         uint64_t add = in->neg ? 0 - (uint64_t)b[l] : (uint64_t)b[l];
+         add = sh_ < 5 ? add << sh_ : 0;
+         v[l] = (uint64_t)a[l] + add;
+      }
+      wr_lanes(s, &in->d, ex, v);
+      return;
+   }
    for (unsigned l = 0; l < USC_W; l++) {
       if (!(ex >> l & 1))
          continue;
@@ -342,9 +432,9 @@ exec_iadd(struct hw_usc_simd *s, const struct usc_inst *in, uint32_t ex)
       add = in->shift < 5 ? add * ((i128)1 << in->shift) : 0;
       i128 base = mad ? (i128)a[l] * (i128)b[l] : (i128)a[l];
       i128 r = base + add;
-      uint64_t v = sat ? (uint64_t)saturate_int(r, dbits, sgn) : (uint64_t)r;
-      wr_lane(s, &in->d, l, v);
+      v[l] = sat ? (uint64_t)saturate_int(r, dbits, sgn) : (uint64_t)r;
    }
+   wr_lanes(s, &in->d, ex, v);
 }
 
 static inline uint32_t
@@ -460,9 +550,7 @@ exec_shuffle(struct hw_usc_simd *s, const struct usc_inst *in, uint32_t ex)
          D[t] = A[q + (unsigned)j];
       }
    }
-   for (unsigned t = 0; t < USC_W; t++)
-      if (ex >> t & 1)
-         wr_lane(s, &in->d, t, D[t]);
+   wr_lanes(s, &in->d, ex, D);
 }
 
 static double
@@ -667,17 +755,20 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
       unsigned next = s->pc + 1;
 
       switch ((enum usc_op)in->op) {
-      case U_MOV_IMM:
+      case U_MOV_IMM: {
+         uint64_t v[USC_W];
          for (unsigned l = 0; l < USC_W; l++)
-            if (ex >> l & 1)
-               wr_lane(s, &in->d, l, in->s[0].imm);
+            v[l] = in->s[0].imm;
+         wr_lanes(s, &in->d, ex, v);
          break;
+      }
       case U_GET_SR: {
          uint32_t v[USC_W];
+         uint64_t w[USC_W];
          read_sr(s, in->s[0].imm, v);
          for (unsigned l = 0; l < USC_W; l++)
-            if (ex >> l & 1)
-               wr_lane(s, &in->d, l, v[l]);
+            w[l] = v[l];
+         wr_lanes(s, &in->d, ex, w);
          break;
       }
       case U_IADD:
@@ -690,7 +781,8 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
          unsigned sb = src_bits(&in->s[0]);
          for (unsigned l = 0; l < USC_W; l++)
             if (ex >> l & 1)
-               wr_lane(s, &in->d, l, convert_lane(in, a[l], sb));
+               a[l] = convert_lane(in, a[l], sb);
+         wr_lanes(s, &in->d, ex, a);
          break;
       }
       case U_BFI: case U_BFEIL: case U_EXTR: case U_SHLHI: case U_SHRHI: {
@@ -700,8 +792,9 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
          rd_raw(s, &in->s[2], c);
          for (unsigned l = 0; l < USC_W; l++)
             if (ex >> l & 1)
-               wr_lane(s, &in->d, l, bitfield((enum usc_op)in->op, (uint32_t)a[l], (uint32_t)b[l],
-                                              (unsigned)(c[l] & 0x7f), in->mask));
+               a[l] = bitfield((enum usc_op)in->op, (uint32_t)a[l], (uint32_t)b[l],
+                               (unsigned)(c[l] & 0x7f), in->mask);
+         wr_lanes(s, &in->d, ex, a);
          break;
       }
       case U_ASR: case U_ASRH: {
@@ -717,8 +810,9 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
             if (in->op == U_ASRH)
                v *= (i128)1 << 32;
             v >>= sh_ > 100 ? 100 : sh_;
-            wr_lane(s, &in->d, l, (uint64_t)v);
+            a[l] = (uint64_t)v;
          }
+         wr_lanes(s, &in->d, ex, a);
          break;
       }
       case U_BITOP: {
@@ -726,21 +820,17 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
          rd_raw(s, &in->s[0], a);
          rd_raw(s, &in->s[1], b);
          unsigned tt = in->cc;
-         for (unsigned l = 0; l < USC_W; l++) {
-            if (!(ex >> l & 1))
-               continue;
-            uint64_t r;
-            if (tt == 0x3 || tt == 0xc) {
-               r = a[l];   /* applegpu: 0011/1100 behave as a move of A */
-            } else {
-               r = 0;
-               if (tt & 1) r |= ~a[l] & ~b[l];
-               if (tt & 2) r |= a[l] & ~b[l];
-               if (tt & 4) r |= ~a[l] & b[l];
-               if (tt & 8) r |= a[l] & b[l];
-            }
-            wr_lane(s, &in->d, l, r);
+         /* applegpu: 0011/1100 behave as a move of A (Mesa's mov, the
+          * most frequent instruction); otherwise each truth-table bit
+          * selects one minterm, as a mask so the loop has no branch */
+         if (tt != 0x3 && tt != 0xc) {
+            const uint64_t m1 = (tt & 1) ? ~0ull : 0, m2 = (tt & 2) ? ~0ull : 0,
+                           m4 = (tt & 4) ? ~0ull : 0, m8 = (tt & 8) ? ~0ull : 0;
+            for (unsigned l = 0; l < USC_W; l++)
+               a[l] = (m1 & ~a[l] & ~b[l]) | (m2 & a[l] & ~b[l]) |
+                      (m4 & ~a[l] & b[l]) | (m8 & a[l] & b[l]);
          }
+         wr_lanes(s, &in->d, ex, a);
          break;
       }
       case U_BITREV: case U_POPCOUNT: case U_FFS: case U_INTL: {
@@ -763,8 +853,9 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
                for (unsigned i = 0; i < 16; i++)
                   r |= ((v >> i) & 1) << (2 * i) | (((uint32_t)b[l] >> i) & 1) << (2 * i + 1);
             }
-            wr_lane(s, &in->d, l, r);
+            a[l] = r;
          }
+         wr_lanes(s, &in->d, ex, a);
          break;
       }
       case U_FADD32: case U_FMUL32: case U_FMADD32: {
@@ -783,14 +874,20 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
             for (unsigned l = 0; l < USC_W; l++)
                r[l] = a[l] * b[l];
          } else {
-            for (unsigned l = 0; l < USC_W; l++)
-               r[l] = fmaf(a[l], b[l], c[l]);
+            fma_lanes(a, b, c, r);
          }
          if (in->d.size == 32 && !in->sat) {
+            /* usc_store_f32(r, false) without branches or calls: NaN
+             * -> canonical, zero exponent -> signed zero, anything else
+             * (r is already a float) as it is */
             uint32_t *d = s->r[in->d.idx & 127];
-            for (unsigned l = 0; l < USC_W; l++)
-               if (ex >> l & 1)
-                  d[l] = lane_store_f32(r[l]);
+            for (unsigned l = 0; l < USC_W; l++) {
+               const uint32_t b = tessera_fui(r[l]), e = b & 0x7f800000u;
+               uint32_t v = e == 0 ? b & 0x80000000u : b;
+               v = (e == 0x7f800000u && (b & 0x007fffffu)) ? 0x7fc00000u : v;
+               const uint32_t m = (ex & lane_bit[l]) ? 0xffffffffu : 0;
+               d[l] = (d[l] & ~m) | (v & m);
+            }
          } else {
             for (unsigned l = 0; l < USC_W; l++)
                if (ex >> l & 1)
@@ -839,8 +936,8 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
          rd_raw(s, &in->s[2], x);
          rd_raw(s, &in->s[3], y);
          for (unsigned l = 0; l < USC_W; l++)
-            if (ex >> l & 1)
-               wr_lane(s, &in->d, l, cond[l] ? x[l] : y[l]);
+            x[l] = cond[l] ? x[l] : y[l];
+         wr_lanes(s, &in->d, ex, x);
          break;
       }
       case U_SHUFFLE:

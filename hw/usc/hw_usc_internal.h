@@ -117,6 +117,7 @@ struct hw_usc_shader {
    struct agx_instr *hook_instrs;
    unsigned hook_count;
    bool writes_depth;         /* a zs_emit with its z bit (decided at compile) */
+   bool stores_uniforms;      /* has a uniform_store (the launch copies them) */
    struct hw_usc_shader *next; /* cache chain */
    /* Cached shaders: their code bytes and the chain of the va index
     * (hw_usc_cache_find). */
@@ -136,7 +137,9 @@ struct usc_pending {
 struct hw_usc_simd {
    uint32_t r[HW_USC_NUM_GPRS][USC_W];  /* [register][lane] for lane loops */
    unsigned zeroed;                 /* r[0..zeroed) are initialised (usc_touch) */
-   uint32_t *u;                     /* the workgroup's uniform registers */
+   const uint32_t *u;               /* the workgroup's uniform registers */
+   uint32_t *uw;                    /* the same, writable: uniform_store
+                                     * (NULL when the shader has none) */
    uint32_t exec;                   /* active lanes */
    uint32_t present;                /* lanes that exist */
    unsigned index;                  /* SIMD group in the workgroup */

@@ -452,7 +452,7 @@ exec_uniform_store(struct hw_usc_simd *s, const struct usc_inst *in, struct hw_u
             return mem_fail(res, HW_USC_OUT_OF_BOUNDS, NULL,
                             "uniform_store to half %lld (lane %u): past u255",
                             (long long)u, l);
-         uint32_t *p = &s->u[u >> 1];
+         uint32_t *p = &s->uw[u >> 1];
          unsigned sh = (unsigned)(u & 1) * 16;
          *p = (*p & ~(0xffffu << sh)) | (((v >> (16 * h)) & 0xffff) << sh);
       }

@@ -63,7 +63,8 @@ check_launch(const struct hw_usc_launch *L, struct hw_usc_result *res)
 
 static void
 simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
-          const struct hw_usc_workgroup *wg, struct hw_mmu *mmu, uint32_t *uniforms,
+          const struct hw_usc_workgroup *wg, struct hw_mmu *mmu, const uint32_t *uniforms,
+          uint32_t *uniforms_w,
           struct hw_usc_stats *st, unsigned index, unsigned threads)
 {
    unsigned z = L->shader->reg_bound;
@@ -74,6 +75,7 @@ simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
    memset(s->r, 0, (size_t)z * sizeof(s->r[0]));
    s->zeroed = z;
    s->u = uniforms;
+   s->uw = uniforms_w;
    s->index = index;
    s->pc = 0;
    s->done = s->at_barrier = false;
@@ -239,14 +241,20 @@ hw_usc_run_workgroup(const struct hw_usc_launch *L, const struct hw_usc_workgrou
       scratch_put(sc);
       return launch_fail(res, "out of memory");
    }
-   if (L->uniforms)
-      memcpy(uni, L->uniforms, HW_USC_NUM_UNIFORMS * sizeof(uint32_t));
-   else
-      memset(uni, 0, HW_USC_NUM_UNIFORMS * sizeof(uint32_t));
+   /* A main shader's uniform_store stays private to its workgroup, so a
+    * shader with one works on a copy; the others (nearly all: pixel
+    * groups launch per 16x2 pixels) read the launch's array in place. */
+   static const uint32_t zero_uniforms[HW_USC_NUM_UNIFORMS];
+   const uint32_t *ur = L->uniforms ? L->uniforms : zero_uniforms;
+   uint32_t *uw = NULL;
+   if (L->shader->stores_uniforms) {
+      memcpy(uni, ur, HW_USC_NUM_UNIFORMS * sizeof(uint32_t));
+      ur = uw = uni;
+   }
 
    struct hw_usc_stats st = { 0 };
    for (unsigned i = 0; i < nsimd; i++) {
-      simd_init(&simd[i], L, wg, mmu, uni, &st, i, (unsigned)threads);
+      simd_init(&simd[i], L, wg, mmu, ur, uw, &st, i, (unsigned)threads);
       if (L->start_hook)
          L->start_hook(L->hook_user, &simd[i]);
    }
@@ -302,7 +310,7 @@ hw_usc_run_preshader(const struct hw_usc_launch *L, uint32_t uniforms[HW_USC_NUM
       return launch_fail(res, "out of memory");
    struct hw_usc_stats st = { 0 };
    static const struct hw_usc_workgroup nowg;
-   simd_init(s, L, &nowg, mmu, uniforms, &st, 0, 1);
+   simd_init(s, L, &nowg, mmu, uniforms, uniforms, &st, 0, 1);
    s->preshader = true;
    /* Decide once whether there is a budget: a budget that reaches zero
     * between two barrier releases must not turn into "unlimited". */
@@ -387,6 +395,17 @@ hw_usc_simd_set_position(struct hw_usc_simd *s, unsigned lane, uint32_t x,
    s->local_id[0][lane] = x;
    s->local_id[1][lane] = y;
    s->local_id[2][lane] = z;
+}
+
+void
+hw_usc_simd_set_positions(struct hw_usc_simd *s, const uint32_t x[USC_W],
+                          const uint32_t y[USC_W], uint32_t z)
+{
+   for (unsigned l = 0; l < USC_W; l++) {
+      s->local_id[0][l] = x[l];
+      s->local_id[1][l] = y[l];
+      s->local_id[2][l] = z;
+   }
 }
 
 void

@@ -1055,6 +1055,36 @@ test_preshader_uniforms(void **state)
       assert_int_equal(u32_at(BUF_C + 4 * l), 0xdeadbeef + l);
 }
 
+/* A main shader's uniform_store is seen by the rest of its workgroup but
+ * never reaches the launch's array: the launch copies the uniforms for a
+ * shader that stores them (and only then; others read them in place). */
+static void
+test_uniform_store_private(void **state)
+{
+   (void)state;
+   struct opts o;
+   opts_default(&o);
+   o.uni[8] = 5;
+   for (unsigned run_no = 0; run_no < 2; run_no++) {
+      run_ok("mov_imm r19, 100, 0b0\n"
+             "uniform_store 0, i32, x, 0, r19, 16\n"
+             "get_sr r1, sr52\n"
+             "iadd r2, u8, r1\n"
+             "device_store 0, i32, x, r2, u4_u5, r1, unsigned, 0\n"
+             "stop\n", &o);
+      for (unsigned l = 0; l < 32; l++)
+         assert_int_equal(u32_at(BUF_C + 4 * l), 100 + l);
+      assert_int_equal(o.uni[8], 5);
+   }
+   /* without a uniform_store the launch's values are read */
+   run_ok("get_sr r1, sr52\n"
+          "iadd r2, u8, r1\n"
+          "device_store 0, i32, x, r2, u4_u5, r1, unsigned, 0\n"
+          "stop\n", &o);
+   for (unsigned l = 0; l < 32; l++)
+      assert_int_equal(u32_at(BUF_C + 4 * l), 5 + l);
+}
+
 /* ---- errors -------------------------------------------------------------- */
 
 static void
@@ -1295,6 +1325,7 @@ main(void)
       cmocka_unit_test(test_atomics),
       cmocka_unit_test(test_cmpsel_high_uniforms),
       cmocka_unit_test(test_preshader_uniforms),
+      cmocka_unit_test(test_uniform_store_private),
       cmocka_unit_test(test_faults),
       cmocka_unit_test(test_budget_stop_trap),
       cmocka_unit_test(test_preshader_budget_across_barriers),
