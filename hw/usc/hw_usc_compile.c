@@ -561,7 +561,12 @@ hw_usc_compile(const uint8_t *code, size_t size, uint64_t va, char *err,
          goto bad;
       }
       if (st != AGX_ISA_OK) {
-         snprintf(err, err_size, "undecodable instruction at +0x%zx", off);
+         /* The first bytes name the opcode: enough to find the instruction
+          * the decoder lacks without a capture. */
+         char hex[3 * 8 + 1] = "";
+         for (size_t i = 0; i < 8 && off + i < size; i++)
+            snprintf(hex + 3 * i, sizeof(hex) - 3 * i, " %02x", code[off + i]);
+         snprintf(err, err_size, "undecodable instruction at +0x%zx:%s", off, hex);
          goto bad;
       }
       if (s->count == cap) {

@@ -1182,6 +1182,8 @@ test_bad_code(void **state)
    static const uint8_t garbage[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
    assert_null(hw_usc_compile(garbage, sizeof(garbage), 0, err, sizeof(err)));
    assert_non_null(strstr(err, "undecodable"));
+   /* the message carries the bytes, which name the missing opcode */
+   assert_non_null(strstr(err, "at +0x0: ff ff ff ff ff ff ff ff"));
 
    uint8_t code[64];
    size_t len = assemble("mov_imm r2, 1, 0b0\n", code, sizeof(code));
