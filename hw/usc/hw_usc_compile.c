@@ -393,6 +393,23 @@ translate(struct xlate *x)
       if (op == AGX_OP_ICMPSEL && (in->cc & 3) == 3)
          fail(x, "undefined integer condition");
       break;
+   case AGX_OP_ICMP_BALLOT: case AGX_OP_ICMP_QUAD_BALLOT:
+   case AGX_OP_FCMP_BALLOT: case AGX_OP_FCMP_QUAD_BALLOT: {
+      bool fl = op == AGX_OP_FCMP_BALLOT || op == AGX_OP_FCMP_QUAD_BALLOT;
+      in->op = U_BALLOT;
+      in->sub = fl;
+      in->mode = op == AGX_OP_ICMP_QUAD_BALLOT || op == AGX_OP_FCMP_QUAD_BALLOT ? RD_QUAD : 0;
+      in->cls = C_SHUFFLE;
+      in->cc = (uint8_t)field(ai, "cc");
+      in->d = dst_of(x, opnd(ai, "D"));
+      in->s[0] = src_of(x, opnd(ai, "A"));
+      in->s[1] = src_of(x, opnd(ai, "B"));
+      if (fl && (in->cc & 7) == 4)
+         fail(x, "undefined float condition");
+      if (!fl && (in->cc & 3) == 3)
+         fail(x, "undefined integer condition");
+      break;
+   }
    case AGX_OP_WAIT:
       in->op = U_WAIT;
       in->cls = C_CF;

@@ -48,6 +48,10 @@ icmpsel          ult, r11, r1, r2, r3, 1
 fcmpsel          gt, r11l, r1l, 0.0, r3l, u5l
 icmpsel          seq, r10l, r13l, r15.cache, u128h, u8h
 fcmpsel          gtn, r10, r13, r15, u64, u255
+icmp_ballot      r67, ugt, u66h, u13
+icmp_quad_ballot r94h, ulte, r22h, r110h
+fcmp_ballot      r90, neq, r67.cache, r39l.cache.abs
+fcmp_quad_ballot r60, nlte, r86.discard, r96h.cache
 simd_shuffle     r12, r1, r2l
 simd_shuffle_down r12, r1, 1
 simd_shuffle_up  r12, r1, 1
