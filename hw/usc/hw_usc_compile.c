@@ -471,6 +471,13 @@ translate(struct xlate *x)
       in->op = U_MEMORY_BARRIER;
       in->cls = C_CF;
       break;
+   case AGX_OP_STACK_ADJUST:
+      /* The model gives every thread its own stack slice from offset 0
+       * (stack_bytes_per_thread), so moving the pointer changes nothing
+       * Mesa's scratch accesses see. */
+      in->op = U_STACK_ADJUST;
+      in->cls = C_CF;
+      break;
    case AGX_OP_WAIT_PIX: case AGX_OP_SIGNAL_PIX: case AGX_OP_LDST_TILE:
    case AGX_OP_ITER: case AGX_OP_ITERPROJ: case AGX_OP_LDCF:
    case AGX_OP_ST_VAR: case AGX_OP_ST_VAR_FINAL: case AGX_OP_TEXTURE_SAMPLE:

@@ -911,6 +911,7 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
          s->pc = next;
          return HW_USC_OK;
       case U_MEMORY_BARRIER:
+      case U_STACK_ADJUST:
          break;
       case U_WAIT:
          /* the group stalls for the load latency if a load is in flight */

@@ -58,6 +58,7 @@ enum usc_op {
    U_WAIT, U_DEVICE_LOAD, U_DEVICE_STORE, U_TG_LOAD, U_TG_STORE,
    U_UNIFORM_STORE, U_STACK_LOAD, U_STACK_STORE, U_ATOMIC,
    U_BARRIER, U_MEMORY_BARRIER,
+   U_STACK_ADJUST,                 /* no effect: each thread's stack slice starts at 0 */
    U_HOOK,                         /* stage-specific, via the launch hook */
 };
 

@@ -950,7 +950,11 @@ test_stack_and_bounds(void **state)
    struct opts o;
    opts_default(&o);
    o.stack_per_thread = 16;
-   run_ok("get_sr r1, sr52\n"
+   /* Mesa opens a shader with scratch with stack_adjust (the model's
+    * slices start at 0 whatever the pointer; it used to decode as a
+    * stack_store with an empty mask and fail the shader). */
+   run_ok("stack_adjust 12\n"
+          "get_sr r1, sr52\n"
           "iadd r20, r1, 200\n"
           "stack_store i32, 0, 0, x, 0, r20, 2, 0\n"
           "mov_imm r20, 0, 0b0\n"

@@ -71,6 +71,7 @@ threadgroup_store i16, xy, r18l_r18h, 0, 8
 uniform_store    0, i16, x, 0, r19l, 4, lsl 1
 stack_store      i32, 0, 0, x, 0, r20, 8, 0
 stack_load       r20, i32, 0, 0, x, 0, 8, 0
+stack_adjust     12
 atomic           add, 0, r21, r0_r1, 0, signed, r22, 1, 0, 1, 4, 2
 atomic           cmpxchg, 0, None, r0_r1, r2, unsigned, r22_r23, 1, 0, 1, 4, 2
 wait             0
