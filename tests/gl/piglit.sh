@@ -21,11 +21,18 @@
 # PIGLIT_TEST_TIMEOUT (default 120) is piglit's per-test limit in seconds.
 # PIGLIT_PROFILES (default "opengl shader") selects the profiles; PIGLIT_OUT=DIR
 # keeps the piglit results folders there (DIR/results-PROFILE); PIGLIT_EXPECTED
-# names another expectations file.
+# names another expectations file. Other gates reuse this machinery with
+# their own lists (tests/gl/piglit_desktop.sh): PIGLIT_LISTS=DIR and
+# PIGLIT_LIST_PREFIX (default piglit_gles_) name the lists DIR/PREFIXPROFILE.txt,
+# PIGLIT_WFL_API (default gles2) the context wflinfo checks the renderer
+# with, PIGLIT_GATE (default piglit) the results' names GATE-PROFILE.
 . "$(dirname "$0")/lib/common.sh"
 
 expected=${PIGLIT_EXPECTED:-$top/tests/gl/piglit-expected.txt}
-lists=$workloads/piglit
+lists=${PIGLIT_LISTS:-$workloads/piglit}
+prefix=${PIGLIT_LIST_PREFIX:-piglit_gles_}
+wfl_api=${PIGLIT_WFL_API:-gles2}
+gate=${PIGLIT_GATE:-piglit}
 profiles=${PIGLIT_PROFILES:-opengl shader}
 # piglit's per-test limit (s): a hung test is a "timeout", which must be
 # expected like any other status
@@ -35,19 +42,19 @@ for p in piglit wflinfo python3; do
 done
 [ -f "$expected" ] || { echo "missing $expected"; exit 1; }
 for prof in $profiles; do
-    [ -f "$lists/piglit_gles_$prof.txt" ] || { echo "missing $lists/piglit_gles_$prof.txt"; exit 1; }
+    [ -f "$lists/$prefix$prof.txt" ] || { echo "missing $lists/$prefix$prof.txt"; exit 1; }
 done
 # piglit's surfaceless platform must not find an X server.
 unset DISPLAY WAYLAND_DISPLAY
 
-# The renderer piglit's tests get: one GLES 2 context through waffle.
-gl_run "$driver" timeout 120 wflinfo -p surfaceless_egl -a gles2 > "$work/wflinfo.txt" 2>&1
+# The renderer piglit's tests get: one context of the gate's API through waffle.
+gl_run "$driver" timeout 120 wflinfo -p surfaceless_egl -a "$wfl_api" > "$work/wflinfo.txt" 2>&1
 renderer=$(sed -n 's/^OpenGL renderer string: *//p' "$work/wflinfo.txt")
-echo "piglit: renderer '${renderer:-none}' ($(sed -n 's/^OpenGL version string: *//p' "$work/wflinfo.txt"))"
+echo "$gate: renderer '${renderer:-none}' ($(sed -n 's/^OpenGL version string: *//p' "$work/wflinfo.txt"))"
 if ! echo "$renderer" | grep -qiE "$(gl_renderer_pattern "$driver")"; then
     sed 's/^/  | /' "$work/wflinfo.txt"
     for prof in $profiles; do
-        result FAILED "piglit-$prof" "the renderer is '${renderer:-none}', not $driver's (Mesa fell back?)"
+        result FAILED "$gate-$prof" "the renderer is '${renderer:-none}', not $driver's (Mesa fell back?)"
     done
     finish
     exit
@@ -92,12 +99,12 @@ for prof in $profiles; do
     out=${PIGLIT_OUT:-$work}/results-$prof rc=0
     t0=$(date +%s.%N)
     gl_run "$driver" timeout 900 piglit run -p surfaceless_egl -j 2 --timeout "$test_timeout" -l dummy -o \
-        --test-list "$lists/piglit_gles_$prof.txt" "$prof" "$out" > "$work/piglit-$prof.log" 2>&1 || rc=$?
+        --test-list "$lists/$prefix$prof.txt" "$prof" "$out" > "$work/piglit-$prof.log" 2>&1 || rc=$?
     t1=$(date +%s.%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
     if ! statuses "$out" > "$work/status-$prof.tsv" 2> "$work/status-$prof.err"; then
         tail -n 20 "$work/piglit-$prof.log" | sed 's/^/  | /'
-        result FAILED "piglit-$prof" "piglit run exited $rc without results ($(cat "$work/status-$prof.err"))"
+        result FAILED "$gate-$prof" "piglit run exited $rc without results ($(cat "$work/status-$prof.err"))"
         continue
     fi
     # Expected statuses of this profile: "STATUS<TAB>TEST".
@@ -105,7 +112,7 @@ for prof in $profiles; do
             s = $1; sub(/^[ \t]*[^ \t]+[ \t]+[^ \t]+[ \t]+/, ""); sub(/[ \t]+$/, ""); print s "\t" $0 }' \
         "$expected" > "$work/expected-$prof.tsv"
     # Every test of the list: its status and the expected one (pass unless listed).
-    awk -F'\t' -v list="$lists/piglit_gles_$prof.txt" '
+    awk -F'\t' -v list="$lists/$prefix$prof.txt" '
         FILENAME == ARGV[1] { want[$2] = $1; next }
         { got[$2] = $1 }
         END {
@@ -117,31 +124,31 @@ for prof in $profiles; do
             for (t in got) if (!(t in listed)) printf "%s\t%s\t%s\n", got[t], (t in want) ? want[t] : "pass", t
             for (t in want) if (!(t in got) && !(t in listed)) printf "not-in-list\t%s\t%s\n", want[t], t
         }' "$work/expected-$prof.tsv" "$work/status-$prof.tsv" > "$work/compare.tmp" ||
-        { result FAILED "piglit-$prof" "comparing the statuses failed"; continue; }
+        { result FAILED "$gate-$prof" "comparing the statuses failed"; continue; }
     sort -t$'\t' -k3 "$work/compare.tmp" > "$work/compare-$prof.tsv"
     counts=$(awk -F'\t' '{ n[$1]++ } END { printf "%d pass, %d fail, %d crash, %d skip", n["pass"], n["fail"], n["crash"], n["skip"]
                                            for (s in n) if (s != "pass" && s != "fail" && s != "crash" && s != "skip") printf ", %d %s", n[s], s }' \
              "$work/status-$prof.tsv")
     total=$(wc -l < "$work/status-$prof.tsv")
-    echo "piglit-$prof: $total tests in $secs s (piglit exit $rc): $counts"
+    echo "$gate-$prof: $total tests in $secs s (piglit exit $rc): $counts"
     nmis=0
     while IFS=$'\t' read -r got exp t; do
         [ "$got" = "$exp" ] && continue
         nmis=$((nmis + 1))
         if [ "$got" = pass ]; then
-            echo "  piglit-$prof: UNEXPECTED PASS (expected $exp, update tests/gl/piglit-expected.txt): $t"
+            echo "  $gate-$prof: UNEXPECTED PASS (expected $exp, update ${expected#$top/}): $t"
         elif [ "$got" = not-in-list ]; then
-            echo "  piglit-$prof: STALE expectation ($exp) for a test not in the list: $t"
+            echo "  $gate-$prof: STALE expectation ($exp) for a test not in the list: $t"
         else
-            echo "  piglit-$prof: REGRESSION $got (expected $exp): $t"
+            echo "  $gate-$prof: REGRESSION $got (expected $exp): $t"
             [ "$got" = missing ] || output "$out" "$t" | sed 's/^/    | /'
         fi
     done < "$work/compare-$prof.tsv"
     if [ "$nmis" -eq 0 ]; then
-        result ok "piglit-$prof"
+        result ok "$gate-$prof"
     else
-        result FAILED "piglit-$prof" "$nmis tests differ from tests/gl/piglit-expected.txt"
+        result FAILED "$gate-$prof" "$nmis tests differ from ${expected#$top/}"
     fi
 done
-echo "piglit: total $(awk -v a="$t_all" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+echo "$gate: total $(awk -v a="$t_all" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 finish
