@@ -13,7 +13,9 @@
  * model): pixel (x, y), sample s starts at
  *    ((y * width + x) * samples + s) * sample_stride
  * bytes into threadgroup memory; a tile format's components follow at the
- * instruction's byte offset O.
+ * instruction's byte offset O. Components after the first that lie past
+ * the sample are clipped (stores drop them, loads give 0): Mesa's compute
+ * blit stores four components into a sample sized for its format.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,7 +49,7 @@ fail(struct hw_usc_simd *s, enum hw_usc_status st, const char *fmt, ...)
 static enum hw_usc_status
 fail(struct hw_usc_simd *s, enum hw_usc_status st, const char *fmt, ...)
 {
-   char m[96];
+   char m[160];
    va_list ap;
    va_start(ap, fmt);
    vsnprintf(m, sizeof(m), fmt, ap);
@@ -101,12 +103,28 @@ imageblock_access(const struct cdm_launch *L, struct hw_usc_simd *s,
             if (!(mask >> c & 1))
                continue;
             size_t at = base + (packed ? 0 : c * bytes), n = packed ? 4 : bytes;
+            unsigned reg = r16 ? (R->value + k) & 255 : (R->value + k) & 127;
+            if (k > 0 && (size_t)O + c * bytes + n > ib->sample_stride) {
+               /* Components past the pixel's sample: Mesa's compute blit
+                * stores all four (write mask 0xf) in the destination's
+                * renderable format with a per-thread block of that format's
+                * size (agx_blit.c), and blits work on the hardware, so the
+                * imageblock clips them: a store drops them, a load gives 0. */
+               if (load) {
+                  if (r16)
+                     hw_usc_simd_write16(s, reg, l, 0);
+                  else
+                     hw_usc_simd_write32(s, reg, l, 0);
+               }
+               k++;
+               continue;
+            }
             if ((size_t)O + (packed ? 0 : c * bytes) + n > ib->sample_stride ||
                 at + n > wg->threadgroup_mem_size)
-               return fail(s, HW_USC_OUT_OF_BOUNDS, "%s: offset %u past the %u-byte sample "
-                           "or the %zu bytes of threadgroup memory", agx_isa_op_name(in->op),
-                           O, ib->sample_stride, wg->threadgroup_mem_size);
-            unsigned reg = r16 ? (R->value + k) & 255 : (R->value + k) & 127;
+               return fail(s, HW_USC_OUT_OF_BOUNDS, "%s: format %u mask 0x%x at offset %u "
+                           "past the %u-byte sample or the %zu bytes of threadgroup memory",
+                           agx_isa_op_name(in->op), F, mask, O, ib->sample_stride,
+                           wg->threadgroup_mem_size);
             if (load) {
                uint32_t v = hw_tex_tile_load_comp(F, c, wg->threadgroup_mem + at, r16);
                if (r16)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hw/render/hw_render_priv.h"
+#include "hw/render/hw_render_tex.h"
 
 /* ------------------------------------------------------------ errors */
 
@@ -171,6 +172,32 @@ fetch_shader(struct hwr_job *j, struct hw_mmu *m, uint64_t va,
    return s;
 }
 
+/* The preshader of a render pipeline (once per draw, one thread) may read
+ * textures: Mesa hoists a fetch with uniform coordinates, such as
+ * textureOffset at a constant texel or a texture buffer read for a
+ * uniform, into it. The texture unit serves it with the tables of the
+ * pipeline's words bound before the preshader word. */
+struct hwr_pre_run {
+   const struct hwr_pipeline *pipe;
+   uint64_t sampler_heap;
+};
+
+static enum hw_usc_status
+pre_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t exec)
+{
+   const struct hwr_pre_run *r = user;
+   if (in->op != AGX_OP_TEXTURE_LOAD && in->op != AGX_OP_TEXTURE_SAMPLE) {
+      hw_usc_simd_hook_message(s, "not a preshader instruction");
+      return HW_USC_UNSUPPORTED;
+   }
+   char err[96];
+   enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, err,
+                                      sizeof(err));
+   if (st != HW_USC_OK && st != HW_USC_FAULT)
+      hw_usc_simd_hook_message(s, err);
+   return st;
+}
+
 bool
 hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                   enum hwr_stage stage, struct hwr_pipeline *p)
@@ -242,11 +269,14 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                fetch_shader(j, m, usc + ps.code, HWR_EOT);
             if (!pre)
                return false;
+            struct hwr_pre_run pr = { p, j->pl->sampler_heap };
             struct hw_usc_launch L = {
                .instruction_budget = j->r->insn_budget,
                .shader = pre, .gpr_count = HW_USC_NUM_GPRS,
                .threads_per_threadgroup = { 1, 1, 1 },
                .vm_slot = j->ej->vm_slot,
+               .sampler_table = j->pl->sampler_heap,
+               .stage_hook = pre_hook, .hook_user = &pr,
             };
             struct hw_usc_result res;
             struct hw_mmu um;

@@ -15,7 +15,8 @@
  *    32-bit (dPdx.s, dPdy.s, dPdx.t, dPdy.t[, dPdx.r, dPdy.r]) followed by
  *    a 32-bit minimum LOD for lod_grad_min.
  *  - O: a 32-bit reference when `compare` is set, then a 16-bit word of
- *    4-bit signed texel offsets (x bits 0-3, y 4-7, z 8-11).
+ *    4-bit signed texel offsets (x bits 0-3, y 4-7, z 8-11), for
+ *    texture_sample and texture_load (texelFetchOffset) alike.
  *  - results: the components in `mask`, packed, 32-bit registers (Rt) or
  *    16-bit ones (fp16 for float formats, low 16 bits for integers).
  *  - texture: ts index (table + 24 * index), a 16-bit register holding the
@@ -392,6 +393,21 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
          read_coords(e, dim, l, &rc);
          int32_t x = coord_int(&rc, 0), y = naxes > 1 ? coord_int(&rc, 1) : 0;
          int32_t z = naxes > 2 ? coord_int(&rc, 2) : 0;
+         if (has_offset) {
+            /* texelFetchOffset: the same packed nibbles as a sample's,
+             * added to the integer coordinates (not to the layer) */
+            uint16_t w = rd16(e, o_half, l);
+            int32_t off[3];
+            for (unsigned a = 0; a < 3; a++) {
+               int nib = (w >> (4 * a)) & 0xf;
+               off[a] = nib >= 8 ? nib - 16 : nib;
+            }
+            x += off[0];
+            if (naxes > 1)
+               y += off[1];
+            if (naxes > 2)
+               z += off[2];
+         }
          uint32_t sample = 0;
          if (dim == AGX_TEXTURE_DIMENSION_1D_ARRAY)
             y = (int32_t)rc.extra[0];

@@ -393,6 +393,23 @@ translate(struct xlate *x)
       if (op == AGX_OP_ICMPSEL && (in->cc & 3) == 3)
          fail(x, "undefined integer condition");
       break;
+   case AGX_OP_ICMP_BALLOT: case AGX_OP_ICMP_QUAD_BALLOT:
+   case AGX_OP_FCMP_BALLOT: case AGX_OP_FCMP_QUAD_BALLOT: {
+      bool fl = op == AGX_OP_FCMP_BALLOT || op == AGX_OP_FCMP_QUAD_BALLOT;
+      in->op = U_BALLOT;
+      in->sub = fl;
+      in->mode = op == AGX_OP_ICMP_QUAD_BALLOT || op == AGX_OP_FCMP_QUAD_BALLOT ? RD_QUAD : 0;
+      in->cls = C_SHUFFLE;
+      in->cc = (uint8_t)field(ai, "cc");
+      in->d = dst_of(x, opnd(ai, "D"));
+      in->s[0] = src_of(x, opnd(ai, "A"));
+      in->s[1] = src_of(x, opnd(ai, "B"));
+      if (fl && (in->cc & 7) == 4)
+         fail(x, "undefined float condition");
+      if (!fl && (in->cc & 3) == 3)
+         fail(x, "undefined integer condition");
+      break;
+   }
    case AGX_OP_WAIT:
       in->op = U_WAIT;
       in->cls = C_CF;
@@ -452,6 +469,13 @@ translate(struct xlate *x)
       break;
    case AGX_OP_MEMORY_BARRIER:
       in->op = U_MEMORY_BARRIER;
+      in->cls = C_CF;
+      break;
+   case AGX_OP_STACK_ADJUST:
+      /* The model gives every thread its own stack slice from offset 0
+       * (stack_bytes_per_thread), so moving the pointer changes nothing
+       * Mesa's scratch accesses see. */
+      in->op = U_STACK_ADJUST;
       in->cls = C_CF;
       break;
    case AGX_OP_WAIT_PIX: case AGX_OP_SIGNAL_PIX: case AGX_OP_LDST_TILE:
@@ -561,7 +585,12 @@ hw_usc_compile(const uint8_t *code, size_t size, uint64_t va, char *err,
          goto bad;
       }
       if (st != AGX_ISA_OK) {
-         snprintf(err, err_size, "undecodable instruction at +0x%zx", off);
+         /* The first bytes name the opcode: enough to find the instruction
+          * the decoder lacks without a capture. */
+         char hex[3 * 8 + 1] = "";
+         for (size_t i = 0; i < 8 && off + i < size; i++)
+            snprintf(hex + 3 * i, sizeof(hex) - 3 * i, " %02x", code[off + i]);
+         snprintf(err, err_size, "undecodable instruction at +0x%zx:%s", off, hex);
          goto bad;
       }
       if (s->count == cap) {

@@ -940,6 +940,21 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
          wr_lanes(s, &in->d, ex, x);
          break;
       }
+      case U_BALLOT: {
+         /* Bit l: lane l is active and its compare holds. The quad form
+          * gives each lane its own quad's four bits (bits 0-3; Mesa only
+          * compares the result with 0). */
+         bool cond[USC_W];
+         uint32_t m = 0;
+         eval_cond(s, in, in->sub, cond);
+         for (unsigned l = 0; l < USC_W; l++)
+            if ((ex >> l & 1) && cond[l])
+               m |= 1u << l;
+         for (unsigned l = 0; l < USC_W; l++)
+            if (ex >> l & 1)
+               wr_lane(s, &in->d, l, in->mode & RD_QUAD ? m >> (l & ~3u) & 0xf : m);
+         break;
+      }
       case U_SHUFFLE:
          exec_shuffle(s, in, ex);
          break;
@@ -993,6 +1008,7 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
          s->pc = next;
          return HW_USC_OK;
       case U_MEMORY_BARRIER:
+      case U_STACK_ADJUST:
          break;
       case U_WAIT:
          /* the group stalls for the load latency if a load is in flight */

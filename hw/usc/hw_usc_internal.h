@@ -54,9 +54,11 @@ enum usc_op {
    U_ICMPSEL, U_FCMPSEL,
    U_SHUFFLE,                      /* sub = enum usc_shuffle */
    U_REDUCE,                       /* sub = enum usc_reduce, mode bit0 prefix, bit1 quad */
+   U_BALLOT,                       /* sub 1: float compare; mode RD_QUAD: the quad's */
    U_WAIT, U_DEVICE_LOAD, U_DEVICE_STORE, U_TG_LOAD, U_TG_STORE,
    U_UNIFORM_STORE, U_STACK_LOAD, U_STACK_STORE, U_ATOMIC,
    U_BARRIER, U_MEMORY_BARRIER,
+   U_STACK_ADJUST,                 /* no effect: each thread's stack slice starts at 0 */
    U_HOOK,                         /* stage-specific, via the launch hook */
 };
 

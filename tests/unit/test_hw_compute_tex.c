@@ -327,6 +327,23 @@ test_imageblock(void **state)
    tc_run1(&c, 0, tc_pipeline(&c, 0, &p), (uint32_t[3]){ IW, IH, 1 },
            (uint32_t[3]){ 16, 16, 1 }, &r);
    assert_true(r.error);
+
+   /* Mesa's blit stores four components into the 8-byte sample: the two
+    * past it are clipped (they used to fail the launch), the image is the
+    * same. */
+   memset(dst, 0xee, STRIDE * IH);
+   p.ib_layout = AGX_SHARED_LAYOUT_16X16;
+   p.shader = tc_kernel(&c, 0, "imageblock_xyzw");
+   tc_run1(&c, 0, tc_pipeline(&c, 0, &p), (uint32_t[3]){ IW, IH, 1 },
+           (uint32_t[3]){ 16, 16, 1 }, &r);
+   assert_false(r.error);
+   for (uint32_t y = 0; y < IH; y++)
+      for (uint32_t x = 0; x < IW; x++) {
+         uint32_t got;
+         memcpy(&got, dst + y * STRIDE + x * 4, 4);
+         if (got != y * 100 + x)
+            fail_msg("xyzw: pixel (%u, %u) = %u, want %u", x, y, got, y * 100 + x);
+      }
    tc_teardown(&c);
 }
 

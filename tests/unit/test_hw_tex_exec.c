@@ -393,6 +393,49 @@ test_sample_compare_offset(void **state)
       assert_true(out_f32(i) == want[i]);
 }
 
+/* texelFetchOffset: thread i loads texel (i, 0) with offset (+1, +1). */
+static const char *load_offset_kernel =
+   "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
+   "mov_imm          r4, 0, 0b0\n"
+   "iadd             r4, r1, 0\n"
+   "mov_imm          r5, 0, 0b0\n"
+   "mov_imm          r9l, 17\n"
+   "texture_load     0, 0b0000, 0b0, none, x, 0b00, r6, None, ts0, ss0, tex_2d, r4_r5, auto_lod, 0, r9l\n"
+   "wait             0\n"
+   "device_store     0, i32, x, r6, u2_u3, r1, unsigned, 0\n"
+   "stop\n";
+
+static void
+test_load_offset(void **state)
+{
+   (void)state;
+   /* 4x2 R32F (linear): texel (x, y) = 10 y + x */
+   float v[8];
+   for (unsigned i = 0; i < 8; i++)
+      v[i] = (float)(10 * (i / 4) + i % 4);
+   memcpy(tex_host(SRC_VA), v, sizeof(v));
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.layout = AGX_LAYOUT_LINEAR;
+   t.channels = AGX_CHANNELS_R32;
+   t.type = AGX_TEXTURE_TYPE_FLOAT;
+   t.width = 4;
+   t.height = 2;
+   t.address = SRC_VA;
+   t.stride = 16 - 16;
+   put_texture(0, &t);
+   struct agx_sampler smp = { AGX_SAMPLER_HEADER };
+   put_sampler(0, &smp);
+   uint32_t u[HW_USC_NUM_UNIFORMS] = { 0 };
+   u[2] = (uint32_t)OUT_VA;
+   u[3] = (uint32_t)(OUT_VA >> 32);
+   struct hw_usc_result res;
+   enum hw_usc_status st = run(load_offset_kernel, 3, u, &res);
+   if (st != HW_USC_OK)
+      fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+   for (unsigned i = 0; i < 3; i++)
+      assert_true(out_f32(i) == (float)(10 + i + 1));
+}
+
 static void
 test_fault_reported(void **state)
 {
@@ -558,6 +601,7 @@ main(void)
       cmocka_unit_test_setup(test_sample_quad_derivatives, setup),
       cmocka_unit_test_setup(test_sample_explicit_lod_half, setup),
       cmocka_unit_test_setup(test_sample_compare_offset, setup),
+      cmocka_unit_test_setup(test_load_offset, setup),
       cmocka_unit_test_setup(test_fault_reported, setup),
       cmocka_unit_test_setup(test_block_needs_tile, setup),
       cmocka_unit_test_setup(test_block_store_instruction, setup),

@@ -751,6 +751,38 @@ test_simd_ops(void **state)
    }
 }
 
+/* Compare-and-ballot (Mesa's icmp/fcmp[_quad]_ballot): its restart-unroll
+ * kernel (primitive restart with transform feedback or a geometry shader)
+ * votes with one; the model could not decode it. */
+static void
+test_ballot(void **state)
+{
+   (void)state;
+   struct opts o;
+   opts_default(&o);
+   run_ok("get_sr r1, sr52\n"
+          "and r2, r1, 3\n"
+          "icmp_ballot r3, ueq, r2, 1\n"
+          "icmp_ballot r4, nueq, r2, 1\n"
+          "icmp_quad_ballot r5, ueq, r2, 1\n"
+          "fcmp_ballot r6, eq, r2, r2\n"
+          "and r11, r1, 1\n"
+          "if_icmp r0l, ueq, r11, 0, 1\n"
+          "icmp_ballot r7, ugte, r2, 0\n"
+          "icmp_quad_ballot r8, ueq, r2, 2\n"
+          "pop_exec r0l, 1\n"
+          "stop\n", &o);
+   for (unsigned l = 0; l < 32; l++) {
+      assert_int_equal(cap_r[0][3][l], 0x22222222);
+      assert_int_equal(cap_r[0][4][l], 0xdddddddd);
+      assert_int_equal(cap_r[0][5][l], 0x2);
+      assert_int_equal(cap_r[0][6][l], 0xffffffff);
+      /* only the active (even) lanes vote and get the result */
+      assert_int_equal(cap_r[0][7][l], l & 1 ? 0 : 0x55555555);
+      assert_int_equal(cap_r[0][8][l], l & 1 ? 0 : 0x4);
+   }
+}
+
 /* ---- memory formats -------------------------------------------------- */
 
 static void
@@ -918,7 +950,11 @@ test_stack_and_bounds(void **state)
    struct opts o;
    opts_default(&o);
    o.stack_per_thread = 16;
-   run_ok("get_sr r1, sr52\n"
+   /* Mesa opens a shader with scratch with stack_adjust (the model's
+    * slices start at 0 whatever the pointer; it used to decode as a
+    * stack_store with an empty mask and fail the shader). */
+   run_ok("stack_adjust 12\n"
+          "get_sr r1, sr52\n"
           "iadd r20, r1, 200\n"
           "stack_store i32, 0, 0, x, 0, r20, 2, 0\n"
           "mov_imm r20, 0, 0b0\n"
@@ -1212,6 +1248,8 @@ test_bad_code(void **state)
    static const uint8_t garbage[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
    assert_null(hw_usc_compile(garbage, sizeof(garbage), 0, err, sizeof(err)));
    assert_non_null(strstr(err, "undecodable"));
+   /* the message carries the bytes, which name the missing opcode */
+   assert_non_null(strstr(err, "at +0x0: ff ff ff ff ff ff ff ff"));
 
    uint8_t code[64];
    size_t len = assemble("mov_imm r2, 1, 0b0\n", code, sizeof(code));
@@ -1318,6 +1356,7 @@ main(void)
       cmocka_unit_test(test_control_flow_loops),
       cmocka_unit_test(test_call_ret_and_partial_group),
       cmocka_unit_test(test_simd_ops),
+      cmocka_unit_test(test_ballot),
       cmocka_unit_test(test_device_formats),
       cmocka_unit_test(test_strict_wait),
       cmocka_unit_test(test_threadgroup_transpose),

@@ -227,7 +227,9 @@ test_against_applegpu(void **state)
    unsigned missing = 0;
    for (unsigned op = 0; op < AGX_NUM_OPCODES; op++) {
       printf("#   %-24s %u\n", agx_isa_op_name((enum agx_isa_opcode)op), per_op[op]);
-      if (!per_op[op]) {
+      /* stack_adjust: applegpu has no entry for it (declared from Mesa's
+       * packing), so no corpus line can name it. */
+      if (!per_op[op] && op != AGX_OP_STACK_ADJUST) {
          printf("# MISSING from the corpus: %s\n", agx_isa_op_name((enum agx_isa_opcode)op));
          missing++;
       }

@@ -48,6 +48,10 @@ icmpsel          ult, r11, r1, r2, r3, 1
 fcmpsel          gt, r11l, r1l, 0.0, r3l, u5l
 icmpsel          seq, r10l, r13l, r15.cache, u128h, u8h
 fcmpsel          gtn, r10, r13, r15, u64, u255
+icmp_ballot      r67, ugt, u66h, u13
+icmp_quad_ballot r94h, ulte, r22h, r110h
+fcmp_ballot      r90, neq, r67.cache, r39l.cache.abs
+fcmp_quad_ballot r60, nlte, r86.discard, r96h.cache
 simd_shuffle     r12, r1, r2l
 simd_shuffle_down r12, r1, 1
 simd_shuffle_up  r12, r1, 1
@@ -67,6 +71,7 @@ threadgroup_store i16, xy, r18l_r18h, 0, 8
 uniform_store    0, i16, x, 0, r19l, 4, lsl 1
 stack_store      i32, 0, 0, x, 0, r20, 8, 0
 stack_load       r20, i32, 0, 0, x, 0, 8, 0
+stack_adjust     12
 atomic           add, 0, r21, r0_r1, 0, signed, r22, 1, 0, 1, 4, 2
 atomic           cmpxchg, 0, None, r0_r1, r2, unsigned, r22_r23, 1, 0, 1, 4, 2
 wait             0
