@@ -23,7 +23,8 @@ usage(FILE *fp)
          "  --top N                list the N most expensive draws (default 10)\n"
          "  --override-shader ADDR=FILE  replace the shader at GPU VA ADDR (.s: assembled)\n"
          "  --force                profile even if the trace's device differs from the model\n"
-         "The trace runs on the GPU model: times are modelled cycles (docs/profiling.md).\n",
+         "The trace runs on the GPU model: times are modelled cycles; per pass, the time the\n"
+         "capture's firmware timestamps measured is shown beside them (docs/profiling.md).\n",
          fp);
 }
 

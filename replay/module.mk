@@ -10,7 +10,8 @@ replay_SRCS := replay/replay_engine.c replay/replay_state.c replay/replay_submit
                replay/replay_backend.c replay/replay_image.c \
                replay/replay_png.c replay/replay_timing.c replay/replay_prof.c \
                replay/replay_profile.c replay/replay_profile_report.c \
-               replay/replay_profile_html.c replay/replay_decompile.c
+               replay/replay_profile_html.c replay/replay_profile_measured.c \
+               replay/replay_decompile.c
 
 # `tessera decompile` writes the uAPI header beside the programs it makes:
 # the header's text, as a C string.

@@ -44,6 +44,12 @@ on_submission(void *user, uint32_t frame, uint32_t seq, uint64_t gpu_ns,
    for (unsigned i = 0; i < n; i++) {
       struct replay_profile_pass *d = &f->passes[f->npasses];
       d->seq = seq;
+      d->cmd = 0;
+      /* a submission's passes are in this frame's tail: count the earlier
+       * ones of the same kind (the command they match, in order) */
+      for (unsigned k = f->npasses; k-- > 0 && f->passes[k].seq == seq;)
+         d->cmd += f->passes[k].p.kind == passes[i].kind;
+      memset(&d->measured, 0, sizeof(d->measured));
       d->p = passes[i];
       struct hw_prof_entry *e = NULL;
       if (passes[i].n) {
@@ -77,6 +83,11 @@ replay_profile_run(const char *trace, struct replay_backend *b,
    enum replay_status s = replay_run(trace, b, &ro, &st);
    if (out->oom) {
       fprintf(o->log ? o->log : stderr, "tessera profile: out of memory\n");
+      return REPLAY_ERROR;
+   }
+   char err[512];
+   if (s != REPLAY_ERROR && !replay_profile_read_measured(trace, out, err, sizeof(err))) {
+      fprintf(o->log ? o->log : stderr, "tessera profile: %s\n", err);
       return REPLAY_ERROR;
    }
    return s;

@@ -59,6 +59,57 @@ us(uint64_t cycles)
    return (double)cycles * 1e6 / (double)HW_CORE_CLOCK_HZ;
 }
 
+static uint64_t
+cycles_ns(uint64_t cycles)
+{
+   return (uint64_t)((unsigned __int128)cycles * 1000000000ull / HW_CORE_CLOCK_HZ);
+}
+
+/* What the capture timestamped for a frame's passes: their sum and how
+ * many passes were recorded. */
+static uint64_t
+frame_measured(const struct replay_profile_frame *fr, unsigned *n)
+{
+   uint64_t ns = 0;
+   *n = 0;
+   for (unsigned k = 0; k < fr->npasses; k++)
+      if (fr->passes[k].measured.pass) {
+         ns += fr->passes[k].measured.ns;
+         (*n)++;
+      }
+   return ns;
+}
+
+/* Who stamped the measured figures, for the reports' headers. */
+static const char *
+measured_by(const struct replay_profile *p)
+{
+   switch (p->source) {
+   case REPLAY_SOURCE_MODEL:
+      return "the model's firmware (the trace was captured on the GPU model)";
+   case REPLAY_SOURCE_HARDWARE:
+      return "the capturing machine's GPU firmware (real hardware)";
+   default:
+      return "the capturing machine's firmware (the trace names no driver)";
+   }
+}
+
+/* ", measured 54.2 us (vertex start to fragment end)" or "not recorded" */
+static void
+text_measured(FILE *f, const struct replay_profile_measured *m)
+{
+   if (!m->pass) {
+      fprintf(f, "    measured: not recorded (the command asked for no timestamps)\n");
+      return;
+   }
+   fprintf(f, "    measured: %.1f us (%s)", (double)m->ns / 1e3, m->span);
+   if (m->vertex)
+      fprintf(f, ", vertex %.1f us", (double)m->vertex_ns / 1e3);
+   if (m->fragment)
+      fprintf(f, ", fragment %.1f us", (double)m->fragment_ns / 1e3);
+   fputc('\n', f);
+}
+
 static double
 pct(uint64_t part, uint64_t whole)
 {
@@ -117,16 +168,24 @@ text_compute_row(FILE *f, const char *label, const struct hw_prof_entry *e, uint
 void
 replay_profile_print_text(FILE *f, const struct replay_profile *p, unsigned top)
 {
-   fprintf(f, "%s: %u frame%s; modelled GPU time in cycles at %.3f GHz (us in brackets)\n",
+   fprintf(f, "%s: %u frame%s; modelled GPU time in cycles at %.3f GHz (us in brackets); "
+           "measured: the trace's per-pass timestamps, stamped by %s\n",
            p->trace, p->nframes, p->nframes == 1 ? "" : "s",
-           (double)HW_CORE_CLOCK_HZ / 1e9);
+           (double)HW_CORE_CLOCK_HZ / 1e9, measured_by(p));
    for (unsigned fi = 0; fi < p->nframes; fi++) {
       const struct replay_profile_frame *fr = &p->frames[fi];
+      unsigned nm;
+      uint64_t mns = frame_measured(fr, &nm);
       fprintf(f, "\nframe %u: %u submission%s, %u pass%s, modelled %" PRIu64
-              " cycles (%.1f us), timestamps %.1f us\n", fr->frame, fr->submissions,
+              " cycles (%.1f us), timestamps %.1f us", fr->frame, fr->submissions,
               fr->submissions == 1 ? "" : "s", fr->npasses, fr->npasses == 1 ? "" : "es",
               fr->total[HW_PROF_CYCLES], us(fr->total[HW_PROF_CYCLES]),
               (double)fr->gpu_ns / 1e3);
+      if (nm)
+         fprintf(f, ", measured %.1f us (%u of %u passes recorded)\n", (double)mns / 1e3, nm,
+                 fr->npasses);
+      else
+         fprintf(f, ", measured: not recorded\n");
       for (unsigned k = 0; k < fr->npasses; k++) {
          const struct hw_prof_pass *ps = &fr->passes[k].p;
          uint64_t cyc = ps->total[HW_PROF_CYCLES];
@@ -137,6 +196,7 @@ replay_profile_print_text(FILE *f, const struct replay_profile *p, unsigned top)
                     k, ps->width, ps->height, ps->samples, fr->passes[k].seq, ps->n,
                     ps->n == 1 ? "" : "s", cyc, us(cyc), pct(cyc, fr->total[HW_PROF_CYCLES]),
                     ps->partial_renders, ps->partial_renders == 1 ? "" : "s");
+            text_measured(f, &fr->passes[k].measured);
             fprintf(f, "    %-8s %10s %5s %9s %9s %7s %7s %6s %7s %8s %8s %7s %7s %9s %9s\n",
                     "draw", "cycles", "%", "vtx_cyc", "frag_cyc", "verts", "prims", "culled",
                     "binned", "frags", "zs_fail", "hsr", "tex", "tb_st", "fs_insn");
@@ -149,6 +209,7 @@ replay_profile_print_text(FILE *f, const struct replay_profile *p, unsigned top)
             fprintf(f, "  pass %u: compute, submission %u, %u dispatch%s, %" PRIu64
                     " cycles (%.1f us, %.1f%% of the frame)\n", k, fr->passes[k].seq, ps->n,
                     ps->n == 1 ? "" : "es", cyc, us(cyc), pct(cyc, fr->total[HW_PROF_CYCLES]));
+            text_measured(f, &fr->passes[k].measured);
             fprintf(f, "    %-8s %10s %5s %12s %12s %12s %9s\n", "dispatch", "cycles", "%",
                     "groups", "threads", "cs_insn", "tex");
             for (unsigned i = 0; i < ps->n; i++) {
@@ -213,6 +274,16 @@ json_str(FILE *f, const char *s)
    fputc('"', f);
 }
 
+/* A number, or null when not recorded. */
+static void
+json_opt(FILE *f, bool ok, uint64_t v)
+{
+   if (ok)
+      fprintf(f, "%" PRIu64, v);
+   else
+      fprintf(f, "null");
+}
+
 static void
 json_counters(FILE *f, const uint64_t *c)
 {
@@ -250,16 +321,24 @@ replay_profile_print_json(FILE *f, const struct replay_profile *p, unsigned top)
    fprintf(f, "{\"schema\": \"tessera-profile/1\",\n \"meta\": {\"tool\": \"tessera profile\", "
            "\"trace\": ");
    json_str(f, p->trace);
-   fprintf(f, ", \"device\": \"model\", \"clock_hz\": %llu, \"counters\": [",
-           (unsigned long long)HW_CORE_CLOCK_HZ);
+   fprintf(f, ", \"device\": \"model\", \"clock_hz\": %llu, \"measured_source\": \"%s\", "
+           "\"timestamp_hz\": %" PRIu64 ", \"counters\": [",
+           (unsigned long long)HW_CORE_CLOCK_HZ, replay_profile_source_name(p->source),
+           p->timestamp_hz);
    for (unsigned k = 0; k < HW_PROF_NUM; k++)
       fprintf(f, "%s\"%s\"", k ? ", " : "", hw_prof_counter_name(k));
    fprintf(f, "]},\n \"frames\": [");
    for (unsigned fi = 0; fi < p->nframes; fi++) {
       const struct replay_profile_frame *fr = &p->frames[fi];
       fprintf(f, "%s\n  {\"frame\": %u, \"submissions\": %u, \"gpu_ns\": %" PRIu64
-              ", \"cycles\": %" PRIu64 ", \"counters\": ", fi ? "," : "", fr->frame,
+              ", \"cycles\": %" PRIu64 ", ", fi ? "," : "", fr->frame,
               fr->submissions, fr->gpu_ns, fr->total[HW_PROF_CYCLES]);
+      unsigned nm;
+      uint64_t mns = frame_measured(fr, &nm);
+      fprintf(f, "\"modelled_ns\": %" PRIu64 ", \"measured_passes\": %u, \"measured_ns\": ",
+              cycles_ns(fr->total[HW_PROF_CYCLES]), nm);
+      json_opt(f, nm > 0, mns);
+      fprintf(f, ", \"counters\": ");
       json_counters(f, fr->total);
       fprintf(f, ", \"passes\": [");
       for (unsigned k = 0; k < fr->npasses; k++) {
@@ -272,7 +351,22 @@ replay_profile_print_json(FILE *f, const struct replay_profile *p, unsigned top)
             fprintf(f, "\"width\": %u, \"height\": %u, \"samples\": %u, "
                     "\"partial_renders\": %u, ", ps->width, ps->height, ps->samples,
                     ps->partial_renders);
-         fprintf(f, "\"cycles\": %" PRIu64 ", \"counters\": ", ps->total[HW_PROF_CYCLES]);
+         const struct replay_profile_measured *ms = &fr->passes[k].measured;
+         fprintf(f, "\"cycles\": %" PRIu64 ", \"modelled_ns\": %" PRIu64 ", \"measured_ns\": ",
+                 ps->total[HW_PROF_CYCLES], cycles_ns(ps->total[HW_PROF_CYCLES]));
+         json_opt(f, ms->pass, ms->ns);
+         fprintf(f, ", \"measured_span\": ");
+         if (ms->pass)
+            json_str(f, ms->span);
+         else
+            fprintf(f, "null");
+         if (render) {
+            fprintf(f, ", \"measured_vertex_ns\": ");
+            json_opt(f, ms->vertex, ms->vertex_ns);
+            fprintf(f, ", \"measured_fragment_ns\": ");
+            json_opt(f, ms->fragment, ms->fragment_ns);
+         }
+         fprintf(f, ", \"counters\": ");
          json_counters(f, ps->total);
          fprintf(f, ",\n    \"overhead\": ");
          json_entry(f, &ps->overhead, render, -1);
