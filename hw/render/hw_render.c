@@ -191,8 +191,9 @@ pre_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t
       return HW_USC_UNSUPPORTED;
    }
    char err[96];
-   enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, err,
-                                      sizeof(err));
+   /* (preshader fetches are not charged to a draw's profile) */
+   enum hw_usc_status st = hwr_tex_op(r->pipe, r->sampler_heap, s, in, exec, NULL, NULL,
+                                      err, sizeof(err));
    if (st != HW_USC_OK && st != HW_USC_FAULT)
       hw_usc_simd_hook_message(s, err);
    return st;
