@@ -437,6 +437,23 @@ ioctl(int fd, unsigned long req, ...)
    if (_IOC_TYPE(req) != DRM_IOCTL_BASE || cap.disabled || !fd_ok(fd))
       return cap_real.ioctl(fd, req, arg);
    unsigned nr = _IOC_NR(req);
+   /* The program learns here that its work completed, and may then reuse
+    * the timestamp slots it reads: record those completions now, not when
+    * the reaper thread gets to them. The wait itself runs unlocked. */
+   if ((nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT)) &&
+       atomic_load(&fd_kind[fd]) == CAP_FD_ASAHI) {
+      int r = cap_real.ioctl(fd, req, arg);
+      if (r == 0) {
+         int saved = errno;
+         pthread_mutex_lock(&cap.lock);
+         struct cap_file *f = fd_file[fd];
+         if (f && !cap.disabled)
+            cap_reaper_poll_after_wait(f);
+         pthread_mutex_unlock(&cap.lock);
+         errno = saved;
+      }
+      return r;
+   }
    bool interesting = (nr >= DRM_COMMAND_BASE && nr <= DRM_COMMAND_BASE + DRM_ASAHI_SUBMIT) ||
                       nr == _IOC_NR(DRM_IOCTL_GEM_CLOSE) ||
                       nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY) ||

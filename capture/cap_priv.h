@@ -198,6 +198,10 @@ void cap_open_writer(void);
 void cap_reaper_push(struct cap_pending *p);
 void cap_reaper_forget_file(struct cap_file *f);
 void cap_reaper_poll(struct cap_file *f, uint32_t handle);
+/* cap_reaper_poll(f, 0) also for the submission the reaper is waiting on:
+ * after the program's own syncobj wait returned, so the GPU timestamps
+ * are read before the program can reuse their slots. */
+void cap_reaper_poll_after_wait(struct cap_file *f);
 void cap_reaper_shutdown(void);
 void cap_hook_install(void);
 void cap_hook_expect(uint32_t file_id, uint32_t queue_id, uint32_t seq, unsigned hw_cmds);

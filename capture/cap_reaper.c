@@ -91,15 +91,15 @@ wait_slice(int fd, const struct drm_asahi_sync *s)
  * that have signalled, before the program destroys, resets or reuses the
  * syncobj or closes the file. What has not signalled stays (or, at close,
  * is dropped). */
-void
-cap_reaper_poll(struct cap_file *f, uint32_t handle)
+static void
+poll_pending(struct cap_file *f, uint32_t handle, bool even_busy)
 {
    struct cap_pending **pp = &cap.pend_head;
    cap.pend_tail = NULL;
    while (*pp) {
       struct cap_pending *p = *pp;
       if (p->file == f && (!handle || p->sync.handle == handle) &&
-          (int)cap.reaper_busy_fd != f->any_fd) {
+          (even_busy || (int)cap.reaper_busy_fd != f->any_fd)) {
          int64_t now = (int64_t)cap_now_ns();
          uint32_t h = p->sync.handle;
          uint64_t pt = p->sync.timeline_value;
@@ -124,6 +124,20 @@ cap_reaper_poll(struct cap_file *f, uint32_t handle)
       cap.pend_tail = p;
       pp = &p->next;
    }
+}
+
+void
+cap_reaper_poll(struct cap_file *f, uint32_t handle)
+{
+   poll_pending(f, handle, false);
+}
+
+/* The reaper, back from its slice, finds its entry gone from the head and
+ * moves on (the same as when a file is forgotten meanwhile). */
+void
+cap_reaper_poll_after_wait(struct cap_file *f)
+{
+   poll_pending(f, 0, true);
 }
 
 static void

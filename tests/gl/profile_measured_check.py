@@ -62,7 +62,7 @@ def measured(d, dump):
         return False
     hz = meta["timestamp_hz"]
     comp = completions(dump)
-    n = 0
+    n = missed = 0
     for fr in d["frames"]:
         tot = 0
         for p in fr["passes"]:
@@ -70,10 +70,20 @@ def measured(d, dump):
             if p["kind"] != "render":
                 continue
             ns = p["measured_ns"]
-            if ns is None or ns <= 0 or p["measured_span"] != "vertex start to fragment end":
-                print(f"{where}: measured {ns} {p['measured_span']}")
-                return False
             v = comp.get(p["submission"], [])
+            # A capture that read the slots before the stamps landed (or
+            # after the program refilled them) records no usable pair: the
+            # profile must then say "not recorded", and it may happen once
+            # (rare, under load; docs/profiling.md).
+            if ns is None and (len(v) != 2 or v[1] in (0, 2**64 - 1) or v[1] < v[0]):
+                print(f"{where}: not recorded (the completion recorded {v})")
+                missed += 1
+                if missed > 1:
+                    return False
+                continue
+            if ns is None or ns <= 0 or p["measured_span"] != "vertex start to fragment end":
+                print(f"{where}: measured {ns} {p['measured_span']}, the completion recorded {v}")
+                return False
             if len(v) != 2 or ns != (v[1] - v[0]) * 10**9 // hz:
                 print(f"{where}: measured {ns}, the completion recorded {v}")
                 return False
@@ -88,10 +98,10 @@ def measured(d, dump):
                     return False
             tot += ns
             n += 1
-        if fr["measured_ns"] != tot:
+        if fr["measured_ns"] != tot and not (tot == 0 and missed and fr["measured_ns"] in (None, 0)):
             print(f"frame {fr['frame']}: measured {fr['measured_ns']}, its passes {tot}")
             return False
-    print(f"{n} passes measured as the capture's firmware stamped them")
+    print(f"{n} passes measured as the capture's firmware stamped them, {missed} not recorded")
     return n > 0
 
 
