@@ -99,34 +99,7 @@ last=$(( ${frames:-1} - 3 ))
 [ $last -ge 0 ] || last=0
 if "$tessera" replay "$w/mt.tsr" --frames "$last-$last" --dump-images "$w/img" --quiet > "$w/img.log" 2>&1; then
     img=$(ls "$w/img/"*color0.png 2>/dev/null | tail -n 1)
-    colours=$([ -n "$img" ] && python3 - "$img" <<'PY'
-import struct, sys, zlib
-d = open(sys.argv[1], 'rb').read(); p = 8; raw = b''
-while p < len(d):
-    n, = struct.unpack('>I', d[p:p + 4]); t = d[p + 4:p + 8]
-    if t == b'IHDR': w, h, bd, ct = struct.unpack('>IIBB', d[p + 8:p + 18])
-    if t == b'IDAT': raw += d[p + 8:p + 8 + n]
-    p += 12 + n
-bpp = {2: 3, 6: 4}[ct]; raw = zlib.decompress(raw); st = w * bpp
-# filtered rows: count distinct (filter-independent) row signatures cheaply
-# by sampling unfiltered rows only (filter type 0), enough for a floor
-seen = set(); prev = bytearray(st); q = 0
-for y in range(h):
-    f = raw[q]; line = bytearray(raw[q + 1:q + 1 + st]); q += 1 + st
-    for x in range(st):
-        a = line[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + ((a + b) >> 1)) & 255
-        elif f == 4:
-            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(0, st, bpp * 4):
-        seen.add(bytes(line[x:x + 3]))
-    prev = line
-print(len(seen))
-PY
-)
+    colours=$([ -n "$img" ] && python3 "$top/tests/gl/lib/png_colours.py" "$img" 4)
     echo "frame $last: ${colours:-0} distinct colours ($img)"
     if [ "${colours:-0}" -ge 500 ]; then result ok minetest-replay-world
     else result FAILED minetest-replay-world "frame $last does not look like the game"; fi

@@ -117,33 +117,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 # png_colours PNG: distinct RGB colours of an 8-bit RGB(A) PNG.
-png_colours() {
-    python3 - "$1" <<'PY'
-import struct, sys, zlib
-d = open(sys.argv[1], 'rb').read(); p = 8; raw = b''
-while p < len(d):
-    n, = struct.unpack('>I', d[p:p + 4]); t = d[p + 4:p + 8]
-    if t == b'IHDR': w, h, bd, ct = struct.unpack('>IIBB', d[p + 8:p + 18])
-    if t == b'IDAT': raw += d[p + 8:p + 8 + n]
-    p += 12 + n
-bpp = {2: 3, 6: 4}[ct]; raw = zlib.decompress(raw); st = w * bpp
-seen = set(); prev = bytearray(st); q = 0
-for y in range(h):
-    f = raw[q]; line = bytearray(raw[q + 1:q + 1 + st]); q += 1 + st
-    for x in range(st):
-        a = line[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + ((a + b) >> 1)) & 255
-        elif f == 4:
-            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(0, st, bpp):
-        seen.add(bytes(line[x:x + 3]))
-    prev = line
-print(len(seen))
-PY
-}
+png_colours() { python3 "$top/tests/gl/lib/png_colours.py" "$1"; }
 vkcube_check() {
     DISPLAY=:$(head -n1 "$work/display") timeout -k 10 600 "$tessera" capture -q --frame-on submit \
         -o "$work/cube.tsr" -- "${GL_PREFIX[@]}" vkcube --c 5 > "$work/vkcube.txt" 2>&1 ||

@@ -12,40 +12,14 @@
  * Usage: gl_offscreen OUTDIR [FRAMES]   (default 4 frames, 96x64 pixels)
  */
 #include <GLES2/gl2.h>
-#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "tests/gl/gl_util.h"
+#include "tests/gl/test_png.h"
 
 #define W 96
 #define H 64
-
-static bool
-write_png(const char *path, const uint8_t *px)
-{
-   FILE *f = fopen(path, "wb");
-   if (!f)
-      return false;
-   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-   png_infop info = png ? png_create_info_struct(png) : NULL;
-   if (!png || !info || setjmp(png_jmpbuf(png))) {
-      png_destroy_write_struct(&png, info ? &info : NULL);
-      fclose(f);
-      return false;
-   }
-   png_init_io(png, f);
-   png_set_IHDR(png, info, W, H, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
-                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-   png_write_info(png, info);
-   /* Rows in glReadPixels order: row 0 is the FBO's first row in memory,
-    * which is also the first row of the replay's dump of the target. */
-   for (int y = 0; y < H; y++)
-      png_write_row(png, (png_const_bytep)(px + (size_t)y * W * 4));
-   png_write_end(png, NULL);
-   png_destroy_write_struct(&png, &info);
-   return fclose(f) == 0;
-}
 
 int
 main(int argc, char **argv)
@@ -91,7 +65,7 @@ main(int argc, char **argv)
       glDeleteProgram(prog);
       char path[4096];
       snprintf(path, sizeof(path), "%s/frame%02u.png", argv[1], i);
-      if (!write_png(path, px)) {
+      if (!test_png_write_rgba(path, px, W, H)) {
          fprintf(stderr, "gl_offscreen: cannot write %s\n", path);
          rc = 1;
       }

@@ -21,7 +21,7 @@ gl_glsl_e2e_LDLIBS := $(GL_TEST_LDLIBS)
 gl_fork_SRCS := tests/gl/gl_fork.c $(GL_UTIL)
 gl_fork_LDLIBS := $(GL_TEST_LDLIBS) -ldrm -ldl
 # gl_offscreen: FBO frames ended by glFinish, no swap (tests/gl/frame_on.sh).
-gl_offscreen_SRCS := tests/gl/gl_offscreen.c $(GL_UTIL)
+gl_offscreen_SRCS := tests/gl/gl_offscreen.c tests/gl/test_png.c $(GL_UTIL)
 gl_offscreen_LDLIBS := $(GL_TEST_LDLIBS) -lpng
 # gl_desktop: desktop GL (compatibility) through EGL_OPENGL_API; libGL
 # resolves to our Mesa's under `tessera run`.
@@ -37,6 +37,6 @@ gl_present_x11_LDLIBS := $(GL_TEST_LDLIBS) -lX11
 # links the system's Vulkan loader, which `tessera run --driver asahi`
 # points at our driver.
 PROGS += vk_clear
-vk_clear_SRCS := tests/gl/vk_clear.c
+vk_clear_SRCS := tests/gl/vk_clear.c tests/gl/test_png.c
 vk_clear_LDLIBS := -lvulkan -lpng
 endif

@@ -18,13 +18,14 @@
  * Exit 0 when every frame passed, 1 on a wrong pixel, 2 when Vulkan could
  * not be set up (no device: the message names the failing call).
  */
-#include <png.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vulkan/vulkan.h>
+
+#include "tests/gl/test_png.h"
 
 #define W 64
 #define H 64
@@ -44,30 +45,6 @@ vk_fail(const char *what, VkResult r)
       if (r_ != VK_SUCCESS)                                                   \
          return vk_fail(#call, r_);                                           \
    } while (0)
-
-static bool
-write_png(const char *path, const uint8_t *px)
-{
-   FILE *f = fopen(path, "wb");
-   if (!f)
-      return false;
-   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-   png_infop info = png ? png_create_info_struct(png) : NULL;
-   if (!png || !info || setjmp(png_jmpbuf(png))) {
-      png_destroy_write_struct(&png, info ? &info : NULL);
-      fclose(f);
-      return false;
-   }
-   png_init_io(png, f);
-   png_set_IHDR(png, info, W, H, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
-                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-   png_write_info(png, info);
-   for (unsigned y = 0; y < H; y++)
-      png_write_row(png, (png_const_bytep)(px + (size_t)y * W * 4));
-   png_write_end(png, NULL);
-   png_destroy_write_struct(&png, &info);
-   return fclose(f) == 0;
-}
 
 /* A memory type index with all of `want` among `bits`, or -1 */
 static int
@@ -373,7 +350,7 @@ main(int argc, char **argv)
       if (outdir) {
          char path[4096];
          snprintf(path, sizeof(path), "%s/frame%02u.png", outdir, f);
-         if (!write_png(path, host)) {
+         if (!test_png_write_rgba(path, host, W, H)) {
             fprintf(stderr, "vk_clear: cannot write %s\n", path);
             return 2;
          }
