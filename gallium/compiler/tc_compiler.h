@@ -105,21 +105,10 @@ struct tc_vertex_attrib {
 bool tc_vertex_format_supported(enum pipe_format format);
 unsigned tc_vertex_format_swizzle(enum pipe_format format, unsigned k);
 
-/* Depth-compare texturing: the texture unit returns the filtered 0/1
- * result in all four components and applies no view swizzle to it, so the
- * shader applies the view's swizzle (GL's DEPTH_TEXTURE_MODE: luminance
- * (r, r, r, 1), intensity, alpha, red) to compare results itself. */
-#define TC_MAX_SHADOW_TEX 16
-struct tc_shadow_key {
-   uint16_t mask;                            /* texture units sampled with compare */
-   uint8_t swizzle[TC_MAX_SHADOW_TEX][4];    /* their views' PIPE_SWIZZLE_* */
-};
-
 struct tc_vs_key {
    unsigned nr_attribs;        /* attribute i = VERT_ATTRIB_GENERIC0 + i (driver_location i) */
    struct tc_vertex_attrib attribs[TC_MAX_ATTRIBS];
    bool clip_halfz;            /* pipe_rasterizer_state.clip_halfz */
-   struct tc_shadow_key shadow;
 };
 
 struct tc_fs_key {
@@ -134,7 +123,6 @@ struct tc_fs_key {
    bool flatshade;                   /* glShadeModel(GL_FLAT) for colour inputs */
    uint16_t sprite_coord_enable;     /* rasterizer.sprite_coord_enable (TEXn -> point coord) */
    bool sprite_coord_upper_left;
-   struct tc_shadow_key shadow;
    uint16_t lod_bias_mask;           /* samplers with a non-zero LOD bias */
 };
 

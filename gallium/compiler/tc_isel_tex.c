@@ -108,22 +108,11 @@ tc_emit_tex(struct tc *c, nir_tex_instr *tex)
    bool compare = ri >= 0;
    if (compare)
       ref = tc_to_reg(c, tc_get_src(c, &tex->src[ri].src, 0));
+   /* Compare results come back swizzled by the texture descriptor like any
+    * texel (the view's swizzle, GL's DEPTH_TEXTURE_MODE, is composed into
+    * it: tessera_format_texture_swizzle), as on the hardware. */
    unsigned n = tex->dest.ssa.num_components;
-   const struct tc_shadow_key *sk = c->nir->info.stage == MESA_SHADER_VERTEX
-                                       ? &c->key->vs.shadow : &c->key->fs.shadow;
-   bool swizzle_compare = compare && tex->texture_index < TC_MAX_SHADOW_TEX &&
-                          (sk->mask >> tex->texture_index & 1);
-   if (swizzle_compare)
-      n = 1;   /* every component holds the result: one is enough */
    unsigned dv = tc_vec_dest(c, &tex->dest.ssa, n);
-   if (swizzle_compare) {
-      for (unsigned i = 0; i < tex->dest.ssa.num_components && i < 4; i++) {
-         unsigned sw = sk->swizzle[tex->texture_index][i];
-         tc_set_ssa(c, &tex->dest.ssa, i,
-                    sw == PIPE_SWIZZLE_0 ? IMM(0)
-                    : sw == PIPE_SWIZZLE_1 ? IMM(fui(1.0f)) : R(dv, 0));
-      }
-   }
    char buf[192];
    snprintf(buf, sizeof(buf),
             "%s %u, 0b0000, 0b0, none, %s, 0b00, $0, None, ts%u, ss%u, %s, $1, %s, %s%s",

@@ -271,27 +271,6 @@ upload_pipeline(struct tessera_batch *batch, const uint8_t *words, unsigned n)
    return va ? tessera_usc_offset(batch->ctx->screen, va) : 0;
 }
 
-/* The view swizzles of the texture units that sample with depth compare
- * (see struct tc_shadow_key). */
-static void
-shadow_key(struct tessera_context *ctx, enum pipe_shader_type shader,
-           struct tc_shadow_key *key)
-{
-   struct tessera_context_state *s = ctx->state;
-   unsigned n = MIN3(s->nr_views[shader], s->nr_samplers[shader], TC_MAX_SHADOW_TEX);
-   for (unsigned i = 0; i < n; i++) {
-      const struct pipe_sampler_view *v = s->views[shader][i];
-      const struct tessera_sampler_state *smp = s->samplers[shader][i];
-      if (!v || !smp || smp->base.compare_mode != PIPE_TEX_COMPARE_R_TO_TEXTURE)
-         continue;
-      key->mask |= 1u << i;
-      key->swizzle[i][0] = v->swizzle_r;
-      key->swizzle[i][1] = v->swizzle_g;
-      key->swizzle[i][2] = v->swizzle_b;
-      key->swizzle[i][3] = v->swizzle_a;
-   }
-}
-
 static bool
 vs_key(struct tessera_context *ctx, struct tc_vs_key *key)
 {
@@ -309,7 +288,6 @@ vs_key(struct tessera_context *ctx, struct tc_vs_key *key)
       key->attribs[i].divisor = ve->instance_divisor;
    }
    key->clip_halfz = s->rast->clip_halfz;
-   shadow_key(ctx, PIPE_SHADER_VERTEX, &key->shadow);
    return true;
 }
 
@@ -333,7 +311,6 @@ fs_key(struct tessera_context *ctx, struct tessera_batch *batch, enum pipe_prim_
    key->logicop_enable = s->blend->logicop_enable;
    key->logicop_func = s->blend->logicop_enable ? s->blend->logicop_func : 0;
    key->flatshade = s->rast->flatshade;
-   shadow_key(ctx, PIPE_SHADER_FRAGMENT, &key->shadow);
    for (unsigned i = 0; i < MIN2(s->nr_samplers[PIPE_SHADER_FRAGMENT], 16); i++) {
       const struct tessera_sampler_state *smp = s->samplers[PIPE_SHADER_FRAGMENT][i];
       if (smp && smp->base.lod_bias != 0.0f)

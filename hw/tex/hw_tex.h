@@ -173,7 +173,8 @@ void hw_tex_compute_lambda(const struct hw_tex_view *v, const struct hw_tex_samp
 
 /*
  * Samples one lane.  out receives the swizzled RGBA (floats or ints by
- * the format class; compare results are 0.0/1.0 in all four).  Gather
+ * the format class; a compare result, 0.0..1.0 after filtering, stands in
+ * every component and is swizzled like a texel, with 1 as 1.0).  Gather
  * returns (x, y, z, w) = texels (i0,j1), (i1,j1), (i1,j0), (i0,j0) of the
  * 2x2 footprint, as GL and Vulkan order them.
  */

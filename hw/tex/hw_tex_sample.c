@@ -206,9 +206,11 @@ read_texel(struct hw_mmu *mmu, const struct hw_tex_view *v, uint32_t x, uint32_t
 }
 
 static void
-apply_swizzle(const struct hw_tex_view *v, const union hw_texel *raw, union hw_texel *out)
+apply_swizzle(const struct hw_tex_view *v, const union hw_texel *raw, union hw_texel *out,
+              bool compare)
 {
-   uint32_t one = hw_tex_one(&v->fmt);
+   /* A compare result is a float whatever the texture's class. */
+   uint32_t one = compare ? 0x3f800000u : hw_tex_one(&v->fmt);
    for (unsigned c = 0; c < 4; c++) {
       unsigned sw = v->swizzle[c];
       out->u[c] = sw <= AGX_CHANNEL_A ? raw->u[sw] : (sw == AGX_CHANNEL_1 ? one : 0);
@@ -446,7 +448,7 @@ hw_tex_sample_lambda(struct hw_mmu *mmu, const struct hw_tex_view *v,
                               v->first_level, req, c->ref, &t);
          if (st != HW_TEX_OK)
             return st;
-         apply_swizzle(v, &t, &sw);
+         apply_swizzle(v, &t, &sw, req->compare);
          out->u[k] = sw.u[comp];
       }
       return HW_TEX_OK;
@@ -478,10 +480,12 @@ hw_tex_sample_lambda(struct hw_mmu *mmu, const struct hw_tex_view *v,
    }
    if (st != HW_TEX_OK)
       return st;
-   if (req->compare)
-      *out = raw;
-   else
-      apply_swizzle(v, &raw, out);
+   /* The descriptor's swizzle applies to compare results too: Mesa's asahi
+    * driver puts GL's DEPTH_TEXTURE_MODE and ARB_texture_swizzle (composed
+    * with a broadcast of R) only there and emits nothing for them in the
+    * shader, so luminance reads (c, c, c, 1), red (c, 0, 0, 1), alpha
+    * (0, 0, 0, c). */
+   apply_swizzle(v, &raw, out, req->compare);
    return HW_TEX_OK;
 }
 
@@ -506,6 +510,6 @@ hw_tex_load(struct hw_mmu *mmu, const struct hw_tex_view *v, int32_t x, int32_t 
                                       sample, &raw);
    if (st != HW_TEX_OK)
       return st;
-   apply_swizzle(v, &raw, out);
+   apply_swizzle(v, &raw, out, false);
    return HW_TEX_OK;
 }

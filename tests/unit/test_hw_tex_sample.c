@@ -509,6 +509,48 @@ test_shadow(void **state)
    }
 }
 
+/* The descriptor's swizzle applies to compare results: Mesa's asahi driver
+ * puts GL's DEPTH_TEXTURE_MODE only there (a broadcast of R composed with
+ * the view swizzle), so piglit's glsl-fs-shadow2DRect and fs-shadow2d-red
+ * read alpha 1 (luminance) and (c, 0, 0, 1) (red) on the hardware. */
+static void
+test_shadow_swizzle(void **state)
+{
+   (void)state;
+   static const uint16_t z16[2] = { 0x4000, 0xc000 };   /* unorm 0.25, 0.75 */
+   memcpy(tex_host(IMG_VA), &z16[0], 2);                /* texel (0, 0) */
+   memcpy(tex_host(IMG_VA + 16), &z16[1], 2);           /* texel (0, 1) */
+   struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, AGX_WRAP_CLAMP_TO_EDGE);
+   sd.compare_enable = true;
+   sd.compare_func = AGX_COMPARE_FUNC_LEQUAL;   /* 1 where ref <= texel */
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   struct hw_tex_sample_req req = { HW_TEX_OP_SAMPLE, 0, true };
+   struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .min_lod = -INFINITY };
+   enum { R = AGX_CHANNEL_R, Z = AGX_CHANNEL_0, O = AGX_CHANNEL_1 };
+   static const struct { uint8_t sw[4]; float lo[4], hi[4]; } cases[] = {
+      { { R, R, R, O }, { 0, 0, 0, 1 }, { 1, 1, 1, 1 } },   /* luminance */
+      { { R, R, R, R }, { 0, 0, 0, 0 }, { 1, 1, 1, 1 } },   /* intensity */
+      { { Z, Z, Z, R }, { 0, 0, 0, 0 }, { 0, 0, 0, 1 } },   /* alpha */
+      { { R, Z, Z, O }, { 0, 0, 0, 1 }, { 1, 0, 0, 1 } },   /* red */
+   };
+   for (unsigned k = 0; k < 4; k++) {
+      struct agx_texture t = tex_linear(AGX_CHANNELS_R16, AGX_TEXTURE_TYPE_UNORM, 1, 2, 16);
+      t.swizzle_r = (enum agx_channel)cases[k].sw[0];
+      t.swizzle_g = (enum agx_channel)cases[k].sw[1];
+      t.swizzle_b = (enum agx_channel)cases[k].sw[2];
+      t.swizzle_a = (enum agx_channel)cases[k].sw[3];
+      struct hw_tex_view v = decode_view(&t);
+      for (unsigned row = 0; row < 2; row++) {
+         struct hw_tex_coord c = { .s = 0.5f, .t = 0.25f + 0.5f * row, .ref = 0.5f };
+         union hw_texel o;
+         assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &req, &c, &lod, &o), HW_TEX_OK);
+         const float *want = row ? cases[k].hi : cases[k].lo;
+         for (unsigned i = 0; i < 4; i++)
+            assert_true(o.f[i] == want[i]);
+      }
+   }
+}
+
 static void
 test_gather(void **state)
 {
@@ -1012,6 +1054,7 @@ main(void)
       cmocka_unit_test_setup(test_custom_border_formats, setup),
       cmocka_unit_test_setup(test_mip_selection, setup),
       cmocka_unit_test_setup(test_shadow, setup),
+      cmocka_unit_test_setup(test_shadow_swizzle, setup),
       cmocka_unit_test_setup(test_gather, setup),
       cmocka_unit_test_setup(test_texture_load, setup),
       cmocka_unit_test_setup(test_swizzle_srgb_array, setup),
