@@ -110,7 +110,12 @@ struct fs_run {
    uint8_t cov[32];               /* samples per lane (in/out) */
    float zout[32];
    uint32_t zset;
+   uint8_t sref[32];              /* emitted stencil references (zs_emit s) */
+   uint32_t sset;
+   uint32_t tested;               /* lanes whose late tests have run */
    bool late_z;                   /* depth is tested at zs_emit (shader depth) */
+   bool late_s;                   /* so is stencil (shader stencil reference) */
+   const float (*zs)[HWR_MAX_SAMPLES];   /* interpolated depth per lane, sample */
    char err[96];
 };
 
@@ -135,9 +140,9 @@ plane(const float *p, float x, float y)
 
 /* Operands and fields the hooks read, through per-opcode index tables
  * (hw_isa_names_fill): the hooks run once per instruction and group. */
-enum { FLD_INTERP, FLD_S, FLD_LOAD, FLD_F, FLD_MASK, FLD_O, FLD_Z, NUM_FLD };
+enum { FLD_INTERP, FLD_S, FLD_LOAD, FLD_F, FLD_MASK, FLD_O, FLD_Z, FLD_ZS_S, NUM_FLD };
 static const char *const fld_names[NUM_FLD] = {
-   "interpolation", "S", "load", "F", "mask", "O", "z",
+   "interpolation", "S", "load", "F", "mask", "O", "z", "s",
 };
 static int8_t fld_idx[AGX_NUM_OPCODES][HW_ISA_NAMES_MAX];
 /* ldst_tile's R and S: the last operand of that name (-1: none). */
@@ -446,7 +451,7 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    return HW_USC_OK;
 }
 
-static void late_depth_test(struct fs_run *r, unsigned l, float z);
+static void late_zs_test(struct fs_run *r, unsigned l);
 
 static enum hw_usc_status
 fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
@@ -487,22 +492,29 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
       return HW_USC_OK;
    }
    case AGX_OP_ZS_EMIT: {
-      uint32_t z = fld(in, FLD_Z);
+      uint32_t z = fld(in, FLD_Z), sb = fld(in, FLD_ZS_S);
       const struct agx_operand *T = &in->operands[1];
-      for (unsigned l = 0; l < 32 && z; l++) {
+      for (unsigned l = 0; l < 32 && (z || sb); l++) {
          if (!(exec >> l & 1))
             continue;
          /* The zs operand names 16-bit halves: the depth is the 32-bit
           * register holding halves T, T+1. Like any fragment depth it is
-          * clamped to the buffer's [0, 1]. */
-         float zv = tessera_uif(hw_usc_simd_read32(s, T->value / 2, l));
-         zv = fminf(fmaxf(zv, 0.0f), 1.0f);
-         r->zout[l] = zv;
-         r->zset |= 1u << l;
-         /* The ISP tests the emitted depth now: samples that fail leave
+          * clamped to the buffer's [0, 1]. The stencil is the 16-bit
+          * half after them (T + 2) when both are written, else half T;
+          * its low 8 bits are the lane's stencil reference. */
+         if (z) {
+            float zv = tessera_uif(hw_usc_simd_read32(s, T->value / 2, l));
+            r->zout[l] = fminf(fmaxf(zv, 0.0f), 1.0f);
+            r->zset |= 1u << l;
+         }
+         if (sb) {
+            r->sref[l] = (uint8_t)hw_usc_simd_read16(s, (T->value + (z ? 2 : 0)) & 255, l);
+            r->sset |= 1u << l;
+         }
+         /* The ISP tests the emitted values now: samples that fail leave
           * the coverage, so later tilebuffer stores skip them. */
-         if (r->late_z)
-            late_depth_test(r, l, zv);
+         if (r->late_z && !(r->tested >> l & 1))
+            late_zs_test(r, l);
       }
       return HW_USC_OK;
    }
@@ -1104,13 +1116,17 @@ resolve(struct tile *t)
 }
 
 /*
- * The depth test of a fragment whose shader writes depth, run when the
- * value is emitted (zs_emit) or, for a lane that never emitted one, after
- * the shader: samples of lane l that fail leave its coverage and take the
- * stencil depth-fail op. Stencil was tested before shading.
+ * The tests of a fragment whose shader writes depth or stencil, run when
+ * the values are emitted (zs_emit) or, for a lane that never emitted them,
+ * after the shader, once per lane: the stencil test with the emitted
+ * reference when the shader writes stencil (else it ran before shading),
+ * then the depth test with the emitted depth or the sample's own. Samples
+ * that fail leave the lane's coverage and take the stencil fail or
+ * depth-fail op; the depth-pass op and the depth write follow in
+ * shade_prim.
  */
 static void
-late_depth_test(struct fs_run *r, unsigned l, float z)
+late_zs_test(struct fs_run *r, unsigned l)
 {
    struct tile *t = r->t;
    struct fpass *fp = t->fp;
@@ -1118,17 +1134,29 @@ late_depth_test(struct fs_run *r, unsigned l, float z)
    unsigned face = r->p->h.back_facing ? 1 : 0;
    const struct agx_fragment_face *ff = &st->face[face];
    const struct agx_fragment_stencil *sf = &st->sten[face];
-   uint8_t ref = (uint8_t)ff->stencil_reference;
+   uint8_t ref = (r->sset >> l & 1) ? r->sref[l] : (uint8_t)ff->stencil_reference;
+   bool stencil = st->fc.stencil_test_enable;
    unsigned lx = r->gx + quad_dx(l) - t->x0, ly = r->gy + quad_dy(l) - t->y0;
+   r->tested |= 1u << l;
    for (unsigned s = 0; s < fp->samples; s++) {
       if (!(r->cov[l] >> s & 1))
          continue;
       unsigned i = sidx(fp, lx, ly, s);
+      if (stencil && r->late_s) {
+         uint8_t rm = (uint8_t)sf->read_mask;
+         if (!zs_func(sf->compare, (float)(ref & rm), (float)(t->s[i] & rm))) {
+            r->cov[l] &= (uint8_t)~(1u << s);
+            t->pe->c[HW_PROF_SAMPLES_ZS_FAIL]++;
+            sten_write(&t->s[i], sten_op(sf->stencil_fail, t->s[i], ref), (uint8_t)sf->write_mask);
+            continue;
+         }
+      }
+      float z = (r->zset >> l & 1) ? r->zout[l] : r->zs[l][s];
       if (zs_func(ff->depth_function, z, t->z[i]))
          continue;
       r->cov[l] &= (uint8_t)~(1u << s);
       t->pe->c[HW_PROF_SAMPLES_ZS_FAIL]++;
-      if (st->fc.stencil_test_enable)
+      if (stencil)
          sten_write(&t->s[i], sten_op(sf->depth_fail, t->s[i], ref), (uint8_t)sf->write_mask);
    }
 }
@@ -1161,7 +1189,12 @@ shade_prim(struct tile *t, struct prim *p)
    /* A shader that writes depth is depth-tested with the value it emits
     * (late), not the interpolated one: before shading only coverage and
     * stencil count. (Opaque is the driver's promise it does not.) */
-   bool late_z = shaded && !defer && hw_usc_shader_writes_depth(st->pipe.shader);
+   /* One that writes stencil gives the stencil reference (GL's
+    * ARB_shader_stencil_export; u_blitter copies stencil that way): the
+    * stencil test waits for it, and the depth test, which follows it,
+    * too. */
+   bool late_s = shaded && !defer && hw_usc_shader_writes_stencil(st->pipe.shader);
+   bool late_z = late_s || (shaded && !defer && hw_usc_shader_writes_depth(st->pipe.shader));
    uint32_t dfr_id = 0;
    if (shaded && !defer && t->ndfr) {
       if (!resolve(t) || !load_state(t, p->h.state))
@@ -1300,7 +1333,7 @@ shade_prim(struct tile *t, struct prim *p)
                zs[l][s] = z;
                unsigned i = sidx(fp, (unsigned)(x - t->x0), (unsigned)(y - t->y0), s);
                uint8_t *sv = &t->s[i];
-               if (stencil) {
+               if (stencil && !late_s) {
                   uint8_t rm = (uint8_t)sf->read_mask;
                   if (!zs_func(sf->compare, (float)(ref & rm), (float)(*sv & rm))) {
                      pe->c[HW_PROF_SAMPLES_ZS_FAIL]++;
@@ -1343,6 +1376,8 @@ shade_prim(struct tile *t, struct prim *p)
          struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
          memcpy(r.cov, pass, sizeof(pass));
          r.late_z = late_z;
+         r.late_s = late_s;
+         r.zs = (const float (*)[HWR_MAX_SAMPLES])zs;
          uint64_t cyc = 0;
          if (st->raw.has_shader && st->pipe.shader) {
             if (!run_group(t, &r, &st->pipe, &cyc))
@@ -1357,16 +1392,11 @@ shade_prim(struct tile *t, struct prim *p)
                pe->c[HW_PROF_FRAGMENTS]++;
                t->j.cycles += HWR_CYC_FRAGMENT;
             }
-            /* A lane that emitted no depth is tested with its own. */
-            if (late_z && !(r.zset >> l & 1)) {
-               for (unsigned s = 0; s < fp->samples; s++) {
-                  uint8_t keep = r.cov[l];
-                  r.cov[l] = keep & (uint8_t)(1u << s);
-                  if (r.cov[l])
-                     late_depth_test(&r, l, zs[l][s]);
-                  r.cov[l] = (uint8_t)((keep & ~(1u << s)) | r.cov[l]);
-               }
-            }
+            /* A lane that emitted nothing is tested with its own depth
+             * and the state's stencil reference. */
+            if (late_z && !(r.tested >> l & 1))
+               late_zs_test(&r, l);
+            uint8_t lref = (r.sset >> l & 1) ? r.sref[l] : ref;
             unsigned lx = gx + quad_dx(l) - t->x0, ly = gy + quad_dy(l) - t->y0;
             for (unsigned s = 0; s < fp->samples; s++) {
                if (!(((r.cov[l] & pass[l]) >> s) & 1))
@@ -1375,7 +1405,7 @@ shade_prim(struct tile *t, struct prim *p)
                if (!ff->disable_depth_write)
                   t->z[i] = (r.zset >> l & 1) ? r.zout[l] : zs[l][s];
                if (stencil)
-                  sten_write(&t->s[i], sten_op(sf->depth_pass, t->s[i], ref), (uint8_t)sf->write_mask);
+                  sten_write(&t->s[i], sten_op(sf->depth_pass, t->s[i], lref), (uint8_t)sf->write_mask);
                passed_total++;
             }
          }

@@ -110,6 +110,11 @@ unsigned hw_usc_shader_gprs(const struct hw_usc_shader *s);
 /* Whether the shader writes depth (a zs_emit with its z bit): the ISP
  * then tests depth with the emitted value instead of before shading. */
 bool hw_usc_shader_writes_depth(const struct hw_usc_shader *s);
+/* Whether the shader writes stencil (a zs_emit with its s bit): the value
+ * is the stencil reference of the lane's samples (ARB_shader_stencil_export),
+ * so the ISP runs the stencil test (and the depth test after it) at the
+ * zs_emit instead of before shading. */
+bool hw_usc_shader_writes_stencil(const struct hw_usc_shader *s);
 
 struct hw_usc_cache *hw_usc_cache_create(void);
 void hw_usc_cache_destroy(struct hw_usc_cache *c);

@@ -628,6 +628,8 @@ hw_usc_compile(const uint8_t *code, size_t size, uint64_t va, char *err,
          uint32_t z = 0;
          if (ai->op == AGX_OP_ZS_EMIT && agx_instr_field(ai, "z", &z) && z)
             s->writes_depth = true;
+         if (ai->op == AGX_OP_ZS_EMIT && agx_instr_field(ai, "s", &z) && z)
+            s->writes_stencil = true;
          if (s->hook_count > 0xffff) {
             snprintf(err, err_size, "too many stage-specific instructions");
             goto bad;
@@ -717,6 +719,12 @@ bool
 hw_usc_shader_writes_depth(const struct hw_usc_shader *s)
 {
    return s->writes_depth;
+}
+
+bool
+hw_usc_shader_writes_stencil(const struct hw_usc_shader *s)
+{
+   return s->writes_stencil;
 }
 
 /* ---- cache ---------------------------------------------------------- */

@@ -119,6 +119,7 @@ struct hw_usc_shader {
    struct agx_instr *hook_instrs;
    unsigned hook_count;
    bool writes_depth;         /* a zs_emit with its z bit (decided at compile) */
+   bool writes_stencil;       /* a zs_emit with its s bit */
    bool stores_uniforms;      /* has a uniform_store (the launch copies them) */
    struct hw_usc_shader *next; /* cache chain */
    /* Cached shaders: their code bytes and the chain of the va index

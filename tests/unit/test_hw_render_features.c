@@ -806,6 +806,75 @@ test_zs_emit_depth(void **state)
    }
 }
 
+/* Stencil written by the shader (zs_emit's s bit) is the lanes' stencil
+ * reference, tested and applied at the zs_emit (ARB_shader_stencil_export:
+ * u_blitter's depth+stencil copy, piglit fbo-depthstencil copypixels on
+ * Mesa's asahi driver). The stencil is half T alone, half T + 2 after a
+ * depth. */
+#define FS_ZS_EMIT_S                                                      \
+   "iter r8_r9_r10_r11, cf0, center, 0b0, 0, 0, 0, 0, 0\n"                \
+   "mov_imm r6l, 51\n"                                                    \
+   "zs_emit 255, r6l, 2\n"                                                \
+   "st_tile r8_r9_r10_r11, u8norm, 0, xyzw, 0, 255, 0\n"                  \
+   "stop\n"
+#define FS_ZS_EMIT_ZS                                                     \
+   "iter r8_r9_r10_r11, cf0, center, 0b0, 0, 0, 0, 0, 0\n"                \
+   "mov_imm r6, 1048576000, 0b0\n"                                        \
+   "mov_imm r7l, 68\n"                                                    \
+   "zs_emit 255, r6l_r6h_r7l, 3\n"                                        \
+   "st_tile r8_r9_r10_r11, u8norm, 0, xyzw, 0, 255, 0\n"                  \
+   "stop\n"
+
+static void
+test_zs_emit_stencil(void **state)
+{
+   (void)state;
+   const unsigned W = 32, H = 32;
+   struct scene s;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   s.want_depth = true;
+   s.want_stencil = true;
+   s.zls = zls_word(true, true, AGX_ZLS_FORMAT_32F);
+   /* Everywhere: stencil 0x44, depth 0.5, green. */
+   struct draw_state ds = flat();
+   ds.zfunc = AGX_ZS_FUNC_LESS;
+   ds.zwrite = true;
+   ds.stencil = true;
+   ds.scmp = AGX_ZS_FUNC_ALWAYS;
+   ds.spass = AGX_STENCIL_OP_REPLACE;
+   ds.sref = 0x44;
+   solid_quad(&s, &ds, -1, -1, 1, 1, 0.5f, c_green);
+   /* Left: the shader's 0x33 replaces the state's reference 5. */
+   ds.pass = AGX_PASS_TYPE_PUNCH_THROUGH;
+   ds.sref = 5;
+   ds.fs = FS_ZS_EMIT_S;
+   solid_quad(&s, &ds, -1, -1, 0, 1, 0.25f, c_red);
+   /* Right: EQUAL passes only with the shader's 0x44 (INCR_SAT: 0x45),
+    * and the emitted depth 0.25 passes LESS where the interpolated 0.75
+    * would not. */
+   ds.scmp = AGX_ZS_FUNC_EQUAL;
+   ds.spass = AGX_STENCIL_OP_INCR_SAT;
+   ds.fs = FS_ZS_EMIT_ZS;
+   solid_quad(&s, &ds, 0, -1, 1, 1, 0.75f, c_blue);
+   assert_true(run(&s));
+   const float *zf = host(&s, s.zbuf_va);
+   const uint8_t *sf = host(&s, s.sbuf_va);
+   for (unsigned y = 0; y < H; y++) {
+      for (unsigned x = 0; x < W; x++) {
+         bool left = x < W / 2;
+         uint8_t want_s = left ? 0x33 : 0x45;
+         float want_z = 0.25f;
+         uint32_t want_c = left ? RED : BLUE;
+         uint8_t got_s = sf[scene_zs_texel(&s, x, y, 1)];
+         float got_z = zf[scene_zs_texel(&s, x, y, 4)];
+         if (got_s != want_s || got_z != want_z || s.rt[y * W + x] != want_c)
+            fail_msg("pixel (%u,%u): stencil 0x%02x depth %.9g colour %08x, want 0x%02x %.9g %08x",
+                     x, y, got_s, got_z, s.rt[y * W + x], want_s, want_z, want_c);
+      }
+   }
+   scene_teardown(&s);
+}
+
 int
 main(void)
 {
@@ -824,6 +893,7 @@ main(void)
       cmocka_unit_test(test_msaa_2x),
       cmocka_unit_test(test_tile_sizes),
       cmocka_unit_test(test_zs_emit_depth),
+      cmocka_unit_test(test_zs_emit_stencil),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
