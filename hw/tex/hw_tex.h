@@ -286,10 +286,29 @@ uint32_t hw_tex_tile_load_comp(unsigned fmt, unsigned comp, const uint8_t *src, 
 
 /* ---- instructions ------------------------------------------------------ */
 
+/*
+ * State slots one USC Texture or Sampler word loads: slots start ..
+ * start + count - 1 read their descriptors from buffer onwards (slot i at
+ * buffer + (i - start) * stride). A pipeline may carry several such words
+ * from unrelated buffers (Mesa's end-of-tile program binds each render
+ * target's PBE descriptor with a word of its own); later words overwrite
+ * the slots of earlier ones, as the words load in order.
+ */
+struct hw_tex_slots {
+   uint32_t start, count;
+   uint64_t buffer;
+};
+
 struct hw_tex_ctx {
    uint64_t texture_table;   /* launch's texture state table */
    uint64_t sampler_table;   /* launch's sampler state table */
    unsigned sampler_stride;  /* bytes a sampler; 0 = HW_TEX_SAMPLER_BYTES */
+   /* Optional (0: none): the launch's Texture / Sampler words, in order.
+    * An indexed slot one of them loads reads its descriptor there; a slot
+    * none loads falls back to texture_table / sampler_table + index *
+    * stride. */
+   const struct hw_tex_slots *tex_slots, *smp_slots;
+   unsigned ntex_slots, nsmp_slots;
    /* Optional (NULL: nothing counted): texture_load / texture_sample
     * lanes are added to its tex_loads and per-filter counters
     * (hw/hw_profile.h, by the sampler's min and mip filter) and to its
