@@ -23,7 +23,7 @@ hw_tex_tile_fmt_bytes(unsigned f, unsigned *bytes)
    case 0: case 4: case 5: *bytes = 1; return true;       /* i8 u8norm s8norm */
    case 1: case 3: case 6: case 7: *bytes = 2; return true;
    case 2: *bytes = 4; return true;
-   case 8: case 10: case 12: case 14:                       /* packed 32-bit */
+   case 8: case 10: case 12: case 14:                     /* packed 32-bit */
       *bytes = 1;
       return true;
    default: return false;
@@ -46,7 +46,6 @@ hw_tex_tile_fmt_packed(unsigned f)
  */
 static const unsigned rg11b10f_shift[3] = { 0, 11, 22 };
 static const unsigned rg11b10f_mant[3] = { 6, 6, 5 };
-
 
 /*
  * lrintf() for |v| < 2^22 (every normalised value the tilebuffer stores
