@@ -81,7 +81,7 @@ imageblock_access(const struct cdm_launch *L, struct hw_usc_simd *s,
    if (!hw_tex_tile_fmt_bytes(F, &bytes))
       return fail(s, HW_USC_UNSUPPORTED, "%s: tile format %u is not modelled",
                   agx_isa_op_name(in->op), F);
-   bool packed = F == 8 || F == 10, r16 = R->size == 16;
+   bool packed = hw_tex_tile_fmt_packed(F), r16 = R->size == 16;
    uint32_t cx = (uint32_t)C->imm;   /* a 16-bit register number */
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
       if (!(exec >> l & 1))

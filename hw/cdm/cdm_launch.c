@@ -179,6 +179,10 @@ decode_pipeline(struct cdm_job *j, struct cdm_launch *L)
           * reads Buffer + (i - Start) * stride; the hook indexes from 0. */
          L->texture_table = t.buffer - (uint64_t)t.start * HW_TEX_DESC_BYTES;
          L->texture_count = t.start + t.count;
+         if (ok && L->ntex_slots == CDM_MAX_SLOT_WORDS)
+            return cdm_error(j, "more than %u USC Texture words", CDM_MAX_SLOT_WORDS);
+         if (ok)
+            L->tex_slots[L->ntex_slots++] = (struct hw_tex_slots){ t.start, t.count, t.buffer };
          break;
       }
       case AGX_USC_CONTROL_SAMPLER: {
@@ -186,6 +190,10 @@ decode_pipeline(struct cdm_job *j, struct cdm_launch *L)
          ok = agx_usc_sampler_unpack(w, &t);
          L->sampler_table = t.buffer - (uint64_t)t.start * L->sampler_stride;
          L->sampler_count = t.start + t.count;
+         if (ok && L->nsmp_slots == CDM_MAX_SLOT_WORDS)
+            return cdm_error(j, "more than %u USC Sampler words", CDM_MAX_SLOT_WORDS);
+         if (ok)
+            L->smp_slots[L->nsmp_slots++] = (struct hw_tex_slots){ t.start, t.count, t.buffer };
          break;
       }
       case AGX_USC_CONTROL_SHARED: {
@@ -441,7 +449,9 @@ cdm_launch(struct cdm_job *j, uint64_t va, size_t *size)
     * descriptors through the group's MMU view (unit TEX/PBE). */
    L->tex = (struct hw_tex_ctx){ .texture_table = L->texture_table,
                                  .sampler_table = L->sampler_table,
-                                 .sampler_stride = L->sampler_stride };
+                                 .sampler_stride = L->sampler_stride,
+                                 .tex_slots = L->tex_slots, .ntex_slots = L->ntex_slots,
+                                 .smp_slots = L->smp_slots, .nsmp_slots = L->nsmp_slots };
    j->usc = (struct hw_usc_launch){
       .shader = sh,
       .uniforms = L->uniforms,

@@ -51,6 +51,9 @@ struct cdm_prof {
 };
 
 /* One launch, as decoded from its block and pipeline. */
+/* Texture / Sampler words a launch keeps. */
+#define CDM_MAX_SLOT_WORDS 16
+
 struct cdm_launch {
    uint64_t va;                          /* of the Launch block */
    uint32_t grid[3];                     /* threads */
@@ -73,6 +76,9 @@ struct cdm_launch {
    uint64_t texture_table, sampler_table;
    unsigned sampler_stride;   /* from the launch's Sampler States count */
    unsigned texture_count, sampler_count;
+   /* The Texture / Sampler words, in order (hw_tex_ctx's slot lookup). */
+   struct hw_tex_slots tex_slots[CDM_MAX_SLOT_WORDS], smp_slots[CDM_MAX_SLOT_WORDS];
+   unsigned ntex_slots, nsmp_slots;
    struct hw_tex_ctx tex;                /* the stage hook's tables */
    uint32_t uniforms[HW_USC_NUM_UNIFORMS];
    uint64_t preload_bytes;

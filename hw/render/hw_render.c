@@ -234,10 +234,13 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
       case AGX_USC_CONTROL_TEXTURE:
       case AGX_USC_CONTROL_SAMPLER: {
          agx_unpack(w, USC_TEXTURE, t);
-         struct hwr_range *rg = w[0] == AGX_USC_CONTROL_TEXTURE ? p->tex : p->smp;
+         struct hw_tex_slots *rg = w[0] == AGX_USC_CONTROL_TEXTURE ? p->tex : p->smp;
          unsigned *cnt = w[0] == AGX_USC_CONTROL_TEXTURE ? &p->ntex : &p->nsmp;
-         if (*cnt < 8)
-            rg[(*cnt)++] = (struct hwr_range){ t.start, t.count, t.buffer };
+         if (*cnt == HWR_MAX_SLOT_WORDS)
+            return hwr_fail(j, "USC pipeline at 0x%llx has more than %u %s words",
+                            (unsigned long long)(usc + offset), HWR_MAX_SLOT_WORDS,
+                            w[0] == AGX_USC_CONTROL_TEXTURE ? "Texture" : "Sampler");
+         rg[(*cnt)++] = (struct hw_tex_slots){ t.start, t.count, t.buffer };
          break;
       }
       case AGX_USC_CONTROL_SHARED:
@@ -304,7 +307,7 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
 uint64_t
 hwr_pipeline_texture(const struct hwr_pipeline *p, unsigned slot)
 {
-   for (unsigned i = 0; i < p->ntex; i++)
+   for (unsigned i = p->ntex; i-- > 0;)   /* later words overwrite earlier ones */
       if (slot >= p->tex[i].start && slot < p->tex[i].start + p->tex[i].count)
          return p->tex[i].buffer + (uint64_t)(slot - p->tex[i].start) * AGX_TEXTURE_LENGTH;
    return 0;

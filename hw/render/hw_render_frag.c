@@ -338,7 +338,7 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
       snprintf(r->err, sizeof(r->err), "tilebuffer format %u is not modelled", F);
       return HW_USC_UNSUPPORTED;
    }
-   bool packed = F == 8 || F == 10;
+   bool packed = hw_tex_tile_fmt_packed(F);
    bool r16 = R->size == 16;
    /* Whether component c's access leaves the sample: the same for every
     * pixel and sample (O + offset + size past the sample stride), so it

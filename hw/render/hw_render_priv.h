@@ -16,6 +16,7 @@
 #include "hw/hw_fw.h"
 #include "hw/hw_profile.h"
 #include "hw/render/hw_render.h"
+#include "hw/tex/hw_tex.h"
 #include "hw/usc/hw_usc.h"
 
 #define HWR_BIN 32                 /* binning tile (always 32x32) */
@@ -49,14 +50,17 @@
 
 enum hwr_stage { HWR_VERTEX, HWR_FRAGMENT, HWR_TILE_PROGRAM, HWR_EOT };
 
-struct hwr_range { unsigned start, count; uint64_t buffer; };
+
+/* Texture / Sampler words a pipeline keeps (one per render target in
+ * Mesa's background and end-of-tile programs, plus spilled targets'). */
+#define HWR_MAX_SLOT_WORDS 16
 
 /* A parsed USC word list (a "pipeline"). */
 struct hwr_pipeline {
    const struct hw_usc_shader *shader;
    unsigned gprs;
    uint32_t uniforms[HW_USC_NUM_UNIFORMS];
-   struct hwr_range tex[8], smp[8];
+   struct hw_tex_slots tex[HWR_MAX_SLOT_WORDS], smp[HWR_MAX_SLOT_WORDS];
    unsigned ntex, nsmp;
    unsigned sampler_stride;  /* from the stage's Sampler States count */
    bool has_shared;

@@ -12,9 +12,9 @@
 /*
  * The texture unit indexes one table per kind (24-byte texture/PBE
  * descriptors, 8-byte samplers or 24 in extended tables).  A USC Texture/Sampler word binds `count`
- * entries from `start` at `buffer`, so the table base is buffer - start *
- * stride.  Pipelines binding several disjoint ranges from different
- * buffers are not expressible as one table; the first range wins.
+ * entries from `start` at `buffer`; the texture unit looks each slot up
+ * in the pipeline's words (hw_tex_ctx), the table bases (buffer - start *
+ * stride of the first word) only serving slots no word loads.
  */
 static void
 tex_ctx(const struct hwr_pipeline *pipe, uint64_t sampler_heap,
@@ -26,6 +26,10 @@ tex_ctx(const struct hwr_pipeline *pipe, uint64_t sampler_heap,
    ctx->sampler_table = pipe->nsmp
       ? pipe->smp[0].buffer - (uint64_t)pipe->smp[0].start * ctx->sampler_stride
       : sampler_heap;
+   ctx->tex_slots = pipe->tex;
+   ctx->ntex_slots = pipe->ntex;
+   ctx->smp_slots = pipe->smp;
+   ctx->nsmp_slots = pipe->nsmp;
 }
 
 enum hw_usc_status

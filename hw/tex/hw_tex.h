@@ -251,10 +251,11 @@ enum hw_tex_status hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_im
 
 /*
  * The memory formats of ld_tile / st_tile (the ISA's memory_format: i8,
- * i16, i32, f16, u8norm, s8norm, u16norm, s16norm, rgb10a2, srgba8), as
- * they sit in one sample of a tilebuffer or imageblock pixel. Component
- * `comp` of a 32-bit (or, r16, 16-bit) register value is stored at dst;
- * packed formats (rgb10a2, srgba8) take dst/src as the sample's 32-bit
+ * i16, i32, f16, u8norm, s8norm, u16norm, s16norm, rgb10a2, srgba8,
+ * rg11b10f, rg11b10f.rtz), as they sit in one sample of a tilebuffer or
+ * imageblock pixel. Component `comp` of a 32-bit (or, r16, 16-bit)
+ * register value is stored at dst; packed formats (hw_tex_tile_fmt_packed)
+ * take dst/src as the sample's 32-bit
  * word. Conversions round to nearest and saturate like the hardware.
  */
 /* NaN -> 0, else v clamped to [lo, hi] (lo < hi); written as two selects
@@ -268,8 +269,12 @@ hw_tex_clampf(float v, float lo, float hi)
    return v != v ? 0.0f : r;
 }
 
-/* Bytes of one component (packed formats: 1); false if not modelled. */
+/* Bytes of one component (packed formats: 1); false if not modelled
+ * (rgb9e5, whose shared exponent needs all three components at once). */
 bool hw_tex_tile_fmt_bytes(unsigned fmt, unsigned *bytes);
+/* Whether fmt packs the pixel into one 32-bit word (rgb10a2, srgba8,
+ * rg11b10f and rg11b10f.rtz): every component's dst/src is that word. */
+bool hw_tex_tile_fmt_packed(unsigned fmt);
 void hw_tex_tile_store_comp(unsigned fmt, unsigned comp, uint8_t *dst, uint32_t reg, bool r16);
 /* Stores n values of component comp: value i (a register as for
  * hw_tex_tile_store_comp, a 16-bit one in bits 0-15 when r16) at
@@ -282,10 +287,29 @@ uint32_t hw_tex_tile_load_comp(unsigned fmt, unsigned comp, const uint8_t *src, 
 
 /* ---- instructions ------------------------------------------------------ */
 
+/*
+ * State slots one USC Texture or Sampler word loads: slots start ..
+ * start + count - 1 read their descriptors from buffer onwards (slot i at
+ * buffer + (i - start) * stride). A pipeline may carry several such words
+ * from unrelated buffers (Mesa's end-of-tile program binds each render
+ * target's PBE descriptor with a word of its own); later words overwrite
+ * the slots of earlier ones, as the words load in order.
+ */
+struct hw_tex_slots {
+   uint32_t start, count;
+   uint64_t buffer;
+};
+
 struct hw_tex_ctx {
    uint64_t texture_table;   /* launch's texture state table */
    uint64_t sampler_table;   /* launch's sampler state table */
    unsigned sampler_stride;  /* bytes a sampler; 0 = HW_TEX_SAMPLER_BYTES */
+   /* Optional (0: none): the launch's Texture / Sampler words, in order.
+    * An indexed slot one of them loads reads its descriptor there; a slot
+    * none loads falls back to texture_table / sampler_table + index *
+    * stride. */
+   const struct hw_tex_slots *tex_slots, *smp_slots;
+   unsigned ntex_slots, nsmp_slots;
    /* Optional (NULL: nothing counted): texture_load / texture_sample
     * lanes are added to its tex_loads and per-filter counters
     * (hw/hw_profile.h, by the sampler's min and mip filter) and to its

@@ -132,6 +132,18 @@ small_operand(struct exec *e, const struct agx_operand *o, unsigned lane)
    return o->size == 32 ? rd32(e, o->value, lane) : rd16(e, o->value, lane);
 }
 
+/* GPU address of slot idx of a table: the last of the words loading it,
+ * else table + idx * stride (hw_tex_ctx). */
+static uint64_t
+slot_address(const struct hw_tex_slots *slots, unsigned n, uint64_t table,
+             uint32_t idx, unsigned stride)
+{
+   for (unsigned i = n; i-- > 0;)
+      if (idx >= slots[i].start && idx - slots[i].start < slots[i].count)
+         return slots[i].buffer + (uint64_t)(idx - slots[i].start) * stride;
+   return table + (uint64_t)idx * stride;
+}
+
 /* GPU address of the descriptor named by T (texture/PBE) for one lane. */
 static uint64_t
 desc_address(struct exec *e, unsigned lane)
@@ -142,7 +154,8 @@ desc_address(struct exec *e, unsigned lane)
       return 0;
    if (!(tt & 2)) {
       uint32_t idx = T->file == AGX_FILE_TEXTURE ? T->value : small_operand(e, T, lane);
-      return e->ctx->texture_table + (uint64_t)idx * HW_TEX_DESC_BYTES;
+      return slot_address(e->ctx->tex_slots, e->ctx->ntex_slots, e->ctx->texture_table, idx,
+                          HW_TEX_DESC_BYTES);
    }
    /* Bindless: 64-bit heap base in a uniform pair plus a byte offset. */
    const struct agx_operand *U = e->U;
@@ -188,7 +201,8 @@ get_sampler(struct exec *e, unsigned lane)
    const struct agx_operand *S = e->S;
    uint32_t idx = S && S->file == AGX_FILE_SAMPLER ? S->value : small_operand(e, S, lane);
    unsigned stride = e->ctx->sampler_stride ? e->ctx->sampler_stride : HW_TEX_SAMPLER_BYTES;
-   uint64_t a = e->ctx->sampler_table + (uint64_t)idx * stride;
+   uint64_t a = slot_address(e->ctx->smp_slots, e->ctx->nsmp_slots, e->ctx->sampler_table, idx,
+                             stride);
    if (e->sampler_ok && a == e->sampler_addr)
       return HW_USC_OK;
    uint8_t d[HW_TEX_SAMPLER_BYTES + HW_TEX_BORDER_BYTES];

@@ -289,7 +289,11 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
       /* Cube faces never wrap into each other in this model: clamp. */
       unsigned mode = is_cube(v) ? AGX_WRAP_CLAMP_TO_EDGE : s->wrap[a];
       float u = s->pixel_coords ? coord[a] : coord[a] * (float)size[a];
-      if (mode == AGX_WRAP_CLAMP_GL)
+      /* GL clamp: linear filtering clamps the coordinate to [0, n] before
+       * the texel offset (so the edge texels blend at most half with the
+       * border); nearest filtering clamps only the texel index, after the
+       * offset (below), like clamp to edge. */
+      if (mode == AGX_WRAP_CLAMP_GL && linear)
          u = fminf(fmaxf(u, 0.0f), (float)size[a]);
       u += (float)offset[a];
       if (linear) {
@@ -303,8 +307,10 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
          float f = floorf(u);
          int64_t i0 = (int64_t)fmaxf(fminf(f, 1e9f), -1e9f);
          /* GL clamp with nearest filtering clamps the index to [0, n - 1]
-          * (GL compatibility spec, table 8.20): u = n (s >= 1) reads the
-          * edge texel, never the border. */
+          * (GL compatibility spec, table 8.20, on the offset coordinate):
+          * u >= n (s >= 1) reads the edge texel, never the border, and an
+          * offset pointing back into the texture from outside it moves
+          * off the edge only once u + offset is inside. */
          unsigned m = mode == AGX_WRAP_CLAMP_GL ? AGX_WRAP_CLAMP_TO_EDGE : mode;
          fp->idx[a][0] = fp->idx[a][1] = wrap_index(i0, size[a], m);
          fp->frac[a] = 0;

@@ -23,11 +23,29 @@ hw_tex_tile_fmt_bytes(unsigned f, unsigned *bytes)
    case 0: case 4: case 5: *bytes = 1; return true;       /* i8 u8norm s8norm */
    case 1: case 3: case 6: case 7: *bytes = 2; return true;
    case 2: *bytes = 4; return true;
-   case 8: case 10: *bytes = 1; return true;              /* packed 32-bit */
+   case 8: case 10: case 12: case 14:                     /* packed 32-bit */
+      *bytes = 1;
+      return true;
    default: return false;
    }
 }
 
+bool
+hw_tex_tile_fmt_packed(unsigned f)
+{
+   return f == 8 || f == 10 || f == 12 || f == 14;
+}
+
+/*
+ * rg11b10f (and its round-towards-zero twin, 14): R in bits 0-10 and G in
+ * 11-21 (unsigned floats with a 5-bit exponent and a 6-bit mantissa), B in
+ * 22-31 (5-bit mantissa), as PIPE_FORMAT_R11G11B10_FLOAT lays it out;
+ * Mesa's agx_tilebuffer gives R11G11B10_FLOAT render targets this format.
+ * Alpha is not stored (it reads 1). Components are independent bit
+ * fields, so each is stored on its own.
+ */
+static const unsigned rg11b10f_shift[3] = { 0, 11, 22 };
+static const unsigned rg11b10f_mant[3] = { 6, 6, 5 };
 
 /*
  * lrintf() for |v| < 2^22 (every normalised value the tilebuffer stores
@@ -71,6 +89,16 @@ hw_tex_tile_store_comp(unsigned f, unsigned comp, uint8_t *dst, uint32_t reg, bo
    case 6: { uint16_t v = (uint16_t)rint_small(hw_tex_clampf(fv, 0, 1) * 65535.0f); memcpy(dst, &v, 2); break; }
    case 7: { int16_t v = (int16_t)rint_small(hw_tex_clampf(fv, -1, 1) * 32767.0f); memcpy(dst, &v, 2); break; }
    case 10: dst[comp] = (uint8_t)rint_small((comp < 3 ? srgb_enc(hw_tex_clampf(fv, 0, 1)) : hw_tex_clampf(fv, 0, 1)) * 255.0f); break;
+   case 12: case 14: {
+      if (comp > 2)
+         break;
+      uint32_t w, m = (1u << (rg11b10f_mant[comp] + 5)) - 1;
+      memcpy(&w, dst, 4);
+      uint32_t v = hw_tex_float_to_ufloat(fv, rg11b10f_mant[comp], f == 14);
+      w = (w & ~(m << rg11b10f_shift[comp])) | (v & m) << rg11b10f_shift[comp];
+      memcpy(dst, &w, 4);
+      break;
+   }
    case 8: {
       uint32_t w;
       memcpy(&w, dst - 0, 4);
@@ -154,6 +182,15 @@ hw_tex_tile_load_comp(unsigned f, unsigned comp, const uint8_t *src, bool r16)
    case 6: { uint16_t v; memcpy(&v, src, 2); fv = v / 65535.0f; break; }
    case 7: { int16_t v; memcpy(&v, src, 2); fv = fmaxf(v / 32767.0f, -1.0f); break; }
    case 10: fv = src[comp] / 255.0f; if (comp < 3) fv = srgb_dec(fv); break;
+   case 12: case 14: {
+      uint32_t w;
+      memcpy(&w, src, 4);
+      fv = comp > 2 ? 1.0f
+                    : hw_tex_ufloat_to_float(w >> rg11b10f_shift[comp] &
+                                                ((1u << (rg11b10f_mant[comp] + 5)) - 1),
+                                             rg11b10f_mant[comp]);
+      break;
+   }
    case 8: {
       uint32_t w;
       memcpy(&w, src, 4);

@@ -268,11 +268,40 @@ linear_rows(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_t
    return BLOCK_DONE;
 }
 
+/*
+ * The integer memory formats move raw bits: the image's components get
+ * the tilebuffer's bits unconverted when they are as wide. Mesa relies on
+ * it: its compiler turns every f16 image_write_block into i16 (and stores
+ * f32 render targets as i32), so a half-float render target reaches its
+ * image only through this rule. For a float, unorm or snorm image of the
+ * same width, the memory format decoding to that image's type carries the
+ * bits exactly (decode then encode is the identity; not so for snorm,
+ * whose two encodings of -1 would merge, so snorm is left as it was);
+ * i32 already carries f32 bits (hw_tex_memfmt_unpack).
+ */
+static unsigned
+block_raw_memfmt(unsigned memfmt, const struct hw_tex_format *f)
+{
+   unsigned w = memfmt == HW_TEX_MEM_I8 ? 8 : memfmt == HW_TEX_MEM_I16 ? 16 : 0;
+   if (!w || f->packing != HW_TEX_PACK_ARRAY || f->bits[0] != w || f->srgb ||
+       f->cls != HW_TEX_CLASS_FLOAT)
+      return memfmt;
+   switch (f->type) {
+   case AGX_TEXTURE_TYPE_FLOAT:
+      return w == 16 ? HW_TEX_MEM_F16 : memfmt;
+   case AGX_TEXTURE_TYPE_UNORM:
+      return w == 16 ? HW_TEX_MEM_U16NORM : HW_TEX_MEM_U8NORM;
+   default:
+      return memfmt;
+   }
+}
+
 enum hw_tex_status
 hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
                    const struct hw_tex_tile *tile, unsigned memfmt, uint32_t offset,
                    uint32_t level_add, bool rtz, char *err, size_t err_size)
 {
+   memfmt = block_raw_memfmt(memfmt, &im->fmt);
    unsigned bytes = hw_tex_memfmt_bytes(memfmt, im->fmt.comps);
    if (!bytes) {
       if (err)

@@ -8,7 +8,7 @@
 # does not). Counts beside softpipe's on the same lists are in that file.
 export GL_TEST_DRIVER=asahi
 # oes_texture_view@rendering-formats renders every view format on the model
-# and takes 110-130 s alone on 2 cores (it fails, as expected): 120 s made it
+# and takes 110-130 s alone on 2 cores: 120 s made it
 # a timeout whenever the machine was busy.
 export PIGLIT_TEST_TIMEOUT=${PIGLIT_TEST_TIMEOUT:-360}
 export PIGLIT_EXPECTED=${PIGLIT_EXPECTED:-$(cd "$(dirname "$0")" && pwd)/piglit-expected-asahi.txt}

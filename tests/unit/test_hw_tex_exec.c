@@ -32,6 +32,8 @@ static struct hw_mmu last_mmu;
 static const struct hw_tex_tile *frag_tile;        /* for frag_hook */
 static hw_usc_stage_hook run_hook = hw_tex_compute_hook;
 static struct hw_prof_entry *run_prof;             /* ctx.prof of run() */
+static const struct hw_tex_slots *run_slots;       /* ctx.tex_slots of run() */
+static unsigned run_nslots;
 
 static int
 setup(void **state)
@@ -41,6 +43,8 @@ setup(void **state)
    run_hook = hw_tex_compute_hook;
    frag_tile = NULL;
    run_prof = NULL;
+   run_slots = NULL;
+   run_nslots = 0;
    return 0;
 }
 
@@ -82,7 +86,9 @@ run(const char *src, unsigned threads, const uint32_t *uniforms,
    if (!sh)
       fail_msg("compile: %s", err);
    static struct hw_tex_ctx ctx;
-   ctx = (struct hw_tex_ctx){ TEXTAB_VA, SAMPTAB_VA, 0, run_prof };   /* compact tables */
+   ctx = (struct hw_tex_ctx){ .texture_table = TEXTAB_VA, .sampler_table = SAMPTAB_VA,
+                              .prof = run_prof, .tex_slots = run_slots,
+                              .ntex_slots = run_nslots };   /* compact tables */
    struct hw_usc_launch L = {
       .shader = sh, .uniforms = uniforms, .gpr_count = 16,
       .texture_table = TEXTAB_VA, .sampler_table = SAMPTAB_VA,
@@ -342,6 +348,103 @@ test_block_store_instruction(void **state)
          } else {
             assert_memory_equal(got, tile + y * 64 + (x - 8) * 8 + 4, 4);
          }
+      }
+}
+
+/* A PBE descriptor of a linear 8x8 image of channels/type at buffer. */
+static void
+put_pbe(uint64_t at, unsigned channels, unsigned type, unsigned stride, uint64_t buffer)
+{
+   struct agx_pbe p = { AGX_PBE_HEADER };
+   p.layout = AGX_LAYOUT_LINEAR;
+   p.channels = channels;
+   p.type = type;
+   p.swizzle_r = AGX_CHANNEL_R;
+   p.swizzle_g = AGX_CHANNEL_G;
+   p.swizzle_b = AGX_CHANNEL_B;
+   p.swizzle_a = AGX_CHANNEL_A;
+   p.width = 8;
+   p.height = 8;
+   p.buffer = buffer;
+   p.stride = stride - 4;
+   struct agx_pbe_packed pp;
+   agx_pbe_pack(&pp, &p);
+   memcpy(tex_host(at), pp.opaque, 24);
+}
+
+/* Mesa's end-of-tile program stores an f16 render target with i16
+ * (agx_compile.c turns every f16 image_write_block into i16): the
+ * integer memory formats move the bits, so a half-float image gets the
+ * tilebuffer's halves unchanged (the model converted the integers to
+ * floats: every half-float render target read back 0). */
+static void
+test_block_store_i16_to_half_float(void **state)
+{
+   (void)state;
+   uint16_t tile[8 * 8 * 4];
+   static const uint16_t halves[4] = { 0x4700 /* 7 */, 0xc180 /* -2.75 */,
+                                       0xb400 /* -0.25 */, 0x3a00 /* 0.75 */ };
+   for (unsigned i = 0; i < 8 * 8 * 4; i++)
+      tile[i] = (uint16_t)(halves[i % 4] + (i / 4 % 7));
+   struct hw_tex_tile tt = {
+      .mem = (const uint8_t *)tile, .size = sizeof(tile), .width = 8, .height = 8,
+      .samples = 1, .row_stride = 64, .pixel_stride = 8,
+   };
+   frag_tile = &tt;
+   run_hook = frag_hook;
+   put_pbe(TEXTAB_VA, AGX_CHANNELS_R16G16B16A16, AGX_TEXTURE_TYPE_FLOAT, 64, DST_VA);
+   const char *k = "mov_imm          r0l, 0\n"
+                   "image_write_block r0l, r4_r5, 0, ts0, tex_2d, rte, i16, 0, 0, 0\n"
+                   "stop\n";
+   struct hw_usc_result res;
+   enum hw_usc_status st = run(k, 32, NULL, &res);
+   if (st != HW_USC_OK)
+      fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+   assert_memory_equal(tex_host(DST_VA), tile, sizeof(tile));
+}
+
+/* Slots of several Texture words: Mesa's end-of-tile program binds each
+ * render target's PBE descriptor with a word of its own (start = rt,
+ * count 1, each from its own allocation), so ts1 is read where the
+ * second word put it, not 24 bytes after the first word's descriptor
+ * (which held zeros: a store through a PBE at address 0). */
+static void
+test_texture_slots_of_several_words(void **state)
+{
+   (void)state;
+   uint8_t tile[8 * 8 * 8];
+   for (unsigned i = 0; i < sizeof(tile); i++)
+      tile[i] = (uint8_t)(i * 3 + 7);
+   struct hw_tex_tile tt = {
+      .mem = tile, .size = sizeof(tile), .width = 8, .height = 8, .samples = 1,
+      .row_stride = 64, .pixel_stride = 8,
+   };
+   frag_tile = &tt;
+   run_hook = frag_hook;
+   /* word 0: slot 0 at TEXTAB_VA; word 1: slot 1 at TEXTAB_VA + 0x400 */
+   put_pbe(TEXTAB_VA, AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 32, DST_VA);
+   put_pbe(TEXTAB_VA + 0x400, AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 32,
+           DST_VA + 0x1000);
+   static const struct hw_tex_slots slots[2] = {
+      { .start = 0, .count = 1, .buffer = TEXTAB_VA },
+      { .start = 1, .count = 1, .buffer = TEXTAB_VA + 0x400 },
+   };
+   run_slots = slots;
+   run_nslots = 2;
+   const char *k = "mov_imm          r0l, 0\n"
+                   "image_write_block r0l, r4_r5, 0, ts0, tex_2d, rte, u8norm, 0, 0, 0\n"
+                   "mov_imm          r0l, 4\n"
+                   "image_write_block r0l, r4_r5, 0, ts1, tex_2d, rte, u8norm, 0, 0, 0\n"
+                   "stop\n";
+   struct hw_usc_result res;
+   enum hw_usc_status st = run(k, 32, NULL, &res);
+   if (st != HW_USC_OK)
+      fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+   for (unsigned y = 0; y < 8; y++)
+      for (unsigned x = 0; x < 8; x++) {
+         assert_memory_equal(tex_host(DST_VA + y * 32 + x * 4), tile + y * 64 + x * 8, 4);
+         assert_memory_equal(tex_host(DST_VA + 0x1000 + y * 32 + x * 4),
+                             tile + y * 64 + x * 8 + 4, 4);
       }
 }
 
@@ -606,6 +709,8 @@ main(void)
       cmocka_unit_test_setup(test_block_needs_tile, setup),
       cmocka_unit_test_setup(test_block_store_instruction, setup),
       cmocka_unit_test_setup(test_block_store_partial_fault, setup),
+      cmocka_unit_test_setup(test_block_store_i16_to_half_float, setup),
+      cmocka_unit_test_setup(test_texture_slots_of_several_words, setup),
       cmocka_unit_test_setup(test_prof_counts, setup),
       cmocka_unit_test_setup(test_prof_tex_order, setup),
    };

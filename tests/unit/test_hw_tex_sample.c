@@ -294,6 +294,22 @@ test_clamp_gl(void **state)
    o = sample2d(&v, &s, 3.0f, 0.25f);
    assert_true(fabsf(o.f[0] - (0x44 / 255.0f + 1.0f) / 2) < 2e-3f);
    assert_true(fabsf(o.f[3] - (0x47 / 255.0f + 1.0f) / 2) < 2e-3f);
+   /* Nearest with a texel offset: the index clamps after the offset
+    * (table 8.20 on u + offset), as piglit's texwrap expects: from s = 3
+    * (u = 6) an offset of -3 still reads the edge texel (1, 0), and from
+    * s = -1 (u = -2) +2 still reads (0, 0). Regression: the coordinate
+    * was clamped to [0, n] first, giving (0, 0) and (1, 0) (piglit
+    * texwrap formats offset, GL_CLAMP). */
+   sd.magnify = sd.minify = AGX_FILTER_NEAREST;
+   s = decode_sampler(&sd, NULL);
+   struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .lod = 0, .min_lod = -INFINITY };
+   struct hw_tex_coord c = { .s = 3.0f, .t = 0.25f, .offset = { -3, 0, 0 } };
+   assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &o), HW_TEX_OK);
+   assert_true(fabsf(o.f[0] - 0x44 / 255.0f) < 1e-7f);
+   c.s = -1.0f;
+   c.offset[0] = 2;
+   assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &o), HW_TEX_OK);
+   assert_true(fabsf(o.f[0] - 0x40 / 255.0f) < 1e-7f);
 }
 
 static void
