@@ -113,10 +113,17 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
    case PIPE_CAP_MIXED_FRAMEBUFFER_SIZES:
       return 1;
 
+   /* User clip planes: 8 (1 = MAX_CLIP_PLANES), lowered by the compiler
+    * to clip distances the hardware clips with (tc_vs_key.ucp_enables;
+    * st/mesa's own lowering, for 0, places its plane constants wrongly
+    * once the program's uniforms were lowered to a UBO). tests/gl/
+    * gl_desktop clip_plane. */
+   case PIPE_CAP_CLIP_PLANES:
+      return 1;
+
    /* Lowered by the state tracker (NIR) instead. */
    case PIPE_CAP_ALPHA_TEST:
    case PIPE_CAP_TWO_SIDED_COLOR:
-   case PIPE_CAP_CLIP_PLANES:
    case PIPE_CAP_POINT_SIZE_FIXED:           /* the VS always writes the size */
    case PIPE_CAP_USER_VERTEX_BUFFERS:        /* st uploads them */
    case PIPE_CAP_TEXTURE_TRANSFER_MODES:     /* CPU transfers (de-twiddling) */
