@@ -113,6 +113,16 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
    case PIPE_CAP_MIXED_FRAMEBUFFER_SIZES:
       return 1;
 
+   /* Uniforms packed to the component (st/mesa's driver_location in
+    * dwords), as Mesa's asahi driver sets: with vec4-padded storage,
+    * state constants st/mesa adds to a variant after the program's
+    * uniforms went to a UBO (its point size clamp, user clip planes) are
+    * placed by parameter index, which a mat4 parameter throws off, and
+    * are read from the wrong slot (piglit gl-2.0-large-point-fs drew no
+    * point; tests/gl/gl_desktop point_clamp). */
+   case PIPE_CAP_PACKED_UNIFORMS:
+      return 1;
+
    /* User clip planes: 8 (1 = MAX_CLIP_PLANES), lowered by the compiler
     * to clip distances the hardware clips with (tc_vs_key.ucp_enables;
     * st/mesa's own lowering, for 0, places its plane constants wrongly

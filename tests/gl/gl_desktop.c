@@ -49,6 +49,8 @@
  *                fixed function (lines unstippled)
  *   depth_mipmap a mipmapped depth texture sampled per base level, and
  *                one of its levels rendered to as a depth attachment
+ *   large_point  glPointSize(20) with a GLSL vertex shader reading the MVP
+ *                matrix and a uniform, not writing gl_PointSize
  *   (and point_size_zero, lod_bias, viewport_clip, max_varyings,
  *   mixed_sizes, uniform_index: see each test's comment)
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
@@ -1493,6 +1495,61 @@ test_depth_mipmap(void)
    gl_util_check(t, ok);
 }
 
+/* ------------------------------------------------------------ large point */
+
+/* glPointSize(20) with a GLSL vertex shader that does not write
+ * gl_PointSize and reads a vec4 uniform and the built-in MVP matrix (as
+ * piglit gl-2.0-large-point-fs): st/mesa adds the clamped point size as a
+ * constant of the variant. Regression: with vec4-padded uniform storage
+ * that constant was read from a slot of the matrix and no point was
+ * drawn (issue 13). */
+static const char vs_point_mvp[] =
+   "#version 110\n"
+   "uniform vec4 bias;\n"
+   "varying vec4 col;\n"
+   "void main() {\n"
+   "   gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n"
+   "   col = gl_Color + bias;\n"
+   "}\n";
+static const char fs_col[] =
+   "#version 110\n"
+   "varying vec4 col;\n"
+   "void main() { gl_FragColor = col; }\n";
+
+static void
+test_large_point(void)
+{
+   const char *t = "large_point";
+   GLuint prog = gl_util_program(vs_point_mvp, fs_col, NULL);
+   glMatrixMode(GL_MODELVIEW);
+   glLoadIdentity();
+   glMatrixMode(GL_PROJECTION);
+   glLoadIdentity();
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glPointSize(20.0f);
+   glUseProgram(prog);
+   glUniform4f(glGetUniformLocation(prog, "bias"), 0.0f, 0.5f, 0.0f, 0.0f);
+   /* the corner of pixels (31, 31) and (32, 32): the point covers 22..41 */
+   static const float p[] = { 0.0f, 0.0f };
+   glColor4f(0, 0.5f, 0, 1);
+   glEnableClientState(GL_VERTEX_ARRAY);
+   glVertexPointer(2, GL_FLOAT, 0, p);
+   glDrawArrays(GL_POINTS, 0, 1);
+   glDisableClientState(GL_VERTEX_ARRAY);
+   glUseProgram(0);
+   glPointSize(1.0f);
+   uint8_t px[W * H * 4];
+   gl_util_read_fb(px, W, H);
+   static const uint8_t green[4] = { 0, 255, 0, 255 }, black[4] = { 0, 0, 0, 255 };
+   bool ok = gl_util_pixel_is(px, W, 23, 23, green, 2, t) &&
+             gl_util_pixel_is(px, W, 40, 40, green, 2, t) &&
+             gl_util_pixel_is(px, W, 20, 32, black, 0, t) &&
+             gl_util_pixel_is(px, W, 43, 32, black, 0, t);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -1506,7 +1563,7 @@ static const struct {
    { "uniform_index", test_uniform_index }, { "point_size_zero", test_point_size_zero },
    { "lod_bias", test_lod_bias }, { "viewport_clip", test_viewport_clip },
    { "clip_plane", test_clip_plane }, { "stipple", test_stipple },
-   { "depth_mipmap", test_depth_mipmap },
+   { "depth_mipmap", test_depth_mipmap }, { "large_point", test_large_point },
 };
 
 int
