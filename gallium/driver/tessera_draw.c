@@ -487,8 +487,15 @@ push_depth_bias(struct tessera_context *ctx, struct tessera_batch *batch)
    const struct pipe_rasterizer_state *r = ctx->state->rast;
    unsigned idx = batch->depth_bias.size / AGX_DEPTH_BIAS_LENGTH;
    uint8_t *e = util_dynarray_grow_bytes(&batch->depth_bias, 1, AGX_DEPTH_BIAS_LENGTH);
+   /* DBIAS_IS_INT (tessera_batch.c): units count steps of the depth
+    * format, 2^-24 for 32F. GL's depth formats other than Z16 are 32F
+    * here, where depths just below 1 are 2^-23 apart: one unit must be at
+    * least that (GL's minimum resolvable difference; piglit
+    * gl-1.4-polygon-offset), so it is two steps, as Mesa's asahi driver
+    * programs it. Z16's step is its own resolution. */
+   bool z16 = batch->fb.zsbuf && batch->fb.zsbuf->format == PIPE_FORMAT_Z16_UNORM;
    agx_pack(e, DEPTH_BIAS, db) {
-      db.bias = r->offset_units;
+      db.bias = z16 ? r->offset_units : r->offset_units * 2.0f;
       db.slope_scale = r->offset_scale;
       db.clamp = r->offset_clamp;
    }
