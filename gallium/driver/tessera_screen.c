@@ -119,7 +119,7 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
     * uniforms went to a UBO (its point size clamp, user clip planes) are
     * placed by parameter index, which a mat4 parameter throws off, and
     * are read from the wrong slot (piglit gl-2.0-large-point-fs drew no
-    * point; tests/gl/gl_desktop point_clamp). */
+    * point; tests/gl/gl_desktop large_point). */
    case PIPE_CAP_PACKED_UNIFORMS:
       return 1;
 
