@@ -89,6 +89,28 @@ tc_compile(const nir_shader *src, const union tc_key *key,
     * Mesa's asahi clamps the same way). */
    if (nir->info.stage == MESA_SHADER_VERTEX)
       NIR_PASS_V(nir, nir_lower_point_size, 1.0f, 511.95f);
+   /* User clip planes, as Mesa's drivers with PIPE_CAP_CLIP_PLANES lower
+    * them: clip distances the hardware clips with (Output Select planes,
+    * tc_emit_vs_epilogue), computed from gl_ClipVertex when the shader
+    * writes it (then it is no output any more), else from the position.
+    * st/mesa passes eye-space planes with a GLSL vertex shader and
+    * clip-space ones with fixed function (st_atom_clip.c). */
+   if (nir->info.stage == MESA_SHADER_VERTEX && key->vs.ucp_enables) {
+      if (nir->info.outputs_written & (VARYING_BIT_CLIP_DIST0 | VARYING_BIT_CLIP_DIST1)) {
+         NIR_PASS_V(nir, nir_lower_clip_disable, key->vs.ucp_enables);
+      } else {
+         NIR_PASS_V(nir, nir_lower_clip_vs, key->vs.ucp_enables, true, false, NULL);
+         /* It reads the position output back (as st/mesa's lower_ucp
+          * does, outputs through temporaries again) and leaves
+          * gl_ClipVertex a global temporary. */
+         NIR_PASS_V(nir, nir_lower_io_to_temporaries, nir_shader_get_entrypoint(nir),
+                    true, false);
+         NIR_PASS_V(nir, nir_lower_global_vars_to_local);
+         NIR_PASS_V(nir, nir_split_var_copies);
+         NIR_PASS_V(nir, nir_lower_var_copies);
+         NIR_PASS_V(nir, nir_lower_vars_to_ssa);
+      }
+   }
    tc_lower_io(nir, key);
 
    nir_function_impl *impl = nir_shader_get_entrypoint(nir);

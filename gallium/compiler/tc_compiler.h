@@ -25,14 +25,19 @@
  *             samples become auto_lod_bias with it (plus a shader bias)
  *     u(TC_U_PUSH + k), k < TC_MAX_PUSH_WORDS: word k of constant buffer 0
  *             (constant-offset uniform loads; beyond it loads go to memory)
+ *     VS with key.vs.ucp_enables: u(TC_U_UCP + 4*i + j) component j of user
+ *             clip plane i (pipe_clip_state.ucp, fp32); the push range
+ *             ends before them (TC_MAX_PUSH_WORDS_UCP words)
  *   Texture state index ts<i> = sampler view i; sampler ss<i> = sampler i
  *   (the driver's USC Texture / USC Sampler tables start at 0).
  *
  *   Vertex shaders: r5 = vertex id (base vertex included), r6 = instance
  *   id. Output slots: 0-3 clip-space position (z in [0, w]: GL's [-w, w]
  *   is remapped unless key.clip_halfz), then 4 slots per varying
- *   (tc_vs_info.varying_slot), then the point size when info.writes_psiz:
- *   the hardware's UVS order (user varyings before the point size).
+ *   (tc_vs_info.varying_slot), then the point size when info.writes_psiz,
+ *   then info.nr_clip_distances user clip distances (CLIP_DIST0/1
+ *   components, e.g. from st/mesa's nir_lower_clip_vs): the hardware's
+ *   UVS order (user varyings, point size, clip distances).
  *
  *   Fragment shaders: inputs through the coefficient registers the driver
  *   binds from tc_fs_info.inputs (CF Binding per entry); colour outputs go
@@ -72,6 +77,8 @@
 #define TC_U_LOD_BIAS      6
 #define TC_U_PUSH          50
 #define TC_MAX_PUSH_WORDS  206
+#define TC_U_UCP           224
+#define TC_MAX_PUSH_WORDS_UCP (TC_U_UCP - TC_U_PUSH)
 #define TC_MAX_FS_INPUTS   64
 
 enum tc_stage {
@@ -109,6 +116,11 @@ struct tc_vs_key {
    unsigned nr_attribs;        /* attribute i = VERT_ATTRIB_GENERIC0 + i (driver_location i) */
    struct tc_vertex_attrib attribs[TC_MAX_ATTRIBS];
    bool clip_halfz;            /* pipe_rasterizer_state.clip_halfz */
+   /* pipe_rasterizer_state.clip_plane_enable: user clip planes become
+    * clip distances (nir_lower_clip_vs on gl_ClipVertex or the position,
+    * planes from u(TC_U_UCP)); a shader writing gl_ClipDistance has the
+    * disabled ones zeroed instead (nir_lower_clip_disable). */
+   uint8_t ucp_enables;
 };
 
 struct tc_fs_key {
@@ -124,6 +136,12 @@ struct tc_fs_key {
    uint16_t sprite_coord_enable;     /* rasterizer.sprite_coord_enable (TEXn -> point coord) */
    bool sprite_coord_upper_left;
    uint16_t lod_bias_mask;           /* samplers with a non-zero LOD bias */
+   /* Polygon stipple for this draw (filled polygons with
+    * rasterizer.poly_stipple_enable). Not read by tc_compile: the driver
+    * compiles this key from a NIR it lowered with Gallium's
+    * nir_lower_pstipple_fs (tessera_shader.c); here so that the variant
+    * is its own. */
+   bool poly_stipple;
 };
 
 union tc_key {
@@ -155,6 +173,7 @@ struct tc_fs_input {
 struct tc_vs_info {
    unsigned nr_slots;                      /* output slots written (Output Count) */
    bool writes_psiz;
+   unsigned nr_clip_distances;             /* slots after the point size: Output Select planes */
    uint8_t varying_slot[VARYING_SLOT_MAX]; /* first slot of a varying, 0xff: not written */
 };
 

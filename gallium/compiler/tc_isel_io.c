@@ -31,7 +31,9 @@ emit_load_ubo(struct tc *c, nir_intrinsic_instr *in)
       /* load_ubo: bytes; load_ubo_vec4: vec4 slots + a component */
       unsigned off = vec4 ? nir_src_as_uint(in->src[1]) * 16 + comp0 * 4
                           : nir_src_as_uint(in->src[1]);
-      if (off % 4 == 0 && off / 4 + n <= TC_MAX_PUSH_WORDS) {
+      unsigned push = c->nir->info.stage == MESA_SHADER_VERTEX && c->key->vs.ucp_enables
+                      ? TC_MAX_PUSH_WORDS_UCP : TC_MAX_PUSH_WORDS;
+      if (off % 4 == 0 && off / 4 + n <= push) {
          for (unsigned i = 0; i < n; i++)
             tc_set_ssa(c, def, i, UNI(TC_U_PUSH + off / 4 + i));
          return;
@@ -220,6 +222,16 @@ tc_emit_intrinsic(struct tc *c, nir_intrinsic_instr *in)
    case nir_intrinsic_terminate_if:
       tc_emit_discard(c, in);
       break;
+   case nir_intrinsic_load_user_clip_plane: {
+      unsigned ucp = nir_intrinsic_ucp_id(in);
+      if (st != MESA_SHADER_VERTEX || ucp >= 8) {
+         tc_fail(c, "user clip plane %u read outside the vertex shader's 8", ucp);
+         break;
+      }
+      for (unsigned i = 0; i < in->dest.ssa.num_components; i++)
+         tc_set_ssa(c, &in->dest.ssa, i, UNI(TC_U_UCP + 4 * ucp + i));
+      break;
+   }
    case nir_intrinsic_load_blend_const_color_r_float:
    case nir_intrinsic_load_blend_const_color_g_float:
    case nir_intrinsic_load_blend_const_color_b_float:
@@ -237,7 +249,8 @@ tc_emit_intrinsic(struct tc *c, nir_intrinsic_instr *in)
 }
 
 /* The vertex shader ends by storing its outputs: position first (slots
- * 0-3), then point size, then each written varying as a vec4 slot group;
+ * 0-3), then each written varying as a vec4 slot group, then the point
+ * size and the clip distances;
  * the slot map goes to the driver in tc_vs_info. */
 void
 tc_emit_vs_epilogue(struct tc *c)
@@ -269,11 +282,13 @@ tc_emit_vs_epilogue(struct tc *c)
          any |= c->outw[loc][i];
       if (!any)
          continue;
+      /* Clip distances go after the point size (below). gl_ClipVertex is
+       * only an input to st/mesa's nir_lower_clip_vs, which turns it into
+       * clip distances when a plane is enabled; with none enabled it
+       * clips nothing and is dropped. */
       if (loc == VARYING_SLOT_CLIP_DIST0 || loc == VARYING_SLOT_CLIP_DIST1 ||
-          loc == VARYING_SLOT_CLIP_VERTEX) {
-         tc_fail(c, "user clip distances are not supported");
-         return;
-      }
+          loc == VARYING_SLOT_CLIP_VERTEX)
+         continue;
       if (slot + 4 > 255) {
          tc_fail(c, "too many varyings");
          return;
@@ -290,6 +305,33 @@ tc_emit_vs_epilogue(struct tc *c)
       vi->writes_psiz = true;
       vi->varying_slot[VARYING_SLOT_PSIZ] = slot;
       st[n].v = c->outv[VARYING_SLOT_PSIZ][0], st[n++].slot = slot++;
+   }
+   /* Then the user clip distances, one slot each (the UVS order: no
+    * layer/viewport slot is written before them), as many as
+    * info.clip_distance_array_size says (nir_lower_clip_vs sets it to
+    * the highest enabled plane; the driver enables that many Output
+    * Select planes and the clipper cuts at each distance < 0). Without
+    * it, every written CLIP_DIST component counts; unwritten components
+    * below the count are 0 (on the plane: not clipped). */
+   unsigned ncd = c->nir->info.clip_distance_array_size;
+   if (!ncd) {
+      for (unsigned k = 0; k < 8; k++)
+         if (c->outw[VARYING_SLOT_CLIP_DIST0 + k / 4][k % 4])
+            ncd = k + 1;
+   }
+   if (ncd > 8) {
+      tc_fail(c, "more than 8 clip distances");
+      return;
+   }
+   if (slot + ncd > 255) {
+      tc_fail(c, "too many varyings");
+      return;
+   }
+   vi->nr_clip_distances = ncd;
+   for (unsigned k = 0; k < ncd; k++) {
+      unsigned loc = VARYING_SLOT_CLIP_DIST0 + k / 4;
+      st[n].v = c->outw[loc][k % 4] ? c->outv[loc][k % 4] : IMM(0);
+      st[n++].slot = slot++;
    }
    vi->nr_slots = slot;
    for (unsigned i = 0; i < n; i++) {

@@ -531,9 +531,12 @@ batch_submit(struct tessera_batch *b)
       agx_zls_control_pack(&zls, &zc);
       cmd.zls_ctrl = zls;
       /* The ZLS images' size (both planes share it): the ZLS unit
-       * addresses the twiddled images from it. */
-      cmd.isp_zls_pixels = ((zs->texture->width0 - 1) & 0x7fff) |
-                           (((zs->texture->height0 - 1) & 0x7fff) << 15);
+       * addresses the twiddled images from it. A level of a mip chain is
+       * laid out as a single-level image of its own size (the chain's
+       * tile sizes follow each level's size, cmdstream/agx_image_layout.c),
+       * at the level's offset. */
+      cmd.isp_zls_pixels = ((u_minify(zs->texture->width0, level) - 1) & 0x7fff) |
+                           (((u_minify(zs->texture->height0, level) - 1) & 0x7fff) << 15);
    }
 
    /* Attachments: the memory the pass writes (a hint to the firmware). */

@@ -65,6 +65,11 @@ struct tessera_shader {
    nir_shader *nir;
    struct hash_table *variants;       /* union tc_key -> tessera_variant */
    bool failed_once;                  /* a compile error was printed */
+   /* Fragment shaders: `nir` with the polygon stipple lowered
+    * (nir_lower_pstipple_fs), made on first use; it samples the stipple
+    * texture at unit stipple_unit (after the shader's own units). */
+   nir_shader *nir_stipple;
+   unsigned stipple_unit;
 };
 
 /* ------------------------------------------------------------- state */
@@ -92,6 +97,7 @@ struct tessera_context_state {
    struct pipe_blend_color blend_color;
    struct pipe_stencil_ref stencil_ref;
    unsigned sample_mask;
+   struct pipe_clip_state clip;       /* user clip planes (tc_vs_key.ucp_enables) */
 };
 
 /* A bump allocator over a list of BOs, reset when its batch retires. */
@@ -182,6 +188,12 @@ struct tessera_context {
    struct util_dynarray shader_bos;   /* variant BOs this context uploaded (trace) */
    struct primconvert_context *primconvert;   /* quads, polygons; created on use */
    struct tessera_query *occlusion_query;     /* active, or NULL */
+   /* Polygon stipple (set_polygon_stipple): the 32x32 pattern as Gallium's
+    * u_pstipple A8 texture, its view and a nearest/repeat sampler, bound
+    * at tessera_shader.stipple_unit of fragment variants that stipple. */
+   struct pipe_resource *stipple_tex;
+   struct pipe_sampler_view *stipple_view;
+   void *stipple_sampler;
    bool queries_active;                       /* set_active_query_state */
 
    /* GPU timestamps (tessera_query.c): one object the firmware writes the

@@ -155,16 +155,31 @@ emit_uniform_words(struct tessera_batch *batch, const struct uniforms *u, uint8_
 }
 
 /* Texture and sampler tables of a stage; *smp_states is the launch words'
- * sampler-state count (compact or extended). */
+ * sampler-state count (compact or extended). stipple_unit >= 0: the
+ * polygon stipple texture and sampler go there (a stippling fragment
+ * variant, tessera_shader.c). */
 static unsigned
 emit_texture_words(struct tessera_context *ctx, struct tessera_batch *batch,
                    enum pipe_shader_type st, uint8_t *out, unsigned *ntex,
-                   enum agx_sampler_states *smp_states)
+                   enum agx_sampler_states *smp_states, int stipple_unit)
 {
    struct tessera_context_state *s = ctx->state;
    unsigned n = 0;
+   struct pipe_sampler_view *views[TESSERA_MAX_TEXTURES + 1];
+   struct tessera_sampler_state *samplers[TESSERA_MAX_SAMPLERS + 1];
    *ntex = s->nr_views[st];
    unsigned nr_smp = s->nr_samplers[st];
+   memcpy(views, s->views[st], *ntex * sizeof(views[0]));
+   memcpy(samplers, s->samplers[st], nr_smp * sizeof(samplers[0]));
+   if (stipple_unit >= 0 && ctx->stipple_view && ctx->stipple_sampler &&
+       stipple_unit < TESSERA_MAX_TEXTURES && stipple_unit < TESSERA_MAX_SAMPLERS) {
+      for (; *ntex <= (unsigned)stipple_unit; (*ntex)++)
+         views[*ntex] = NULL;
+      for (; nr_smp <= (unsigned)stipple_unit; nr_smp++)
+         samplers[nr_smp] = NULL;
+      views[stipple_unit] = ctx->stipple_view;
+      samplers[stipple_unit] = ctx->stipple_sampler;
+   }
    if (*ntex) {
       uint64_t va;
       uint8_t *d = tessera_pool_alloc(&batch->pool, *ntex * TESSERA_DESC_SIZE, 64, &va);
@@ -172,7 +187,7 @@ emit_texture_words(struct tessera_context *ctx, struct tessera_batch *batch,
          return 0;
       memset(d, 0, *ntex * TESSERA_DESC_SIZE);
       for (unsigned i = 0; i < *ntex; i++) {
-         struct pipe_sampler_view *v = s->views[st][i];
+         struct pipe_sampler_view *v = views[i];
          if (!v)
             continue;
          /* Packed now: the resource may have a new BO since the view was made. */
@@ -188,7 +203,7 @@ emit_texture_words(struct tessera_context *ctx, struct tessera_batch *batch,
    }
    bool extended = false;
    for (unsigned i = 0; i < nr_smp; i++)
-      if (s->samplers[st][i] && s->samplers[st][i]->custom_border)
+      if (samplers[i] && samplers[i]->custom_border)
          extended = true;
    *smp_states = sampler_states(nr_smp, extended);
    if (nr_smp) {
@@ -202,11 +217,11 @@ emit_texture_words(struct tessera_context *ctx, struct tessera_batch *batch,
          return 0;
       memset(d, 0, nr_smp * stride);
       for (unsigned i = 0; i < nr_smp; i++) {
-         const struct tessera_sampler_state *smp = s->samplers[st][i];
+         const struct tessera_sampler_state *smp = samplers[i];
          if (!smp)
             continue;
          memcpy(d + i * stride, smp->desc, AGX_SAMPLER_LENGTH);
-         struct pipe_sampler_view *v = i < *ntex ? s->views[st][i] : NULL;
+         struct pipe_sampler_view *v = i < *ntex ? views[i] : NULL;
          if (smp->custom_border && v) {
             uint32_t border[4];
             tessera_pack_border(tessera_resource(v->texture), v, &smp->base.border_color,
@@ -288,6 +303,7 @@ vs_key(struct tessera_context *ctx, struct tc_vs_key *key)
       key->attribs[i].divisor = ve->instance_divisor;
    }
    key->clip_halfz = s->rast->clip_halfz;
+   key->ucp_enables = s->rast->clip_plane_enable & 0xff;
    return true;
 }
 
@@ -316,6 +332,12 @@ fs_key(struct tessera_context *ctx, struct tessera_batch *batch, enum pipe_prim_
       if (smp && smp->base.lod_bias != 0.0f)
          key->lod_bias_mask |= 1u << i;
    }
+   /* Only filled polygons are stippled (GL 1.x 3.6.5); the pattern
+    * texture exists once st/mesa set one. */
+   key->poly_stipple = s->rast->poly_stipple_enable && ctx->stipple_view &&
+                       u_reduced_prim(mode) == PIPE_PRIM_TRIANGLES &&
+                       s->rast->fill_front == PIPE_POLYGON_MODE_FILL &&
+                       s->rast->fill_back == PIPE_POLYGON_MODE_FILL;
    if (mode == PIPE_PRIM_POINTS) {
       key->sprite_coord_enable = s->rast->sprite_coord_enable;
       key->sprite_coord_upper_left = s->rast->sprite_coord_mode == PIPE_SPRITE_COORD_UPPER_LEFT;
@@ -442,8 +464,15 @@ push_depth_bias(struct tessera_context *ctx, struct tessera_batch *batch)
    const struct pipe_rasterizer_state *r = ctx->state->rast;
    unsigned idx = batch->depth_bias.size / AGX_DEPTH_BIAS_LENGTH;
    uint8_t *e = util_dynarray_grow_bytes(&batch->depth_bias, 1, AGX_DEPTH_BIAS_LENGTH);
+   /* DBIAS_IS_INT (tessera_batch.c): units count steps of the depth
+    * format, 2^-24 for 32F. GL's depth formats other than Z16 are 32F
+    * here, where depths just below 1 are 2^-23 apart: one unit must be at
+    * least that (GL's minimum resolvable difference; piglit
+    * gl-1.4-polygon-offset), so it is two steps, as Mesa's asahi driver
+    * programs it. Z16's step is its own resolution. */
+   bool z16 = batch->fb.zsbuf && batch->fb.zsbuf->format == PIPE_FORMAT_Z16_UNORM;
    agx_pack(e, DEPTH_BIAS, db) {
-      db.bias = r->offset_units;
+      db.bias = z16 ? r->offset_units : r->offset_units * 2.0f;
       db.slope_scale = r->offset_scale;
       db.clamp = r->offset_clamp;
    }
@@ -577,11 +606,16 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
       u->w[TC_U_VATTR_LIMIT + i] = lim;
    }
    uniforms_push(u, &vs->bin, cpu, nwords);
+   if (vkey.vs.ucp_enables) {
+      /* After the (shortened) push range: TC_U_UCP in tc_compiler.h. */
+      memcpy(&u->w[TC_U_UCP], s->clip.ucp, sizeof(s->clip.ucp));
+      u->n = MAX2(u->n, TC_U_UCP + 4 * util_last_bit(vkey.vs.ucp_enables));
+   }
    unsigned vs_uniforms = u->n;
    n += emit_uniform_words(batch, u, words + n);
    unsigned vs_ntex;
    enum agx_sampler_states vs_nsmp;
-   n += emit_texture_words(ctx, batch, PIPE_SHADER_VERTEX, words + n, &vs_ntex, &vs_nsmp);
+   n += emit_texture_words(ctx, batch, PIPE_SHADER_VERTEX, words + n, &vs_ntex, &vs_nsmp, -1);
    n += emit_tail_words(batch, vs, false, words + n);
    uint32_t vs_pipe = upload_pipeline(batch, words, n);
 
@@ -606,7 +640,8 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    free(u);
    unsigned fs_ntex;
    enum agx_sampler_states fs_nsmp;
-   n += emit_texture_words(ctx, batch, PIPE_SHADER_FRAGMENT, words + n, &fs_ntex, &fs_nsmp);
+   n += emit_texture_words(ctx, batch, PIPE_SHADER_FRAGMENT, words + n, &fs_ntex, &fs_nsmp,
+                           fs->key.fs.poly_stipple ? (int)s->fs->stipple_unit : -1);
    n += emit_tail_words(batch, fs, true, words + n);
    uint32_t fs_pipe = upload_pipeline(batch, words, n);
    uint32_t cf = cf_bindings(ctx, batch, vs, fs, info->mode);
@@ -692,8 +727,11 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    }
    k += AGX_VIEWPORT_LENGTH;
    agx_pack(p + k, OUTPUT_SELECT, os) {
-      os.varyings = vs->bin.vs.nr_slots > 4;
+      os.varyings = vs->bin.vs.nr_slots > 4 + vs->bin.vs.writes_psiz +
+                                          vs->bin.vs.nr_clip_distances;
       os.point_size = vs->bin.vs.writes_psiz;
+      /* The last nr_clip_distances output slots: planes 0 .. n-1. */
+      os.clip_distance_planes = BITFIELD_MASK(vs->bin.vs.nr_clip_distances);
    }
    k += 4;
    agx_pack(p + k, CULL, c) {

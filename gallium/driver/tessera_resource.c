@@ -155,14 +155,11 @@ tessera_resource_layout(struct tessera_screen *s, struct tessera_resource *r,
               util_format_short_name(r->internal_format));
       return false;
    }
-   if (util_format_is_depth_or_stencil(r->internal_format)) {
-      if (t->last_level > 0 || t->array_size > 1 || t->depth0 > 1) {
-         fprintf(stderr, "tessera: mipmapped or layered depth/stencil is not supported\n");
-         return false;
-      }
-      return layout_twiddled(r, bytes, 1);
-   }
-   if (wants_linear(s, t)) {
+   /* Depth/stencil is always twiddled (the ZLS unit's layout); mipmapped
+    * and layered images get the same chain as colour textures, and the
+    * ZLS addresses one level of one layer as a single-level image of that
+    * level's size (tessera_batch.c). */
+   if (!util_format_is_depth_or_stencil(r->internal_format) && wants_linear(s, t)) {
       layout_linear(r, bytes, t->width0, t->height0, stride);
       return true;
    }

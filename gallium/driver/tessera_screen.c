@@ -113,10 +113,27 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
    case PIPE_CAP_MIXED_FRAMEBUFFER_SIZES:
       return 1;
 
+   /* Uniforms packed to the component (st/mesa's driver_location in
+    * dwords), as Mesa's asahi driver sets: with vec4-padded storage,
+    * state constants st/mesa adds to a variant after the program's
+    * uniforms went to a UBO (its point size clamp, user clip planes) are
+    * placed by parameter index, which a mat4 parameter throws off, and
+    * are read from the wrong slot (piglit gl-2.0-large-point-fs drew no
+    * point; tests/gl/gl_desktop large_point). */
+   case PIPE_CAP_PACKED_UNIFORMS:
+      return 1;
+
+   /* User clip planes: 8 (1 = MAX_CLIP_PLANES), lowered by the compiler
+    * to clip distances the hardware clips with (tc_vs_key.ucp_enables;
+    * st/mesa's own lowering, for 0, places its plane constants wrongly
+    * once the program's uniforms were lowered to a UBO). tests/gl/
+    * gl_desktop clip_plane. */
+   case PIPE_CAP_CLIP_PLANES:
+      return 1;
+
    /* Lowered by the state tracker (NIR) instead. */
    case PIPE_CAP_ALPHA_TEST:
    case PIPE_CAP_TWO_SIDED_COLOR:
-   case PIPE_CAP_CLIP_PLANES:
    case PIPE_CAP_POINT_SIZE_FIXED:           /* the VS always writes the size */
    case PIPE_CAP_USER_VERTEX_BUFFERS:        /* st uploads them */
    case PIPE_CAP_TEXTURE_TRANSFER_MODES:     /* CPU transfers (de-twiddling) */

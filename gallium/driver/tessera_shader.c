@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compiler/nir/nir.h"
+#include "nir/nir_draw_helpers.h"
 #include "nir/tgsi_to_nir.h"
 #include "util/hash_table.h"
 #include "util/ralloc.h"
@@ -96,8 +97,50 @@ tessera_delete_shader_state(struct pipe_context *pctx, void *cso)
       FREE(v);
    }
    _mesa_hash_table_destroy(so->variants, NULL);
+   ralloc_free(so->nir_stipple);
    ralloc_free(so->nir);
    FREE(so);
+}
+
+/* The fragment shader with Gallium's polygon stipple lowering (the draw
+ * module's nir_lower_pstipple_fs: sample the stipple texture at
+ * gl_FragCoord.xy / 32, discard where its alpha is set), the texture at
+ * the first unit the shader leaves free. NULL when none is. */
+static nir_shader *
+stipple_nir(struct tessera_shader *so)
+{
+   if (so->nir_stipple)
+      return so->nir_stipple;
+   nir_shader *nir = nir_shader_clone(NULL, so->nir);
+   nir_shader_gather_info(nir, nir_shader_get_entrypoint(nir));
+   unsigned unit = MAX2(BITSET_LAST_BIT(nir->info.textures_used),
+                        BITSET_LAST_BIT(nir->info.samplers_used));
+   if (unit >= TESSERA_MAX_TEXTURES) {
+      fprintf(stderr, "tessera: no texture unit left for the polygon stipple\n");
+      ralloc_free(nir);
+      return NULL;
+   }
+   unsigned pass_unit = 0;
+   nir_lower_pstipple_fs(nir, &pass_unit, 0, true);
+   /* The pass picks its unit from the sampler variables' bindings, which
+    * st/mesa's lowered shaders need not keep: move its texture (the
+    * first instruction sampling pass_unit, which it put in the start
+    * block) to the unit chosen above. */
+   nir_foreach_instr(instr, nir_start_block(nir_shader_get_entrypoint(nir))) {
+      if (instr->type != nir_instr_type_tex)
+         continue;
+      nir_tex_instr *tex = nir_instr_as_tex(instr);
+      if (tex->texture_index == pass_unit) {
+         tex->texture_index = unit;
+         tex->sampler_index = unit;
+         break;
+      }
+   }
+   nir_shader_gather_info(nir, nir_shader_get_entrypoint(nir));
+   tc_preprocess_nir(nir);
+   so->nir_stipple = nir;
+   so->stipple_unit = unit;
+   return nir;
 }
 
 struct tessera_variant *
@@ -112,8 +155,16 @@ tessera_get_variant(struct tessera_context *ctx, struct tessera_shader *so,
    if (!v)
       return NULL;
    v->key = *key;
+   const nir_shader *nir = so->nir;
+   if (so->stage == TC_STAGE_FRAGMENT && key->fs.poly_stipple) {
+      nir = stipple_nir(so);
+      if (!nir) {
+         FREE(v);
+         return NULL;
+      }
+   }
    char *error = NULL;
-   if (!tc_compile(so->nir, key, &v->bin, &error)) {
+   if (!tc_compile(nir, key, &v->bin, &error)) {
       if (!so->failed_once)
          fprintf(stderr, "tessera: cannot compile a %s shader: %s\n",
                  so->stage == TC_STAGE_VERTEX ? "vertex" : "fragment",

@@ -12,6 +12,7 @@
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
 #include "util/u_math.h"
+#include "util/u_pstipple.h"
 
 #include "cmdstream/agx_pack.h"
 #include "tessera_context.h"
@@ -345,20 +346,33 @@ tessera_set_min_samples(struct pipe_context *pctx, unsigned n)
    (void)n;
 }
 
+/* The hardware has no polygon stipple: as Gallium's draw module does, the
+ * pattern becomes an A8 texture (u_pstipple) that fragment variants with
+ * tc_fs_key.poly_stipple sample at the window position and discard by
+ * (tessera_shader.c). st/mesa already flips the pattern for y-inverted
+ * window framebuffers. */
 static void
 tessera_set_polygon_stipple(struct pipe_context *pctx, const struct pipe_poly_stipple *s)
 {
-   /* Ignored: PIPE_CAP_POLY_STIPPLE... st/mesa lowers it in the shader. */
-   (void)pctx;
-   (void)s;
+   struct tessera_context *ctx = tessera_context(pctx);
+   if (!ctx->stipple_tex) {
+      ctx->stipple_tex = util_pstipple_create_stipple_texture(pctx, s->stipple);
+      if (!ctx->stipple_tex) {
+         fprintf(stderr, "tessera: no memory for the polygon stipple texture\n");
+         return;
+      }
+      ctx->stipple_view = util_pstipple_create_sampler_view(pctx, ctx->stipple_tex);
+      ctx->stipple_sampler = util_pstipple_create_sampler(pctx);
+   } else {
+      util_pstipple_update_stipple_texture(pctx, ctx->stipple_tex, s->stipple);
+   }
 }
 
 static void
 tessera_set_clip_state(struct pipe_context *pctx, const struct pipe_clip_state *c)
 {
-   /* User clip planes are lowered to clip distances / discards by st. */
-   (void)pctx;
-   (void)c;
+   /* Read by the vertex shader from u(TC_U_UCP) (tessera_draw.c). */
+   tessera_context(pctx)->state->clip = *c;
 }
 
 static void
@@ -395,6 +409,11 @@ tessera_cleanup_state(struct tessera_context *ctx)
       for (unsigned i = 0; i < TESSERA_MAX_TEXTURES; i++)
          pipe_sampler_view_reference(&st->views[s][i], NULL);
    }
+   pipe_sampler_view_reference(&ctx->stipple_view, NULL);
+   pipe_resource_reference(&ctx->stipple_tex, NULL);
+   if (ctx->stipple_sampler)
+      ctx->base.delete_sampler_state(&ctx->base, ctx->stipple_sampler);
+   ctx->stipple_sampler = NULL;
 }
 
 void

@@ -43,6 +43,16 @@
  *                transparent black (no extended sampler tables, issue 13).
  *                Then GL_CLAMP with NEAREST reads the edge texel, not the
  *                border (the model read the border at s >= 1)
+ *   clip_plane   user clip planes: fixed function (planes 0, then 0 and 5)
+ *                and gl_ClipVertex in a GLSL shader
+ *   stipple      glPolygonStipple with a user fragment shader and with
+ *                fixed function (lines unstippled)
+ *   depth_mipmap a mipmapped depth texture sampled per base level, and
+ *                one of its levels rendered to as a depth attachment
+ *   large_point  glPointSize(20) with a GLSL vertex shader reading the MVP
+ *                matrix and a uniform, not writing gl_PointSize
+ *   (and point_size_zero, lod_bias, viewport_clip, max_varyings,
+ *   mixed_sizes, uniform_index: see each test's comment)
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
  * exit status 1 when any fails.
  *
@@ -1261,6 +1271,285 @@ test_viewport_clip(void)
    gl_util_check(t, ok);
 }
 
+/* ------------------------------------------------------ user clip planes */
+
+/* gl_ClipVertex's y against plane (1, 0, 0, 0): only the top half stays. */
+static const char vs_clipvertex[] =
+   "#version 120\n"
+   "attribute vec2 pos;\n"
+   "void main() {\n"
+   "   gl_Position = vec4(pos, 0.0, 1.0);\n"
+   "   gl_ClipVertex = vec4(pos.y, 0.0, 0.0, 1.0);\n"
+   "}\n";
+
+/* A full-screen quad cut by user clip planes: fixed function with plane 0
+ * (x >= 0, eye space = clip space here), then planes 0 and 5 (y <= 0:
+ * only the lower right quadrant stays), then a GLSL shader writing
+ * gl_ClipVertex. Regression: the compiler refused clip distances ("user
+ * clip distances are not supported", nothing drawn; piglit user-clip,
+ * vs-clip-vertex-*, issue 13). */
+static void
+test_clip_plane(void)
+{
+   const char *t = "clip_plane";
+   static const float q[] = { -1, -1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1 };
+   static const GLdouble keep_right[] = { 1, 0, 0, 0 }, keep_low[] = { 0, -1, 0, 0 };
+   static const uint8_t green[4] = { 0, 255, 0, 255 }, black[4] = { 0, 0, 0, 255 };
+   glMatrixMode(GL_MODELVIEW);
+   glLoadIdentity();
+   glMatrixMode(GL_PROJECTION);
+   glLoadIdentity();
+   glClipPlane(GL_CLIP_PLANE0, keep_right);
+   glClipPlane(GL_CLIP_PLANE5, keep_low);
+   bool ok = true;
+   uint8_t px[W * H * 4];
+   for (unsigned pass = 0; pass < 3 && ok; pass++) {
+      glClearColor(0, 0, 0, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      GLuint prog = 0;
+      if (pass < 2) {
+         glEnable(GL_CLIP_PLANE0);
+         if (pass == 1)
+            glEnable(GL_CLIP_PLANE5);
+         glColor4f(0, 1, 0, 1);
+         glEnableClientState(GL_VERTEX_ARRAY);
+         glVertexPointer(2, GL_FLOAT, 0, q);
+         glDrawArrays(GL_TRIANGLES, 0, 6);
+         glDisableClientState(GL_VERTEX_ARRAY);
+      } else {
+         static const char *const names[] = { "pos" };
+         prog = program_attribs(vs_clipvertex, fs_green, names, 1);
+         glEnable(GL_CLIP_PLANE0);
+         glUseProgram(prog);
+         glEnableVertexAttribArray(0);
+         glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, q);
+         glDrawArrays(GL_TRIANGLES, 0, 6);
+         glDisableVertexAttribArray(0);
+         glUseProgram(0);
+      }
+      glDisable(GL_CLIP_PLANE0);
+      glDisable(GL_CLIP_PLANE5);
+      gl_util_read_fb(px, W, H);
+      /* (x, y) in GL window coordinates: y = 0 is the bottom row. */
+      const uint8_t *ll = black, *lr = pass == 2 ? black : green;
+      const uint8_t *ul = pass == 2 ? green : black, *ur = pass == 2 ? green : pass == 1 ? black : green;
+      ok = gl_util_pixel_is(px, W, 8, 8, ll, 0, t) && gl_util_pixel_is(px, W, 56, 8, lr, 0, t) &&
+           gl_util_pixel_is(px, W, 8, 56, ul, 0, t) && gl_util_pixel_is(px, W, 56, 56, ur, 0, t);
+      if (!ok)
+         printf("  %s: pass %u (%s)\n", t, pass,
+                pass == 0 ? "fixed function, plane 0" : pass == 1 ? "planes 0 and 5" : "gl_ClipVertex");
+      if (prog)
+         glDeleteProgram(prog);
+   }
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------------- polygon stipple */
+
+/* glPolygonStipple with even rows set: a quad drawn with a user fragment
+ * shader and with fixed function keeps only the even window rows; a line
+ * is not stippled. Regression: the stipple was ignored (the hardware has
+ * none; piglit polygon-stipple-fs, issue 13). */
+static void
+test_stipple(void)
+{
+   const char *t = "stipple";
+   GLubyte pattern[32 * 4];
+   for (unsigned r = 0; r < 32; r++)
+      memset(pattern + 4 * r, r % 2 ? 0x00 : 0xff, 4);
+   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+   glPolygonStipple(pattern);
+   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+   static const char *const names[] = { "pos" };
+   GLuint prog = program_attribs(vs_pos, fs_green, names, 1);
+   static const float q[] = { -1, -1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1 };
+   static const float line[] = { -1, 41.5f / (H / 2) - 1, 1, 41.5f / (H / 2) - 1 };
+   static const uint8_t green[4] = { 0, 255, 0, 255 }, black[4] = { 0, 0, 0, 255 };
+   bool ok = true;
+   uint8_t px[W * H * 4];
+   for (unsigned pass = 0; pass < 2 && ok; pass++) {
+      glClearColor(0, 0, 0, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glEnable(GL_POLYGON_STIPPLE);
+      if (pass == 0) {
+         glUseProgram(prog);
+         glEnableVertexAttribArray(0);
+         glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, q);
+         glDrawArrays(GL_TRIANGLES, 0, 6);
+         /* window row 41 (odd): a line through its centres */
+         glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, line);
+         glDrawArrays(GL_LINES, 0, 2);
+         glDisableVertexAttribArray(0);
+         glUseProgram(0);
+      } else {
+         glColor4f(0, 1, 0, 1);
+         glEnableClientState(GL_VERTEX_ARRAY);
+         glVertexPointer(2, GL_FLOAT, 0, q);
+         glDrawArrays(GL_TRIANGLES, 0, 6);
+         glDisableClientState(GL_VERTEX_ARRAY);
+      }
+      glDisable(GL_POLYGON_STIPPLE);
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, 5, 10, green, 0, t) &&
+           gl_util_pixel_is(px, W, 5, 11, black, 0, t) &&
+           gl_util_pixel_is(px, W, 50, 42, green, 0, t) &&
+           gl_util_pixel_is(px, W, 50, 43, black, 0, t) &&
+           (pass == 1 || gl_util_pixel_is(px, W, 20, 41, green, 0, t));
+      if (!ok)
+         printf("  %s: %s\n", t, pass == 0 ? "user fragment shader" : "fixed function");
+   }
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------ mipmapped depth texture */
+
+/* A 64x64 mipmapped DEPTH_COMPONENT24 texture: level 0 at 0.2, the others
+ * at 0.8, compared against 0.5 with BASE_LEVEL 0 and 1 (which level is
+ * read); then level 2 as a framebuffer's depth attachment: cleared to 1,
+ * the left half drawn at depth 0.4, read back through the compare
+ * (rendering into a level: the ZLS images of that level's size).
+ * Regression: mipmapped depth textures were refused (GL_OUT_OF_MEMORY;
+ * piglit tex-miplevel-selection *shadow, issue 13). */
+static void
+test_depth_mipmap(void)
+{
+   const char *t = "depth_mipmap";
+   if (glsl_version < 120 || !gl_util_has_ext("GL_ARB_shadow")) {
+      printf("SKIP: %s (no ARB_shadow / GLSL 1.20)\n", t);
+      return;
+   }
+   static float d[64 * 64];
+   GLuint tex;
+   glGenTextures(1, &tex);
+   glBindTexture(GL_TEXTURE_2D, tex);
+   for (unsigned l = 0, sz = 64; l < 7; l++, sz /= 2) {
+      for (unsigned i = 0; i < sz * sz; i++)
+         d[i] = l == 0 ? 0.2f : 0.8f;
+      glTexImage2D(GL_TEXTURE_2D, l, GL_DEPTH_COMPONENT24, sz, sz, 0, GL_DEPTH_COMPONENT,
+                   GL_FLOAT, d);
+   }
+   bool ok = glGetError() == GL_NO_ERROR;
+   if (!ok)
+      printf("  %s: glTexImage2D of the levels failed\n", t);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_R_TO_TEXTURE);
+   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+   GLuint prog = gl_util_program(vs_quad, fs_shadow, NULL);
+   static const uint8_t white[4] = { 255, 255, 255, 255 }, black[4] = { 0, 0, 0, 255 };
+   uint8_t px[W * H * 4];
+   /* base level 0 (0.2: 0.5 fails), 1 (0.8: passes), then level 2
+    * after rendering (left 0.4: fails, right 1: passes) */
+   for (unsigned k = 0; k < 3 && ok; k++) {
+      if (k == 2) {
+         GLuint fbo, rb;
+         glGenFramebuffers(1, &fbo);
+         glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+         glGenRenderbuffers(1, &rb);
+         glBindRenderbuffer(GL_RENDERBUFFER, rb);
+         glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, 16, 16);
+         glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
+         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, tex, 2);
+         if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+            printf("  %s: level 2 as a depth attachment is incomplete\n", t);
+            ok = false;
+         } else {
+            glViewport(0, 0, 16, 16);
+            glClearDepth(1.0);
+            glClear(GL_DEPTH_BUFFER_BIT | GL_COLOR_BUFFER_BIT);
+            glEnable(GL_DEPTH_TEST);
+            glDepthFunc(GL_ALWAYS);
+            static const float left[] = { -1, -1, -0.2f, 0, -1, -0.2f, 0, 1, -0.2f,
+                                          -1, -1, -0.2f, 0, 1, -0.2f, -1, 1, -0.2f };
+            glEnableClientState(GL_VERTEX_ARRAY);
+            glVertexPointer(3, GL_FLOAT, 0, left);
+            glDrawArrays(GL_TRIANGLES, 0, 6);
+            glDisableClientState(GL_VERTEX_ARRAY);
+            glDisable(GL_DEPTH_TEST);
+            glDepthFunc(GL_LESS);
+         }
+         glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
+         glViewport(0, 0, W, H);
+         glDeleteFramebuffers(1, &fbo);
+         glDeleteRenderbuffers(1, &rb);
+         glBindTexture(GL_TEXTURE_2D, tex);
+      }
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, k);
+      glUseProgram(prog);
+      glUniform1i(glGetUniformLocation(prog, "s"), 0);
+      glUniform1f(glGetUniformLocation(prog, "ref"), 0.5f);
+      glClearColor(0.5f, 0.5f, 0.5f, 1);
+      glClear(GL_COLOR_BUFFER_BIT);
+      draw_quad(prog);
+      gl_util_read_fb(px, W, H);
+      const uint8_t *l = k == 1 ? white : black, *r = k == 0 ? black : white;
+      if (ok && (!gl_util_pixel_is(px, W, 8, 30, l, 1, t) ||
+                 !gl_util_pixel_is(px, W, 56, 30, r, 1, t))) {
+         printf("  %s: base level %u\n", t, k);
+         ok = false;
+      }
+   }
+   glDeleteProgram(prog);
+   glDeleteTextures(1, &tex);
+   gl_util_check(t, ok);
+}
+
+/* ------------------------------------------------------------ large point */
+
+/* glPointSize(20) with a GLSL vertex shader that does not write
+ * gl_PointSize and reads a vec4 uniform and the built-in MVP matrix (as
+ * piglit gl-2.0-large-point-fs): st/mesa adds the clamped point size as a
+ * constant of the variant. Regression: with vec4-padded uniform storage
+ * that constant was read from a slot of the matrix and no point was
+ * drawn (issue 13). */
+static const char vs_point_mvp[] =
+   "#version 110\n"
+   "uniform vec4 bias;\n"
+   "varying vec4 col;\n"
+   "void main() {\n"
+   "   gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n"
+   "   col = gl_Color + bias;\n"
+   "}\n";
+static const char fs_col[] =
+   "#version 110\n"
+   "varying vec4 col;\n"
+   "void main() { gl_FragColor = col; }\n";
+
+static void
+test_large_point(void)
+{
+   const char *t = "large_point";
+   GLuint prog = gl_util_program(vs_point_mvp, fs_col, NULL);
+   glMatrixMode(GL_MODELVIEW);
+   glLoadIdentity();
+   glMatrixMode(GL_PROJECTION);
+   glLoadIdentity();
+   glClearColor(0, 0, 0, 1);
+   glClear(GL_COLOR_BUFFER_BIT);
+   glPointSize(20.0f);
+   glUseProgram(prog);
+   glUniform4f(glGetUniformLocation(prog, "bias"), 0.0f, 0.5f, 0.0f, 0.0f);
+   /* the corner of pixels (31, 31) and (32, 32): the point covers 22..41 */
+   static const float p[] = { 0.0f, 0.0f };
+   glColor4f(0, 0.5f, 0, 1);
+   glEnableClientState(GL_VERTEX_ARRAY);
+   glVertexPointer(2, GL_FLOAT, 0, p);
+   glDrawArrays(GL_POINTS, 0, 1);
+   glDisableClientState(GL_VERTEX_ARRAY);
+   glUseProgram(0);
+   glPointSize(1.0f);
+   uint8_t px[W * H * 4];
+   gl_util_read_fb(px, W, H);
+   static const uint8_t green[4] = { 0, 255, 0, 255 }, black[4] = { 0, 0, 0, 255 };
+   bool ok = gl_util_pixel_is(px, W, 23, 23, green, 2, t) &&
+             gl_util_pixel_is(px, W, 40, 40, green, 2, t) &&
+             gl_util_pixel_is(px, W, 20, 32, black, 0, t) &&
+             gl_util_pixel_is(px, W, 43, 32, black, 0, t);
+   glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -1273,6 +1562,8 @@ static const struct {
    { "max_varyings", test_max_varyings }, { "mixed_sizes", test_mixed_sizes },
    { "uniform_index", test_uniform_index }, { "point_size_zero", test_point_size_zero },
    { "lod_bias", test_lod_bias }, { "viewport_clip", test_viewport_clip },
+   { "clip_plane", test_clip_plane }, { "stipple", test_stipple },
+   { "depth_mipmap", test_depth_mipmap }, { "large_point", test_large_point },
 };
 
 int

@@ -35,6 +35,13 @@ PINNED = {
     "opengl": [
         "spec@glsl-1.10@execution@varying-packing@simple float array",
         "spec@glsl-1.10@execution@varying-packing@simple vec4 array",
+        # user clip planes: fixed function, gl_ClipVertex and the plane
+        # transformations (eye vs clip space)
+        "spec@!opengl 1.0@gl-1.0-user-clip-all-planes",
+        "spec@!opengl 1.1@user-clip",
+        "spec@glsl-1.10@execution@clipping@clip-plane-transformation fixed",
+        "spec@glsl-1.10@execution@clipping@clip-plane-transformation pos_clipvert",
+        "spec@glsl-1.10@execution@clipping@clip-plane-transformation clipvert_pos",
     ],
     "shader": [
         "spec@glsl-1.10@execution@variable-indexing@fs-input-array-vec2-index-rd",
@@ -43,6 +50,15 @@ PINNED = {
         "spec@glsl-1.10@execution@variable-indexing@fs-temp-array-mat4-index-rd",
         "spec@glsl-1.10@execution@variable-indexing@vs-varying-array-mat4-index-wr",
         "spec@glsl-1.10@execution@variable-indexing@fs-varying-array-mat4-col-rd",
+        # user clip planes through gl_ClipVertex and fixed function
+        "spec@glsl-1.20@execution@clipping@fixed-clip-enables",
+        "spec@glsl-1.20@execution@clipping@vs-clip-vertex-const-accept",
+        "spec@glsl-1.20@execution@clipping@vs-clip-vertex-const-reject",
+        "spec@glsl-1.20@execution@clipping@vs-clip-vertex-different-from-position",
+        "spec@glsl-1.20@execution@clipping@vs-clip-vertex-enables",
+        "spec@glsl-1.20@execution@clipping@vs-clip-vertex-equal-to-position",
+        "spec@glsl-1.20@execution@clipping@vs-clip-vertex-homogeneity",
+        "spec@glsl-1.20@execution@clipping@vs-clip-vertex-primitives",
     ],
 }
 
