@@ -579,6 +579,14 @@ exec_block(struct exec *e, uint32_t exec_mask, const struct hw_tex_tile *tile)
          return HW_USC_OK;   /* entirely outside the image */
       at.x0 = (uint32_t)x;
       at.y0 = (uint32_t)y;
+      /* Array forms name the layer in the 16-bit slot after x and y, as
+       * image_write does: Mesa's compute blit writes every layer of an
+       * array (and every slice of a 3D image, bound as a 2D array) this
+       * way, one launch for all layers. */
+      unsigned dim = field(e->in, F_N);
+      if (dim == AGX_TEXTURE_DIMENSION_2D_ARRAY || dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY ||
+          dim == AGX_TEXTURE_DIMENSION_2D_ARRAY_MS)
+         at.layer = rc.extra[0];
    }
    tile = &at;
    enum hw_tex_status ts = hw_tex_block_store(&e->pbe_mmu, &e->image, tile, field(e->in, F_F),
