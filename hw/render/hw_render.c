@@ -371,6 +371,9 @@ check_payload(struct hwr_job *j)
    if (j->layers > HWR_MAX_LAYERS)
       return hwr_fail(j, "%u framebuffer layers: at most %u exist", j->layers,
                       HWR_MAX_LAYERS);
+   if ((uint64_t)j->tiles_x * j->tiles_y * j->layers > HWR_MAX_BINS)
+      return hwr_fail(j, "%ux%u tiles x %u layers: more than the %u bins modelled",
+                      j->tiles_x, j->tiles_y, j->layers, HWR_MAX_BINS);
    uint64_t tm = (uint64_t)j->tiles_x * j->tiles_y * j->layers * AGX_TVB_TILE_ENTRY_LENGTH;
    if (p->tvb_tilemap_size < tm)
       return hwr_fail(j, "TVB tilemap is %u bytes, %ux%u tiles x %u layers need %llu",

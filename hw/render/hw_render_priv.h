@@ -20,6 +20,10 @@
 
 #define HWR_BIN 32                 /* binning tile (always 32x32) */
 #define HWR_MAX_LAYERS 2048        /* framebuffer layers (the uAPI's limit) */
+/* Bins of a pass, tiles x layers: the binner keeps three words per bin on
+ * the host. 2^22 is 16 layers of the largest framebuffer; the kernel's
+ * 4 MiB tilemap cap (64 bytes a tile and layer) allows 2^16. */
+#define HWR_MAX_BINS (1u << 22)
 /* Vertex output slots (32-bit each) and coefficient registers: the VDM
  * Vertex Outputs count, the TVB primitive's varying count and a CF
  * binding's base register are 8-bit fields, so the hardware takes up to
