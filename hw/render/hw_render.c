@@ -340,6 +340,7 @@ job_init(struct hwr_job *j, struct hw_render *r, const struct hw_exec_job *ej)
    hw_mmu_begin_job(&j->mmu);
    j->tiles_x = (j->pl->width + HWR_BIN - 1) / HWR_BIN;
    j->tiles_y = (j->pl->height + HWR_BIN - 1) / HWR_BIN;
+   j->layers = j->pl && j->pl->layers ? j->pl->layers : 1;
 }
 
 static void
@@ -370,10 +371,16 @@ check_payload(struct hwr_job *j)
    if (p->sample_size > 64 || (p->sample_size & 3))
       return hwr_fail(j, "sample size %u bytes: must be 0..64, a multiple of 4",
                       p->sample_size);
-   uint64_t tm = (uint64_t)j->tiles_x * j->tiles_y * AGX_TVB_TILE_ENTRY_LENGTH;
+   if (j->layers > HWR_MAX_LAYERS)
+      return hwr_fail(j, "%u framebuffer layers: at most %u exist", j->layers,
+                      HWR_MAX_LAYERS);
+   if ((uint64_t)j->tiles_x * j->tiles_y * j->layers > HWR_MAX_BINS)
+      return hwr_fail(j, "%ux%u tiles x %u layers: more than the %u bins modelled",
+                      j->tiles_x, j->tiles_y, j->layers, HWR_MAX_BINS);
+   uint64_t tm = (uint64_t)j->tiles_x * j->tiles_y * j->layers * AGX_TVB_TILE_ENTRY_LENGTH;
    if (p->tvb_tilemap_size < tm)
-      return hwr_fail(j, "TVB tilemap is %u bytes, %ux%u tiles need %llu",
-                      p->tvb_tilemap_size, j->tiles_x, j->tiles_y,
+      return hwr_fail(j, "TVB tilemap is %u bytes, %ux%u tiles x %u layers need %llu",
+                      p->tvb_tilemap_size, j->tiles_x, j->tiles_y, j->layers,
                       (unsigned long long)tm);
    if (p->tvb_heap_size < 4096)
       return hwr_fail(j, "TVB heap of %u bytes is below the 4 KiB minimum",

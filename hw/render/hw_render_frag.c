@@ -64,6 +64,7 @@ struct tile {
    struct hwr_job j;              /* private copy: errors, cycles */
    struct hw_mmu isp, usc;
    unsigned ux, uy, x0, y0, w, h; /* utile index and pixel rectangle */
+   unsigned layer;                /* framebuffer layer */
    uint8_t *tb;                   /* tilebuffer */
    size_t tb_size;
    float *z;
@@ -529,7 +530,7 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
          .mem = r->t->tb, .size = r->t->tb_size, .width = fp->uw, .height = fp->uh,
          .samples = fp->samples, .sample_stride = fp->ss,
          .pixel_stride = fp->ss * fp->samples, .row_stride = fp->ss * fp->samples * fp->uw,
-         .x0 = r->t->x0, .y0 = r->t->y0, .layer = 0,
+         .x0 = r->t->x0, .y0 = r->t->y0, .layer = r->t->layer,
       };
       return hwr_tex_op(r->pipe, r->t->j.pl->sampler_heap, s, in, exec, &tile,
                         r->t->j.prof ? r->t->pe : NULL,
@@ -597,7 +598,7 @@ run_group(struct tile *t, struct fs_run *r, const struct hwr_pipeline *pipe,
       .hook_user = r,
       .sampler_table = t->j.pl->sampler_heap,
    };
-   struct hw_usc_workgroup wg = { .threadgroup_position = { t->ux, t->uy, 0 },
+   struct hw_usc_workgroup wg = { .threadgroup_position = { t->ux, t->uy, t->layer },
                                   .threads = { GROUP_W, GROUP_H, 1 } };
    struct hw_usc_stats st = { 0 };
    struct hw_usc_result res;
@@ -1453,7 +1454,7 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
          .vm_slot = t->j.ej->vm_slot, .stage_hook = fs_hook, .sr_hook = fs_sr,
          .hook_user = &r,
       };
-      struct hw_usc_workgroup wg = { .threadgroup_position = { t->ux, t->uy, 0 },
+      struct hw_usc_workgroup wg = { .threadgroup_position = { t->ux, t->uy, t->layer },
                                      .threads = { 1, 1, 1 } };
       struct hw_usc_stats st = { 0 };
       struct hw_usc_result res;
@@ -1600,7 +1601,8 @@ zls(struct tile *t, bool store)
             }
          }
       }
-      ok = zls_buffer(t, &fp->zl, pl->depth_base, store, px, zb * fp->samples);
+      ok = zls_buffer(t, &fp->zl, pl->depth_base + (uint64_t)t->layer * pl->depth_stride,
+                      store, px, zb * fp->samples);
       if (ok && !store) {
          unsigned w = t->w, h = t->h;
          for (unsigned y = 0; y < h; y++)
@@ -1617,14 +1619,16 @@ zls(struct tile *t, bool store)
       }
    }
    if (ok && do_s)
-      ok = zls_buffer(t, &fp->sl, pl->stencil_base, store, t->s, fp->samples);
+      ok = zls_buffer(t, &fp->sl, pl->stencil_base + (uint64_t)t->layer * pl->stencil_stride,
+                      store, t->s, fp->samples);
    t->isp.unit = HW_UNIT_ISP;
    return ok;
 }
 
 /* The ZLS buffers of a pass. ISP ZLS Pixels holds (width - 1) in bits
  * 0-14 and (height - 1) in bits 15-29; the stride fields are the bytes
- * from one layer to the next (one layer is rendered). Compressed buffers
+ * from one layer to the next: layer L of a layered pass loads and stores
+ * at base + L x stride (zls()). Compressed buffers
  * (ZLS Control compress bits, comp_base) are stored as the texture unit
  * stores compressed images: every tile uncompressed in the twiddled body
  * (HW_TEX_COMPRESSION in hw/tex/hw_tex.h). */
@@ -1676,7 +1680,8 @@ render_tile(struct tile *t)
    unsigned bx = t->x0 / HWR_BIN, by = t->y0 / HWR_BIN;
    uint8_t e[AGX_TVB_TILE_ENTRY_LENGTH];
    if (!hwr_read(&t->j, &t->isp, pl->tvb_tilemap +
-                 ((uint64_t)by * t->j.tiles_x + bx) * sizeof(e), e, sizeof(e)))
+                 (((uint64_t)t->layer * t->j.tiles_y + by) * t->j.tiles_x + bx) * sizeof(e),
+                 e, sizeof(e)))
       return false;
    agx_unpack(e, TVB_TILE_ENTRY, te);
    uint32_t blk = te.head, left = te.count;
@@ -1782,7 +1787,10 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
       return false;
    fp.ux_n = (pl->width + fp.uw - 1) / fp.uw;
    fp.uy_n = (pl->height + fp.uh - 1) / fp.uh;
-   unsigned n = fp.ux_n * fp.uy_n;
+   /* Every tile once per layer (the Layers field "affects how many times
+    * bg and eot run"): layer-major, so tile i of layer L is item
+    * L x tiles + i. */
+   unsigned per_layer = fp.ux_n * fp.uy_n, n = per_layer * j->layers;
    fp.tiles = calloc(n, sizeof(*fp.tiles));
    if (!fp.tiles)
       return hwr_fail(j, "out of host memory");
@@ -1797,8 +1805,9 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
       t->j.cycles = 0;
       if (!prof)
          t->j.prof = NULL;
-      t->ux = i % fp.ux_n;
-      t->uy = i / fp.ux_n;
+      t->layer = i / per_layer;
+      t->ux = i % per_layer % fp.ux_n;
+      t->uy = i % per_layer / fp.ux_n;
       t->x0 = t->ux * fp.uw;
       t->y0 = t->uy * fp.uh;
       t->w = pl->width - t->x0 < fp.uw ? pl->width - t->x0 : fp.uw;

@@ -20,6 +20,11 @@
 #include "hw/usc/hw_usc.h"
 
 #define HWR_BIN 32                 /* binning tile (always 32x32) */
+#define HWR_MAX_LAYERS 2048        /* framebuffer layers (the uAPI's limit) */
+/* Bins of a pass, tiles x layers: the binner keeps three words per bin on
+ * the host. 2^22 is 16 layers of the largest framebuffer; the kernel's
+ * 4 MiB tilemap cap (64 bytes a tile and layer) allows 2^16. */
+#define HWR_MAX_BINS (1u << 22)
 /* Vertex output slots (32-bit each) and coefficient registers: the VDM
  * Vertex Outputs count, the TVB primitive's varying count and a CF
  * binding's base register are 8-bit fields, so the hardware takes up to
@@ -103,6 +108,10 @@ struct hwr_job {
    const struct agx_fw_render_payload *pl;
    struct hw_mmu mmu;                 /* firmware-thread view */
    unsigned tiles_x, tiles_y;
+   /* Framebuffer layers (payload Layers, 0 read as 1): the tilemap holds
+    * tiles_x x tiles_y bins per layer, layer-major, and the fragment pass
+    * runs every tile once per layer (docs/rendering.md, "Layers"). */
+   unsigned layers;
    uint64_t cycles;
    enum hw_exec_status status;
    struct hw_fault fault;

@@ -55,6 +55,7 @@ struct vctx {
    uint32_t *head, *tail, *count;     /* per bin */
    uint32_t prim_id;
    unsigned vpi;                      /* viewport of the current primitive */
+   unsigned layer;                    /* its framebuffer layer */
    struct hw_render_stats stats;
    /* Profile counters the statistics do not have (always counted: a few
     * additions per primitive). */
@@ -69,7 +70,7 @@ tvb_flush(struct vctx *v)
    struct hwr_job *j = v->j;
    struct hw_mmu *m = &j->mmu;
    m->unit = HW_UNIT_TE;
-   unsigned n = j->tiles_x * j->tiles_y;
+   unsigned n = j->tiles_x * j->tiles_y * j->layers;
    for (unsigned i = 0; i < n; i++) {
       uint8_t e[AGX_TVB_TILE_ENTRY_LENGTH];
       agx_pack(e, TVB_TILE_ENTRY, t) {
@@ -100,7 +101,7 @@ tvb_flush(struct vctx *v)
 static void
 tvb_reset(struct vctx *v)
 {
-   unsigned n = v->j->tiles_x * v->j->tiles_y;
+   unsigned n = v->j->tiles_x * v->j->tiles_y * v->j->layers;
    memset(v->head, 0, n * sizeof(uint32_t));
    memset(v->tail, 0, n * sizeof(uint32_t));
    memset(v->count, 0, n * sizeof(uint32_t));
@@ -627,7 +628,8 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
       return false;
    for (long ty = ty0; ty <= ty1; ty++)
       for (long tx = tx0; tx <= tx1; tx++)
-         if (!tvb_add_ref(v, (unsigned)(ty * j->tiles_x + tx), off))
+         if (!tvb_add_ref(v, (unsigned)(((uint64_t)v->layer * j->tiles_y + ty) *
+                                          j->tiles_x + tx), off))
             return false;
    if (v->used > v->peak)
       v->peak = v->used;
@@ -676,6 +678,31 @@ viewport_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    return vpi < v->st.vp_count ? vpi : 0;
 }
 
+/*
+ * The framebuffer layer a primitive goes to: the low half of the layer/
+ * viewport word of its provoking vertex when Output Select says the
+ * shader writes a render target index; 0 otherwise, and in a pass of one
+ * layer (GL: gl_Layer is ignored without a layered framebuffer). A layer
+ * past the pass's is undefined in GL; the model drops the primitive
+ * (returns false).
+ */
+static bool
+layer_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
+            const unsigned *idx, unsigned nv, unsigned *layer)
+{
+   *layer = 0;
+   if (v->j->layers <= 1 || !v->st.os.render_target)
+      return true;
+   unsigned slot = uvs_clip_base(v) - 1;
+   if (slot >= v->outputs)
+      return true;
+   unsigned pv = v->st.cull.flat_shading_vertex ? v->st.cull.flat_shading_vertex - 1 : 0;
+   if (pv >= nv)
+      pv = nv - 1;
+   *layer = out[idx[pv]][slot] & 0xffff;
+   return *layer < v->j->layers;
+}
+
 /* Snap to the rasteriser's 1/256-pixel grid so binning, culling and the
  * fragment side agree on the exact same positions. */
 static float
@@ -701,6 +728,10 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
       return true;
    }
    v->vpi = viewport_index(v, out, idx, nv);
+   if (!layer_index(v, out, idx, nv, &v->layer)) {
+      v->stats.culled++;
+      return true;
+   }
    float psize = 1.0f;
    if (nv == 1 && v->st.os.point_size && v->outputs > 4)
       psize = cv[0].c[uvs_psiz_slot(v)];
@@ -1059,7 +1090,7 @@ bool
 hwr_vertex_job(struct hwr_job *j)
 {
    struct vctx *v = calloc(1, sizeof(*v));
-   unsigned ntiles = j->tiles_x * j->tiles_y;
+   unsigned ntiles = j->tiles_x * j->tiles_y * j->layers;
    if (!v)
       return hwr_fail(j, "out of host memory");
    v->j = j;

@@ -96,6 +96,9 @@ struct hw_tex_sampler {
    bool compare_enable;
    uint8_t compare;          /* enum agx_compare_func */
    uint8_t border;           /* enum agx_border_colour */
+   bool seamful;             /* Seamful Cube Maps: linear filtering clamps at
+                              * a cube face's edges; clear: it takes the
+                              * texels past an edge from the adjacent face */
    uint32_t border_raw[4];   /* Custom: the Border record's words, encoded
                               * in the texture's format (hw_tex_sample.c) */
 };

@@ -139,6 +139,7 @@ hw_tex_sampler_decode(struct hw_tex_sampler *s, const uint8_t desc[HW_TEX_SAMPLE
    s->compare_enable = d.compare_enable;
    s->compare = (uint8_t)d.compare_func;
    s->border = (uint8_t)d.border_colour;
+   s->seamful = d.seamful_cube_maps;
    if (s->mag > AGX_FILTER_BICUBIC || s->min > AGX_FILTER_BICUBIC ||
        s->mip > AGX_MIP_FILTER_LINEAR)
       ERR("sampler filter mag %u min %u mip %u invalid", s->mag, s->min, s->mip);

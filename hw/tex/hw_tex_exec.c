@@ -8,7 +8,10 @@
  * sets the operands up):
  *  - coordinates: 32-bit floats (sample) or integers (load/write), one
  *    register per axis; array/cube-array/multisample forms add 16-bit
- *    integer slots after them (layer, then sample index).  With Cs the
+ *    integer slots after them: the layer, the sample index, or for
+ *    multisampled arrays the sample index then the layer (Mesa packs the
+ *    two as one 32-bit word, sample in the low half: agx_nir_lower_texture.c,
+ *    agx_compile.c's image stores).  With Cs the
  *    coordinates themselves are 16-bit (fp16 or int16).
  *  - lod: fp16 bias (auto_lod_bias) or fp16 level (lod_min) from a 16-bit
  *    uniform or register; for texture_load an integer level.  Gradients are
@@ -430,8 +433,8 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
          else if (dim == AGX_TEXTURE_DIMENSION_2D_MS)
             sample = rc.extra[0];
          else if (dim == AGX_TEXTURE_DIMENSION_2D_ARRAY_MS) {
-            z = (int32_t)rc.extra[0];
-            sample = rc.extra[1];
+            sample = rc.extra[0];
+            z = (int32_t)rc.extra[1];
          }
          if (dim == AGX_TEXTURE_DIMENSION_1D_ARRAY) {
             /* 1D arrays are stored as layers of a height-1 image */
@@ -536,12 +539,12 @@ exec_image_write(struct exec *e, uint32_t exec_mask)
       int32_t x = coord_int(&rc, 0), y = naxes > 1 ? coord_int(&rc, 1) : 0;
       uint32_t layer = naxes > 2 ? (uint32_t)coord_int(&rc, 2) : 0, sample = 0;
       if (dim == AGX_TEXTURE_DIMENSION_1D_ARRAY || dim == AGX_TEXTURE_DIMENSION_2D_ARRAY ||
-          dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY || dim == AGX_TEXTURE_DIMENSION_2D_ARRAY_MS)
+          dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY)
          layer = rc.extra[0];
-      if (dim == AGX_TEXTURE_DIMENSION_2D_MS)
+      if (dim == AGX_TEXTURE_DIMENSION_2D_MS || dim == AGX_TEXTURE_DIMENSION_2D_ARRAY_MS)
          sample = rc.extra[0];
       if (dim == AGX_TEXTURE_DIMENSION_2D_ARRAY_MS)
-         sample = rc.extra[1];
+         layer = rc.extra[1];
       union hw_texel v;
       for (unsigned c = 0; c < 4; c++) {
          if (R->size == 32) {
@@ -593,6 +596,15 @@ exec_block(struct exec *e, uint32_t exec_mask, const struct hw_tex_tile *tile)
          return HW_USC_OK;   /* entirely outside the image */
       at.x0 = (uint32_t)x;
       at.y0 = (uint32_t)y;
+      /* Array forms name the layer in the 16-bit slots after x and y, as
+       * image_write does: Mesa's compute blit writes every layer of an
+       * array (and every slice of a 3D image, bound as a 2D array) this
+       * way, one launch for all layers. */
+      unsigned dim = field(e->in, F_N);
+      if (dim == AGX_TEXTURE_DIMENSION_2D_ARRAY || dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY)
+         at.layer = rc.extra[0];
+      else if (dim == AGX_TEXTURE_DIMENSION_2D_ARRAY_MS)
+         at.layer = rc.extra[1];
    }
    tile = &at;
    enum hw_tex_status ts = hw_tex_block_store(&e->pbe_mmu, &e->image, tile, field(e->in, F_F),

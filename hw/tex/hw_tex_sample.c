@@ -270,7 +270,41 @@ struct footprint {
    /* per axis: two texel indices (-1 = border) and the weight of the 2nd */
    int32_t idx[3][2];
    float frac[3];
+   /* Seamless cube filtering: idx are unwrapped (-1 and n are the texels
+    * past the face's edges, found on the adjacent face); n = face size. */
+   bool seamless;
+   uint32_t n;
 };
+
+/*
+ * Texel (x, y) of cube face `face` (n x n texels), one texel past an edge
+ * or a corner: the texel of the adjacent face that the direction through
+ * its centre hits (hw_tex_cube_face's projection inverted, then applied
+ * again). Past an edge that is exactly the neighbouring face's edge texel
+ * in the same row or column; past a corner (undefined in GL) one of the
+ * texels meeting there.
+ */
+static void
+cube_neighbour(unsigned face, int32_t x, int32_t y, uint32_t n, unsigned *face_out,
+               int32_t *x_out, int32_t *y_out)
+{
+   float sc = 2.0f * ((float)x + 0.5f) / (float)n - 1.0f;
+   float tc = 2.0f * ((float)y + 0.5f) / (float)n - 1.0f;
+   float d[3];
+   switch (face) {
+   case 0: d[0] = 1; d[1] = -tc; d[2] = -sc; break;
+   case 1: d[0] = -1; d[1] = -tc; d[2] = sc; break;
+   case 2: d[0] = sc; d[1] = 1; d[2] = tc; break;
+   case 3: d[0] = sc; d[1] = -1; d[2] = -tc; break;
+   case 4: d[0] = sc; d[1] = -tc; d[2] = 1; break;
+   default: d[0] = -sc; d[1] = -tc; d[2] = -1; break;
+   }
+   float s, t;
+   hw_tex_cube_face(d, &s, &t, face_out);
+   int64_t i = (int64_t)floorf(s * (float)n), j = (int64_t)floorf(t * (float)n);
+   *x_out = (int32_t)(i < 0 ? 0 : i >= n ? n - 1 : i);
+   *y_out = (int32_t)(j < 0 ? 0 : j >= n ? n - 1 : j);
+}
 
 /* Texel indices and weights along each axis for one level. */
 static void
@@ -280,13 +314,19 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
 {
    uint32_t size[3];
    level_size(v, level, size);
+   /* Seamless cube maps (the sampler's Seamful Cube Maps clear): a linear
+    * footprint crossing a face edge takes its texels from the adjacent
+    * face (footprint_texel). */
+   fp->seamless = is_cube(v) && !s->seamful && linear;
+   fp->n = size[0];
    for (unsigned a = 0; a < 3; a++) {
       if (a >= axes) {
          fp->idx[a][0] = fp->idx[a][1] = 0;
          fp->frac[a] = 0;
          continue;
       }
-      /* Cube faces never wrap into each other in this model: clamp. */
+      /* Cube faces ignore the wrap modes: a seamful one clamps at its
+       * edges, a seamless one reads past them (below). */
       unsigned mode = is_cube(v) ? AGX_WRAP_CLAMP_TO_EDGE : s->wrap[a];
       float u = s->pixel_coords ? coord[a] : coord[a] * (float)size[a];
       /* GL clamp: linear filtering clamps the coordinate to [0, n] before
@@ -301,8 +341,15 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
          float f = floorf(u);
          fp->frac[a] = u - f;
          int64_t i0 = (int64_t)fmaxf(fminf(f, 1e9f), -1e9f);
-         fp->idx[a][0] = wrap_index(i0, size[a], mode);
-         fp->idx[a][1] = wrap_index(i0 + 1, size[a], mode);
+         if (fp->seamless && size[a] > 0) {
+            /* u is in [-0.5, n - 0.5]: i0 is -1..n-1, i0 + 1 is 0..n */
+            int64_t n = size[a];
+            fp->idx[a][0] = (int32_t)(i0 < -1 ? -1 : i0 > n ? n : i0);
+            fp->idx[a][1] = (int32_t)(i0 + 1 < -1 ? -1 : i0 + 1 > n ? n : i0 + 1);
+         } else {
+            fp->idx[a][0] = wrap_index(i0, size[a], mode);
+            fp->idx[a][1] = wrap_index(i0 + 1, size[a], mode);
+         }
       } else {
          float f = floorf(u);
          int64_t i0 = (int64_t)fmaxf(fminf(f, 1e9f), -1e9f);
@@ -326,6 +373,12 @@ footprint_texel(struct hw_mmu *mmu, const struct hw_tex_view *v,
                 const struct hw_tex_sample_req *req, float ref, union hw_texel *t)
 {
    int32_t x = fp->idx[0][ix], y = fp->idx[1][iy], z = fp->idx[2][iz];
+   if (fp->seamless &&
+       (x < 0 || y < 0 || (uint32_t)x >= fp->n || (uint32_t)y >= fp->n)) {
+      unsigned face = layer % 6, nface;
+      cube_neighbour(face, x, y, fp->n, &nface, &x, &y);
+      layer = layer - face + nface;
+   }
    if (x < 0 || y < 0 || z < 0) {
       border_texel(v, s, t);
    } else {

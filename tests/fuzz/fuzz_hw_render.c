@@ -85,7 +85,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
    struct agx_fw_render_payload pl = {
       .vdm_stream_base = MEM_VA,
       .usc_base = MEM_VA,
-      .width = 1u + data[0] % 64, .height = 1u + data[1] % 64, .layers = 1,
+      .width = 1u + data[0] % 64, .height = 1u + data[1] % 64,
+      .layers = 1u + (data[2] >> 4) % 4,   /* layered passes too */
       .samples = samples[data[2] & 3], .sample_size = 8,
       .utile_width = tiles[data[2] >> 2 & 3][0], .utile_height = tiles[data[2] >> 2 & 3][1],
       .bg_usc = (uint32_t)(data[3] | data[4] << 8), .eot_usc = (uint32_t)(data[5] | data[6] << 8),

@@ -347,12 +347,138 @@ test_imageblock(void **state)
    tc_teardown(&c);
 }
 
+/* The compute imageblock into a twiddled 2D array, one launch for all
+ * layers (grid z = layer), as Mesa's compute blit uploads a compressed
+ * array or 3D texture (tests/data/compute/imageblock_array.s): the
+ * explicit-coordinate image_write_block names the layer in the 16-bit slot
+ * after x and y. The model used to ignore it and wrote every layer into
+ * layer 0. Offsets by hand: a 32x32 R32 level is one square Morton tile;
+ * page-aligned layers are 16 KiB apart. */
+static void
+test_imageblock_array(void **state)
+{
+   (void)state;
+   enum { IW = 32, IH = 32, LAYERS = 3, LAYER_STRIDE = 16384 };
+   struct tc c;
+   tc_setup(&c, 2, NULL);
+   uint8_t *dst;
+   uint64_t dstva = alloc_aligned(&c, LAYER_STRIDE * LAYERS, 16384, (void **)&dst);
+   memset(dst, 0xee, LAYER_STRIDE * LAYERS);
+   void *tab;
+   uint64_t tabva = alloc_aligned(&c, AGX_TEXTURE_LENGTH, 64, &tab);
+   struct agx_pbe pbe = { AGX_PBE_HEADER };
+   pbe.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY;
+   pbe.layout = AGX_LAYOUT_TWIDDLED;
+   pbe.channels = AGX_CHANNELS_R32;
+   pbe.type = AGX_TEXTURE_TYPE_UINT;
+   pbe.swizzle_r = AGX_CHANNEL_R;
+   pbe.swizzle_g = AGX_CHANNEL_G;
+   pbe.swizzle_b = AGX_CHANNEL_B;
+   pbe.swizzle_a = AGX_CHANNEL_A;
+   pbe.width = IW;
+   pbe.height = IH;
+   pbe.layers = LAYERS;
+   pbe.page_aligned_layers = true;
+   pbe.buffer = dstva;
+   agx_pbe_pack(tab, &pbe);
+
+   struct tc_pipeline p = {
+      .shader = tc_kernel(&c, 0, "imageblock_array"),
+      .textures = tabva, .ntextures = 1,
+      .tg_bytes = 16 * 16 * 8,
+      .ib_layout = AGX_SHARED_LAYOUT_16X16, .ib_sample_stride_8 = 1,
+   };
+   struct tc_result r;
+   tc_run1(&c, 0, tc_pipeline(&c, 0, &p), (uint32_t[3]){ IW, IH, LAYERS },
+           (uint32_t[3]){ 16, 16, 1 }, &r);
+   assert_false(r.error);
+   for (uint32_t z = 0; z < LAYERS; z++)
+      for (uint32_t y = 0; y < IH; y++)
+         for (uint32_t x = 0; x < IW; x++) {
+            uint32_t got, want = z * 1000 + y * 100 + x;
+            memcpy(&got, dst + z * LAYER_STRIDE + morton(x, y) * 4, 4);
+            if (got != want)
+               fail_msg("layer %u pixel (%u, %u) = %u, want %u", z, x, y, got, want);
+         }
+   tc_teardown(&c);
+}
+
+/* texture_load from a twiddled multisampled 2D array (tests/data/compute/
+ * tex_load_ms_array.s): the two 16-bit slots after x and y are the sample
+ * index, then the layer, as Mesa packs them (sample in the low half). The
+ * model used to read them the other way round. 4x4 texels of 2 x R32:
+ * one 4x4 Morton tile, 8 bytes a texel, 128 bytes a layer. */
+static void
+test_load_ms_array(void **state)
+{
+   (void)state;
+   enum { MW = 4, MH = 4, ML = 3, MS = 2, OSTRIDE = MW * 4 };
+   struct tc c;
+   tc_setup(&c, 2, NULL);
+   uint32_t *src;
+   uint8_t *dst;
+   uint64_t srcva = alloc_aligned(&c, MW * MH * MS * 4 * ML, 16384, (void **)&src);
+   uint64_t dstva = alloc_aligned(&c, OSTRIDE * MH * ML, 128, (void **)&dst);
+   for (uint32_t l = 0; l < ML; l++)
+      for (uint32_t y = 0; y < MH; y++)
+         for (uint32_t x = 0; x < MW; x++)
+            for (uint32_t k = 0; k < MS; k++)
+               src[l * MW * MH * MS + morton(x, y) * MS + k] = 1000 * l + 100 * k + 10 * y + x;
+   memset(dst, 0xee, OSTRIDE * MH * ML);
+   void *tab;
+   uint64_t tabva = alloc_aligned(&c, 2 * AGX_TEXTURE_LENGTH, 64, &tab);
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY_MS;
+   t.samples = AGX_SAMPLE_COUNT_2;
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.channels = AGX_CHANNELS_R32;
+   t.type = AGX_TEXTURE_TYPE_UINT;
+   t.width = MW;
+   t.height = MH;
+   t.depth = ML;
+   t.address = srcva;
+   put_texture(tab, 0, &t);
+   struct agx_pbe pbe = { AGX_PBE_HEADER };
+   pbe.layout = AGX_LAYOUT_LINEAR;
+   pbe.channels = AGX_CHANNELS_R32;
+   pbe.type = AGX_TEXTURE_TYPE_UINT;
+   pbe.swizzle_r = AGX_CHANNEL_R;
+   pbe.swizzle_g = AGX_CHANNEL_G;
+   pbe.swizzle_b = AGX_CHANNEL_B;
+   pbe.swizzle_a = AGX_CHANNEL_A;
+   pbe.width = MW;
+   pbe.height = MH * ML;
+   pbe.buffer = dstva;
+   pbe.stride = OSTRIDE - 4;   /* stored minus 4 */
+   agx_pbe_pack((uint8_t *)tab + AGX_TEXTURE_LENGTH, &pbe);
+
+   struct tc_pipeline p = {
+      .shader = tc_kernel(&c, 0, "tex_load_ms_array"),
+      .textures = tabva, .ntextures = 2,
+   };
+   struct tc_result r;
+   tc_run1(&c, 0, tc_pipeline(&c, 0, &p), (uint32_t[3]){ MW, MH, ML },
+           (uint32_t[3]){ MW, MH, 1 }, &r);
+   assert_false(r.error);
+   for (uint32_t l = 0; l < ML; l++)
+      for (uint32_t y = 0; y < MH; y++)
+         for (uint32_t x = 0; x < MW; x++) {
+            uint32_t got, want = 1000 * l + 100 * 1 + 10 * y + x;
+            memcpy(&got, dst + (l * MH + y) * OSTRIDE + x * 4, 4);
+            if (got != want)
+               fail_msg("layer %u (%u, %u) sample 1 = %u, want %u", l, x, y, got, want);
+         }
+   tc_teardown(&c);
+}
+
 int
 main(void)
 {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_write),
       cmocka_unit_test(test_imageblock),
+      cmocka_unit_test(test_imageblock_array),
+      cmocka_unit_test(test_load_ms_array),
       cmocka_unit_test(test_texture_word_start),
       cmocka_unit_test(test_sample_explicit_lod),
       cmocka_unit_test(test_texture_fault),

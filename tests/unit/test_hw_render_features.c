@@ -704,6 +704,54 @@ test_msaa_2x(void **state)
    scene_teardown(&s);
 }
 
+/* Layered rendering (gl_Layer): a primitive goes to the layer its
+ * provoking vertex's layer word names (Output Select Render Target), the
+ * tiler bins it for that layer only, and the fragment pass runs every
+ * tile once per layer with sr2 = the layer, so the end-of-tile program
+ * stores each layer's tilebuffer into its array layer. The model used to
+ * render one layer: everything landed in layer 0 and layers 1.. kept their
+ * old contents. Layer 2 gets no primitive: background only. */
+static void
+test_layered(void **state)
+{
+   (void)state;
+   const unsigned W = 40, H = 36, L = 3;
+   struct scene s;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   scene_layered(&s, L);
+   /* layer 0: red left half, layer 1: green top half (a quad each) */
+   const float rect[2][4] = { { -1, -1, 0, 1 }, { -1, 0, 1, 1 } };
+   const float col[2][4] = { { 1, 0, 0, 1 }, { 0, 1, 0, 1 } };
+   struct vtx16 v[12];
+   memset(v, 0, sizeof(v));
+   for (unsigned q = 0; q < 2; q++) {
+      struct vtx t[6];
+      quad(t, rect[q][0], rect[q][1], rect[q][2], rect[q][3], 0.5f, col[q]);
+      for (unsigned i = 0; i < 6; i++) {
+         uint32_t layer = q;
+         v[q * 6 + i].v = t[i];
+         memcpy(&v[q * 6 + i].e, &layer, 4);
+      }
+   }
+   struct draw_state ds = flat();
+   ds.extra_slots = 1;
+   ds.layer = true;
+   emit_state(&s, &ds, vs_extra_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 12, 1, false);
+   assert_true(run(&s));
+   for (unsigned l = 0; l < L; l++) {
+      const uint32_t *img = (const uint32_t *)((const uint8_t *)s.rt_array + l * s.layer_stride);
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            uint32_t want = l == 0 ? (x < W / 2 ? RED : BLACK)
+                          : l == 1 ? (y < H / 2 ? GREEN : BLACK) : BLACK;
+            if (img[y * W + x] != want)
+               fail_msg("layer %u (%u,%u): %08x, want %08x", l, x, y, img[y * W + x], want);
+         }
+   }
+   scene_teardown(&s);
+}
+
 /* 16x16 and 32x16 tilebuffer tiles give the 32x32 image, with MSAA and a
  * mixed HSR scene; the tile count follows the tile size. */
 static void
@@ -891,6 +939,7 @@ main(void)
       cmocka_unit_test(test_large_points),
       cmocka_unit_test(test_clip_plane),
       cmocka_unit_test(test_msaa_2x),
+      cmocka_unit_test(test_layered),
       cmocka_unit_test(test_tile_sizes),
       cmocka_unit_test(test_zs_emit_depth),
       cmocka_unit_test(test_zs_emit_stencil),

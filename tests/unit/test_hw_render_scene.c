@@ -235,6 +235,38 @@ scene_init(struct scene *s, unsigned w, unsigned h, unsigned samples,
    s->peot_usc = s->eot_usc;
 }
 
+/* Mesa's layered end-of-tile program (agx_bg_eot.c): the layer is
+ * load_layer_id, threadgroup_position_in_grid.z (sr2), passed as the
+ * block store's coordinate. */
+static const char *const eot_layered_src =
+   "mov_imm r8l, 0\nget_sr r4, sr2\n"
+   "image_write_block r8l, r4, 0, ts0, tex_2d_array, rte, u8norm, 0, 0, 0\n"
+   "stop\n";
+
+void
+scene_layered(struct scene *s, unsigned layers)
+{
+   assert_int_equal(s->samples, 1);
+   s->layers = layers;
+   s->layer_stride = ((uint64_t)s->w * s->h * 4 + 127) & ~127ull;
+   uint64_t va = alloc(s, s->layer_stride * layers, 128);
+   s->rt_array = host(s, va);
+   memset(s->rt_array, 0x5a, s->layer_stride * layers);
+   uint8_t d[AGX_PBE_LENGTH];
+   agx_pack(d, PBE, p) {
+      p.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY; p.layout = AGX_LAYOUT_LINEAR;
+      p.channels = AGX_CHANNELS_R8G8B8A8; p.type = AGX_TEXTURE_TYPE_UNORM;
+      p.swizzle_r = AGX_CHANNEL_R; p.swizzle_g = AGX_CHANNEL_G;
+      p.swizzle_b = AGX_CHANNEL_B; p.swizzle_a = AGX_CHANNEL_A;
+      p.width = s->w; p.height = s->h; p.buffer = va; p.stride = s->w * 4 - 4;
+      p.extended = true; p.depth_linear = layers;
+      p.layer_stride_linear = (uint32_t)(s->layer_stride - 128);   /* stored minus 128 */
+   }
+   uint64_t pbe = put(s, d, sizeof(d), 16);
+   s->eot_usc = pipeline(s, shader(s, eot_layered_src), NULL, 0, pbe, false);
+   s->peot_usc = s->eot_usc;
+}
+
 void
 scene_teardown(struct scene *s)
 {
@@ -390,6 +422,7 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
    agx_pack(p + n, OUTPUT_SELECT, os) {
       os.varyings = true; os.point_size = ds->point_size;
       os.clip_distance_planes = ds->clip_planes;
+      os.render_target = ds->layer;
    }
    n += 4;
    agx_pack(p + n, CULL, c) {
@@ -520,7 +553,7 @@ run(struct scene *s)
       agx_pack(t_kva_host(t, hdr.payload), FW_RENDER_PAYLOAD, p) {
          p.vdm_stream_base = stream;
          p.usc_base = USC_BASE;
-         p.width = s->w; p.height = s->h; p.layers = 1;
+         p.width = s->w; p.height = s->h; p.layers = s->layers ? s->layers : 1;
          p.utile_width = s->utile_w ? s->utile_w : 32;
          p.utile_height = s->utile_h ? s->utile_h : 32;
          p.isp_dbias_base = s->dbias_va;

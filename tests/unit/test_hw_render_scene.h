@@ -59,6 +59,11 @@ struct scene {
    /* ISP BG Obj Depth in the ZLS format when bg_depth_set, else 1.0 in it */
    bool bg_depth_set;
    uint32_t bg_depth;
+   /* Layered pass (scene_layered): payload Layers and the linear 2D-array
+    * colour target, layer_stride bytes per layer (0: one layer, rt). */
+   unsigned layers;
+   uint64_t layer_stride;
+   uint32_t *rt_array;
 };
 
 /* Back-face stencil of a two-sided draw. */
@@ -98,6 +103,7 @@ struct draw_state {
    unsigned extra_slots;
    unsigned clip_planes;                 /* Output Select mask */
    bool point_size;
+   bool layer;                           /* the extra slot is the layer word */
 };
 
 extern const char *const vs_src, *const vs_inst_src, *const fs_src, *const fs_blend_src;
@@ -115,6 +121,11 @@ void emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
 void emit_draw(struct scene *s, enum agx_primitive prim, const void *idx,
                enum agx_index_size isz, unsigned count, unsigned instances,
                bool restart);
+/* Makes the pass layered: `layers` layers (payload Layers) rendering into
+ * a linear R8G8B8A8 2D array (s->rt_array, s->layer_stride apart, filled
+ * with 0x5a) that an end-of-tile program stores the way Mesa's layered
+ * one does (image_write_block, tex_2d_array, the layer from sr2). */
+void scene_layered(struct scene *s, unsigned layers);
 /* Scene memory: allocate, host pointer, allocate + copy. */
 uint64_t alloc(struct scene *s, uint64_t size, uint64_t align);
 void *host(struct scene *s, uint64_t va);

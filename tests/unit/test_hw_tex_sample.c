@@ -752,6 +752,44 @@ test_cube(void **state)
    }
 }
 
+/* Linear filtering across a cube face edge (Seamful Cube Maps clear, as
+ * Mesa programs GL's TEXTURE_CUBE_MAP_SEAMLESS): the texel past the left
+ * edge of +Z is the right-edge texel of -X in the same row (GL's face
+ * table: -X has sc = +z, tc = -y; +Z has sc = x, tc = -y). With the bit
+ * set the face clamps. The model used to clamp always. */
+static void
+test_cube_seamless(void **state)
+{
+   (void)state;
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.dimension = AGX_TEXTURE_DIMENSION_CUBE;
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.channels = AGX_CHANNELS_R32;
+   t.type = AGX_TEXTURE_TYPE_FLOAT;
+   t.width = t.height = 2;
+   t.depth = 1;
+   t.address = IMG_VA;
+   struct hw_tex_view v = decode_view(&t);
+   for (unsigned f = 0; f < 6; f++)
+      for (unsigned y = 0; y < 2; y++)
+         for (unsigned x = 0; x < 2; x++)
+            put_f32(IMG_VA + hw_tex_offset(&v.layout, x, y, f, 0), (float)(10 * f + 2 * y + x));
+   struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+   /* +Z at s = 0.125 (u = -0.25: texels -1 and 0, weights 0.25 / 0.75),
+    * t = 0.25 (row 0 exactly): direction (-0.75, 0.5, 1). */
+   struct hw_tex_coord c = { .s = -0.75f, .t = 0.5f, .r = 1 };
+   struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .min_lod = -INFINITY };
+   const float want[2] = { 0.25f * 11 + 0.75f * 40, 40 };   /* seamless, seamful */
+   for (unsigned seamful = 0; seamful < 2; seamful++) {
+      sd.seamful_cube_maps = seamful;
+      struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+      union hw_texel o;
+      assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &o), HW_TEX_OK);
+      if (fabsf(o.f[0] - want[seamful]) > 1e-5f)
+         fail_msg("seamful %u: %g, want %g", seamful, o.f[0], want[seamful]);
+   }
+}
+
 static struct hw_tex_image
 decode_image(const struct agx_pbe *p)
 {
@@ -1075,6 +1113,7 @@ main(void)
       cmocka_unit_test_setup(test_texture_load, setup),
       cmocka_unit_test_setup(test_swizzle_srgb_array, setup),
       cmocka_unit_test_setup(test_cube, setup),
+      cmocka_unit_test_setup(test_cube_seamless, setup),
       cmocka_unit_test_setup(test_image_store, setup),
       cmocka_unit_test_setup(test_block_store, setup),
       cmocka_unit_test_setup(test_block_store_morton, setup),
