@@ -741,8 +741,11 @@ setup_cf(struct tile *t, struct prim *p)
             case AGX_SHADE_MODEL_FLAT_VERTEX_2: {
                unsigned k = cb->shade_model == AGX_SHADE_MODEL_FLAT_VERTEX_0 ? 0
                           : cb->shade_model == AGX_SHADE_MODEL_FLAT_VERTEX_1 ? 1 : 2;
+               /* Vertex 2 of a line is its last (Mesa's asahi driver
+                * programs Flat Vertex 2 for every primitive type when the
+                * last vertex provokes); of a point, its only one. */
                out[0] = out[1] = 0;
-               out[2] = p->vary[k < nv ? k : 0][slot];
+               out[2] = p->vary[k < nv ? k : nv - 1][slot];
                break;
             }
             case AGX_SHADE_MODEL_PERSPECTIVE:
