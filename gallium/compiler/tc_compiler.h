@@ -31,8 +31,10 @@
  *   Vertex shaders: r5 = vertex id (base vertex included), r6 = instance
  *   id. Output slots: 0-3 clip-space position (z in [0, w]: GL's [-w, w]
  *   is remapped unless key.clip_halfz), then 4 slots per varying
- *   (tc_vs_info.varying_slot), then the point size when info.writes_psiz:
- *   the hardware's UVS order (user varyings before the point size).
+ *   (tc_vs_info.varying_slot; smooth ones first, then key.flat_mask's,
+ *   then key.linear_mask's: info.nr_smooth/nr_flat/nr_linear slots), then
+ *   the point size when info.writes_psiz: the hardware's UVS order (user
+ *   varyings before the point size).
  *
  *   Fragment shaders: inputs through the coefficient registers the driver
  *   binds from tc_fs_info.inputs (CF Binding per entry); colour outputs go
@@ -120,6 +122,12 @@ struct tc_vs_key {
    struct tc_vertex_attrib attribs[TC_MAX_ATTRIBS];
    bool clip_halfz;            /* pipe_rasterizer_state.clip_halfz */
    struct tc_shadow_key shadow;
+   /* Varyings (bit = gl_varying_slot, below 64) the fragment shader reads
+    * flat and noperspective: the epilogue lays the user varyings out
+    * smooth, then flat, then linear, the groups the PPP's Varying Counts
+    * word counts, so the hardware clipper keeps flat values (the
+    * provoking vertex's) and interpolates linear ones in screen space. */
+   uint64_t flat_mask, linear_mask;
 };
 
 struct tc_fs_key {
@@ -166,6 +174,9 @@ struct tc_fs_input {
 
 struct tc_vs_info {
    unsigned nr_slots;                      /* output slots written (Output Count) */
+   /* user varying slots (from slot 4) by group, in this order: the
+    * Varying Counts 32 word's Smooth, Flat and Linear */
+   unsigned nr_smooth, nr_flat, nr_linear;
    bool writes_psiz;
    uint8_t varying_slot[VARYING_SLOT_MAX]; /* first slot of a varying, 0xff: not written */
 };
