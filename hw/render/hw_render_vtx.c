@@ -62,6 +62,8 @@ struct vctx {
    uint32_t prim_id;
    unsigned vpi;                      /* viewport of the current primitive */
    struct hw_render_stats stats;
+   uint8_t *stack;                    /* vertex shaders' stack (hwr_stack) */
+   size_t stack_size;
    /* Profile counters the statistics do not have (always counted: a few
     * additions per primitive). */
    uint64_t prims_in, tvb_bytes, vs_instructions;
@@ -412,6 +414,8 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
       unsigned cnt = n - b < VS_BATCH ? n - b : VS_BATCH;
       wg.threads[0] = cnt;
       wg.threads[1] = wg.threads[2] = 1;
+      if (!hwr_stack(j, &v->stack, &v->stack_size, v->vsp.shader, VS_BATCH, &wg))
+         return false;
       struct hw_usc_result res;
       if (hw_usc_run_workgroup(&L, &wg, &um, &st, &res) != HW_USC_OK) {
          if (res.status == HW_USC_FAULT)
@@ -1237,6 +1241,7 @@ hwr_vertex_job(struct hwr_job *j)
    free(v->head);
    free(v->tail);
    free(v->count);
+   free(v->stack);
    free(v);
    return ok;
 }

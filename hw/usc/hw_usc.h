@@ -110,6 +110,10 @@ unsigned hw_usc_shader_gprs(const struct hw_usc_shader *s);
 /* Whether the shader writes depth (a zs_emit with its z bit): the ISP
  * then tests depth with the emitted value instead of before shading. */
 bool hw_usc_shader_writes_depth(const struct hw_usc_shader *s);
+/* The per-thread stack (bytes) the shader reserves with stack_adjust
+ * (Mesa opens every shader that uses scratch with one): what a stage must
+ * give each thread in hw_usc_workgroup.stack; 0 when it reserves none. */
+uint32_t hw_usc_shader_stack_bytes(const struct hw_usc_shader *s);
 
 struct hw_usc_cache *hw_usc_cache_create(void);
 void hw_usc_cache_destroy(struct hw_usc_cache *c);

@@ -961,6 +961,36 @@ test_flat_line_last(void **state)
    scene_teardown(&s);
 }
 
+/* A fragment shader with scratch (Mesa: stack_adjust by the scratch size
+ * + 40 bytes, then stack_store/stack_load at byte offsets) gets a stack
+ * of that size per thread: the colour goes through it unchanged. */
+static const char *const fs_stack_src =
+   "stack_adjust 12\n"
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "stack_store i32, 0, 0, xyzw, 0, r4_r5_r6_r7, 16, 0\n"
+   "mov_imm r4, 0, 0b0\n"
+   "mov_imm r5, 0, 0b0\n"
+   "stack_load r8_r9_r10_r11, i32, 0, 0, xyzw, 0, 16, 0\n"
+   "wait 0\n"
+   "st_tile r8_r9_r10_r11, u8norm, 0, xyzw, 0, 255, 0\n"
+   "stop\n";
+
+static void
+test_fragment_stack(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, BLACK, 2, 1 << 20);
+   struct draw_state ds = flat();
+   ds.fs = fs_stack_src;
+   solid_quad(&s, &ds, -1, -1, 1, 1, 0.5f, c_green);
+   assert_true(run(&s));
+   for (unsigned i = 0; i < 64 * 64; i++)
+      if (s.rt[i] != GREEN)
+         fail_msg("pixel %u: %08x", i, s.rt[i]);
+   scene_teardown(&s);
+}
+
 int
 main(void)
 {
@@ -982,6 +1012,7 @@ main(void)
       cmocka_unit_test(test_flat_clipped),
       cmocka_unit_test(test_strip_fan_provoking),
       cmocka_unit_test(test_flat_line_last),
+      cmocka_unit_test(test_fragment_stack),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
