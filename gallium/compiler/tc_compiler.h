@@ -34,10 +34,12 @@
  *   Vertex shaders: r5 = vertex id (base vertex included), r6 = instance
  *   id. Output slots: 0-3 clip-space position (z in [0, w]: GL's [-w, w]
  *   is remapped unless key.clip_halfz), then 4 slots per varying
- *   (tc_vs_info.varying_slot), then the point size when info.writes_psiz,
- *   then info.nr_clip_distances user clip distances (CLIP_DIST0/1
- *   components, e.g. from st/mesa's nir_lower_clip_vs): the hardware's
- *   UVS order (user varyings, point size, clip distances).
+ *   (tc_vs_info.varying_slot; smooth ones first, then key.flat_mask's,
+ *   then key.linear_mask's: info.nr_smooth/nr_flat/nr_linear slots), then
+ *   the point size when info.writes_psiz, then info.nr_clip_distances
+ *   user clip distances (CLIP_DIST0/1 components, e.g. from
+ *   nir_lower_clip_vs): the hardware's UVS order (user varyings, point
+ *   size, clip distances).
  *
  *   Fragment shaders: inputs through the coefficient registers the driver
  *   binds from tc_fs_info.inputs (CF Binding per entry); colour outputs go
@@ -121,6 +123,12 @@ struct tc_vs_key {
     * planes from u(TC_U_UCP)); a shader writing gl_ClipDistance has the
     * disabled ones zeroed instead (nir_lower_clip_disable). */
    uint8_t ucp_enables;
+   /* Varyings (bit = gl_varying_slot, below 64) the fragment shader reads
+    * flat and noperspective: the epilogue lays the user varyings out
+    * smooth, then flat, then linear, the groups the PPP's Varying Counts
+    * word counts, so the hardware clipper keeps flat values (the
+    * provoking vertex's) and interpolates linear ones in screen space. */
+   uint64_t flat_mask, linear_mask;
 };
 
 struct tc_fs_key {
@@ -172,6 +180,9 @@ struct tc_fs_input {
 
 struct tc_vs_info {
    unsigned nr_slots;                      /* output slots written (Output Count) */
+   /* user varying slots (from slot 4) by group, in this order: the
+    * Varying Counts 32 word's Smooth, Flat and Linear */
+   unsigned nr_smooth, nr_flat, nr_linear;
    bool writes_psiz;
    unsigned nr_clip_distances;             /* slots after the point size: Output Select planes */
    uint8_t varying_slot[VARYING_SLOT_MAX]; /* first slot of a varying, 0xff: not written */

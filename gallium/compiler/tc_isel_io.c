@@ -249,9 +249,10 @@ tc_emit_intrinsic(struct tc *c, nir_intrinsic_instr *in)
 }
 
 /* The vertex shader ends by storing its outputs: position first (slots
- * 0-3), then each written varying as a vec4 slot group, then the point
- * size and the clip distances;
- * the slot map goes to the driver in tc_vs_info. */
+ * 0-3), then each written varying as a vec4 slot group, the smooth ones,
+ * then those the fragment shader reads flat, then noperspective ones
+ * (tc_vs_key's masks), then the point size and the clip distances; the
+ * slot map and the group sizes go to the driver in tc_vs_info. */
 void
 tc_emit_vs_epilogue(struct tc *c)
 {
@@ -274,31 +275,40 @@ tc_emit_vs_epilogue(struct tc *c)
       st[n].v = pos[i], st[n++].slot = i;
    unsigned slot = 4;
    vi->varying_slot[VARYING_SLOT_POS] = 0;
-   for (unsigned loc = 0; loc < VARYING_SLOT_MAX; loc++) {
-      if (loc == VARYING_SLOT_POS || loc == VARYING_SLOT_PSIZ)
-         continue;
-      bool any = false;
-      for (unsigned i = 0; i < 4; i++)
-         any |= c->outw[loc][i];
-      if (!any)
-         continue;
-      /* Clip distances go after the point size (below). gl_ClipVertex is
-       * only an input to st/mesa's nir_lower_clip_vs, which turns it into
-       * clip distances when a plane is enabled; with none enabled it
-       * clips nothing and is dropped. */
-      if (loc == VARYING_SLOT_CLIP_DIST0 || loc == VARYING_SLOT_CLIP_DIST1 ||
-          loc == VARYING_SLOT_CLIP_VERTEX)
-         continue;
-      if (slot + 4 > 255) {
-         tc_fail(c, "too many varyings");
-         return;
+   /* Three passes: smooth, flat, linear varyings (tc_vs_key.flat_mask). */
+   for (unsigned group = 0; group < 3; group++) {
+      unsigned first = slot;
+      for (unsigned loc = 0; loc < VARYING_SLOT_MAX; loc++) {
+         if (loc == VARYING_SLOT_POS || loc == VARYING_SLOT_PSIZ)
+            continue;
+         uint64_t bit = loc < 64 ? 1ull << loc : 0;
+         unsigned g = (c->key->vs.flat_mask & bit) ? 1 : (c->key->vs.linear_mask & bit) ? 2 : 0;
+         if (g != group)
+            continue;
+         bool any = false;
+         for (unsigned i = 0; i < 4; i++)
+            any |= c->outw[loc][i];
+         if (!any)
+            continue;
+         /* Clip distances go after the point size (below). gl_ClipVertex
+          * is only an input to nir_lower_clip_vs, which turns it into clip
+          * distances when a plane is enabled; with none enabled it clips
+          * nothing and is dropped. */
+         if (loc == VARYING_SLOT_CLIP_DIST0 || loc == VARYING_SLOT_CLIP_DIST1 ||
+             loc == VARYING_SLOT_CLIP_VERTEX)
+            continue;
+         if (slot + 4 > 255) {
+            tc_fail(c, "too many varyings");
+            return;
+         }
+         vi->varying_slot[loc] = slot;
+         for (unsigned i = 0; i < 4; i++) {
+            if (c->outw[loc][i])
+               st[n].v = c->outv[loc][i], st[n++].slot = slot + i;
+         }
+         slot += 4;
       }
-      vi->varying_slot[loc] = slot;
-      for (unsigned i = 0; i < 4; i++) {
-         if (c->outw[loc][i])
-            st[n].v = c->outv[loc][i], st[n++].slot = slot + i;
-      }
-      slot += 4;
+      *(group == 0 ? &vi->nr_smooth : group == 1 ? &vi->nr_flat : &vi->nr_linear) = slot - first;
    }
    /* The point size follows the user varyings (the hardware's UVS order). */
    if (c->outw[VARYING_SLOT_PSIZ][0]) {

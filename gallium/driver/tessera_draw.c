@@ -558,9 +558,23 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    }
    memset(&fkey, 0, sizeof(fkey));
    fs_key(ctx, batch, info->mode, &fkey.fs);
-   struct tessera_variant *vs = tessera_get_variant(ctx, s->vs, &vkey);
    struct tessera_variant *fs = tessera_get_variant(ctx, s->fs, &fkey);
-   if (!vs || !fs)
+   if (!fs)
+      return true;
+   /* The vertex shader groups its varyings by how the fragment shader
+    * interpolates them (the clipper's Varying Counts). */
+   for (unsigned i = 0; i < fs->bin.fs.nr_inputs; i++) {
+      const struct tc_fs_input *in = &fs->bin.fs.inputs[i];
+      if (in->source != TC_CF_VARYING || in->location >= 64)
+         continue;
+      if (in->interp == TC_INTERP_FLAT)
+         vkey.vs.flat_mask |= 1ull << in->location;
+      else if (in->interp == TC_INTERP_LINEAR)
+         vkey.vs.linear_mask |= 1ull << in->location;
+   }
+   vkey.vs.linear_mask &= ~vkey.vs.flat_mask;
+   struct tessera_variant *vs = tessera_get_variant(ctx, s->vs, &vkey);
+   if (!vs)
       return true;
 
    /* ---- vertex pipeline */
@@ -673,6 +687,7 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
       h.viewport = true;
       h.viewport_count = 1;
       h.output_select = true;
+      h.varying_counts_32 = true;
       h.cull = true;
       h.fragment_shader = true;
    }
@@ -732,6 +747,12 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
       os.point_size = vs->bin.vs.writes_psiz;
       /* The last nr_clip_distances output slots: planes 0 .. n-1. */
       os.clip_distance_planes = BITFIELD_MASK(vs->bin.vs.nr_clip_distances);
+   }
+   k += 4;
+   agx_pack(p + k, VARYING_COUNTS, vc) {
+      vc.smooth = vs->bin.vs.nr_smooth;
+      vc.flat = vs->bin.vs.nr_flat;
+      vc.linear = vs->bin.vs.nr_linear;
    }
    k += 4;
    agx_pack(p + k, CULL, c) {

@@ -820,6 +820,48 @@ test_vertex_transform(void)
    ralloc_free(b.shader);
 }
 
+/* The user varyings grouped as the fragment shader interpolates them
+ * (key.flat_mask, key.linear_mask): smooth, flat, linear, so the PPP's
+ * Varying Counts word can say which slots the clipper must not
+ * interpolate. */
+static void
+test_varying_groups(void)
+{
+   vs_begin();
+   nir_builder b = vs_builder("groups");
+   vs_output(&b, VARYING_SLOT_POS, nir_imm_vec4(&b, 0, 0, 0, 1));
+   static const gl_varying_slot locs[4] = { VARYING_SLOT_VAR0, VARYING_SLOT_VAR1,
+                                            VARYING_SLOT_VAR2, VARYING_SLOT_COL0 };
+   for (unsigned i = 0; i < 4; i++)
+      vs_output(&b, locs[i], nir_imm_vec4(&b, 10 * i + 1, 10 * i + 2, 10 * i + 3, 10 * i + 4));
+   union tc_key key;
+   memset(&key, 0, sizeof(key));
+   key.vs.flat_mask = BITFIELD64_BIT(VARYING_SLOT_VAR1) | BITFIELD64_BIT(VARYING_SLOT_COL0);
+   key.vs.linear_mask = BITFIELD64_BIT(VARYING_SLOT_VAR0);
+   struct tc_shader_binary bin;
+   bool ok = compile(b.shader, &key, &bin);
+   if (ok) {
+      /* smooth VAR2; flat COL0, VAR1 (slot order); linear VAR0 */
+      static const unsigned want[4] = { 16, 12, 4, 8 };
+      for (unsigned i = 0; i < 4; i++)
+         if (bin.vs.varying_slot[locs[i]] != want[i])
+            ok = false, note("varying %u at slot %u, want %u\n", locs[i],
+                             bin.vs.varying_slot[locs[i]], want[i]);
+      if (bin.vs.nr_smooth != 4 || bin.vs.nr_flat != 8 || bin.vs.nr_linear != 4 ||
+          bin.vs.nr_slots != 20)
+         ok = false, note("groups %u %u %u of %u slots\n", bin.vs.nr_smooth,
+                          bin.vs.nr_flat, bin.vs.nr_linear, bin.vs.nr_slots);
+      ok = ok && run_binary(&bin, true);
+      for (unsigned i = 0; i < 4 && ok; i++)
+         for (unsigned k = 0; k < 4; k++)
+            if (out_f(want[i] + k, 0) != (float)(10 * i + k + 1))
+               ok = false, note("varying %u[%u]: %g\n", locs[i], k, out_f(want[i] + k, 0));
+      tc_shader_binary_finish(&bin);
+   }
+   report("varyings grouped smooth, flat, linear (Varying Counts)", ok);
+   ralloc_free(b.shader);
+}
+
 /* every fetched vertex format against a CPU conversion */
 static void
 test_vertex_formats(void)
@@ -1811,6 +1853,7 @@ main(void)
    test_int_ops();
    test_uniforms();
    test_vertex_transform();
+   test_varying_groups();
    test_vertex_formats();
    test_control_flow();
    test_fragment(false);

@@ -200,6 +200,27 @@ pre_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t
 }
 
 bool
+hwr_stack(struct hwr_job *j, uint8_t **buf, size_t *size,
+          const struct hw_usc_shader *shader, unsigned threads,
+          struct hw_usc_workgroup *wg)
+{
+   uint32_t per = shader ? hw_usc_shader_stack_bytes(shader) : 0;
+   if (!per)
+      return true;
+   size_t need = (size_t)threads * per;
+   if (*size < need) {
+      free(*buf);
+      *buf = calloc(need, 1);
+      *size = *buf ? need : 0;
+      if (!*buf)
+         return hwr_fail(j, "out of host memory for a %u-byte shader stack", per);
+   }
+   wg->stack = *buf;
+   wg->stack_bytes_per_thread = per;
+   return true;
+}
+
+bool
 hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                   enum hwr_stage stage, struct hwr_pipeline *p)
 {

@@ -79,6 +79,11 @@ struct tile {
    uint32_t *dfr;
    unsigned ndfr, dfr_cap;
    struct prim *rp;               /* scratch primitive for resolving */
+   /* The shaders' stack (stack_load/store): a slice per thread of a group,
+    * as large as the shader's stack_adjust reserves; allocated when a
+    * shader first asks, kept for the tile. */
+   uint8_t *stack;
+   size_t stack_size;
    /* Profiling: the entry counters go to (the current primitive's draw,
     * else the tile's overhead; `none` when not profiling), the worker's
     * arrays they live in, and the cycles already charged to draws. */
@@ -600,6 +605,8 @@ run_group(struct tile *t, struct fs_run *r, const struct hwr_pipeline *pipe,
    };
    struct hw_usc_workgroup wg = { .threadgroup_position = { t->ux, t->uy, t->layer },
                                   .threads = { GROUP_W, GROUP_H, 1 } };
+   if (!hwr_stack(&t->j, &t->stack, &t->stack_size, pipe->shader, GROUP_W * GROUP_H, &wg))
+      return false;
    struct hw_usc_stats st = { 0 };
    struct hw_usc_result res;
    r->pipe = pipe;
@@ -754,8 +761,11 @@ setup_cf(struct tile *t, struct prim *p)
             case AGX_SHADE_MODEL_FLAT_VERTEX_2: {
                unsigned k = cb->shade_model == AGX_SHADE_MODEL_FLAT_VERTEX_0 ? 0
                           : cb->shade_model == AGX_SHADE_MODEL_FLAT_VERTEX_1 ? 1 : 2;
+               /* Vertex 2 of a line is its last (Mesa's asahi driver
+                * programs Flat Vertex 2 for every primitive type when the
+                * last vertex provokes); of a point, its only one. */
                out[0] = out[1] = 0;
-               out[2] = p->vary[k < nv ? k : 0][slot];
+               out[2] = p->vary[k < nv ? k : nv - 1][slot];
                break;
             }
             case AGX_SHADE_MODEL_PERSPECTIVE:
@@ -1764,6 +1774,9 @@ tile_item(void *ctx, unsigned worker, unsigned item)
    free(t->owner);
    free(t->rp);
    free(t->dfr);
+   free(t->stack);
+   t->stack = NULL;
+   t->stack_size = 0;
    t->owner = NULL;
    t->rp = NULL;
    t->dfr = NULL;

@@ -154,6 +154,16 @@ bool hwr_read(struct hwr_job *j, struct hw_mmu *m, uint64_t va, void *dst,
  * the shader). */
 bool hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                        enum hwr_stage stage, struct hwr_pipeline *p);
+/*
+ * Gives wg the stack `shader` reserves (hw_usc_shader_stack_bytes) for
+ * `threads` threads from *buf (*size bytes; grown, zero-filled when it
+ * is, kept by the caller, who frees it): a shader using scratch gets a
+ * stack in any stage. Nothing when it reserves none; false (job failed)
+ * without host memory.
+ */
+bool hwr_stack(struct hwr_job *j, uint8_t **buf, size_t *size,
+               const struct hw_usc_shader *shader, unsigned threads,
+               struct hw_usc_workgroup *wg);
 /* Texture/PBE descriptor address of state slot `slot`, 0 if none. */
 uint64_t hwr_pipeline_texture(const struct hwr_pipeline *p, unsigned slot);
 

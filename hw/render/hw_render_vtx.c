@@ -31,6 +31,12 @@ struct ppp {
    unsigned rc_count;
    struct agx_cull cull;
    struct agx_output_select os;
+   /* 32-bit user varyings by interpolation: Mesa's asahi driver lays
+    * them out smooth, then flat, then linear (agx_assign_uvs), and says
+    * how many of each here; the clipper needs it (flat slots are not
+    * interpolated, linear ones interpolate in screen space). All smooth
+    * while the PPP never sent the word. */
+   struct agx_varying_counts vc32;
    struct agx_scissor scissor[HWR_MAX_VIEWPORTS];
    bool scissor_on;
 };
@@ -57,6 +63,8 @@ struct vctx {
    unsigned vpi;                      /* viewport of the current primitive */
    unsigned layer;                    /* its framebuffer layer */
    struct hw_render_stats stats;
+   uint8_t *stack;                    /* vertex shaders' stack (hwr_stack) */
+   size_t stack_size;
    /* Profile counters the statistics do not have (always counted: a few
     * additions per primitive). */
    uint64_t prims_in, tvb_bytes, vs_instructions;
@@ -261,8 +269,10 @@ ppp_update(struct vctx *v, uint64_t va, unsigned size)
    if (h.w_clamp)
       TAKE(AGX_W_CLAMP_LENGTH);
    RAW(h.output_select, output_select, OUTPUT_SELECT);
-   if (h.varying_counts_32)
+   if (h.varying_counts_32) {
       TAKE(AGX_VARYING_COUNTS_LENGTH);
+      agx_varying_counts_unpack(p, &v->st.vc32);
+   }
    if (h.varying_counts_16)
       TAKE(AGX_VARYING_COUNTS_LENGTH);
    RAW(h.cull, cull, CULL);
@@ -405,6 +415,8 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
       unsigned cnt = n - b < VS_BATCH ? n - b : VS_BATCH;
       wg.threads[0] = cnt;
       wg.threads[1] = wg.threads[2] = 1;
+      if (!hwr_stack(j, &v->stack, &v->stack_size, v->vsp.shader, VS_BATCH, &wg))
+         return false;
       struct hw_usc_result res;
       if (hw_usc_run_workgroup(&L, &wg, &um, &st, &res) != HW_USC_OK) {
          if (res.status == HW_USC_FAULT)
@@ -461,6 +473,34 @@ uvs_user_slots(const struct vctx *v)
    return v->outputs >= 4 + tail ? v->outputs - 4 - tail : 0;
 }
 
+/*
+ * The user varyings' interpolation groups, as slot bounds: smooth from 4
+ * to *flat0, flat to *lin0, linear to *lin1 (Varying Counts 32, clamped
+ * to the user slots there are; the rest is smooth).
+ */
+static void
+uvs_groups(const struct vctx *v, unsigned *flat0, unsigned *lin0, unsigned *lin1)
+{
+   unsigned user = uvs_user_slots(v);
+   unsigned a = v->st.vc32.smooth, b = a + v->st.vc32.flat, c = b + v->st.vc32.linear;
+   *flat0 = 4 + (a < user ? a : user);
+   *lin0 = 4 + (b < user ? b : user);
+   *lin1 = 4 + (c < user ? c : user);
+}
+
+/*
+ * The provoking vertex of a primitive of nv vertices: Cull's Flat Shading
+ * Vertex (1-3 for vertex 0-2; 0, never programmed, as vertex 0), clamped
+ * to the primitive's last vertex (Mesa's asahi driver asks for vertex 2
+ * for lines too when the last vertex provokes).
+ */
+static unsigned
+provoking_vertex(const struct vctx *v, unsigned nv)
+{
+   unsigned pv = v->st.cull.flat_shading_vertex ? v->st.cull.flat_shading_vertex - 1 : 0;
+   return pv < nv ? pv : nv - 1;
+}
+
 /* Signed distance of a vertex to clip plane k (>= 0 inside). */
 static float
 plane_dist(const struct vctx *v, const struct cvert *p, unsigned k)
@@ -484,6 +524,31 @@ plane_dist(const struct vctx *v, const struct cvert *p, unsigned k)
    }
 }
 
+/*
+ * The vertex where edge a-b crosses a plane, at parameter t (in clip
+ * space). Smooth outputs (and position, point size, clip distances)
+ * interpolate at t; flat ones are not interpolated at all: every vertex
+ * of a primitive being clipped carries its provoking vertex's flat values
+ * (emit_prim copies them before clipping), so the new vertex takes a's,
+ * bit for bit (integers pass as flat floats). Linear (noperspective) ones
+ * interpolate at the same point's screen-space parameter, t * w_b / w.
+ */
+static void
+clip_lerp(const struct vctx *v, struct cvert *d, const struct cvert *a,
+          const struct cvert *b, float t)
+{
+   unsigned f0, l0, l1;
+   uvs_groups(v, &f0, &l0, &l1);
+   for (unsigned s = 0; s < v->outputs; s++)
+      d->c[s] = a->c[s] + t * (b->c[s] - a->c[s]);
+   memcpy(d->c + f0, a->c + f0, (l0 - f0) * sizeof(float));
+   if (l1 > l0) {
+      float ts = d->c[3] != 0 ? t * b->c[3] / d->c[3] : t;
+      for (unsigned s = l0; s < l1; s++)
+         d->c[s] = a->c[s] + ts * (b->c[s] - a->c[s]);
+   }
+}
+
 static unsigned
 clip_poly(const struct vctx *v, struct cvert *in, unsigned n, struct cvert *tmp)
 {
@@ -498,9 +563,7 @@ clip_poly(const struct vctx *v, struct cvert *in, unsigned n, struct cvert *tmp)
          if (da >= 0)
             tmp[m++] = *a;
          if ((da >= 0) != (db >= 0)) {
-            float t = da / (da - db);
-            for (unsigned s = 0; s < v->outputs; s++)
-               tmp[m].c[s] = a->c[s] + t * (b->c[s] - a->c[s]);
+            clip_lerp(v, &tmp[m], a, b, da / (da - db));
             m++;
          }
       }
@@ -523,10 +586,8 @@ clip_line(const struct vctx *v, struct cvert *in)
          return false;
       if (da >= 0 && db >= 0)
          continue;
-      float t = da / (da - db);
       struct cvert c;
-      for (unsigned s = 0; s < v->outputs; s++)
-         c.c[s] = in[0].c[s] + t * (in[1].c[s] - in[0].c[s]);
+      clip_lerp(v, &c, &in[0], &in[1], da / (da - db));
       in[da < 0 ? 0 : 1] = c;
    }
    return true;
@@ -671,10 +732,7 @@ viewport_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    unsigned slot = uvs_clip_base(v) - 1;
    if (slot >= v->outputs)
       return 0;
-   unsigned pv = v->st.cull.flat_shading_vertex ? v->st.cull.flat_shading_vertex - 1 : 0;
-   if (pv >= nv)
-      pv = nv - 1;
-   unsigned vpi = out[idx[pv]][slot] >> 16;
+   unsigned vpi = out[idx[provoking_vertex(v, nv)]][slot] >> 16;
    return vpi < v->st.vp_count ? vpi : 0;
 }
 
@@ -753,6 +811,15 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    unsigned n = nv;
    if (!inside) {
       v->stats.clipped++;
+      /* Flat outputs are the provoking vertex's on every piece the
+       * clipper makes (whichever vertex of it the fragment side's shade
+       * model reads): give every vertex its values, which clip_lerp then
+       * copies rather than interpolates. */
+      unsigned f0, l0, l1, pv = provoking_vertex(v, nv);
+      uvs_groups(v, &f0, &l0, &l1);
+      for (unsigned i = 0; i < nv; i++)
+         if (i != pv)
+            memcpy(cv[i].c + f0, cv[pv].c + f0, (l0 - f0) * sizeof(float));
       /* A point is kept or discarded by its centre (as GL and Vulkan
        * specify); a line is cut at the planes. */
       if (nv == 1 || (nv == 2 && !clip_line(v, cv))) {
@@ -808,7 +875,7 @@ assemble(struct vctx *v, enum agx_primitive prim,
          const uint32_t (*out)[HWR_MAX_SLOTS], const bool *restart, unsigned n)
 {
    /* Split the index sequence at restarts and assemble each run. */
-   unsigned s = 0;
+   unsigned s = 0, pv = provoking_vertex(v, 3);
    while (s < n) {
       unsigned e = s;
       while (e < n && !restart[e])
@@ -846,15 +913,34 @@ assemble(struct vctx *v, enum agx_primitive prim,
          }
          break;
       case AGX_PRIMITIVE_TRIANGLE_STRIP:
+         /* Odd triangles reverse their winding by a rotation that puts
+          * the provoking vertex (GL's: i first, i + 2 last) where Cull's
+          * Flat Shading Vertex says, the vertex the fragment side's flat
+          * shade model reads: (i, i+2, i+1) for vertex 0, (i+1, i, i+2)
+          * for vertex 2. */
          for (unsigned i = 0; i + 2 < len; i++) {
-            /* Odd triangles swap their first two vertices to keep winding. */
-            ix[0] = s + i + (i & 1); ix[1] = s + i + 1 - (i & 1); ix[2] = s + i + 2;
+            if (!(i & 1)) {
+               ix[0] = s + i; ix[1] = s + i + 1; ix[2] = s + i + 2;
+            } else if (pv == 2) {
+               ix[0] = s + i + 1; ix[1] = s + i; ix[2] = s + i + 2;
+            } else {
+               ix[0] = s + i; ix[1] = s + i + 2; ix[2] = s + i + 1;
+            }
             if (!emit_prim(v, out, ix, 3)) return false;
          }
          break;
       case AGX_PRIMITIVE_TRIANGLE_FAN:
+         /* Likewise for fans (GL's provoking vertex of the triangle of
+          * vertices 0, i, i+1: i first, i+1 last). Mesa's asahi driver
+          * draws first-vertex fans with flat inputs through a geometry
+          * shader ("TODO: Handle fans properly"), so it never relies on
+          * the vertex-0 order. */
          for (unsigned i = 1; i + 1 < len; i++) {
-            ix[0] = s + i; ix[1] = s + i + 1; ix[2] = s;
+            if (pv == 2) {
+               ix[0] = s; ix[1] = s + i; ix[2] = s + i + 1;
+            } else {
+               ix[0] = s + i; ix[1] = s + i + 1; ix[2] = s;
+            }
             if (!emit_prim(v, out, ix, 3)) return false;
          }
          break;
@@ -1186,6 +1272,7 @@ hwr_vertex_job(struct hwr_job *j)
    free(v->head);
    free(v->tail);
    free(v->count);
+   free(v->stack);
    free(v);
    return ok;
 }

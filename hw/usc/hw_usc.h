@@ -115,6 +115,10 @@ bool hw_usc_shader_writes_depth(const struct hw_usc_shader *s);
  * so the ISP runs the stencil test (and the depth test after it) at the
  * zs_emit instead of before shading. */
 bool hw_usc_shader_writes_stencil(const struct hw_usc_shader *s);
+/* The per-thread stack (bytes) the shader reserves with stack_adjust
+ * (Mesa opens every shader that uses scratch with one): what a stage must
+ * give each thread in hw_usc_workgroup.stack; 0 when it reserves none. */
+uint32_t hw_usc_shader_stack_bytes(const struct hw_usc_shader *s);
 
 struct hw_usc_cache *hw_usc_cache_create(void);
 void hw_usc_cache_destroy(struct hw_usc_cache *c);

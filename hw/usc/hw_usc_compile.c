@@ -615,6 +615,16 @@ hw_usc_compile(const uint8_t *code, size_t size, uint64_t va, char *err,
       in->pc = (uint32_t)off;
       if (in->op == U_UNIFORM_STORE)
          s->stores_uniforms = true;
+      if (in->op == U_STACK_ADJUST) {
+         /* A signed count of 4-byte words (Mesa: the scratch size plus
+          * 40 bytes at entry, its negation after a sample loop): the
+          * largest reservation is the per-thread stack the shader needs. */
+         uint32_t words = 0;
+         agx_instr_field(ai, "size", &words);
+         int32_t w = (int16_t)(uint16_t)words;
+         if (w > 0 && (uint32_t)w * 4 > s->stack_bytes)
+            s->stack_bytes = (uint32_t)w * 4;
+      }
       if (in->op == U_HOOK) {
          if (s->hook_count == hcap) {
             hcap = hcap ? hcap * 2 : 8;
@@ -714,6 +724,12 @@ hw_usc_shader_free(struct hw_usc_shader *s)
 unsigned hw_usc_shader_length(const struct hw_usc_shader *s) { return s->count; }
 size_t hw_usc_shader_bytes(const struct hw_usc_shader *s) { return s->bytes; }
 unsigned hw_usc_shader_gprs(const struct hw_usc_shader *s) { return s->max_gpr; }
+
+uint32_t
+hw_usc_shader_stack_bytes(const struct hw_usc_shader *s)
+{
+   return s->stack_bytes;
+}
 
 bool
 hw_usc_shader_writes_depth(const struct hw_usc_shader *s)

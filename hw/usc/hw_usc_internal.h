@@ -58,7 +58,8 @@ enum usc_op {
    U_WAIT, U_DEVICE_LOAD, U_DEVICE_STORE, U_TG_LOAD, U_TG_STORE,
    U_UNIFORM_STORE, U_STACK_LOAD, U_STACK_STORE, U_ATOMIC,
    U_BARRIER, U_MEMORY_BARRIER,
-   U_STACK_ADJUST,                 /* no effect: each thread's stack slice starts at 0 */
+   U_STACK_ADJUST,                 /* no effect: each thread's stack slice starts at 0;
+                                      compile records the size (stack_bytes) */
    U_HOOK,                         /* stage-specific, via the launch hook */
 };
 
@@ -121,6 +122,7 @@ struct hw_usc_shader {
    bool writes_depth;         /* a zs_emit with its z bit (decided at compile) */
    bool writes_stencil;       /* a zs_emit with its s bit */
    bool stores_uniforms;      /* has a uniform_store (the launch copies them) */
+   uint32_t stack_bytes;      /* per-thread stack its stack_adjust reserves */
    struct hw_usc_shader *next; /* cache chain */
    /* Cached shaders: their code bytes and the chain of the va index
     * (hw_usc_cache_find). */

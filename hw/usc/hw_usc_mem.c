@@ -378,7 +378,11 @@ exec_ldst(struct hw_usc_simd *s, const struct usc_inst *in, enum space sp, bool 
          for (unsigned i = 0; i < 4; i++) {
             if (!(mask >> i & 1))
                continue;
-            int64_t e = (off * (1ll << shift) + (int64_t)i) * (int64_t)item;
+            /* The stack's offset counts bytes (Mesa passes scratch and
+             * spill offsets in bytes: agx_lower_spill.c), device and
+             * threadgroup memory's counts elements. */
+            int64_t e = sp == SP_STACK ? off + (int64_t)i * item
+                                       : (off * (1ll << shift) + (int64_t)i) * (int64_t)item;
             uint64_t a = base + (uint64_t)e;
             uint32_t v = 0;
             bool ok;

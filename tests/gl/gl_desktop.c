@@ -53,6 +53,12 @@
  *                matrix and a uniform, not writing gl_PointSize
  *   (and point_size_zero, lod_bias, viewport_clip, max_varyings,
  *   mixed_sizes, uniform_index: see each test's comment)
+ *   flat_clip    glShadeModel(GL_FLAT): a triangle cut by the near plane is
+ *                all its provoking vertex's colour, last and (with
+ *                EXT_provoking_vertex) first; a strip's odd triangle takes
+ *                vertex 1 (first) or 3 (last).  Regression: the model's
+ *                clipper interpolated flat colours and took odd strip
+ *                triangles' vertex 2 as the first
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
  * exit status 1 when any fails.
  *
@@ -1547,6 +1553,91 @@ test_large_point(void)
              gl_util_pixel_is(px, W, 20, 32, black, 0, t) &&
              gl_util_pixel_is(px, W, 43, 32, black, 0, t);
    glDeleteProgram(prog);
+/* Every pixel drawn (not the black background) is `want`, and some are. */
+static bool
+only_colour(const uint8_t *px, const uint8_t want[4], const char *t, const char *what)
+{
+   unsigned lit = 0;
+   for (unsigned i = 0; i < W * H; i++) {
+      const uint8_t *p = px + 4 * i;
+      if (p[0] == 0 && p[1] == 0 && p[2] == 0)
+         continue;
+      lit++;
+      if (memcmp(p, want, 4) != 0) {
+         printf("  %s: %s: pixel (%u,%u) is %u,%u,%u,%u, expected %u,%u,%u,%u\n", t, what,
+                i % W, i / W, p[0], p[1], p[2], p[3], want[0], want[1], want[2], want[3]);
+         return false;
+      }
+   }
+   if (!lit)
+      printf("  %s: %s: nothing drawn\n", t, what);
+   return lit > 0;
+}
+
+static void
+test_flat_clip(void)
+{
+   const char *t = "flat_clip";
+   static const uint8_t red[4] = { 255, 0, 0, 255 }, green[4] = { 0, 255, 0, 255 },
+                        blue[4] = { 0, 0, 255, 255 }, white[4] = { 255, 255, 255, 255 };
+   PFNGLPROVOKINGVERTEXEXTPROC provoking = NULL;
+   if (gl_util_has_ext("GL_EXT_provoking_vertex"))
+      provoking = GETPROC(PFNGLPROVOKINGVERTEXEXTPROC, "glProvokingVertexEXT");
+   glUseProgram(0);
+   glMatrixMode(GL_PROJECTION);
+   glLoadIdentity();
+   glMatrixMode(GL_MODELVIEW);
+   glLoadIdentity();
+   glShadeModel(GL_FLAT);
+   glClearColor(0, 0, 0, 1);
+   bool ok = true;
+   uint8_t px[W * H * 4];
+   /* Vertex 2 beyond the near plane (z < -w): the clipper makes new
+    * vertices, which must carry the provoking vertex's colour. */
+   for (unsigned first = 0; first < (provoking ? 2u : 1u) && ok; first++) {
+      if (provoking)
+         provoking(first ? GL_FIRST_VERTEX_CONVENTION_EXT : GL_LAST_VERTEX_CONVENTION_EXT);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glBegin(GL_TRIANGLES);
+      glColor4ub(255, 0, 0, 255);
+      glVertex3f(-1, -1, 0);
+      glColor4ub(0, 255, 0, 255);
+      glVertex3f(1, -1, 0);
+      glColor4ub(0, 0, 255, 255);
+      glVertex3f(0, 1, -3);
+      glEnd();
+      gl_util_read_fb(px, W, H);
+      ok = only_colour(px, first ? red : blue, t,
+                       first ? "clipped triangle, first vertex" : "clipped triangle, last vertex");
+   }
+   /* A strip's second (odd) triangle: its provoking vertex is vertex 1
+    * (first) or vertex 3 (last), whatever order keeps its winding. */
+   static const uint8_t *const strip_want[2][2] = { { blue, white }, { red, green } };
+   for (unsigned first = 0; first < (provoking ? 2u : 1u) && ok; first++) {
+      if (provoking)
+         provoking(first ? GL_FIRST_VERTEX_CONVENTION_EXT : GL_LAST_VERTEX_CONVENTION_EXT);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glBegin(GL_TRIANGLE_STRIP);
+      glColor4ub(255, 0, 0, 255);
+      glVertex2f(-1, -1);
+      glColor4ub(0, 255, 0, 255);
+      glVertex2f(-1, 1);
+      glColor4ub(0, 0, 255, 255);
+      glVertex2f(1, -1);
+      glColor4ub(255, 255, 255, 255);
+      glVertex2f(1, 1);
+      glEnd();
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, 16, 16, strip_want[first][0], 0, t) &&
+           gl_util_pixel_is(px, W, 48, 48, strip_want[first][1], 0, t);
+      if (!ok)
+         printf("  %s: triangle strip, %s vertex\n", t, first ? "first" : "last");
+   }
+   if (provoking)
+      provoking(GL_LAST_VERTEX_CONVENTION_EXT);
+   else
+      printf("  %s: no EXT_provoking_vertex: last vertex only\n", t);
+   glShadeModel(GL_SMOOTH);
    gl_util_check(t, ok);
 }
 
@@ -1564,6 +1655,7 @@ static const struct {
    { "lod_bias", test_lod_bias }, { "viewport_clip", test_viewport_clip },
    { "clip_plane", test_clip_plane }, { "stipple", test_stipple },
    { "depth_mipmap", test_depth_mipmap }, { "large_point", test_large_point },
+   { "flat_clip", test_flat_clip },
 };
 
 int

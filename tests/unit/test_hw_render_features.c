@@ -920,6 +920,188 @@ test_zs_emit_stencil(void **state)
                      x, y, got_s, got_z, s.rt[y * W + x], want_s, want_z, want_c);
       }
    }
+/* ------------------------------------------------ flat shading, provoking */
+
+#define WHITE 0xffffffffu
+
+static const float c_white[4] = { 1, 1, 1, 1 };
+
+static void
+set_vtx(struct vtx *v, float x, float y, float z, const float c[4])
+{
+   *v = (struct vtx){ x, y, z, 1, c[0], c[1], c[2], c[3] };
+}
+
+/* Every lit pixel of the target is `want`, and there are some. */
+static void
+assert_only(const struct scene *s, uint32_t want, const char *what)
+{
+   unsigned lit = 0;
+   for (unsigned i = 0; i < s->w * s->h; i++) {
+      if (s->rt[i] == BLACK)
+         continue;
+      lit++;
+      if (s->rt[i] != want)
+         fail_msg("%s: pixel (%u,%u) is %08x, want %08x", what, i % s->w,
+                  i / s->w, s->rt[i], want);
+   }
+   if (!lit)
+      fail_msg("%s: nothing drawn", what);
+}
+
+/*
+ * A clipped triangle keeps its provoking vertex's flat varyings on every
+ * piece the clipper makes: the colour (slots 4-7) is flat by Varying
+ * Counts 32, and one vertex is behind the near plane (z < 0), so the
+ * clipped polygon's vertices are new ones. With the provoking vertex
+ * clipped away (vertex 2, last) and kept (vertex 0, first) the whole
+ * visible part is that vertex's colour, not an interpolated one.
+ */
+static void
+test_flat_clipped(void **state)
+{
+   (void)state;
+   static const struct {
+      enum agx_provoking_vertex pv;
+      enum agx_shade_model sm;
+      uint32_t want;
+   } cases[] = {
+      { AGX_PROVOKING_VERTEX_2, AGX_SHADE_MODEL_FLAT_VERTEX_2, BLUE },
+      { AGX_PROVOKING_VERTEX_0, AGX_SHADE_MODEL_FLAT_VERTEX_0, RED },
+   };
+   for (unsigned k = 0; k < 2; k++) {
+      struct scene s;
+      scene_init(&s, 64, 64, 1, BLACK, 2, 1 << 20);
+      struct vtx v[3];
+      set_vtx(&v[0], -1, -1, 0.5f, c_red);
+      set_vtx(&v[1], 1, -1, 0.5f, c_green);
+      set_vtx(&v[2], 0, 1, -0.5f, c_blue);   /* behind the near plane */
+      struct draw_state ds = default_state;
+      ds.shade = cases[k].sm;
+      ds.flat_vertex = cases[k].pv;
+      ds.flat_slots = 4;
+      emit_state(&s, &ds, vs_src, v, sizeof(v));
+      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+      assert_true(run(&s));
+      assert_true(s.stats.clipped >= 1);
+      assert_only(&s, cases[k].want, k ? "first vertex" : "last vertex");
+      scene_teardown(&s);
+   }
+}
+
+/*
+ * GL's provoking vertex of strips and fans (the triangle of strip
+ * vertices i, i+1, i+2: i first, i+2 last; of fan vertices 0, i, i+1:
+ * i first, i+1 last) reaches the position the flat shade model reads:
+ * the PPP's Flat Shading Vertex orders each triangle (odd strip triangles
+ * (i, i+2, i+1) for vertex 0, (i+1, i, i+2) for vertex 2, as Mesa's
+ * libagx software assembly mirrors it; fans (i, i+1, 0) and (0, i, i+1)).
+ * A 2-triangle strip and fan over the target: lower-left and upper-right
+ * halves.
+ */
+static void
+test_strip_fan_provoking(void **state)
+{
+   (void)state;
+   const unsigned W = 64, H = 64;
+   static const struct {
+      enum agx_primitive prim;
+      enum agx_provoking_vertex pv;
+      enum agx_shade_model sm;
+      uint32_t lower_left, upper_right;
+   } cases[] = {
+      /* strip v0..v3: triangles (0,1,2) and (1,2,3) */
+      { AGX_PRIMITIVE_TRIANGLE_STRIP, AGX_PROVOKING_VERTEX_0,
+        AGX_SHADE_MODEL_FLAT_VERTEX_0, RED, GREEN },
+      { AGX_PRIMITIVE_TRIANGLE_STRIP, AGX_PROVOKING_VERTEX_2,
+        AGX_SHADE_MODEL_FLAT_VERTEX_2, BLUE, WHITE },
+      /* fan around v0: triangles (0,1,2) and (0,2,3) */
+      { AGX_PRIMITIVE_TRIANGLE_FAN, AGX_PROVOKING_VERTEX_0,
+        AGX_SHADE_MODEL_FLAT_VERTEX_0, GREEN, BLUE },
+      { AGX_PRIMITIVE_TRIANGLE_FAN, AGX_PROVOKING_VERTEX_2,
+        AGX_SHADE_MODEL_FLAT_VERTEX_2, BLUE, WHITE },
+   };
+   for (unsigned k = 0; k < 4; k++) {
+      struct scene s;
+      scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+      struct vtx v[4];
+      if (cases[k].prim == AGX_PRIMITIVE_TRIANGLE_STRIP) {
+         set_vtx(&v[0], -1, -1, 0.5f, c_red);
+         set_vtx(&v[1], -1, 1, 0.5f, c_green);
+         set_vtx(&v[2], 1, -1, 0.5f, c_blue);
+         set_vtx(&v[3], 1, 1, 0.5f, c_white);
+      } else {
+         set_vtx(&v[0], -1, 1, 0.5f, c_red);
+         set_vtx(&v[1], -1, -1, 0.5f, c_green);
+         set_vtx(&v[2], 1, -1, 0.5f, c_blue);
+         set_vtx(&v[3], 1, 1, 0.5f, c_white);
+      }
+      struct draw_state ds = default_state;
+      ds.shade = cases[k].sm;
+      ds.flat_vertex = cases[k].pv;
+      emit_state(&s, &ds, vs_src, v, sizeof(v));
+      emit_draw(&s, cases[k].prim, NULL, 0, 4, 1, false);
+      assert_true(run(&s));
+      /* NDC (-0.5, -0.5) and (0.5, 0.5); window y points down */
+      uint32_t ll = s.rt[48 * W + 16], ur = s.rt[16 * W + 48];
+      if (ll != cases[k].lower_left || ur != cases[k].upper_right)
+         fail_msg("case %u: lower left %08x (want %08x), upper right %08x "
+                  "(want %08x)", k, ll, cases[k].lower_left, ur,
+                  cases[k].upper_right);
+      scene_teardown(&s);
+   }
+}
+
+/* A line's flat colour when the last vertex provokes: Mesa's asahi driver
+ * programs Flat Vertex 2 for every primitive type, a line's vertex 2 is
+ * its last (vertex 1), not vertex 0. */
+static void
+test_flat_line_last(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, BLACK, 2, 1 << 20);
+   struct vtx v[2];
+   set_vtx(&v[0], -0.75f, 1.0f / 64, 0.5f, c_red);
+   set_vtx(&v[1], 0.75f, 1.0f / 64, 0.5f, c_green);
+   struct draw_state ds = default_state;
+   ds.shade = AGX_SHADE_MODEL_FLAT_VERTEX_2;
+   ds.flat_vertex = AGX_PROVOKING_VERTEX_2;
+   ds.line_width = 15;   /* 1 pixel */
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_LINES, NULL, 0, 2, 1, false);
+   assert_true(run(&s));
+   assert_only(&s, GREEN, "line");
+   scene_teardown(&s);
+}
+
+/* A fragment shader with scratch (Mesa: stack_adjust by the scratch size
+ * + 40 bytes, then stack_store/stack_load at byte offsets) gets a stack
+ * of that size per thread: the colour goes through it unchanged. */
+static const char *const fs_stack_src =
+   "stack_adjust 12\n"
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "stack_store i32, 0, 0, xyzw, 0, r4_r5_r6_r7, 16, 0\n"
+   "mov_imm r4, 0, 0b0\n"
+   "mov_imm r5, 0, 0b0\n"
+   "stack_load r8_r9_r10_r11, i32, 0, 0, xyzw, 0, 16, 0\n"
+   "wait 0\n"
+   "st_tile r8_r9_r10_r11, u8norm, 0, xyzw, 0, 255, 0\n"
+   "stop\n";
+
+static void
+test_fragment_stack(void **state)
+{
+   (void)state;
+   struct scene s;
+   scene_init(&s, 64, 64, 1, BLACK, 2, 1 << 20);
+   struct draw_state ds = flat();
+   ds.fs = fs_stack_src;
+   solid_quad(&s, &ds, -1, -1, 1, 1, 0.5f, c_green);
+   assert_true(run(&s));
+   for (unsigned i = 0; i < 64 * 64; i++)
+      if (s.rt[i] != GREEN)
+         fail_msg("pixel %u: %08x", i, s.rt[i]);
    scene_teardown(&s);
 }
 
@@ -943,6 +1125,10 @@ main(void)
       cmocka_unit_test(test_tile_sizes),
       cmocka_unit_test(test_zs_emit_depth),
       cmocka_unit_test(test_zs_emit_stencil),
+      cmocka_unit_test(test_flat_clipped),
+      cmocka_unit_test(test_strip_fan_provoking),
+      cmocka_unit_test(test_flat_line_last),
+      cmocka_unit_test(test_fragment_stack),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

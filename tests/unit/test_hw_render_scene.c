@@ -366,6 +366,7 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
       h.fragment_control = true; h.front_face = true; h.front_stencil = true;
       h.back_face = true; h.back_stencil = true; h.viewport = true; h.viewport_count = 1;
       h.output_select = true; h.cull = true; h.fragment_shader = true;
+      h.varying_counts_32 = ds->flat_slots != 0;
       h.depth_bias_scissor = ds->scissor || ds->dbias;
       h.region_clip = true;
       h.occlusion_query = ds->vis != AGX_VISIBILITY_MODE_NONE;
@@ -425,9 +426,17 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
       os.render_target = ds->layer;
    }
    n += 4;
+   if (ds->flat_slots) {
+      agx_pack(p + n, VARYING_COUNTS, vc) {
+         vc.smooth = 4 - ds->flat_slots; vc.flat = ds->flat_slots;
+      }
+      n += 4;
+   }
    agx_pack(p + n, CULL, c) {
       c.cull_back = ds->cull_back; c.depth_clip = !ds->no_depth_clip;
       c.depth_clamp = ds->depth_clamp;
+      if (ds->flat_vertex)
+         c.flat_shading_vertex = ds->flat_vertex;
    }
    n += 4;
    agx_pack(p + n, FRAGMENT_SHADER_WORD_0, w0) { w0.cf_binding_count = 1; }

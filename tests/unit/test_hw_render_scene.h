@@ -104,6 +104,11 @@ struct draw_state {
    unsigned clip_planes;                 /* Output Select mask */
    bool point_size;
    bool layer;                           /* the extra slot is the layer word */
+   /* Cull's Flat Shading Vertex (0: the record's default, vertex 0) and
+    * the Varying Counts 32 word's flat count (the colour, slots 4-7, is
+    * flat when 4; 0: the word is not sent, every varying smooth). */
+   enum agx_provoking_vertex flat_vertex;
+   unsigned flat_slots;
 };
 
 extern const char *const vs_src, *const vs_inst_src, *const fs_src, *const fs_blend_src;

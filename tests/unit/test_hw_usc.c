@@ -952,22 +952,35 @@ test_stack_and_bounds(void **state)
    o.stack_per_thread = 16;
    /* Mesa opens a shader with scratch with stack_adjust (the model's
     * slices start at 0 whatever the pointer; it used to decode as a
-    * stack_store with an empty mask and fail the shader). */
+    * stack_store with an empty mask and fail the shader). The offset
+    * counts bytes (Mesa's scratch and spill offsets): a vec2 stored at 0
+    * is read back at 0 and 4 (an element index made the second read
+    * byte 16, past the 16-byte slice: fs-large-local-array-vec4). */
    run_ok("stack_adjust 12\n"
           "get_sr r1, sr52\n"
           "iadd r20, r1, 200\n"
-          "stack_store i32, 0, 0, x, 0, r20, 2, 0\n"
+          "iadd r22, r1, 100\n"
+          "iadd r23, r1, 150\n"
+          "stack_store i32, 0, 0, x, 0, r20, 8, 0\n"
+          "stack_store i32, 0, 0, xy, 0, r22_r23, 0, 0\n"
           "mov_imm r20, 0, 0b0\n"
-          "stack_load r21, i32, 0, 0, x, 0, 2, 0\n"
+          "stack_load r21, i32, 0, 0, x, 0, 8, 0\n"
+          "stack_load r24, i32, 0, 0, x, 0, 0, 0\n"
+          "stack_load r25, i32, 0, 0, x, 0, 4, 0\n"
           "stop\n", &o);
-   for (unsigned l = 0; l < 32; l++)
+   for (unsigned l = 0; l < 32; l++) {
       assert_int_equal(cap_r[0][21][l], 200 + l);
+      assert_int_equal(cap_r[0][24][l], 100 + l);
+      assert_int_equal(cap_r[0][25][l], 150 + l);
+   }
    uint32_t v;
    memcpy(&v, stack_mem + 5 * 16 + 8, 4);
    assert_int_equal(v, 205);
 
    struct hw_usc_result res;
-   assert_int_equal(run("stack_store i32, 0, 0, x, 0, r20, 4, 0\nstop\n", &o, &res),
+   assert_int_equal(run("stack_store i32, 0, 0, x, 0, r20, 16, 0\nstop\n", &o, &res),
+                    HW_USC_OUT_OF_BOUNDS);
+   assert_int_equal(run("stack_store i32, 0, 0, x, 0, r20, 13, 0\nstop\n", &o, &res),
                     HW_USC_OUT_OF_BOUNDS);
    o.tg_size = 64;
    assert_int_equal(run("threadgroup_load i32, x, r6, 0, 16\nstop\n", &o, &res),
