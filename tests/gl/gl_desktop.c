@@ -1553,6 +1553,9 @@ test_large_point(void)
              gl_util_pixel_is(px, W, 20, 32, black, 0, t) &&
              gl_util_pixel_is(px, W, 43, 32, black, 0, t);
    glDeleteProgram(prog);
+   gl_util_check(t, ok);
+}
+
 /* Every pixel drawn (not the black background) is `want`, and some are. */
 static bool
 only_colour(const uint8_t *px, const uint8_t want[4], const char *t, const char *what)

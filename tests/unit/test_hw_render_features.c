@@ -920,6 +920,9 @@ test_zs_emit_stencil(void **state)
                      x, y, got_s, got_z, s.rt[y * W + x], want_s, want_z, want_c);
       }
    }
+   scene_teardown(&s);
+}
+
 /* ------------------------------------------------ flat shading, provoking */
 
 #define WHITE 0xffffffffu
