@@ -677,12 +677,20 @@ load_state(struct tile *t, uint32_t off)
    return true;
 }
 
+/*
+ * Planes through the vertices' unsnapped window positions (the TVB's):
+ * coverage uses the 1/256-pixel grid (X, Y), but setting the planes up
+ * from the snapped positions would move every varying by up to half a
+ * grid step times its gradient (~0.003 texel for a texture coordinate),
+ * enough to flip nearest-filtered texels that GL's plane equations,
+ * llvmpipe and softpipe agree on (tests/gl/texture_fidelity.sh).
+ */
 static void
 tri_plane(const struct prim *p, const float f[3], float out[3])
 {
-   double x0 = p->X[0] / 256.0, y0 = p->Y[0] / 256.0;
-   double x1 = p->X[1] / 256.0 - x0, y1 = p->Y[1] / 256.0 - y0;
-   double x2 = p->X[2] / 256.0 - x0, y2 = p->Y[2] / 256.0 - y0;
+   double x0 = p->v[0].x, y0 = p->v[0].y;
+   double x1 = p->v[1].x - x0, y1 = p->v[1].y - y0;
+   double x2 = p->v[2].x - x0, y2 = p->v[2].y - y0;
    double d = x1 * y2 - x2 * y1;
    double f1 = (double)f[1] - f[0], f2 = (double)f[2] - f[0];
    double a = d != 0 ? (f1 * y2 - f2 * y1) / d : 0;
@@ -695,8 +703,8 @@ tri_plane(const struct prim *p, const float f[3], float out[3])
 static void
 line_plane(const struct prim *p, const float f[2], float out[3])
 {
-   double ax = p->X[0] / 256.0, ay = p->Y[0] / 256.0;
-   double dx = p->X[1] / 256.0 - ax, dy = p->Y[1] / 256.0 - ay;
+   double ax = p->v[0].x, ay = p->v[0].y;
+   double dx = p->v[1].x - ax, dy = p->v[1].y - ay;
    double l2 = dx * dx + dy * dy, df = (double)f[1] - f[0];
    double a = l2 > 0 ? df * dx / l2 : 0, b = l2 > 0 ? df * dy / l2 : 0;
    out[0] = (float)a;
@@ -808,8 +816,8 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
           !hwr_read(j, &t->isp, va + sizeof(vb), p->vary[i], 4 * p->h.varyings))
          return false;
       agx_tvb_vertex_unpack(vb, &p->v[i]);
-      p->X[i] = (int64_t)llrintf(p->v[i].x * 256.0f);
-      p->Y[i] = (int64_t)llrintf(p->v[i].y * 256.0f);
+      p->X[i] = hwr_snap256(p->v[i].x);
+      p->Y[i] = hwr_snap256(p->v[i].y);
       va += sizeof(vb) + 4 * p->h.varyings;
    }
    if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)

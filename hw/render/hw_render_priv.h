@@ -6,6 +6,7 @@
 #ifndef HW_RENDER_PRIV_H
 #define HW_RENDER_PRIV_H
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -52,6 +53,15 @@
 #define HWR_CYC_FRAGMENT 2         /* per pixel shaded: launch + output */
 #define HWR_CYC_MEM_BYTE_SHIFT 4   /* 16 bytes per cycle of memory traffic */
 #define HWR_CORES 8                /* tile work is spread over 8 cores */
+
+/* A window coordinate on the rasteriser's 1/256-pixel grid, in 1/256
+ * pixels (halves round away from zero).  The vertex side snaps with it for
+ * binning and culling, the fragment side for coverage: both must agree. */
+static inline int64_t
+hwr_snap256(float x)
+{
+   return (int64_t)llroundf(x * 256.0f);
+}
 
 enum hwr_stage { HWR_VERTEX, HWR_FRAGMENT, HWR_TILE_PROGRAM, HWR_EOT };
 

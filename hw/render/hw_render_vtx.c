@@ -594,7 +594,8 @@ clip_line(const struct vctx *v, struct cvert *in)
 }
 
 struct wvert {
-   float x, y, z, iw;
+   float x, y, z, iw;  /* x, y on the rasteriser's 1/256-pixel grid (snap) */
+   float ux, uy;       /* x, y before the snap: the TVB keeps these */
    const float *vary;
 };
 
@@ -675,7 +676,7 @@ bin_prim(struct vctx *v, enum agx_tvb_primitive_type type,
    uint8_t *q = rec + AGX_TVB_PRIMITIVE_LENGTH;
    for (unsigned i = 0; i < nv; i++) {
       agx_pack(q, TVB_VERTEX, tv) {
-         tv.x = w[i].x; tv.y = w[i].y; tv.z = w[i].z; tv.inv_w = w[i].iw;
+         tv.x = w[i].ux; tv.y = w[i].uy; tv.z = w[i].z; tv.inv_w = w[i].iw;
       }
       uint8_t *lv = q + AGX_TVB_VERTEX_LENGTH;
       memcpy(lv, &w[i].iw, 4);
@@ -762,11 +763,14 @@ layer_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
 }
 
 /* Snap to the rasteriser's 1/256-pixel grid so binning, culling and the
- * fragment side agree on the exact same positions. */
+ * fragment side's coverage agree on the exact same positions.  The TVB
+ * keeps the unsnapped position: the fragment side snaps it again with
+ * hwr_snap256() for coverage, and sets up the varying planes from it
+ * (docs/rendering.md, "Varyings"). */
 static float
 snap(float x)
 {
-   return roundf(x * 256.0f) / 256.0f;
+   return (float)hwr_snap256(x) / 256.0f;
 }
 
 static bool
@@ -835,6 +839,8 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    struct wvert w[3 + 7 + 16 + 4];
    for (unsigned i = 0; i < n; i++) {
       to_window(v, &cv[i], &w[i]);
+      w[i].ux = w[i].x;
+      w[i].uy = w[i].y;
       w[i].x = snap(w[i].x);
       w[i].y = snap(w[i].y);
    }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Filtered sampling, texel fetch: addressing, wrap modes, borders, LOD
- * selection and filtering, all in single-precision float.
+ * selection and filtering, in single-precision float except for the
+ * filter weights, which are fixed point (HW_TEX_WEIGHT_BITS).
  */
 #include <math.h>
 #include <string.h>
@@ -266,6 +267,24 @@ hw_tex_compute_lambda(const struct hw_tex_view *v, const struct hw_tex_sampler *
    *clamped = lam;
 }
 
+/*
+ * Fraction bits of the bilinear weights and of the mip-level blend factor.
+ * The G13's are not published; Mesa's asahi Vulkan driver (Honeykrisp,
+ * hk_physical_device.c) reports subTexelPrecisionBits = 8 and
+ * mipmapPrecisionBits = 8 for it, the precision the model uses.  llvmpipe
+ * also filters 8-bit textures with 8-bit weights (lp_bld_sample_aos.c:
+ * coordinates times 256, rounded to nearest).
+ */
+#define HW_TEX_WEIGHT_BITS 8
+#define HW_TEX_WEIGHT_ONE (1 << HW_TEX_WEIGHT_BITS)
+
+/* A blend factor in [0, 1] rounded to the weight precision. */
+static float
+quantize_weight(float f)
+{
+   return roundf(f * (float)HW_TEX_WEIGHT_ONE) / (float)HW_TEX_WEIGHT_ONE;
+}
+
 struct footprint {
    /* per axis: two texel indices (-1 = border) and the weight of the 2nd */
    int32_t idx[3][2];
@@ -337,10 +356,14 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
          u = fminf(fmaxf(u, 0.0f), (float)size[a]);
       u += (float)offset[a];
       if (linear) {
-         u -= 0.5f;
-         float f = floorf(u);
-         fp->frac[a] = u - f;
-         int64_t i0 = (int64_t)fmaxf(fminf(f, 1e9f), -1e9f);
+         /* u - 1/2 in fixed point with HW_TEX_WEIGHT_BITS fraction bits,
+          * rounded to nearest: the integer part picks the texels, the
+          * fraction is the second texel's weight. */
+         double ud = fmin(fmax((double)u - 0.5, -1e9), 1e9);
+         int64_t fx = (int64_t)floor(ud * HW_TEX_WEIGHT_ONE + 0.5);
+         int64_t fr = ((fx % HW_TEX_WEIGHT_ONE) + HW_TEX_WEIGHT_ONE) % HW_TEX_WEIGHT_ONE;
+         int64_t i0 = (fx - fr) / HW_TEX_WEIGHT_ONE;
+         fp->frac[a] = (float)fr / (float)HW_TEX_WEIGHT_ONE;
          if (fp->seamless && size[a] > 0) {
             /* u is in [-0.5, n - 0.5]: i0 is -1..n-1, i0 + 1 is 0..n */
             int64_t n = size[a];
@@ -525,7 +548,9 @@ hw_tex_sample_lambda(struct hw_mmu *mmu, const struct hw_tex_view *v,
       st = filter_level(mmu, v, s, req, coord, c, layer, axes, level, linear, &raw);
    } else {
       unsigned d = (unsigned)floorf(lam);
-      float f = lam - floorf(lam);
+      /* The level blend factor has the weights' precision too; a factor
+       * that rounds to 1 reads the next level only. */
+      float f = quantize_weight(lam - floorf(lam));
       unsigned l0 = first + d > last ? last : first + d;
       unsigned l1 = l0 + 1 > last ? last : l0 + 1;
       st = filter_level(mmu, v, s, req, coord, c, layer, axes, l0, linear, &raw);

@@ -136,9 +136,11 @@ grid(int x, int y)
 static float
 ref_bilinear(float s, float t, unsigned mode, float border)
 {
-   float u = s * 4 - 0.5f, v = t * 4 - 0.5f;
-   int i0 = (int)floorf(u), j0 = (int)floorf(v);
-   float a = u - floorf(u), b = v - floorf(v);
+   /* The texture unit's weights have 8 fraction bits, u - 1/2 rounded to
+    * nearest 1/256 (hw_tex_sample.c, HW_TEX_WEIGHT_BITS). */
+   double fu = floor((s * 4 - 0.5f) * 256.0 + 0.5), fv = floor((t * 4 - 0.5f) * 256.0 + 0.5);
+   int i0 = (int)floor(fu / 256), j0 = (int)floor(fv / 256);
+   float a = (float)(fu / 256 - i0), b = (float)(fv / 256 - j0);
    float sum = 0;
    for (int dj = 0; dj < 2; dj++)
       for (int di = 0; di < 2; di++) {
@@ -217,6 +219,12 @@ test_bilinear(void **state)
    s = decode_sampler(&sd, NULL);
    assert_true(sample2d(&v, &s, 1.0f, 1.0f).f[0] == 5.5f);
    assert_true(sample2d(&v, &s, 2.5f, 0.5f).f[0] == 2.0f);
+   /* 8-bit weights (pixel coordinates still): 0.3 of the way from texel
+    * (0, 0) to texel (1, 0), texel (1, 0) weighs 77/256, not 0.3 */
+   float g0 = grid(0, 0), g1 = grid(1, 0);
+   float got = sample2d(&v, &s, 0.8f, 0.5f).f[0];
+   if (fabsf(got - (g0 + (g1 - g0) * (77.0f / 256))) > 1e-6f)
+      fail_msg("u = 0.3 past texel 0: %.7g, want %.7g", got, g0 + (g1 - g0) * (77.0f / 256));
 }
 
 /* Custom borders in other formats: sRGB (12-bit linear), fp16, fp32,
@@ -434,6 +442,10 @@ test_mip_selection(void **state)
    s = decode_sampler(&sd, NULL);
    l = auto_lod(powf(2, 1.25f) / 16, 0, 0);
    assert_true(fabsf(sample_lod(&v, &s, &l) - 1.25f) < 1e-5f);
+   /* the blend factor has 8 fraction bits: lambda 1.3 weighs level 2 by
+    * 77/256 */
+   l = auto_lod(powf(2, 1.3f) / 16, 0, 0);
+   assert_true(fabsf(sample_lod(&v, &s, &l) - (1.0f + 77.0f / 256)) < 1e-6f);
    /* explicit LOD and its clamps */
    struct hw_tex_lod e = { .mode = HW_TEX_LOD_EXPLICIT, .lod = 2.5f, .min_lod = -INFINITY };
    assert_true(fabsf(sample_lod(&v, &s, &e) - 2.5f) < 1e-6f);
