@@ -1449,6 +1449,19 @@ shade_prim(struct tile *t, struct prim *p)
 
 /* ------------------------------------------------------- tile programs */
 
+/* The stage instructions a launch-invariant background program may use:
+ * tilebuffer stores (their lanes' pixels are fixed by the group, their
+ * values by the program) and the raster-order waits (no effect here). */
+static bool
+bg_hook_ok(const struct agx_instr *in, void *user)
+{
+   (void)user;
+   pthread_once(&names_once, names_init);
+   if (in->op == AGX_OP_LDST_TILE)
+      return fld(in, FLD_LOAD) == 0;
+   return in->op == AGX_OP_WAIT_PIX || in->op == AGX_OP_SIGNAL_PIX;
+}
+
 static bool
 tile_program(struct tile *t, uint32_t usc, bool eot)
 {
@@ -1484,13 +1497,48 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
       cyc += st.cycles;
       t->pe->c[HW_PROF_FS_INSTRUCTIONS] += st.instructions;
    } else if (ok) {
+      /* A background program that computes the same in every launch (a
+       * clear: uniforms stored to the tilebuffer, no position, memory or
+       * texture input) gives every whole group of the tile the same bytes,
+       * since the tilebuffer starts zeroed: the first whole group runs, the
+       * others copy its two tilebuffer rows and add its cycles and profile
+       * counts. Edge groups (partial coverage) run as before. */
+      bool invariant = hw_usc_shader_launch_invariant(pipe->shader, bg_hook_ok, NULL);
+      bool have = false;
+      uint64_t gcyc = 0, dprof[HW_PROF_NUM];
+      size_t row = (size_t)GROUP_W * fp->samples * fp->ss;
+      const uint8_t *src = NULL;
       for (unsigned gy = t->y0; ok && gy < t->y0 + t->h; gy += GROUP_H) {
          for (unsigned gx = t->x0; ok && gx < t->x0 + t->w; gx += GROUP_W) {
+            bool whole = invariant && gx + GROUP_W <= t->x0 + t->w &&
+                         gy + GROUP_H <= t->y0 + t->h &&
+                         gx - t->x0 + GROUP_W <= fp->uw && gy - t->y0 + GROUP_H <= fp->uh;
+            uint8_t *dst = t->tb + (size_t)sidx(fp, gx - t->x0, gy - t->y0, 0) * fp->ss;
+            if (whole && have) {
+               for (unsigned y = 0; y < GROUP_H; y++)
+                  memcpy(dst + (size_t)y * fp->uw * fp->samples * fp->ss,
+                         src + (size_t)y * fp->uw * fp->samples * fp->ss, row);
+               cyc += gcyc;
+               for (unsigned k = 0; k < HW_PROF_NUM; k++)
+                  t->pe->c[k] += dprof[k];
+               continue;
+            }
             struct fs_run r = { .t = t, .gx = gx, .gy = gy };
             for (unsigned l = 0; l < 32; l++)
                if (gx + quad_dx(l) < t->x0 + t->w && gy + quad_dy(l) < t->y0 + t->h)
                   r.cov[l] = (uint8_t)((1u << fp->samples) - 1);
-            ok = run_group(t, &r, pipe, &cyc);
+            if (whole) {
+               uint64_t c0 = cyc;
+               memcpy(dprof, t->pe->c, sizeof(dprof));
+               ok = run_group(t, &r, pipe, &cyc);
+               gcyc = cyc - c0;
+               for (unsigned k = 0; k < HW_PROF_NUM; k++)
+                  dprof[k] = t->pe->c[k] - dprof[k];
+               src = dst;
+               have = true;
+            } else {
+               ok = run_group(t, &r, pipe, &cyc);
+            }
          }
       }
    }

@@ -34,6 +34,7 @@
 #include "cmdstream/agx_pack.h"
 #include "hw/tex/hw_tex.h"
 #include "tessera/float_bits.h"
+#include "tessera/half.h"
 
 /* Coordinates and extra (array/sample) slots per tex_type. */
 static const uint8_t tex_sizes[9][2] = {
@@ -316,7 +317,7 @@ write_result(struct exec *e, unsigned lane, const union hw_texel *t, bool is_flo
       if (R->size == 32) {
          e->rrow[k][lane] = t->u[c];
       } else {
-         uint16_t h = is_float ? hw_tex_float_to_half(t->f[c], false) : (uint16_t)t->u[c];
+         uint16_t h = is_float ? tessera_f64_to_f16((double)t->f[c], false) : (uint16_t)t->u[c];
          e->rrow[k][lane] = (e->rrow[k][lane] & ~(0xffffu << e->rsh[k])) |
                             (uint32_t)h << e->rsh[k];
       }

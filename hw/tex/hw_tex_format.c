@@ -12,6 +12,7 @@
 #include "hw/tex/hw_tex_compressed.h"
 #include "hw/tex/hw_tex_format.h"
 #include "tessera/float_bits.h"
+#include "tessera/half.h"
 
 /* ---- scalar helpers ---------------------------------------------------- */
 
@@ -70,15 +71,13 @@ hw_tex_half_to_float(uint16_t h)
    return (float)((h & 0x8000u) ? -d : d);
 }
 
+/* IEEE half (NaN -> 0x7e00, overflow -> inf or, toward zero, 65504):
+ * encode_small's value for every float, in integer arithmetic (the
+ * texture unit's half destinations convert every lane; test_half_exact). */
 uint16_t
 hw_tex_float_to_half(float f, bool rtz)
 {
-   if (isnan(f))
-      return 0x7e00;
-   uint16_t sign = signbit(f) ? 0x8000 : 0;
-   if (isinf(f))
-      return sign | 0x7c00;
-   return sign | (uint16_t)encode_small(fabs((double)f), 10, rtz, true);
+   return tessera_f64_to_f16((double)f, rtz);
 }
 
 float

@@ -119,6 +119,18 @@ bool hw_usc_shader_writes_stencil(const struct hw_usc_shader *s);
  * (Mesa opens every shader that uses scratch with one): what a stage must
  * give each thread in hw_usc_workgroup.stack; 0 when it reserves none. */
 uint32_t hw_usc_shader_stack_bytes(const struct hw_usc_shader *s);
+/* Whether every launch of the shader computes the same, lane for lane,
+ * from the same uniforms, initial registers (zeros plus what the start
+ * hook writes) and stage-instruction results: straight-line ALU code on
+ * registers, uniforms and immediates, without special registers
+ * (positions, indices), memory, uniform or stack stores, control flow,
+ * cross-lane or derivative ops; each stage (hook) instruction must be
+ * accepted by hook_ok. The render core then runs a background program on
+ * one 16x2 group of a tile and copies that group's tilebuffer result to
+ * the tile's other whole groups (docs/rendering.md, Threading). */
+bool hw_usc_shader_launch_invariant(const struct hw_usc_shader *s,
+                                    bool (*hook_ok)(const struct agx_instr *in, void *user),
+                                    void *user);
 
 struct hw_usc_cache *hw_usc_cache_create(void);
 void hw_usc_cache_destroy(struct hw_usc_cache *c);

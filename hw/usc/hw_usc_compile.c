@@ -743,6 +743,38 @@ hw_usc_shader_writes_stencil(const struct hw_usc_shader *s)
    return s->writes_stencil;
 }
 
+bool
+hw_usc_shader_launch_invariant(const struct hw_usc_shader *s,
+                               bool (*hook_ok)(const struct agx_instr *in, void *user),
+                               void *user)
+{
+   for (unsigned i = 0; i < s->count; i++) {
+      const struct usc_inst *in = &s->inst[i];
+      switch ((enum usc_op)in->op) {
+      case U_MOV_IMM: case U_IADD: case U_IMADD: case U_CONVERT:
+      case U_BFI: case U_BFEIL: case U_EXTR: case U_SHLHI: case U_SHRHI:
+      case U_ASR: case U_ASRH: case U_BITOP: case U_BITREV: case U_POPCOUNT:
+      case U_FFS: case U_INTL:
+      case U_FMADD32: case U_FADD32: case U_FMUL32:
+      case U_FMADD16: case U_FADD16: case U_FMUL16:
+      case U_ICMPSEL: case U_FCMPSEL:
+      case U_STOP: case U_WAIT: case U_STACK_ADJUST:
+         break;
+      case U_FUNARY:
+         if (in->sub == FU_DFDX || in->sub == FU_DFDY)
+            return false;
+         break;
+      case U_HOOK:
+         if (!hook_ok || !hook_ok(&s->hook_instrs[in->hook], user))
+            return false;
+         break;
+      default:
+         return false;
+      }
+   }
+   return true;
+}
+
 /* ---- cache ---------------------------------------------------------- */
 
 #define CACHE_BUCKETS 256

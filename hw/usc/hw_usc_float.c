@@ -12,6 +12,7 @@
 
 #include "hw/usc/hw_usc_internal.h"
 #include "tessera/float_bits.h"
+#include "tessera/half.h"
 
 static uint64_t
 dbits(double d)
@@ -51,60 +52,12 @@ hw_usc_f16_to_f32(uint16_t h)
    return tessera_uif(sign | ((e + 112) << 23) | (m << 13));
 }
 
-/*
- * double -> half with one rounding.  Works on the exact binary value of d:
- * take the bits that survive, then round with the guard/sticky bits.
- */
+/* double -> half with one rounding: tessera/half.h (inline there, since
+ * every half result of every lane goes through it). */
 uint16_t
 hw_usc_f64_to_f16(double d, bool rtz)
 {
-   uint64_t u = dbits(d);
-   uint16_t sign = (uint16_t)((u >> 48) & 0x8000);
-   int e = (int)((u >> 52) & 0x7ff);
-   uint64_t m = u & ((1ull << 52) - 1);
-   if (e == 0x7ff)
-      return m ? 0x7e00 : (uint16_t)(sign | 0x7c00);
-   if (e == 0 && m == 0)
-      return sign;
-   /* value = mant * 2^(exp) with the implicit bit made explicit */
-   uint64_t mant = e ? (m | (1ull << 52)) : m;
-   int exp = (e ? e : 1) - 1075;             /* value = mant * 2^exp */
-   /* target: half value = hm * 2^(he - 25) for normals (he = biased exp) */
-   /* find the position of the result's lsb: normals have 11 significant
-    * bits, denormals a fixed lsb of 2^-24 */
-   int top = 63 - __builtin_clzll(mant) + exp;   /* exponent of leading bit */
-   int lsb = top - 10;
-   if (lsb < -24)
-      lsb = -24;
-   int drop = lsb - exp;                          /* bits below the lsb */
-   uint64_t q;
-   bool round_up = false;
-   if (drop <= 0) {
-      q = mant << -drop;
-   } else if (drop > 63) {
-      q = 0;                      /* far below half an ulp: rounds to 0 */
-   } else {
-      q = mant >> drop;
-      uint64_t rem = mant & ((1ull << drop) - 1);
-      uint64_t half = 1ull << (drop - 1);
-      if (!rtz)
-         round_up = rem > half || (rem == half && (q & 1));
-   }
-   if (round_up)
-      q++;
-   /* q * 2^lsb; renormalise when rounding carried into a new bit */
-   if (q >= (1ull << 11)) {
-      q >>= 1;
-      lsb++;
-   }
-   if (q == 0)
-      return sign;
-   int he = lsb + 10 + 15;                   /* biased exponent if normal */
-   if (q < (1ull << 10))                     /* denormal (lsb == -24) */
-      return (uint16_t)(sign | q);
-   if (he >= 31)
-      return rtz ? (uint16_t)(sign | 0x7bff) : (uint16_t)(sign | 0x7c00);
-   return (uint16_t)(sign | (he << 10) | (q & 0x3ff));
+   return tessera_f64_to_f16(d, rtz);
 }
 
 uint16_t
@@ -134,15 +87,6 @@ usc_store_f32(double v, bool sat)
    return b;
 }
 
-uint16_t
-usc_store_f16(double v, bool sat)
-{
-   if (isnan(v))
-      return sat ? 0 : 0x7e00;
-   if (sat)
-      v = saturate(v);
-   return hw_usc_f64_to_f16(v, false);
-}
 
 /*
  * Fused multiply-add of three halves with a single rounding to half:

@@ -10,11 +10,13 @@
 #ifndef HW_USC_INTERNAL_H
 #define HW_USC_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "hw/usc/hw_usc.h"
+#include "tessera/half.h"
 
 #define USC_W HW_USC_SIMD_WIDTH
 
@@ -187,7 +189,17 @@ void usc_flush_pending(struct hw_usc_simd *s, int slot);
 /* hw_usc_float.c */
 uint32_t usc_ftz32(uint32_t bits);
 uint32_t usc_store_f32(double v, bool sat);        /* round, FTZ, NaN, sat */
-uint16_t usc_store_f16(double v, bool sat);
+/* Result of a 16-bit float op: one rounding to half, canonical NaN, sat
+ * (applegpu's: negative, -0 and NaN -> +0). Inline: it runs per lane. */
+static inline uint16_t
+usc_store_f16(double v, bool sat)
+{
+   if (v != v)
+      return sat ? 0 : 0x7e00;
+   if (sat)
+      v = signbit(v) ? 0.0 : v > 1.0 ? 1.0 : v;
+   return tessera_f64_to_f16(v, false);
+}
 double usc_funary(enum usc_funary op, double x);
 float usc_unpack_float11(uint32_t v);
 float usc_unpack_float10(uint32_t v);

@@ -793,6 +793,52 @@ test_tile_sizes(void **state)
    }
 }
 
+/* ------------------------------------------- launch-invariant background */
+
+/* A background program that computes the same in every launch (the clear
+ * after a `mov_imm`) runs on one whole 16x2 group per tile and is copied
+ * to the others; the same clear after a `get_sr` of the position (the
+ * same instruction class and cycles, but position-dependent in general)
+ * runs on every group. Both must give the same image, modelled time and
+ * statistics, on sizes that leave edge groups (52x37, tile edges inside
+ * groups), 1 and 4 samples, 16x16 and 32x32 tiles, with a draw on top. */
+static void
+test_bg_invariant_copy(void **state)
+{
+   (void)state;
+   const unsigned W = 52, H = 37;
+   for (unsigned samples = 1; samples <= 4; samples *= 4) {
+      for (unsigned tile = 16; tile <= 32; tile *= 2) {
+         uint32_t *img[2];
+         uint64_t ticks[2];
+         struct hw_render_stats st[2];
+         size_t n = (size_t)W * H * samples;
+         for (unsigned v = 0; v < 2; v++) {
+            struct scene s;
+            scene_init(&s, W, H, samples, 0xff3080c0u, 2, 1 << 20);
+            s.utile_w = s.utile_h = tile;
+            s.bg_usc = scene_bg_program(&s, v ? "get_sr r10, sr80\n" : "mov_imm r10, 0, 0b0\n");
+            struct draw_state ds = default_state;
+            draw_quad(&s, &ds, -0.5f, -0.7f, 0.3f, 0.4f, 0.5f, c_red);
+            assert_true(run(&s));
+            img[v] = malloc(n * 4);
+            memcpy(img[v], s.rt, n * 4);
+            ticks[v] = s.ts_f[1] - s.ts_f[0];
+            st[v] = s.stats;
+            scene_teardown(&s);
+         }
+         /* the clear colour where the quad is not */
+         assert_int_equal(img[0][0], 0xff3080c0u);
+         assert_int_equal(img[0][n - 1], 0xff3080c0u);
+         assert_int_equal(count_diff(img[0], img[1], (unsigned)n), 0);
+         assert_true(ticks[0] == ticks[1]);
+         assert_memory_equal(&st[0], &st[1], sizeof(st[0]));
+         free(img[0]);
+         free(img[1]);
+      }
+   }
+}
+
 /* ------------------------------------------------------------ zs_emit */
 
 /* The shader replaces the depth with a constant (r6, the halves r6l_r6h;
@@ -1126,6 +1172,7 @@ main(void)
       cmocka_unit_test(test_msaa_2x),
       cmocka_unit_test(test_layered),
       cmocka_unit_test(test_tile_sizes),
+      cmocka_unit_test(test_bg_invariant_copy),
       cmocka_unit_test(test_zs_emit_depth),
       cmocka_unit_test(test_zs_emit_stencil),
       cmocka_unit_test(test_flat_clipped),

@@ -229,6 +229,7 @@ scene_init(struct scene *s, unsigned w, unsigned h, unsigned samples,
    float cc[4];
    for (unsigned c = 0; c < 4; c++)
       cc[c] = (float)(clear >> (8 * c) & 0xff) / 255.0f;
+   s->clear = clear;
    s->bg_usc = pipeline(s, shader(s, bg_clear_src), cc, sizeof(cc), 0, true);
    s->pbg_usc = pipeline(s, shader(s, bg_load_src), NULL, 0, tex, true);
    s->eot_usc = pipeline(s, shader(s, eot_src), NULL, 0, pbe, false);
@@ -265,6 +266,17 @@ scene_layered(struct scene *s, unsigned layers)
    uint64_t pbe = put(s, d, sizeof(d), 16);
    s->eot_usc = pipeline(s, shader(s, eot_layered_src), NULL, 0, pbe, false);
    s->peot_usc = s->eot_usc;
+}
+
+uint32_t
+scene_bg_program(struct scene *s, const char *prefix)
+{
+   float cc[4];
+   for (unsigned c = 0; c < 4; c++)
+      cc[c] = (float)(s->clear >> (8 * c) & 0xff) / 255.0f;
+   char src[512];
+   snprintf(src, sizeof(src), "%s%s", prefix, bg_clear_src);
+   return pipeline(s, shader(s, src), cc, sizeof(cc), 0, true);
 }
 
 void

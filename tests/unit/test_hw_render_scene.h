@@ -46,6 +46,7 @@ struct scene {
    struct hw_render_stats stats;
    uint64_t vs_pipe, fs_pipe_off, cf_off;
    uint32_t bg_usc, eot_usc, pbg_usc, peot_usc;
+   uint32_t clear;          /* scene_init's clear colour */
    uint64_t zls;
    bool want_depth, want_stencil;
    uint64_t sbuf_va;
@@ -120,6 +121,9 @@ extern const struct draw_state default_state;
 void scene_init(struct scene *s, unsigned w, unsigned h, unsigned samples,
                 uint32_t clear, unsigned threads, uint32_t tvb_size);
 void scene_teardown(struct scene *s);
+/* A background pipeline: the assembly `prefix` followed by the scene's
+ * clear program (scene_init's clear colour in u0..u3). */
+uint32_t scene_bg_program(struct scene *s, const char *prefix);
 /* VDM state (vertex pipeline, 8 outputs) + a PPP record for ds. */
 void emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
                 const void *verts, unsigned vbytes);

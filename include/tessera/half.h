@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * double -> IEEE half with one rounding (to nearest even, or toward zero),
+ * in integer arithmetic on the double's encoding: no dependence on the
+ * host's _Float16 or its rounding mode. Inline because the GPU model
+ * converts every half result of every lane (the USC's f16 ALU results,
+ * the texture unit's half destinations): an out-of-line call with libm's
+ * frexp/ldexp was 5-12 % of a replay's CPU on Mesa asahi's traces.
+ *
+ * Contract: NaN -> 0x7e00 (sign dropped); +-inf -> sign | 0x7c00; values
+ * past the largest half -> inf when rounding to nearest, 0x7bff (the
+ * largest finite) toward zero; zeros keep their sign; values below the
+ * smallest denormal round (to 0 or to 2^-24). Every float (so every
+ * value a float converts to) gives the same half as the reference
+ * algorithm kept in tests/unit/test_half.c.
+ */
+#ifndef TESSERA_HALF_H
+#define TESSERA_HALF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline uint16_t
+tessera_f64_to_f16(double d, bool rtz)
+{
+   uint64_t u;
+   memcpy(&u, &d, 8);
+   uint16_t sign = (uint16_t)((u >> 48) & 0x8000);
+   unsigned e = (unsigned)(u >> 52) & 0x7ff;
+   uint64_t m = u & ((1ull << 52) - 1);
+   /* The usual case, a half normal (2^-14 <= |d| < 2^16): the exponent
+    * rebiased (1023 -> 15) above the top 10 mantissa bits; rounding up
+    * may carry into the exponent, which is the next binade's encoding
+    * (and 0x7c00, infinity, past 65504: what nearest-even gives). */
+   if (e - 1009u < 30u) {
+      uint32_t q = (e - 1008u) << 10 | (uint32_t)(m >> 42);
+      uint64_t rem = m & ((1ull << 42) - 1);
+      if (!rtz && (rem > (1ull << 41) || (rem == (1ull << 41) && (q & 1))))
+         q++;
+      return (uint16_t)(sign | q);
+   }
+   if (e == 0x7ff)
+      return m ? 0x7e00 : (uint16_t)(sign | 0x7c00);
+   if (e >= 1039)                         /* |d| >= 2^16 */
+      return (uint16_t)(sign | (rtz ? 0x7bff : 0x7c00));
+   /* Half denormal or zero: |d| = mant * 2^(e - 1075) (double denormals
+    * e = 0 included), in units of 2^-24 = mant >> (1051 - e). */
+   if (e < 1051 - 53)                     /* |d| < 2^-26: rounds to zero */
+      return sign;
+   uint64_t mant = m | 1ull << 52;
+   unsigned drop = 1051 - e;              /* 43 (e = 1008) .. 53 (e = 998) */
+   uint32_t q = (uint32_t)(mant >> drop);
+   uint64_t rem = mant & ((1ull << drop) - 1), half = 1ull << (drop - 1);
+   if (!rtz && (rem > half || (rem == half && (q & 1))))
+      q++;                                /* 0x400: the smallest normal */
+   return (uint16_t)(sign | q);
+}
+
+#endif
