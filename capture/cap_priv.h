@@ -156,6 +156,7 @@ struct cap_state {
    /* statistics */
    uint64_t snap_ns, snap_bytes, submit_ns;
    uint64_t reread_ns, reread_bytes; /* the part of snap_* spent re-reading GPU results */
+   bool warned_gpu_wait;         /* said once that the GPU did not finish in time */
    uint64_t shader_ns, shader_scans; /* shader indexing at SUBMIT */
 };
 
@@ -190,8 +191,10 @@ void cap_frame_locked(uint32_t kind, const char *label);
 /* Reads whole every object the GPU may have written since it was last read
  * (gpu_stale), so the trace holds the GPU's results before a frame marker,
  * a GEM_CLOSE (bo != NULL: that object only) or the end of the trace.
- * With --gpu-memory keyframes only at keyframes (cap_frame_locked). */
-void cap_reread_gpu_written(struct cap_file *f, struct cap_bo *bo);
+ * With --gpu-memory keyframes only at keyframes (cap_frame_locked). False
+ * when not recording or when some file's GPU work did not finish (its
+ * objects stay stale, the memory is not exact: no keyframe there). */
+bool cap_reread_gpu_written(struct cap_file *f, struct cap_bo *bo);
 void cap_open_writer(void);
 
 /* cap_reaper.c */

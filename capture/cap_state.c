@@ -331,40 +331,67 @@ record_bo(struct cap_file *f, struct cap_bo *bo)
    bo->full = true;
 }
 
-/* Waits (up to 2 s per queue) for the last submission of every queue of f,
- * recorded or not, so that memory read afterwards holds the results of all
- * the work before it. At the start of a window: the replay does not re-run
- * that work, and treats a wait on a syncobj it has not seen signalled as
- * satisfied (replay_submit.c), which is then true. Before a whole read of
- * an object the GPU may be writing (snapshot_bo): the replay restores what
- * is read, so a read racing with the GPU would put a stale or half-written
- * render target into the replay's frame (without it, es2gears under
- * eglretrace without -s recorded frame N-1's image for about one frame in
- * ten, differently on every run). A queue whose last submission had no
- * out-sync cannot be waited for; a syncobj the program reset meanwhile
- * answers at once. */
-static void
+/* How long wait_queues_idle() waits for one queue. It used to be 2 s, and
+ * the wait's failure was ignored: a program runs up to 8 batches ahead of
+ * the GPU (the tessera driver), and on a loaded machine the model took
+ * longer than that to finish them, so the re-read at a keyframe marker
+ * recorded render targets the GPU was still drawing (glmark2-es2-texture:
+ * frame 59, the frame before the keyframe at 60, differed in about one
+ * capture of three). Only a hung GPU takes this long. */
+#define CAP_GPU_WAIT_NS (60ull * 1000000000ull)
+
+/* Waits for the last submission of every queue of f, recorded or not, so
+ * that memory read afterwards holds the results of all the work before it.
+ * At the start of a window: the replay does not re-run that work, and
+ * treats a wait on a syncobj it has not seen signalled as satisfied
+ * (replay_submit.c), which is then true. Before a whole read of an object
+ * the GPU may be writing (snapshot_bo, the keyframes of
+ * cap_reread_gpu_written): the replay restores what is read, so a read
+ * racing with the GPU would put a stale or half-written render target
+ * into the replay's frame (without it, es2gears under eglretrace without
+ * -s recorded frame N-1's image for about one frame in ten, differently on
+ * every run). A queue whose last submission had no out-sync cannot be
+ * waited for; a syncobj the program reset (or destroyed) meanwhile answers
+ * at once, as done: the program waited for it first. False when the GPU
+ * did not finish within CAP_GPU_WAIT_NS (f stays busy). */
+static bool
 wait_queues_idle(struct cap_file *f)
 {
-   f->gpu_busy = false;
+   bool idle = true;
    for (size_t i = 0; i < f->nqueues; i++) {
       struct cap_queue *q = &f->queues[i];
       if (!q->vm_id || !q->have_last_out)
          continue;
       uint32_t h = q->last_out.handle;
-      int64_t deadline = (int64_t)cap_now_ns() + 2000000000ll;
+      int64_t deadline = (int64_t)(cap_now_ns() + CAP_GPU_WAIT_NS);
+      int r;
       if (q->last_out.sync_type == DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ) {
          uint64_t pt = q->last_out.timeline_value;
          struct drm_syncobj_timeline_wait w = { .handles = (uintptr_t)&h,
                                                 .points = (uintptr_t)&pt,
                                                 .timeout_nsec = deadline, .count_handles = 1 };
-         cap_real.ioctl(f->any_fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+         do
+            r = cap_real.ioctl(f->any_fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+         while (r && errno == EINTR);
       } else {
          struct drm_syncobj_wait w = { .handles = (uintptr_t)&h, .timeout_nsec = deadline,
                                        .count_handles = 1 };
-         cap_real.ioctl(f->any_fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+         do
+            r = cap_real.ioctl(f->any_fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+         while (r && errno == EINTR);
+      }
+      if (r && errno == ETIME) {
+         idle = false;
+         if (!cap.warned_gpu_wait) {
+            cap.warned_gpu_wait = true;
+            cap_log("tessera capture: the GPU did not finish queue %u's work within %llu s; "
+                    "its results are recorded at a later keyframe\n", q->id,
+                    (unsigned long long)(CAP_GPU_WAIT_NS / 1000000000ull));
+         }
       }
    }
+   f->gpu_busy = !idle;
+   return idle;
 }
 
 /* Writes the whole current state that the trace does not have yet, in the
@@ -434,7 +461,7 @@ record_state(void)
       }
       /* Memory as of the window's start: CPU writes were not tracked and
        * GPU results not read while recording was off. */
-      wait_queues_idle(f);
+      bool idle = wait_queues_idle(f);
       for (size_t i = 0; i < f->nbos && recording(); i++) {
          struct cap_bo *bo = f->bos[i];
          if (!bo)
@@ -442,7 +469,8 @@ record_state(void)
          bo->full = true;
          snapshot_bo(f, bo);
       }
-      write_keyframe(0);
+      if (idle)
+         write_keyframe(0);
       for (size_t i = 0; i < f->nqueues; i++) {
          struct cap_queue *q = &f->queues[i];
          if (!q->vm_id)
@@ -493,8 +521,10 @@ cap_frame_locked(uint32_t kind, const char *label)
        * the trace needs it only where a replay starts without running what
        * came before (--from-frame, trim) and for --validate. */
       if (cap.opt.gpu_memory_full || ++cap.key_frames >= cap.opt.keyframe_every) {
-         cap_reread_gpu_written(NULL, NULL);
-         write_keyframe(1);
+         /* Not idle: what the GPU is still writing stays stale and the
+          * keyframe moves to the next marker. */
+         if (cap_reread_gpu_written(NULL, NULL))
+            write_keyframe(1);
       }
       cap_trace_ok(tsr_write_frame(cap.w, kind, label));
    }
@@ -522,8 +552,12 @@ snapshot_bo(struct cap_file *f, struct cap_bo *bo)
       cap_wp_collect(f, bo);
       return;
    }
+   /* A GPU that does not finish (wait_queues_idle false) leaves the
+    * object stale: read now, the CPU's writes are not lost, and what the
+    * GPU still writes is read again at the next keyframe. */
+   bool gpu_done = true;
    if (bo->gpu_stale && f->gpu_busy)
-      wait_queues_idle(f);
+      gpu_done = wait_queues_idle(f);
    if (cap.opt.mem == CAP_MEM_WP)
       cap_wp_arm(f, bo);
    const void *p = cap_bo_map(f, bo);
@@ -532,18 +566,26 @@ snapshot_bo(struct cap_file *f, struct cap_bo *bo)
    cap_trace_ok(tsr_write_memory(cap.w, f->id, bo->handle, 0, p, bo->size));
    cap.snap_bytes += bo->size;
    bo->full = false;
-   bo->gpu_stale = false;
+   bo->gpu_stale = !gpu_done;
 }
 
-void
+bool
 cap_reread_gpu_written(struct cap_file *only_f, struct cap_bo *only_bo)
 {
    if (!recording())
-      return;
+      return false;
    uint64_t t0 = cap_now_ns(), bytes0 = cap.snap_bytes;
+   bool exact = true;
    for (struct cap_file *f = cap.files; f && recording(); f = f->next) {
       if (only_f && f != only_f)
          continue;
+      /* Wait once per file before reading any of its objects: a file whose
+       * GPU work does not finish keeps them stale (read at a later
+       * keyframe) instead of recording half-drawn results. */
+      if (f->gpu_busy && !wait_queues_idle(f)) {
+         exact = false;
+         continue;
+      }
       for (size_t i = 0; i < f->nbos && recording(); i++) {
          struct cap_bo *bo = f->bos[i];
          if (!bo || !bo->gpu_stale || (only_bo && bo != only_bo))
@@ -556,6 +598,7 @@ cap_reread_gpu_written(struct cap_file *only_f, struct cap_bo *only_bo)
    cap.snap_ns += dt;
    cap.reread_ns += dt;
    cap.reread_bytes += cap.snap_bytes - bytes0;
+   return exact && recording();
 }
 
 /* Everything bound in the VM is what the GPU may read. */

@@ -86,6 +86,35 @@ fw_wait(struct hw_fw *fw, uint64_t ns)
    pthread_mutex_unlock(&fw->lock);
 }
 
+/* TESSERA_HW_STALL=N:MS (hw_fw_priv.h); anything else leaves it off. */
+static void
+parse_stall(struct hw_fw *fw, const char *v)
+{
+   if (!v || !*v)
+      return;
+   char *e;
+   unsigned long long n = strtoull(v, &e, 10);
+   if (*e != ':')
+      return;
+   unsigned long long ms = strtoull(e + 1, &e, 10);
+   if (*e || ms > 600000)
+      return;
+   fw->stall_at = n;
+   fw->stall_ms = ms;
+}
+
+void
+fw_maybe_stall(struct hw_fw *fw)
+{
+   if (!fw->stall_ms || fw->starts++ != fw->stall_at)
+      return;
+   /* in slices, so that a shutdown is not held up */
+   for (uint64_t t = 0; t < fw->stall_ms && !fw_stopping(fw); t += 10) {
+      struct timespec ts = { 0, 10000000 };
+      nanosleep(&ts, NULL);
+   }
+}
+
 /* ---------------------------------------------------------------- events */
 
 static void write_status(struct hw_fw *fw, bool ready, bool stopped);
@@ -509,6 +538,7 @@ hw_fw_boot(struct hw_device *dev, uint64_t initdata_va)
       free(fw);
       return -EINVAL;
    }
+   parse_stall(fw, getenv("TESSERA_HW_STALL"));
    pthread_mutex_init(&fw->lock, NULL);
    pthread_cond_init(&fw->cond, NULL);
    write_status(fw, true, false);

@@ -434,6 +434,7 @@ fw_queue_step(struct hw_fw *fw, struct fw_queue *q)
             finalize(fw, q, job);
             return FW_PROGRESS;
          }
+         fw_maybe_stall(fw);
          if (!run_start(fw, q, job)) {
             if (atomic_load(&fw->stopping))
                return FW_IDLE;   /* abandoned: no events at shutdown */

@@ -75,7 +75,17 @@ struct hw_fw {
    unsigned rr[HW_FW_PRIORITIES];
    struct fw_stats stats;
    bool status_dirty;
+   /* Test hook TESSERA_HW_STALL=N:MS (read at boot): before the START of
+    * the N-th job (0-based, counted over every queue) the firmware thread
+    * sleeps MS milliseconds, as a GPU busy with long work would. It makes
+    * races with the GPU's progress deterministic (tests/gl/
+    * capture_keyframes.sh); the results do not change. */
+   uint64_t stall_at, stall_ms, starts;
 };
+
+/* Sleeps for the TESSERA_HW_STALL hook if this START is the one it names
+ * (hw_fw.c; firmware thread only). */
+void fw_maybe_stall(struct hw_fw *fw);
 
 /* Memory helpers through the firmware's own MMU (false on a fault, which
  * is then in fw->mmu.fault). */
