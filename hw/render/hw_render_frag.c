@@ -33,7 +33,8 @@ struct prim {
    float vary[3][HWR_MAX_SLOTS];
    int64_t X[3], Y[3];            /* 1/256 pixel */
    float zp[3];                   /* depth plane A, B, C */
-   float cf[HWR_MAX_CF][3];
+   float cf[HWR_MAX_CF][3];       /* A, B, C at the window origin (iter) */
+   float cf_bin[HWR_MAX_CF];      /* C at the tile's bin corner (ldcf) */
    unsigned ncf;
    /* Triangle edges in coverage order (tri_setup): start, delta and
     * whether E == 0 counts (top-left rule). */
@@ -251,6 +252,10 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    const struct agx_operand *J = in->op == AGX_OP_ITERPROJ ? &in->operands[2] : NULL;
    uint32_t interp = fld(in, FLD_INTERP), samp = fld(in, FLD_S);
    bool at_sample = interp == 1 || interp == 3;
+   /* interpolation 3: S names a 16-bit register holding each lane's
+    * sample index (Mesa's interpolateAtSample with any index not an
+    * immediate -- a constant one too, behind a bcsel on samples_log2) */
+   bool samp_reg = interp == 3;
    unsigned cnt = d->count ? d->count : 1;
    /* Destination rows (as put() addresses them), looked up once. */
    uint32_t *row[8];
@@ -264,8 +269,9 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    for (unsigned l = 0; l < 32; l++) {
       if (!(exec >> l & 1))
          continue;
-      float x = lane_x(r, l, samp % r->t->fp->samples, at_sample);
-      float y = lane_y(r, l, samp % r->t->fp->samples, at_sample);
+      unsigned si = (samp_reg ? hw_usc_simd_read16(s, samp, l) : samp) % r->t->fp->samples;
+      float x = lane_x(r, l, si, at_sample);
+      float y = lane_y(r, l, si, at_sample);
       float jw = 1.0f;
       if (J) {
          unsigned jc = cf_index(J);
@@ -294,6 +300,15 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    return HW_USC_OK;
 }
 
+/*
+ * ldcf hands the shader a coefficient register as the hardware holds it:
+ * <A, B, C> over x and y relative to the corner of the pixel's 32x32 bin
+ * (whatever the tilebuffer tile size), C the value at that corner. Mesa's
+ * asahi compiler evaluates it itself at `pixel_coord % 32 + 0.5 + offset`
+ * for interpolateAtOffset / AtSample / flat inputs
+ * (agx_nir_lower_interpolation.c). iter evaluates the same plane; the
+ * model does that in window coordinates from C at the window origin.
+ */
 static enum hw_usc_status
 op_ldcf(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
@@ -307,7 +322,7 @@ op_ldcf(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          unsigned c = cf_index(I) + k / 3;
          if (!r->p || c >= r->p->ncf)
             return HW_USC_OUT_OF_BOUNDS;
-         put(s, d, k, l, tessera_fui(r->p->cf[c][k % 3]));
+         put(s, d, k, l, tessera_fui(k % 3 == 2 ? r->p->cf_bin[c] : r->p->cf[c][k % 3]));
       }
    }
    return HW_USC_OK;
@@ -552,9 +567,12 @@ static void
 fs_sr(void *user, unsigned simd, unsigned sr, uint32_t out[HW_USC_SIMD_WIDTH])
 {
    struct fs_run *r = user;
+   unsigned n = r->t->fp->samples;
+   uint32_t log2 = n >= 4 ? 2 : n >= 2 ? 1 : 0;
    for (unsigned l = 0; l < 32; l++)
       out[l] = simd ? 0 : sr == HWR_SR_COVERAGE ? r->cov[l]
-             : sr == HWR_SR_BACKFACING ? (r->p && r->p->h.back_facing) : 0;
+             : sr == HWR_SR_BACKFACING ? (r->p && r->p->h.back_facing)
+             : sr == HWR_SR_SAMPLES_LOG2 ? log2 : 0;
 }
 
 /*
@@ -686,7 +704,8 @@ load_state(struct tile *t, uint32_t off)
  * llvmpipe and softpipe agree on (tests/gl/texture_fidelity.sh).
  */
 static void
-tri_plane(const struct prim *p, const float f[3], float out[3])
+tri_plane(const struct prim *p, const float f[3], double ox, double oy, float out[3],
+          float *c_bin)
 {
    double x0 = p->v[0].x, y0 = p->v[0].y;
    double x1 = p->v[1].x - x0, y1 = p->v[1].y - y0;
@@ -698,10 +717,12 @@ tri_plane(const struct prim *p, const float f[3], float out[3])
    out[0] = (float)a;
    out[1] = (float)b;
    out[2] = (float)(f[0] - a * x0 - b * y0);
+   *c_bin = (float)(f[0] - a * (x0 - ox) - b * (y0 - oy));
 }
 
 static void
-line_plane(const struct prim *p, const float f[2], float out[3])
+line_plane(const struct prim *p, const float f[2], double ox, double oy, float out[3],
+           float *c_bin)
 {
    double ax = p->v[0].x, ay = p->v[0].y;
    double dx = p->v[1].x - ax, dy = p->v[1].y - ay;
@@ -710,19 +731,30 @@ line_plane(const struct prim *p, const float f[2], float out[3])
    out[0] = (float)a;
    out[1] = (float)b;
    out[2] = (float)(f[0] - a * ax - b * ay);
+   *c_bin = (float)(f[0] - a * (ax - ox) - b * (ay - oy));
+}
+
+/* The plane through the vertex values f, C at the window origin, and
+ * *c_bin: its value at window position (ox, oy) (a bin corner). */
+static void
+make_plane_at(const struct prim *p, const float *f, double ox, double oy, float out[3],
+              float *c_bin)
+{
+   if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
+      tri_plane(p, f, ox, oy, out, c_bin);
+   else if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_LINE)
+      line_plane(p, f, ox, oy, out, c_bin);
+   else {
+      out[0] = out[1] = 0;
+      out[2] = *c_bin = f[0];
+   }
 }
 
 static void
 make_plane(const struct prim *p, const float *f, float out[3])
 {
-   if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
-      tri_plane(p, f, out);
-   else if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_LINE)
-      line_plane(p, f, out);
-   else {
-      out[0] = out[1] = 0;
-      out[2] = f[0];
-   }
+   float c_bin;
+   make_plane_at(p, f, 0, 0, out, &c_bin);
 }
 
 static bool
@@ -730,6 +762,8 @@ setup_cf(struct tile *t, struct prim *p)
 {
    const struct fstate *st = &t->st;
    unsigned nv = p->h.vertices;
+   /* setup_cf runs per tile, and a tile lies in one 32x32 bin (op_ldcf) */
+   double ox = t->x0 & ~31u, oy = t->y0 & ~31u;
    p->ncf = 0;
    for (unsigned b = 0; b < st->nbind; b++) {
       const struct agx_cf_binding *cb = &st->bind[b];
@@ -742,11 +776,11 @@ setup_cf(struct tile *t, struct prim *p)
          switch (cb->source) {
          case AGX_CF_SOURCE_FRAGCOORD_Z:
             for (unsigned i = 0; i < nv; i++) f[i] = p->v[i].z;
-            make_plane(p, f, out);
+            make_plane_at(p, f, ox, oy, out, &p->cf_bin[reg]);
             break;
          case AGX_CF_SOURCE_BARYCENTRIC:
             for (unsigned i = 0; i < nv; i++) f[i] = i == c ? 1.0f : 0.0f;
-            make_plane(p, f, out);
+            make_plane_at(p, f, ox, oy, out, &p->cf_bin[reg]);
             break;
          case AGX_CF_SOURCE_POINT_COORD: {
             float sz = p->h.size > 0 ? p->h.size : 1.0f;
@@ -754,11 +788,12 @@ setup_cf(struct tile *t, struct prim *p)
             out[0] = c == 0 ? 1.0f / sz : 0;
             out[1] = c == 1 ? 1.0f / sz : 0;
             out[2] = c < 2 ? -o / sz : 0;
+            p->cf_bin[reg] = c < 2 ? (float)(((c ? oy : ox) - o) / sz) : 0;
             break;
          }
          case AGX_CF_SOURCE_PRIMITIVE_ID:
             out[0] = out[1] = 0;
-            out[2] = tessera_uif(p->h.primitive_id);
+            out[2] = p->cf_bin[reg] = tessera_uif(p->h.primitive_id);
             break;
          default:
             if (slot >= p->h.varyings)
@@ -773,7 +808,7 @@ setup_cf(struct tile *t, struct prim *p)
                 * programs Flat Vertex 2 for every primitive type when the
                 * last vertex provokes); of a point, its only one. */
                out[0] = out[1] = 0;
-               out[2] = p->vary[k < nv ? k : nv - 1][slot];
+               out[2] = p->cf_bin[reg] = p->vary[k < nv ? k : nv - 1][slot];
                break;
             }
             case AGX_SHADE_MODEL_PERSPECTIVE:
@@ -781,11 +816,11 @@ setup_cf(struct tile *t, struct prim *p)
                 * interpolated 1/w of slot 0 (bound Linear). */
                for (unsigned i = 0; i < nv; i++)
                   f[i] = p->vary[i][slot] * p->v[i].inv_w;
-               make_plane(p, f, out);
+               make_plane_at(p, f, ox, oy, out, &p->cf_bin[reg]);
                break;
             default:
                for (unsigned i = 0; i < nv; i++) f[i] = p->vary[i][slot];
-               make_plane(p, f, out);
+               make_plane_at(p, f, ox, oy, out, &p->cf_bin[reg]);
                break;
             }
          }

@@ -42,6 +42,7 @@
 
 #define HWR_SR_COVERAGE 124        /* input_sample_mask */
 #define HWR_SR_BACKFACING 62
+#define HWR_SR_SAMPLES_LOG2 14     /* log2 of the pass's samples per pixel */
 
 /* Cycle model (docs/rendering.md, "Timing"). */
 #define HWR_CYC_VDM_BLOCK 4

@@ -278,10 +278,22 @@ linear_rows(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_t
  * bits exactly (decode then encode is the identity; not so for snorm,
  * whose two encodings of -1 would merge, so snorm is left as it was);
  * i32 already carries f32 bits (hw_tex_memfmt_unpack).
+ *
+ * An srgba8 tilebuffer holds sRGB-encoded bytes, and Mesa stores it
+ * through a PBE it makes linear ("The tilebuffer is already in sRGB space
+ * if needed. Do not convert", agx_state.c): the bytes go to an 8-bit unorm
+ * image unconverted, as u8norm would carry them. Decoding them to linear
+ * (the model did) stored every sRGB render target darkened (piglit
+ * framebuffer-srgb, srgb_conformance, the sRGB multisampled blits).
  */
 static unsigned
 block_raw_memfmt(unsigned memfmt, const struct hw_tex_format *f)
 {
+   if (memfmt == HW_TEX_MEM_SRGBA8)
+      return f->packing == HW_TEX_PACK_ARRAY && f->bits[0] == 8 && !f->srgb &&
+                   f->type == AGX_TEXTURE_TYPE_UNORM
+                ? HW_TEX_MEM_U8NORM
+                : memfmt;
    unsigned w = memfmt == HW_TEX_MEM_I8 ? 8 : memfmt == HW_TEX_MEM_I16 ? 16 : 0;
    if (!w || f->packing != HW_TEX_PACK_ARRAY || f->bits[0] != w || f->srgb ||
        f->cls != HW_TEX_CLASS_FLOAT)

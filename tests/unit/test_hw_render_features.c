@@ -5,7 +5,8 @@
  * order, with fewer fragments shaded), and the ISP / rasteriser features
  * (clip planes, depth bias, occlusion queries, scissor, indirect draws,
  * 2x MSAA, 16x16 and 32x16 tiles, large points, two-sided stencil,
- * depth clamp, shader depth output), each checked against values
+ * depth clamp, shader depth output, bin-relative coefficient
+ * registers, iter at a sample index in a register), each checked against values
  * computed here.
  */
 #include <math.h>
@@ -1124,6 +1125,141 @@ test_flat_line_last(void **state)
    scene_teardown(&s);
 }
 
+/* ------------------------------------------------- coefficient registers */
+
+/* ldcf of the red and green planes (cf0, cf1); stores their C terms and
+ * A * 64, B * 64 as the colour. */
+static const char *const fs_ldcf_src =
+   "ldcf r4_r5_r6, cf0\n"
+   "ldcf r8_r9_r10, cf1\n"
+   "fadd32 r12, r6, 0.0\n"
+   "fadd32 r13, r10, 0.0\n"
+   "mov_imm r14, 1115684864, 0b0\n"   /* 64.0 */
+   "fmul32 r14, r4, r14\n"
+   "mov_imm r15, 1115684864, 0b0\n"
+   "fmul32 r15, r9, r15\n"
+   "st_tile r12_r13_r14_r15, u8norm, 0, xyzw, 0, 255, 0\n"
+   "stop\n";
+
+/*
+ * A coefficient register's C is the plane's value at the corner of the
+ * pixel's 32x32 bin, not at the window origin: Mesa's asahi compiler
+ * lowers interpolateAtOffset/AtSample to ldcf and evaluates the plane at
+ * `pixel_coord % 32 + 0.5 + offset` (agx_nir_lower_interpolation.c). The
+ * model used to hand out window-origin planes, so those varyings were
+ * wrong from the second bin on (piglit arb_gpu_shader5-interpolateAtOffset
+ * failed at (32, 0)). Red ramps 0..1 over x, green over y of a 128x96
+ * target: every pixel's C is its bin corner's ramp value, A and B the
+ * gradients 1/128 and 1/96 (stored x64: 0.5 and 2/3) -- with 32x32,
+ * 16x16 and 32x16 tilebuffer tiles (the bin stays 32x32).
+ */
+static void
+test_ldcf_bin_relative(void **state)
+{
+   (void)state;
+   const unsigned W = 128, H = 96;
+   const unsigned sizes[3][2] = { { 32, 32 }, { 16, 16 }, { 32, 16 } };
+   for (unsigned k = 0; k < 3; k++) {
+      struct scene s;
+      scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+      s.utile_w = sizes[k][0];
+      s.utile_h = sizes[k][1];
+      /* red = window x / W, green = window y / H (window y points down) */
+      struct vtx v[6];
+      const float c00[4] = { 0, 1, 0, 1 }, c10[4] = { 1, 1, 0, 1 };
+      const float c11[4] = { 1, 0, 0, 1 }, c01[4] = { 0, 0, 0, 1 };
+      set_vtx(&v[0], -1, -1, 0.5f, c00);
+      set_vtx(&v[1], 1, -1, 0.5f, c10);
+      set_vtx(&v[2], 1, 1, 0.5f, c11);
+      v[3] = v[0];
+      v[4] = v[2];
+      set_vtx(&v[5], -1, 1, 0.5f, c01);
+      struct draw_state ds = default_state;
+      ds.fs = fs_ldcf_src;
+      emit_state(&s, &ds, vs_src, v, sizeof(v));
+      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+      assert_true(run(&s));
+      for (unsigned y = 0; y < H; y++) {
+         for (unsigned x = 0; x < W; x++) {
+            uint32_t got = s.rt[y * W + x];
+            int want[4] = {
+               (int)lrintf((float)(x & ~31u) / W * 255),
+               (int)lrintf((float)(y & ~31u) / H * 255),
+               (int)lrintf(64.0f / W * 255),
+               (int)lrintf(64.0f / H * 255),
+            };
+            for (unsigned c = 0; c < 4; c++) {
+               int g = (int)(got >> (8 * c) & 0xff);
+               if (abs(g - want[c]) > 1)
+                  fail_msg("tile %ux%u (%u,%u): %08x, channel %u want %d", sizes[k][0],
+                           sizes[k][1], x, y, got, c, want[c]);
+            }
+         }
+      }
+      scene_teardown(&s);
+   }
+}
+
+/*
+ * interpolateAtSample as Mesa's asahi compiler emits it: the sample index
+ * in a 16-bit register (interpolation "sample" form 3), made from
+ * samples_log2 (sr14) by a bcsel even for a constant index. In a 2x pass
+ * sr14 is 1, and iter at the sample in r0l evaluates at sample 1, (0.25,
+ * 0.25) of the pixel; an immediate 1 and 0 pick samples 1 and 0 (0.75).
+ * The model used to read sr14 as 0 and take the register's number for
+ * the index (piglit arb_gpu_shader5-interpolateAtSample-different gave
+ * sample 0's value for every sample).
+ */
+static void
+test_iter_sample_register(void **state)
+{
+   (void)state;
+   const unsigned W = 8, H = 8;
+   static const struct {
+      const char *fs;
+      float at;
+   } cases[] = {
+      { "get_sr r0, sr14\n"
+        "iter r4_r5_r6_r7, cf0, r0l, sample, 0b0, 0, 0, 0, 0, 0\n"
+        "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\nstop\n", 0.25f },
+      { "iter r4_r5_r6_r7, cf0, 1, sample, 0b0, 0, 0, 0, 0, 0\n"
+        "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\nstop\n", 0.25f },
+      { "iter r4_r5_r6_r7, cf0, 0, sample, 0b0, 0, 0, 0, 0, 0\n"
+        "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\nstop\n", 0.75f },
+   };
+   for (unsigned k = 0; k < 3; k++) {
+      struct scene s;
+      scene_init(&s, W, H, 2, BLACK, 2, 1 << 20);
+      /* red = window x / W, green = window y / H */
+      struct vtx v[6];
+      const float c00[4] = { 0, 1, 0, 1 }, c10[4] = { 1, 1, 0, 1 };
+      const float c11[4] = { 1, 0, 0, 1 }, c01[4] = { 0, 0, 0, 1 };
+      set_vtx(&v[0], -1, -1, 0.5f, c00);
+      set_vtx(&v[1], 1, -1, 0.5f, c10);
+      set_vtx(&v[2], 1, 1, 0.5f, c11);
+      v[3] = v[0];
+      v[4] = v[2];
+      set_vtx(&v[5], -1, 1, 0.5f, c01);
+      struct draw_state ds = default_state;
+      ds.fs = cases[k].fs;
+      emit_state(&s, &ds, vs_src, v, sizeof(v));
+      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+      assert_true(run(&s));
+      for (unsigned i = 0; i < W * H * 2; i++) {
+         unsigned x = i / 2 % W, y = i / 2 / W;
+         int want[2] = { (int)lrintf((x + cases[k].at) / W * 255),
+                         (int)lrintf((y + cases[k].at) / H * 255) };
+         for (unsigned c = 0; c < 2; c++) {
+            int g = (int)(s.rt[i] >> (8 * c) & 0xff);
+            if (abs(g - want[c]) > 1)
+               fail_msg("case %u (%u,%u) sample %u: %08x, channel %u want %d", k, x, y,
+                        i % 2, s.rt[i], c, want[c]);
+         }
+      }
+      scene_teardown(&s);
+   }
+}
+
 /* A fragment shader with scratch (Mesa: stack_adjust by the scratch size
  * + 40 bytes, then stack_store/stack_load at byte offsets) gets a stack
  * of that size per thread: the colour goes through it unchanged. */
@@ -1179,6 +1315,8 @@ main(void)
       cmocka_unit_test(test_strip_fan_provoking),
       cmocka_unit_test(test_flat_line_last),
       cmocka_unit_test(test_fragment_stack),
+      cmocka_unit_test(test_ldcf_bin_relative),
+      cmocka_unit_test(test_iter_sample_register),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

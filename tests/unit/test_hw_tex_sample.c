@@ -915,6 +915,23 @@ test_block_store(void **state)
             assert_memory_equal(got, untouched, 4);
          }
       }
+   /* An srgba8 tilebuffer holds sRGB-encoded bytes; Mesa's end-of-tile
+    * program stores it through a linear RGBA8 PBE ("already in sRGB
+    * space, do not convert"): the bytes arrive unchanged, and so they do
+    * through an sRGB PBE (decode then encode). The model used to decode
+    * them into the linear image. */
+   for (unsigned srgb = 0; srgb < 2; srgb++) {
+      struct agx_pbe ps = p;
+      ps.srgb = srgb;
+      struct hw_tex_image ims = decode_image(&ps);
+      memset(tex_host(IMG_VA), 0xee, 16384);
+      assert_int_equal(hw_tex_block_store(&pbe_mmu, &ims, &tt, HW_TEX_MEM_SRGBA8, 4, 0, false,
+                                          err, sizeof(err)), HW_TEX_OK);
+      for (unsigned y = 4; y < 6; y++)
+         for (unsigned x = 4; x < 6; x++)
+            assert_memory_equal(tex_host(IMG_VA + hw_tex_offset(&ims.layout, x, y, 0, 0)),
+                                tile + (y - 4) * 32 + (x - 4) * 8 + 4, 4);
+   }
    /* f16 tilebuffer data into an RGBA16F image through a linear PBE */
    uint16_t h[4 * 4 * 4];
    for (unsigned i = 0; i < 64; i++)
