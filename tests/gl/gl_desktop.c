@@ -56,9 +56,12 @@
  *   flat_clip    glShadeModel(GL_FLAT): a triangle cut by the near plane is
  *                all its provoking vertex's colour, last and (with
  *                EXT_provoking_vertex) first; a strip's odd triangle takes
- *                vertex 1 (first) or 3 (last).  Regression: the model's
- *                clipper interpolated flat colours and took odd strip
- *                triangles' vertex 2 as the first
+ *                vertex 1 (first) or 3 (last); a quad (first) the vertex
+ *                GL_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION says.
+ *                Regressions: the model's clipper interpolated flat
+ *                colours and took odd strip triangles' vertex 2 as the
+ *                first; the driver denied quads follow the convention but
+ *                drew them so (piglit clipflat)
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
  * exit status 1 when any fails.
  *
@@ -1635,6 +1638,30 @@ test_flat_clip(void)
            gl_util_pixel_is(px, W, 48, 48, strip_want[first][1], 0, t);
       if (!ok)
          printf("  %s: triangle strip, %s vertex\n", t, first ? "first" : "last");
+   }
+   /* A quad in the first-vertex convention takes vertex 1 if the context
+    * says quads follow the convention, else vertex 4 (GL's table).
+    * Regression: the driver said they do not, but drew vertex 1's colour
+    * (u_primconvert keeps the API's convention; piglit clipflat). */
+   if (provoking && ok) {
+      GLboolean follow = GL_FALSE;
+      glGetBooleanv(GL_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION_EXT, &follow);
+      provoking(GL_FIRST_VERTEX_CONVENTION_EXT);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glBegin(GL_QUADS);
+      glColor4ub(255, 0, 0, 255);
+      glVertex2f(-1, -1);
+      glColor4ub(0, 255, 0, 255);
+      glVertex2f(1, -1);
+      glColor4ub(0, 0, 255, 255);
+      glVertex2f(1, 1);
+      glColor4ub(255, 255, 255, 255);
+      glVertex2f(-1, 1);
+      glEnd();
+      gl_util_read_fb(px, W, H);
+      ok = only_colour(px, follow ? red : white, t,
+                       follow ? "quad, first vertex (quads follow the convention)"
+                              : "quad, first-vertex convention (quads use the last)");
    }
    if (provoking)
       provoking(GL_LAST_VERTEX_CONVENTION_EXT);
