@@ -62,6 +62,9 @@
  *                colours and took odd strip triangles' vertex 2 as the
  *                first; the driver denied quads follow the convention but
  *                drew them so (piglit clipflat)
+ *   offset_mode  polygon offset applies by polygon mode: a filled quad
+ *                with only GL_POLYGON_OFFSET_LINE or _POINT on, and
+ *                GL_LINES with _FILL on, are not offset
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
  * exit status 1 when any fails.
  *
@@ -1671,6 +1674,82 @@ test_flat_clip(void)
    gl_util_check(t, ok);
 }
 
+/* Polygon offset is enabled per polygon mode: with only
+ * GL_POLYGON_OFFSET_LINE (or _POINT) on, a filled quad is not offset, and
+ * GL_LINES are never offset. A red primitive at z = 0 with a large
+ * positive offset allowed only for another mode, then green at z = 0
+ * with LESS: red must stay. Regression: any enable offset every draw
+ * (piglit polygon-mode-offset drew its outline under the offset fill). */
+static void
+test_offset_mode(void)
+{
+   const char *t = "offset_mode";
+   GLuint fbo, rb[2];
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glGenRenderbuffers(2, rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[0]);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
+   bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+   if (!ok)
+      printf("  %s: framebuffer incomplete\n", t);
+   glUseProgram(0);
+   glMatrixMode(GL_PROJECTION);
+   glLoadIdentity();
+   glMatrixMode(GL_MODELVIEW);
+   glLoadIdentity();
+   static const uint8_t red[4] = { 255, 0, 0, 255 };
+   static const struct { GLenum enable, prim; const char *what; } cases[] = {
+      { GL_POLYGON_OFFSET_LINE, GL_QUADS, "filled quad, only LINE offset on" },
+      { GL_POLYGON_OFFSET_POINT, GL_QUADS, "filled quad, only POINT offset on" },
+      { GL_POLYGON_OFFSET_FILL, GL_LINES, "GL_LINES, FILL offset on" },
+   };
+   for (unsigned c = 0; c < 3 && ok; c++) {
+      glViewport(0, 0, W, H);
+      glClearColor(0, 0, 0, 1);
+      glClearDepth(1.0);
+      glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+      glEnable(GL_DEPTH_TEST);
+      glDepthFunc(GL_LESS);
+      for (unsigned pass = 0; pass < 2; pass++) {
+         if (pass == 0) {
+            glEnable(cases[c].enable);
+            glPolygonOffset(0.0f, 1000.0f);   /* far back, if applied */
+            glColor4ub(255, 0, 0, 255);
+         } else {
+            glDisable(cases[c].enable);
+            glColor4ub(0, 255, 0, 255);
+         }
+         glBegin(cases[c].prim);
+         if (cases[c].prim == GL_QUADS) {
+            glVertex2f(-1, -1);
+            glVertex2f(1, -1);
+            glVertex2f(1, 1);
+            glVertex2f(-1, 1);
+         } else {
+            glVertex2f(-1, 0.01f);
+            glVertex2f(1, 0.01f);
+         }
+         glEnd();
+      }
+      glDisable(GL_DEPTH_TEST);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, cases[c].prim == GL_QUADS ? 10 : 20, 32, red, 0, t);
+      if (!ok)
+         printf("  %s: %s\n", t, cases[c].what);
+   }
+   glPolygonOffset(0.0f, 0.0f);
+   glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteRenderbuffers(2, rb);
+   gl_util_check(t, ok && glGetError() == GL_NO_ERROR);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -1686,6 +1765,7 @@ static const struct {
    { "clip_plane", test_clip_plane }, { "stipple", test_stipple },
    { "depth_mipmap", test_depth_mipmap }, { "large_point", test_large_point },
    { "flat_clip", test_flat_clip },
+   { "offset_mode", test_offset_mode },
 };
 
 int
