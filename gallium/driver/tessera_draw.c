@@ -671,7 +671,16 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    bool has_s = batch->fb.zsbuf &&
                 util_format_has_stencil(util_format_description(batch->fb.zsbuf->format));
    bool stencil = has_s && zsa->stencil[0].enabled;
-   bool bias = (r->offset_tri || r->offset_line || r->offset_point) &&
+   /* GL enables polygon offset per polygon mode (GL_POLYGON_OFFSET_FILL,
+    * _LINE, _POINT) while the hardware has one enable: take the one of
+    * the mode the front faces are drawn in, as Mesa's asahi driver does
+    * (exact unless front and back modes differ with different enables).
+    * Any enable set used to offset every draw, so an outline drawn with
+    * GL_LINE while only GL_POLYGON_OFFSET_FILL was on moved with the
+    * fill and lost the depth test (piglit polygon-mode-offset). Points
+    * and lines are never offset. */
+   bool bias = u_reduced_prim(info->mode) == PIPE_PRIM_TRIANGLES &&
+               util_get_offset(r, r->fill_front) &&
                (r->offset_units != 0.0f || r->offset_scale != 0.0f);
    struct tessera_query *oq = ctx->queries_active ? ctx->occlusion_query : NULL;
    uint8_t p[256];

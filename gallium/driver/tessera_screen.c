@@ -113,6 +113,15 @@ tessera_get_param(struct pipe_screen *pscreen, enum pipe_cap param)
    case PIPE_CAP_MIXED_FRAMEBUFFER_SIZES:
       return 1;
 
+   /* Quads and quad strips reach the hardware as triangles through
+    * u_primconvert, whose index translation keeps the API's provoking
+    * vertex (flatshade_first in, the same convention out): in the first-
+    * vertex convention a quad's flat colour is its first vertex's, so say
+    * so (as Mesa's asahi driver does); otherwise GL expects the last
+    * vertex's and piglit clipflat failed every quad case in FIRST mode. */
+   case PIPE_CAP_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION:
+      return 1;
+
    /* Uniforms packed to the component (st/mesa's driver_location in
     * dwords), as Mesa's asahi driver sets: with vec4-padded storage,
     * state constants st/mesa adds to a variant after the program's

@@ -169,6 +169,15 @@ struct hw_tex_sample_req {
  */
 void hw_tex_cube_face(const float dir[3], float *s, float *t, unsigned *face);
 
+/*
+ * Derivatives of hw_tex_cube_face's (s, t) for a direction dir changing by
+ * ddir, on dir's own face (GL's cube map LOD rule): implicit derivatives
+ * of a cube sample are taken on the directions of a quad's lanes and
+ * projected per lane, so a quad whose lanes (helpers included) straddle a
+ * face edge still gets the footprint of its own face.
+ */
+void hw_tex_cube_face_deriv(const float dir[3], const float ddir[3], float *ds, float *dt);
+
 /* LOD lambda (before/after clamping) as sampling computes it. */
 void hw_tex_compute_lambda(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
                            const struct hw_tex_lod *lod, float *clamped,

@@ -325,10 +325,17 @@ write_result(struct exec *e, unsigned lane, const union hw_texel *t, bool is_flo
    }
 }
 
-/* Per-lane sampling coordinates (cubes resolved to face s, t). */
+static bool
+dim_is_cube(unsigned dim)
+{
+   return dim == AGX_TEXTURE_DIMENSION_CUBE || dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY;
+}
+
+/* Per-lane sampling coordinates; st gets (s, t, r), for cubes the
+ * direction (projected per lane when derivatives are taken). */
 static void
 lane_coords(struct exec *e, unsigned dim, unsigned lane, struct hw_tex_coord *hc,
-            float face_st[3])
+            float st[3])
 {
    struct raw_coords rc;
    memset(hc, 0, sizeof(*hc));
@@ -337,15 +344,9 @@ lane_coords(struct exec *e, unsigned dim, unsigned lane, struct hw_tex_coord *hc
    hc->t = coord_float(&rc, 1);
    hc->r = coord_float(&rc, 2);
    hc->layer = rc.extra[0];
-   face_st[0] = hc->s;
-   face_st[1] = hc->t;
-   face_st[2] = hc->r;
-   if (dim == AGX_TEXTURE_DIMENSION_CUBE || dim == AGX_TEXTURE_DIMENSION_CUBE_ARRAY) {
-      float d[3] = { hc->s, hc->t, hc->r };
-      unsigned face;
-      hw_tex_cube_face(d, &face_st[0], &face_st[1], &face);
-      face_st[2] = 0;
-   }
+   st[0] = hc->s;
+   st[1] = hc->t;
+   st[2] = hc->r;
 }
 
 static enum hw_usc_status
@@ -476,6 +477,19 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
             for (unsigned a = 0; a < 3; a++) {
                lod.ddx[a] = st[q + 1][a] - st[q][a];
                lod.ddy[a] = st[q + 2][a] - st[q][a];
+            }
+            if (dim_is_cube(dim)) {
+               /* Cubes: the quad's direction differences projected on this
+                * lane's face.  Differencing each lane's face (s, t) instead
+                * goes wrong when a quad straddles an edge (helper lanes
+                * past a primitive on a face's border do): piglit
+                * tex-miplevel-selection GL2:texture() Cube, issue 13. */
+               float dx[3], dy[3];
+               memcpy(dx, lod.ddx, sizeof(dx));
+               memcpy(dy, lod.ddy, sizeof(dy));
+               hw_tex_cube_face_deriv(st[l], dx, &lod.ddx[0], &lod.ddx[1]);
+               hw_tex_cube_face_deriv(st[l], dy, &lod.ddy[0], &lod.ddy[1]);
+               lod.ddx[2] = lod.ddy[2] = 0;
             }
             if (lod_mode != 0)
                lod.bias = hw_tex_half_to_float((uint16_t)small_operand(e, D, l));

@@ -76,6 +76,40 @@ hw_tex_cube_face(const float d[3], float *s, float *t, unsigned *face)
    *t = 0.5f * (tc / ma + 1.0f);
 }
 
+void
+hw_tex_cube_face_deriv(const float d[3], const float dd[3], float *ds, float *dt)
+{
+   /* The same face choice as hw_tex_cube_face; sc, tc and ma are signed
+    * picks of the direction's components, so their derivatives are the
+    * same picks of dd.  With s = (sc / ma + 1) / 2:
+    * ds = (dsc * ma - sc * dma) / (2 * ma^2) (GL 4.6, 8.13.1). */
+   float ax = fabsf(d[0]), ay = fabsf(d[1]), az = fabsf(d[2]);
+   float sc, tc, ma, dsc, dtc, dma;
+   if (az >= ax && az >= ay) {
+      float sg = d[2] >= 0 ? 1.0f : -1.0f;
+      ma = az, dma = sg * dd[2];
+      sc = sg * d[0], dsc = sg * dd[0];
+      tc = -d[1], dtc = -dd[1];
+   } else if (ay >= ax) {
+      float sg = d[1] >= 0 ? 1.0f : -1.0f;
+      ma = ay, dma = sg * dd[1];
+      sc = d[0], dsc = dd[0];
+      tc = sg * d[2], dtc = sg * dd[2];
+   } else {
+      float sg = d[0] >= 0 ? 1.0f : -1.0f;
+      ma = ax, dma = sg * dd[0];
+      sc = -sg * d[2], dsc = -sg * dd[2];
+      tc = -d[1], dtc = -dd[1];
+   }
+   if (ma == 0) {
+      *ds = *dt = 0;
+      return;
+   }
+   float k = 0.5f / (ma * ma);
+   *ds = (dsc * ma - sc * dma) * k;
+   *dt = (dtc * ma - tc * dma) * k;
+}
+
 /* Integer texel index after the wrap mode; -1 selects the border. */
 static int32_t
 wrap_index(int64_t i, uint32_t n, unsigned mode)

@@ -56,9 +56,15 @@
  *   flat_clip    glShadeModel(GL_FLAT): a triangle cut by the near plane is
  *                all its provoking vertex's colour, last and (with
  *                EXT_provoking_vertex) first; a strip's odd triangle takes
- *                vertex 1 (first) or 3 (last).  Regression: the model's
- *                clipper interpolated flat colours and took odd strip
- *                triangles' vertex 2 as the first
+ *                vertex 1 (first) or 3 (last); a quad (first) the vertex
+ *                GL_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION says.
+ *                Regressions: the model's clipper interpolated flat
+ *                colours and took odd strip triangles' vertex 2 as the
+ *                first; the driver denied quads follow the convention but
+ *                drew them so (piglit clipflat)
+ *   offset_mode  polygon offset applies by polygon mode: a filled quad
+ *                with only GL_POLYGON_OFFSET_LINE or _POINT on, and
+ *                GL_LINES with _FILL on, are not offset
  * Each prints PASS/FAIL (SKIP when the context lacks what a test needs);
  * exit status 1 when any fails.
  *
@@ -1636,12 +1642,112 @@ test_flat_clip(void)
       if (!ok)
          printf("  %s: triangle strip, %s vertex\n", t, first ? "first" : "last");
    }
+   /* A quad in the first-vertex convention takes vertex 1 if the context
+    * says quads follow the convention, else vertex 4 (GL's table).
+    * Regression: the driver said they do not, but drew vertex 1's colour
+    * (u_primconvert keeps the API's convention; piglit clipflat). */
+   if (provoking && ok) {
+      GLboolean follow = GL_FALSE;
+      glGetBooleanv(GL_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION_EXT, &follow);
+      provoking(GL_FIRST_VERTEX_CONVENTION_EXT);
+      glClear(GL_COLOR_BUFFER_BIT);
+      glBegin(GL_QUADS);
+      glColor4ub(255, 0, 0, 255);
+      glVertex2f(-1, -1);
+      glColor4ub(0, 255, 0, 255);
+      glVertex2f(1, -1);
+      glColor4ub(0, 0, 255, 255);
+      glVertex2f(1, 1);
+      glColor4ub(255, 255, 255, 255);
+      glVertex2f(-1, 1);
+      glEnd();
+      gl_util_read_fb(px, W, H);
+      ok = only_colour(px, follow ? red : white, t,
+                       follow ? "quad, first vertex (quads follow the convention)"
+                              : "quad, first-vertex convention (quads use the last)");
+   }
    if (provoking)
       provoking(GL_LAST_VERTEX_CONVENTION_EXT);
    else
       printf("  %s: no EXT_provoking_vertex: last vertex only\n", t);
    glShadeModel(GL_SMOOTH);
    gl_util_check(t, ok);
+}
+
+/* Polygon offset is enabled per polygon mode: with only
+ * GL_POLYGON_OFFSET_LINE (or _POINT) on, a filled quad is not offset, and
+ * GL_LINES are never offset. A red primitive at z = 0 with a large
+ * positive offset allowed only for another mode, then green at z = 0
+ * with LESS: red must stay. Regression: any enable offset every draw
+ * (piglit polygon-mode-offset drew its outline under the offset fill). */
+static void
+test_offset_mode(void)
+{
+   const char *t = "offset_mode";
+   GLuint fbo, rb[2];
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glGenRenderbuffers(2, rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[0]);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
+   bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+   if (!ok)
+      printf("  %s: framebuffer incomplete\n", t);
+   glUseProgram(0);
+   glMatrixMode(GL_PROJECTION);
+   glLoadIdentity();
+   glMatrixMode(GL_MODELVIEW);
+   glLoadIdentity();
+   static const uint8_t red[4] = { 255, 0, 0, 255 };
+   static const struct { GLenum enable, prim; const char *what; } cases[] = {
+      { GL_POLYGON_OFFSET_LINE, GL_QUADS, "filled quad, only LINE offset on" },
+      { GL_POLYGON_OFFSET_POINT, GL_QUADS, "filled quad, only POINT offset on" },
+      { GL_POLYGON_OFFSET_FILL, GL_LINES, "GL_LINES, FILL offset on" },
+   };
+   for (unsigned c = 0; c < 3 && ok; c++) {
+      glViewport(0, 0, W, H);
+      glClearColor(0, 0, 0, 1);
+      glClearDepth(1.0);
+      glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+      glEnable(GL_DEPTH_TEST);
+      glDepthFunc(GL_LESS);
+      for (unsigned pass = 0; pass < 2; pass++) {
+         if (pass == 0) {
+            glEnable(cases[c].enable);
+            glPolygonOffset(0.0f, 1000.0f);   /* far back, if applied */
+            glColor4ub(255, 0, 0, 255);
+         } else {
+            glDisable(cases[c].enable);
+            glColor4ub(0, 255, 0, 255);
+         }
+         glBegin(cases[c].prim);
+         if (cases[c].prim == GL_QUADS) {
+            glVertex2f(-1, -1);
+            glVertex2f(1, -1);
+            glVertex2f(1, 1);
+            glVertex2f(-1, 1);
+         } else {
+            glVertex2f(-1, 0.01f);
+            glVertex2f(1, 0.01f);
+         }
+         glEnd();
+      }
+      glDisable(GL_DEPTH_TEST);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, cases[c].prim == GL_QUADS ? 10 : 20, 32, red, 0, t);
+      if (!ok)
+         printf("  %s: %s\n", t, cases[c].what);
+   }
+   glPolygonOffset(0.0f, 0.0f);
+   glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteRenderbuffers(2, rb);
+   gl_util_check(t, ok && glGetError() == GL_NO_ERROR);
 }
 
 static const struct {
@@ -1659,6 +1765,7 @@ static const struct {
    { "clip_plane", test_clip_plane }, { "stipple", test_stipple },
    { "depth_mipmap", test_depth_mipmap }, { "large_point", test_large_point },
    { "flat_clip", test_flat_clip },
+   { "offset_mode", test_offset_mode },
 };
 
 int

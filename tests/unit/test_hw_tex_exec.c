@@ -254,6 +254,92 @@ test_sample_quad_derivatives(void **state)
    }
 }
 
+/* A 16x16 mipmapped cube (5 levels, every face's level l holds l + 0.5),
+ * nearest filters. */
+static void
+mip_cube(void)
+{
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.dimension = AGX_TEXTURE_DIMENSION_CUBE;
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.channels = AGX_CHANNELS_R32;
+   t.type = AGX_TEXTURE_TYPE_FLOAT;
+   t.width = t.height = 16;
+   t.depth = 1;
+   t.address = SRC_VA;
+   t.unk_mipmapped = true;
+   t.last_level = 4;
+   put_texture(0, &t);
+   struct hw_tex_view v;
+   char err[128];
+   assert_true(hw_tex_view_decode(&v, tex_host(TEXTAB_VA), err, sizeof(err)));
+   assert_int_equal(v.layers, 6);
+   for (unsigned f = 0; f < 6; f++)
+      for (unsigned l = 0; l < 5; l++)
+         for (uint32_t y = 0; y < v.layout.level[l].height; y++)
+            for (uint32_t x = 0; x < v.layout.level[l].width; x++) {
+               float val = (float)l + 0.5f;
+               memcpy(tex_host(SRC_VA + hw_tex_offset(&v.layout, x, y, f, l)), &val, 4);
+            }
+   struct agx_sampler s = { AGX_SAMPLER_HEADER };
+   s.magnify = s.minify = AGX_FILTER_NEAREST;
+   s.mip_filter = AGX_MIP_FILTER_NEAREST;
+   put_sampler(0, &s);
+}
+
+/* Direction (u1 + (lane & 1) * k, ((lane >> 1) & 1) * k, 1): near the +Z
+ * face's right edge (u1 close to 1) a quad's odd lanes cross onto +X. */
+static const char *cube_kernel =
+   "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
+   "and              r2, r1, 1\n"
+   "bfeil            r3, 0, r1, 1, mask 0x1\n"
+   "convert          u32_to_f, r4, r2, rte\n"
+   "convert          u32_to_f, r5, r3, rte\n"
+   "fmul32           r4, r4, u0\n"
+   "fmul32           r5, r5, u0\n"
+   "fadd32           r4, r4, u1\n"
+   "fadd32           r6, u4, -0.0\n"
+   "texture_sample   0, 0b0000, 0b0, none, x, 0b00, r8, None, ts0, ss0, tex_cube, r4_r5_r6, auto_lod, 0\n"
+   "wait             0\n"
+   "device_store     0, i32, x, r8, u2_u3, r1, unsigned, 0\n"
+   "stop\n";
+
+/* Cube LOD from implicit derivatives: the quad's direction differences
+ * projected on each lane's face (GL's rule), not differences of face
+ * coordinates, which jump across a face edge.  k = 1/8 is one texel of a
+ * 16-texel face per pixel (level 0) wherever the quad lies; before, the
+ * quad straddling +Z/+X picked the last level (piglit
+ * tex-miplevel-selection GL2:texture() Cube, issue 13). */
+static void
+test_sample_cube_quad_derivatives(void **state)
+{
+   (void)state;
+   mip_cube();
+   static const struct { float k, s0, want; } cases[] = {
+      { 1.0f / 8, 0.0f, 0.5f },     /* inside +Z: one texel per pixel */
+      { 2.0f / 8, 0.0f, 1.5f },     /* two texels per pixel: level 1 */
+      { 1.0f / 8, 0.95f, 0.5f },    /* odd lanes on +X, still level 0 */
+      { 1.0f / 8, -1.02f, 0.5f },   /* even lanes on -X */
+   };
+   const float one = 1.0f;
+   for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+      uint32_t u[HW_USC_NUM_UNIFORMS] = { 0 };
+      memcpy(&u[0], &cases[k].k, 4);
+      memcpy(&u[1], &cases[k].s0, 4);
+      memcpy(&u[4], &one, 4);
+      u[2] = (uint32_t)OUT_VA;
+      u[3] = (uint32_t)(OUT_VA >> 32);
+      memset(tex_host(OUT_VA), 0, 128);
+      struct hw_usc_result res;
+      enum hw_usc_status st = run(cube_kernel, 32, u, &res);
+      if (st != HW_USC_OK)
+         fail_msg("run: %s (%s)", hw_usc_status_name(st), res.message);
+      for (unsigned i = 0; i < 32; i++)
+         if (out_f32(i) != cases[k].want)
+            fail_msg("case %u lane %u: %g, want %g", k, i, out_f32(i), cases[k].want);
+   }
+}
+
 /* Explicit LOD (fp16 2.0 in the uniform half u7l) into a 16-bit result. */
 static const char *lod_kernel =
    "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
@@ -702,6 +788,7 @@ main(void)
    const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_copy_kernel, setup),
       cmocka_unit_test_setup(test_sample_quad_derivatives, setup),
+      cmocka_unit_test_setup(test_sample_cube_quad_derivatives, setup),
       cmocka_unit_test_setup(test_sample_explicit_lod_half, setup),
       cmocka_unit_test_setup(test_sample_compare_offset, setup),
       cmocka_unit_test_setup(test_load_offset, setup),
