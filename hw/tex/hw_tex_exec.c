@@ -136,6 +136,19 @@ small_operand(struct exec *e, const struct agx_operand *o, unsigned lane)
    return o->size == 32 ? rd32(e, o->value, lane) : rd16(e, o->value, lane);
 }
 
+/* True when the operand's value cannot differ between lanes (absent, an
+ * immediate, a uniform, or an index into table_file's table, which
+ * desc_address/get_sampler take from the instruction itself; the bindless
+ * heap base U is always a uniform). */
+#define NUM_FILES_NONE (~0u)   /* lane_invariant: no table-index file */
+
+static bool
+lane_invariant(const struct agx_operand *o, unsigned table_file)
+{
+   return !o || o->file == table_file || o->type != AGX_OPERAND_REG ||
+          o->file == AGX_FILE_UNIFORM;
+}
+
 /* GPU address of slot idx of a table: the last of the words loading it,
  * else table + idx * stride (hw_tex_ctx). */
 static uint64_t
@@ -387,12 +400,22 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
     * format (a group's lanes nearly always read one view). */
    struct hw_prof_entry *prof = e->ctx->prof;
    uint32_t fmt_key = 0, fmt_n = 0;
+   /* Descriptors named by lane-invariant operands (texture and sampler
+    * table indices, uniforms: nearly always) are looked up for the first
+    * active lane only; every later lane would hit the one-entry cache. */
+   bool view_once = lane_invariant(e->T, (e->tt & 2) ? NUM_FILES_NONE : AGX_FILE_TEXTURE);
+   bool sampler_once = lane_invariant(e->S, AGX_FILE_SAMPLER);
+   bool have_view = false, have_sampler = false;
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
       if (!(exec_mask >> l & 1))
          continue;
-      enum hw_usc_status rs = get_view(e, l);
-      if (rs != HW_USC_OK)
-         return rs;
+      enum hw_usc_status rs = HW_USC_OK;
+      if (!have_view) {
+         rs = get_view(e, l);
+         if (rs != HW_USC_OK)
+            return rs;
+         have_view = view_once;
+      }
       if (prof) {
          uint32_t k = hw_prof_tex_key(e->view.fmt.channels, e->view.fmt.type,
                                       e->view.fmt.srgb, e->view.null);
@@ -447,9 +470,12 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
          if (prof)
             prof->c[HW_PROF_TEX_LOADS]++;
       } else {
-         rs = get_sampler(e, l);
-         if (rs != HW_USC_OK)
-            return rs;
+         if (!have_sampler) {
+            rs = get_sampler(e, l);
+            if (rs != HW_USC_OK)
+               return rs;
+            have_sampler = sampler_once;
+         }
          if (prof) {
             unsigned mip = e->sampler.mip > AGX_MIP_FILTER_LINEAR ? AGX_MIP_FILTER_LINEAR
                                                                   : e->sampler.mip;
