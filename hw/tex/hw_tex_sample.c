@@ -193,7 +193,7 @@ read_texel(struct hw_mmu *mmu, const struct hw_tex_view *v, uint32_t x, uint32_t
     * zeros, hard ones fail; the mapping attempt recorded the same first
     * fault at the same address). */
    const uint8_t *p = v->fmt.bytes - 1u < sizeof(buf)
-                      ? hw_mmu_map(mmu, v->base + off, v->fmt.bytes, false) : NULL;
+                      ? hw_mmu_map_read(mmu, v->base + off, v->fmt.bytes) : NULL;
    if (p) {
       switch (v->fmt.bytes) {
       case 1: buf[0] = p[0]; break;
@@ -329,6 +329,33 @@ cube_neighbour(unsigned face, int32_t x, int32_t y, uint32_t n, unsigned *face_o
    *y_out = (int32_t)(j < 0 ? 0 : j >= n ? n - 1 : j);
 }
 
+/*
+ * floorf(u) clamped to [-1e9, 1e9] (NaN: 1e9, as fminf/fmaxf give), as an
+ * integer, in integer arithmetic: the libm calls were a visible share of
+ * per-lane sampling (x86-64 without SSE4.1 does not inline floorf).
+ * Truncation is exact (|u| < 1e9 < 2^63; floats past 2^23 are integers)
+ * and steps down once for negative non-integers.
+ */
+static int64_t
+floor_clamped(float u)
+{
+   if (!(u < 1e9f))
+      return 1000000000;
+   if (!(u > -1e9f))
+      return -1000000000;
+   int64_t t = (int64_t)u;
+   return (double)t > (double)u ? t - 1 : t;
+}
+
+/* floor(v) as an integer for a finite v with |v| < 2^62 (the caller
+ * clamps it). */
+static int64_t
+floor_int(double v)
+{
+   int64_t t = (int64_t)v;
+   return (double)t > v ? t - 1 : t;
+}
+
 /* Texel-space coordinate along axis a of a level `n` texels long, before
  * any clamping: pixel coordinates as they are, normalized ones scaled. */
 static float
@@ -346,8 +373,7 @@ texel_coord(const struct hw_tex_sampler *s, float coord, uint32_t n)
 static int32_t
 nearest_index(float u, uint32_t n, unsigned mode)
 {
-   float f = floorf(u);
-   int64_t i0 = (int64_t)fmaxf(fminf(f, 1e9f), -1e9f);
+   int64_t i0 = floor_clamped(u);
    unsigned m = mode == AGX_WRAP_CLAMP_GL ? AGX_WRAP_CLAMP_TO_EDGE : mode;
    return wrap_index(i0, n, m);
 }
@@ -386,8 +412,11 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
          /* u - 1/2 in fixed point with HW_TEX_WEIGHT_BITS fraction bits,
           * rounded to nearest: the integer part picks the texels, the
           * fraction is the second texel's weight. */
-         double ud = fmin(fmax((double)u - 0.5, -1e9), 1e9);
-         int64_t fx = (int64_t)floor(ud * HW_TEX_WEIGHT_ONE + 0.5);
+         /* fmin(fmax(u - 0.5, -1e9), 1e9) (NaN: -1e9) without libm */
+         double ud = (double)u - 0.5;
+         ud = ud > -1e9 ? ud : -1e9;
+         ud = ud < 1e9 ? ud : 1e9;
+         int64_t fx = floor_int(ud * HW_TEX_WEIGHT_ONE + 0.5);
          int64_t fr = ((fx % HW_TEX_WEIGHT_ONE) + HW_TEX_WEIGHT_ONE) % HW_TEX_WEIGHT_ONE;
          int64_t i0 = (fx - fr) / HW_TEX_WEIGHT_ONE;
          fp->frac[a] = (float)fr / (float)HW_TEX_WEIGHT_ONE;
