@@ -265,33 +265,45 @@ struct raw_coords {
    uint32_t extra[2];
 };
 
-static bool
+/* Always inlined, fields zeroed one by one: the struct then lives in
+ * registers; through memory (a memset, then narrow stores read back by a
+ * wider load) each lane's coordinates took a store-forwarding stall. */
+static inline __attribute__((always_inline)) bool
 read_coords(struct exec *e, unsigned dim, unsigned lane, struct raw_coords *rc)
 {
    const struct agx_operand *C = e->C;
+   rc->c[0] = rc->c[1] = rc->c[2] = 0;
+   rc->extra[0] = rc->extra[1] = 0;
+   rc->half = false;
    if (!C || C->type != AGX_OPERAND_REG || dim > 8)
       return false;
    unsigned n = tex_sizes[dim][0], x = tex_sizes[dim][1];
    bool s16 = e->cs != 0;
-   memset(rc, 0, sizeof(*rc));
    rc->half = s16;
    unsigned next;
-   if (C->size == 32) {
-      for (unsigned i = 0; i < n; i++)
-         rc->c[i] = rd32(e, C->value + i, lane);
+   /* Constant indices (n <= 3, x <= 2), so the words stay in registers. */
+#define TEX_AXIS_WORD(i)                                                        \
+   (C->size == 32 ? rd32(e, C->value + (i), lane)                               \
+    : s16         ? rd16(e, C->value + (i), lane)                               \
+                  : rd16(e, C->value + 2 * (i), lane) |                         \
+                       (uint32_t)rd16(e, C->value + 2 * (i) + 1, lane) << 16)
+   if (n > 0)
+      rc->c[0] = TEX_AXIS_WORD(0);
+   if (n > 1)
+      rc->c[1] = TEX_AXIS_WORD(1);
+   if (n > 2)
+      rc->c[2] = TEX_AXIS_WORD(2);
+#undef TEX_AXIS_WORD
+   if (C->size == 32)
       next = (C->value + n) * 2;
-   } else if (s16) {
-      for (unsigned i = 0; i < n; i++)
-         rc->c[i] = rd16(e, C->value + i, lane);
+   else if (s16)
       next = C->value + n;
-   } else {
-      for (unsigned i = 0; i < n; i++)
-         rc->c[i] = rd16(e, C->value + 2 * i, lane) |
-                    (uint32_t)rd16(e, C->value + 2 * i + 1, lane) << 16;
+   else
       next = C->value + 2 * n;
-   }
-   for (unsigned i = 0; i < x; i++)
-      rc->extra[i] = rd16(e, next + i, lane);
+   if (x > 0)
+      rc->extra[0] = rd16(e, next, lane);
+   if (x > 1)
+      rc->extra[1] = rd16(e, next + 1, lane);
    return true;
 }
 
@@ -344,8 +356,8 @@ lane_coords(struct exec *e, unsigned dim, unsigned lane, struct hw_tex_coord *hc
             float face_st[3])
 {
    struct raw_coords rc;
-   memset(hc, 0, sizeof(*hc));
    read_coords(e, dim, lane, &rc);
+   *hc = (struct hw_tex_coord){ .s = 0 };
    hc->s = coord_float(&rc, 0);
    hc->t = coord_float(&rc, 1);
    hc->r = coord_float(&rc, 2);
