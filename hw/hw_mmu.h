@@ -98,6 +98,25 @@ void hw_mmu_begin_job(struct hw_mmu *mmu);
  */
 void *hw_mmu_map(struct hw_mmu *mmu, uint64_t va, size_t size, bool write);
 
+/*
+ * hw_mmu_map(mmu, va, size, false) for the common case, inline: a range
+ * inside one page whose translation is in the TLB and readable returns
+ * the pointer straight from the TLB entry (what hw_mmu_map's TLB hit
+ * does); anything else (a miss, a range crossing a page, no read
+ * permission) goes through hw_mmu_map, faults and all.  For per-texel
+ * reads, where the call was a visible share of the time.
+ */
+static inline void *
+hw_mmu_map_read(struct hw_mmu *mmu, uint64_t va, size_t size)
+{
+   uint64_t vpn = (va >> HW_PAGE_SHIFT) + 1;
+   const struct hw_tlb_entry *e = &mmu->tlb[vpn % HW_TLB_ENTRIES];
+   uint64_t off = va & (HW_PAGE_SIZE - 1);
+   if (e->vpn == vpn && e->readable && size && size <= HW_PAGE_SIZE - off)
+      return e->host + off;
+   return hw_mmu_map(mmu, va, size, false);
+}
+
 /* Copies across page boundaries. False when a (hard) fault stopped it. */
 bool hw_mmu_read(struct hw_mmu *mmu, uint64_t va, void *dst, size_t size);
 bool hw_mmu_write(struct hw_mmu *mmu, uint64_t va, const void *src,

@@ -136,6 +136,19 @@ small_operand(struct exec *e, const struct agx_operand *o, unsigned lane)
    return o->size == 32 ? rd32(e, o->value, lane) : rd16(e, o->value, lane);
 }
 
+/* True when the operand's value cannot differ between lanes (absent, an
+ * immediate, a uniform, or an index into table_file's table, which
+ * desc_address/get_sampler take from the instruction itself; the bindless
+ * heap base U is always a uniform). */
+#define NUM_FILES_NONE (~0u)   /* lane_invariant: no table-index file */
+
+static bool
+lane_invariant(const struct agx_operand *o, unsigned table_file)
+{
+   return !o || o->file == table_file || o->type != AGX_OPERAND_REG ||
+          o->file == AGX_FILE_UNIFORM;
+}
+
 /* GPU address of slot idx of a table: the last of the words loading it,
  * else table + idx * stride (hw_tex_ctx). */
 static uint64_t
@@ -252,33 +265,45 @@ struct raw_coords {
    uint32_t extra[2];
 };
 
-static bool
+/* Always inlined, fields zeroed one by one: the struct then lives in
+ * registers; through memory (a memset, then narrow stores read back by a
+ * wider load) each lane's coordinates took a store-forwarding stall. */
+static inline __attribute__((always_inline)) bool
 read_coords(struct exec *e, unsigned dim, unsigned lane, struct raw_coords *rc)
 {
    const struct agx_operand *C = e->C;
+   rc->c[0] = rc->c[1] = rc->c[2] = 0;
+   rc->extra[0] = rc->extra[1] = 0;
+   rc->half = false;
    if (!C || C->type != AGX_OPERAND_REG || dim > 8)
       return false;
    unsigned n = tex_sizes[dim][0], x = tex_sizes[dim][1];
    bool s16 = e->cs != 0;
-   memset(rc, 0, sizeof(*rc));
    rc->half = s16;
    unsigned next;
-   if (C->size == 32) {
-      for (unsigned i = 0; i < n; i++)
-         rc->c[i] = rd32(e, C->value + i, lane);
+   /* Constant indices (n <= 3, x <= 2), so the words stay in registers. */
+#define TEX_AXIS_WORD(i)                                                        \
+   (C->size == 32 ? rd32(e, C->value + (i), lane)                               \
+    : s16         ? rd16(e, C->value + (i), lane)                               \
+                  : rd16(e, C->value + 2 * (i), lane) |                         \
+                       (uint32_t)rd16(e, C->value + 2 * (i) + 1, lane) << 16)
+   if (n > 0)
+      rc->c[0] = TEX_AXIS_WORD(0);
+   if (n > 1)
+      rc->c[1] = TEX_AXIS_WORD(1);
+   if (n > 2)
+      rc->c[2] = TEX_AXIS_WORD(2);
+#undef TEX_AXIS_WORD
+   if (C->size == 32)
       next = (C->value + n) * 2;
-   } else if (s16) {
-      for (unsigned i = 0; i < n; i++)
-         rc->c[i] = rd16(e, C->value + i, lane);
+   else if (s16)
       next = C->value + n;
-   } else {
-      for (unsigned i = 0; i < n; i++)
-         rc->c[i] = rd16(e, C->value + 2 * i, lane) |
-                    (uint32_t)rd16(e, C->value + 2 * i + 1, lane) << 16;
+   else
       next = C->value + 2 * n;
-   }
-   for (unsigned i = 0; i < x; i++)
-      rc->extra[i] = rd16(e, next + i, lane);
+   if (x > 0)
+      rc->extra[0] = rd16(e, next, lane);
+   if (x > 1)
+      rc->extra[1] = rd16(e, next + 1, lane);
    return true;
 }
 
@@ -338,8 +363,8 @@ lane_coords(struct exec *e, unsigned dim, unsigned lane, struct hw_tex_coord *hc
             float st[3])
 {
    struct raw_coords rc;
-   memset(hc, 0, sizeof(*hc));
    read_coords(e, dim, lane, &rc);
+   *hc = (struct hw_tex_coord){ .s = 0 };
    hc->s = coord_float(&rc, 0);
    hc->t = coord_float(&rc, 1);
    hc->r = coord_float(&rc, 2);
@@ -388,12 +413,22 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
     * format (a group's lanes nearly always read one view). */
    struct hw_prof_entry *prof = e->ctx->prof;
    uint32_t fmt_key = 0, fmt_n = 0;
+   /* Descriptors named by lane-invariant operands (texture and sampler
+    * table indices, uniforms: nearly always) are looked up for the first
+    * active lane only; every later lane would hit the one-entry cache. */
+   bool view_once = lane_invariant(e->T, (e->tt & 2) ? NUM_FILES_NONE : AGX_FILE_TEXTURE);
+   bool sampler_once = lane_invariant(e->S, AGX_FILE_SAMPLER);
+   bool have_view = false, have_sampler = false;
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
       if (!(exec_mask >> l & 1))
          continue;
-      enum hw_usc_status rs = get_view(e, l);
-      if (rs != HW_USC_OK)
-         return rs;
+      enum hw_usc_status rs = HW_USC_OK;
+      if (!have_view) {
+         rs = get_view(e, l);
+         if (rs != HW_USC_OK)
+            return rs;
+         have_view = view_once;
+      }
       if (prof) {
          uint32_t k = hw_prof_tex_key(e->view.fmt.channels, e->view.fmt.type,
                                       e->view.fmt.srgb, e->view.null);
@@ -448,9 +483,12 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
          if (prof)
             prof->c[HW_PROF_TEX_LOADS]++;
       } else {
-         rs = get_sampler(e, l);
-         if (rs != HW_USC_OK)
-            return rs;
+         if (!have_sampler) {
+            rs = get_sampler(e, l);
+            if (rs != HW_USC_OK)
+               return rs;
+            have_sampler = sampler_once;
+         }
          if (prof) {
             unsigned mip = e->sampler.mip > AGX_MIP_FILTER_LINEAR ? AGX_MIP_FILTER_LINEAR
                                                                   : e->sampler.mip;

@@ -474,6 +474,16 @@ hw_tex_unpack(const struct hw_tex_format *fmt, const uint8_t *src,
 {
    out->u[0] = out->u[1] = out->u[2] = 0;
    out->u[3] = hw_tex_one(fmt);
+   if (fmt->packing == HW_TEX_PACK_ARRAY && fmt->bits[0] == 8 &&
+       fmt->type == AGX_TEXTURE_TYPE_UNORM) {
+      /* 8-bit unorm (RGBA8 and friends, most sampled textures):
+       * decode_comp's table lookups with the tables' once-check done
+       * once per texel instead of once per component. */
+      pthread_once(&table_once, table_init);
+      for (unsigned c = 0; c < fmt->comps; c++)
+         out->f[c] = fmt->srgb && c < 3 ? srgb8_table[src[c]] : unorm8_table[src[c]];
+      return;
+   }
    switch (fmt->packing) {
    case HW_TEX_PACK_ARRAY: {
       unsigned n = fmt->bits[0] / 8;

@@ -117,6 +117,10 @@ wrap_index(int64_t i, uint32_t n, unsigned mode)
    int64_t N = n;
    switch (mode) {
    case AGX_WRAP_REPEAT: {
+      /* Power-of-two sizes (nearly every repeating texture): the mask is
+       * the same non-negative remainder, without the division. */
+      if (n && !(n & (n - 1)))
+         return (int32_t)(i & (N - 1));
       int64_t r = i % N;
       return (int32_t)(r < 0 ? r + N : r);
    }
@@ -223,7 +227,7 @@ read_texel(struct hw_mmu *mmu, const struct hw_tex_view *v, uint32_t x, uint32_t
     * zeros, hard ones fail; the mapping attempt recorded the same first
     * fault at the same address). */
    const uint8_t *p = v->fmt.bytes - 1u < sizeof(buf)
-                      ? hw_mmu_map(mmu, v->base + off, v->fmt.bytes, false) : NULL;
+                      ? hw_mmu_map_read(mmu, v->base + off, v->fmt.bytes) : NULL;
    if (p) {
       switch (v->fmt.bytes) {
       case 1: buf[0] = p[0]; break;
@@ -359,6 +363,55 @@ cube_neighbour(unsigned face, int32_t x, int32_t y, uint32_t n, unsigned *face_o
    *y_out = (int32_t)(j < 0 ? 0 : j >= n ? n - 1 : j);
 }
 
+/*
+ * floorf(u) clamped to [-1e9, 1e9] (NaN: 1e9, as fminf/fmaxf give), as an
+ * integer, in integer arithmetic: the libm calls were a visible share of
+ * per-lane sampling (x86-64 without SSE4.1 does not inline floorf).
+ * Truncation is exact (|u| < 1e9 < 2^63; floats past 2^23 are integers)
+ * and steps down once for negative non-integers.
+ */
+static int64_t
+floor_clamped(float u)
+{
+   if (!(u < 1e9f))
+      return 1000000000;
+   if (!(u > -1e9f))
+      return -1000000000;
+   int64_t t = (int64_t)u;
+   return (double)t > (double)u ? t - 1 : t;
+}
+
+/* floor(v) as an integer for a finite v with |v| < 2^62 (the caller
+ * clamps it). */
+static int64_t
+floor_int(double v)
+{
+   int64_t t = (int64_t)v;
+   return (double)t > v ? t - 1 : t;
+}
+
+/* Texel-space coordinate along axis a of a level `n` texels long, before
+ * any clamping: pixel coordinates as they are, normalized ones scaled. */
+static float
+texel_coord(const struct hw_tex_sampler *s, float coord, uint32_t n)
+{
+   return s->pixel_coords ? coord : coord * (float)n;
+}
+
+/* Nearest filtering's texel index along one axis (-1 = border) for
+ * texel-space u with the offset added.  GL clamp with nearest filtering
+ * clamps the index to [0, n - 1] (GL compatibility spec, table 8.20, on
+ * the offset coordinate): u >= n (s >= 1) reads the edge texel, never the
+ * border, and an offset pointing back into the texture from outside it
+ * moves off the edge only once u + offset is inside. */
+static int32_t
+nearest_index(float u, uint32_t n, unsigned mode)
+{
+   int64_t i0 = floor_clamped(u);
+   unsigned m = mode == AGX_WRAP_CLAMP_GL ? AGX_WRAP_CLAMP_TO_EDGE : mode;
+   return wrap_index(i0, n, m);
+}
+
 /* Texel indices and weights along each axis for one level. */
 static void
 make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
@@ -381,7 +434,7 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
       /* Cube faces ignore the wrap modes: a seamful one clamps at its
        * edges, a seamless one reads past them (below). */
       unsigned mode = is_cube(v) ? AGX_WRAP_CLAMP_TO_EDGE : s->wrap[a];
-      float u = s->pixel_coords ? coord[a] : coord[a] * (float)size[a];
+      float u = texel_coord(s, coord[a], size[a]);
       /* GL clamp: linear filtering clamps the coordinate to [0, n] before
        * the texel offset (so the edge texels blend at most half with the
        * border); nearest filtering clamps only the texel index, after the
@@ -393,8 +446,11 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
          /* u - 1/2 in fixed point with HW_TEX_WEIGHT_BITS fraction bits,
           * rounded to nearest: the integer part picks the texels, the
           * fraction is the second texel's weight. */
-         double ud = fmin(fmax((double)u - 0.5, -1e9), 1e9);
-         int64_t fx = (int64_t)floor(ud * HW_TEX_WEIGHT_ONE + 0.5);
+         /* fmin(fmax(u - 0.5, -1e9), 1e9) (NaN: -1e9) without libm */
+         double ud = (double)u - 0.5;
+         ud = ud > -1e9 ? ud : -1e9;
+         ud = ud < 1e9 ? ud : 1e9;
+         int64_t fx = floor_int(ud * HW_TEX_WEIGHT_ONE + 0.5);
          int64_t fr = ((fx % HW_TEX_WEIGHT_ONE) + HW_TEX_WEIGHT_ONE) % HW_TEX_WEIGHT_ONE;
          int64_t i0 = (fx - fr) / HW_TEX_WEIGHT_ONE;
          fp->frac[a] = (float)fr / (float)HW_TEX_WEIGHT_ONE;
@@ -408,18 +464,32 @@ make_footprint(const struct hw_tex_view *v, const struct hw_tex_sampler *s,
             fp->idx[a][1] = wrap_index(i0 + 1, size[a], mode);
          }
       } else {
-         float f = floorf(u);
-         int64_t i0 = (int64_t)fmaxf(fminf(f, 1e9f), -1e9f);
-         /* GL clamp with nearest filtering clamps the index to [0, n - 1]
-          * (GL compatibility spec, table 8.20, on the offset coordinate):
-          * u >= n (s >= 1) reads the edge texel, never the border, and an
-          * offset pointing back into the texture from outside it moves
-          * off the edge only once u + offset is inside. */
-         unsigned m = mode == AGX_WRAP_CLAMP_GL ? AGX_WRAP_CLAMP_TO_EDGE : mode;
-         fp->idx[a][0] = fp->idx[a][1] = wrap_index(i0, size[a], m);
+         fp->idx[a][0] = fp->idx[a][1] = nearest_index(u, size[a], mode);
          fp->frac[a] = 0;
       }
    }
+}
+
+/* Texel (x, y, z) of `layer` (raw, unswizzled; compare applied); a
+ * negative index reads the border. */
+static enum hw_tex_status
+texel_at(struct hw_mmu *mmu, const struct hw_tex_view *v, const struct hw_tex_sampler *s,
+         int32_t x, int32_t y, int32_t z, uint32_t layer, unsigned level,
+         const struct hw_tex_sample_req *req, float ref, union hw_texel *t)
+{
+   if (x < 0 || y < 0 || z < 0) {
+      border_texel(v, s, t);
+   } else {
+      uint32_t lay = v->dim == AGX_TEXTURE_DIMENSION_3D ? (uint32_t)z : layer;
+      enum hw_tex_status st = read_texel(mmu, v, (uint32_t)x, (uint32_t)y, lay, level, 0, t);
+      if (st != HW_TEX_OK)
+         return st;
+   }
+   if (req->compare) {
+      float r = compare_pass(s->compare, ref, t->f[0]) ? 1.0f : 0.0f;
+      t->f[0] = t->f[1] = t->f[2] = t->f[3] = r;
+   }
+   return HW_TEX_OK;
 }
 
 /* One texel of the footprint (raw, unswizzled; compare applied). */
@@ -436,19 +506,7 @@ footprint_texel(struct hw_mmu *mmu, const struct hw_tex_view *v,
       cube_neighbour(face, x, y, fp->n, &nface, &x, &y);
       layer = layer - face + nface;
    }
-   if (x < 0 || y < 0 || z < 0) {
-      border_texel(v, s, t);
-   } else {
-      uint32_t lay = v->dim == AGX_TEXTURE_DIMENSION_3D ? (uint32_t)z : layer;
-      enum hw_tex_status st = read_texel(mmu, v, (uint32_t)x, (uint32_t)y, lay, level, 0, t);
-      if (st != HW_TEX_OK)
-         return st;
-   }
-   if (req->compare) {
-      float r = compare_pass(s->compare, ref, t->f[0]) ? 1.0f : 0.0f;
-      t->f[0] = t->f[1] = t->f[2] = t->f[3] = r;
-   }
-   return HW_TEX_OK;
+   return texel_at(mmu, v, s, x, y, z, layer, level, req, ref, t);
 }
 
 /* Filters one level: nearest or (bi/tri)linear over the footprint. */
@@ -461,10 +519,23 @@ filter_level(struct hw_mmu *mmu, const struct hw_tex_view *v,
    /* Integer texels cannot be blended: they always filter as nearest. */
    if (v->fmt.cls != HW_TEX_CLASS_FLOAT && !req->compare)
       linear = false;
+   if (!linear) {
+      /* Nearest: one texel, its indices straight from the coordinates
+       * (make_footprint's nearest branch, without the footprint; nearest
+       * cube filtering never crosses a face, so no seamless fix-up). */
+      int32_t idx[3] = { 0, 0, 0 };
+      for (unsigned a = 0; a < axes; a++) {
+         uint32_t n = a == 0 ? v->layout.level[level].width
+                    : a == 1 ? v->layout.level[level].height
+                             : (v->dim == AGX_TEXTURE_DIMENSION_3D ? minify(v->layers, level) : 1);
+         unsigned mode = is_cube(v) ? AGX_WRAP_CLAMP_TO_EDGE : s->wrap[a];
+         float u = texel_coord(s, coord[a], n) + (float)c->offset[a];
+         idx[a] = nearest_index(u, n, mode);
+      }
+      return texel_at(mmu, v, s, idx[0], idx[1], idx[2], layer, level, req, c->ref, out);
+   }
    struct footprint fp;
    make_footprint(v, s, coord, c->offset, axes, level, linear, &fp);
-   if (!linear)
-      return footprint_texel(mmu, v, s, &fp, 0, 0, 0, layer, level, req, c->ref, out);
    float acc[4] = { 0, 0, 0, 0 };
    unsigned nz = axes > 2 ? 2 : 1, ny = axes > 1 ? 2 : 1;
    for (unsigned iz = 0; iz < nz; iz++)
@@ -531,8 +602,16 @@ hw_tex_sample_lambda(struct hw_mmu *mmu, const struct hw_tex_view *v,
       layer = c->layer < v->layers ? c->layer : v->layers - 1;
    }
 
-   float lam, unclamped;
-   if (shared && shared->valid) {
+   /* A plain sample whose sampler filters minification and magnification
+    * alike without mipmaps reads the same texels whatever lambda is:
+    * skip computing it (the log2 per quad). */
+   bool lam_used = req->op != HW_TEX_OP_SAMPLE || s->mip != AGX_MIP_FILTER_NONE ||
+                   (s->min != AGX_FILTER_NEAREST) != (s->mag != AGX_FILTER_NEAREST);
+   float lam = 0, unclamped = 0;
+   if (!lam_used) {
+      /* lambda stays 0: only minifying (lam > 0) reads it below, and both
+       * filters are the same class */
+   } else if (shared && shared->valid) {
       lam = shared->clamped;
       unclamped = shared->unclamped;
    } else {

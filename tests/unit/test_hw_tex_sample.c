@@ -191,6 +191,86 @@ test_nearest_wrap(void **state)
    }
 }
 
+/*
+ * Nearest filtering's index arithmetic at the edges of its range (the
+ * direct nearest path and the integer floor, issue 17): coordinates past
+ * +-1e9 texels, infinities and NaN clamp to +-1e9 texels (NaN: +1e9)
+ * before the wrap, and repeat wraps power-of-two (4) and other (3) sizes
+ * alike, negative indices included.
+ */
+static void
+test_nearest_extremes(void **state)
+{
+   (void)state;
+   fill_grid();
+   static const float far[] = {
+      -0.3f, -1.26f, -7.9f, 1e6f, -1e6f, 2.4e8f, -2.4e8f, 2.6e8f, -2.6e8f, 1e20f, -1e20f,
+      INFINITY, -INFINITY, NAN, -0.0f,
+   };
+   for (unsigned width = 3; width <= 4; width++) {
+      struct agx_texture t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, width, 4, 32);
+      struct hw_tex_view v = decode_view(&t);
+      for (unsigned w = 0; w < 4; w++) {
+         struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, wraps[w]);
+         struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+         for (unsigned i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
+            float u = far[i] * (float)width;
+            double f = isnan(u) ? 1e9 : fmin(fmax(floor((double)u), -1e9), 1e9);
+            /* ref_wrap in 64 bits: i % n of +-1e9 */
+            long long n = width, k = (long long)f, x;
+            if (wraps[w] == AGX_WRAP_REPEAT)
+               x = ((k % n) + n) % n;
+            else if (wraps[w] == AGX_WRAP_MIRRORED_REPEAT) {
+               long long r = ((k % (2 * n)) + 2 * n) % (2 * n);
+               x = r < n ? r : 2 * n - 1 - r;
+            } else if (wraps[w] == AGX_WRAP_CLAMP_TO_BORDER)
+               x = k < 0 || k >= n ? -1 : k;
+            else
+               x = k < 0 ? 0 : k >= n ? n - 1 : k;
+            union hw_texel o = sample2d(&v, &s, far[i], 0.3f);
+            float want = x < 0 ? 0.0f : grid((int)x, 1);
+            if (o.f[0] != want)
+               fail_msg("width %u wrap %u at s=%g: %g, want %g", width, wraps[w], far[i],
+                        o.f[0], want);
+         }
+      }
+   }
+}
+
+/*
+ * A sampler without mipmaps that minifies linearly and magnifies nearest
+ * (or the reverse) still needs lambda to pick the filter; one whose two
+ * filters match does not compute it (issue 17) and reads the same.
+ */
+static void
+test_mixed_filters_no_mip(void **state)
+{
+   (void)state;
+   fill_grid();
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 4, 4, 32);
+   struct hw_tex_view v = decode_view(&t);
+   float s0 = 0.3f, t0 = 0.45f;
+   float nearest = grid(1, 1), linear = ref_bilinear(s0, t0, AGX_WRAP_REPEAT, 0.0f);
+   for (unsigned mag = 0; mag < 2; mag++)
+      for (unsigned min = 0; min < 2; min++) {
+         struct agx_sampler sd = sampler(AGX_FILTER_NEAREST, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+         sd.magnify = mag ? AGX_FILTER_LINEAR : AGX_FILTER_NEAREST;
+         sd.minify = min ? AGX_FILTER_LINEAR : AGX_FILTER_NEAREST;
+         struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+         for (int lodi = -1; lodi <= 1; lodi += 2) {
+            struct hw_tex_coord c = { .s = s0, .t = t0 };
+            struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .lod = (float)lodi,
+                                      .min_lod = -INFINITY };
+            union hw_texel out;
+            assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &out), HW_TEX_OK);
+            bool lin = lodi > 0 ? min : mag;
+            float want = lin ? linear : nearest;
+            if (fabsf(out.f[0] - want) > 1e-4f)
+               fail_msg("mag %u min %u lod %d: %g, want %g", mag, min, lodi, out.f[0], want);
+         }
+      }
+}
+
 static void
 test_bilinear(void **state)
 {
@@ -1147,6 +1227,8 @@ main(void)
       cmocka_unit_test_setup(test_block_store, setup),
       cmocka_unit_test_setup(test_block_store_morton, setup),
       cmocka_unit_test_setup(test_faults, setup),
+      cmocka_unit_test_setup(test_nearest_extremes, setup),
+      cmocka_unit_test_setup(test_mixed_filters_no_mip, setup),
       cmocka_unit_test_setup(test_bad_descriptors, setup),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
