@@ -18,6 +18,14 @@ tc_emit_tex(struct tc *c, nir_tex_instr *tex)
    switch (tex->sampler_dim) {
    case GLSL_SAMPLER_DIM_1D: type = "tex_1d"; ncoord = 1; break;
    case GLSL_SAMPLER_DIM_2D: case GLSL_SAMPLER_DIM_EXTERNAL: type = "tex_2d"; ncoord = 2; break;
+   /* Rectangle textures are 2D textures sampled with unnormalized
+    * coordinates, which the sampler does itself (st/mesa sets
+    * unnormalized_coords, the driver packs the Sampler's Pixel
+    * Coordinates); texelFetch takes texel coordinates as for 2D. */
+   case GLSL_SAMPLER_DIM_RECT:
+      type = "tex_2d";
+      ncoord = 2;
+      break;
    case GLSL_SAMPLER_DIM_3D: type = "tex_3d"; ncoord = 3; break;
    case GLSL_SAMPLER_DIM_CUBE: type = "tex_cube"; ncoord = 3; break;
    default:

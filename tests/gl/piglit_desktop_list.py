@@ -42,6 +42,12 @@ PINNED = {
         "spec@glsl-1.10@execution@clipping@clip-plane-transformation fixed",
         "spec@glsl-1.10@execution@clipping@clip-plane-transformation pos_clipvert",
         "spec@glsl-1.10@execution@clipping@clip-plane-transformation clipvert_pos",
+        # rectangle textures (the compiler refused sampler dimension RECT)
+        "shaders@glsl-fs-texture2drect",
+        "shaders@glsl-fs-texture2drect-proj3",
+        "shaders@glsl-fs-texture2drect-proj4",
+        # flat shading of clipped primitives, quads in both conventions
+        "spec@!opengl 1.1@clipflat",
     ],
     "shader": [
         "spec@glsl-1.10@execution@variable-indexing@fs-input-array-vec2-index-rd",
