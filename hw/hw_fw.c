@@ -11,6 +11,7 @@
  * overtakes queued low-priority work at the next job boundary.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -86,7 +87,9 @@ fw_wait(struct hw_fw *fw, uint64_t ns)
    pthread_mutex_unlock(&fw->lock);
 }
 
-/* TESSERA_HW_STALL=N:MS (hw_fw_priv.h); anything else leaves it off. */
+/* TESSERA_HW_STALL=N:MS (hw_fw_priv.h). A malformed value leaves it off
+ * and says so: a test that believes it stalled the GPU must not pass
+ * without the stall. */
 static void
 parse_stall(struct hw_fw *fw, const char *v)
 {
@@ -94,11 +97,12 @@ parse_stall(struct hw_fw *fw, const char *v)
       return;
    char *e;
    unsigned long long n = strtoull(v, &e, 10);
-   if (*e != ':')
+   unsigned long long ms = *e == ':' ? strtoull(e + 1, &e, 10) : 0;
+   if (e == v || *e || ms == 0 || ms > 600000) {
+      fprintf(stderr, "tessera: TESSERA_HW_STALL='%s' ignored: want N:MS "
+              "(job index, 1 to 600000 ms)\n", v);
       return;
-   unsigned long long ms = strtoull(e + 1, &e, 10);
-   if (*e || ms > 600000)
-      return;
+   }
    fw->stall_at = n;
    fw->stall_ms = ms;
 }
