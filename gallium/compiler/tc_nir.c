@@ -267,14 +267,17 @@ lower_vs_input_defaults(nir_builder *b, nir_instr *instr, void *data)
 }
 
 /* An indirect uniform load's byte offset clamped to its variable's range
- * (range_base/range, from the uniform's declaration): a device_load's
- * offset is unsigned, so an index below 0 reads about 16 GiB past the
- * buffer, unmapped, and faults. GLSL leaves an out-of-bounds index
- * undefined, not fatal, and st/mesa flattens "i >= 4 ? b[i - 4] : a[i]"
- * into a select that runs both loads with the index of only one (piglit
- * variable-indexing fs-input-array-*, issue 13; tests/gl/gl_desktop
- * uniform_index). umin also catches the negative offsets, which are huge
- * unsigned. */
+ * (range_base/range, from the uniform's declaration). GLSL leaves an
+ * out-of-bounds index undefined, not fatal, and st/mesa flattens
+ * "i >= 4 ? b[i - 4] : a[i]" into a select that runs both loads with the
+ * index of only one (piglit variable-indexing fs-input-array-*, issue 13).
+ * A device_load's word offset is unsigned, so b[-4] reads about 4 GiB past
+ * the buffer and faults when nothing is mapped there, which depends on the
+ * process's allocations (without the clamp piglit
+ * fs-input-array-vec2-index-rd faults, -vec4- passes; the compiler test
+ * "indirect index outside its array" and tests/gl/gl_desktop uniform_index
+ * fault either way). umin also catches the negative offsets, which are
+ * huge unsigned. */
 static bool
 clamp_ubo_offset(nir_builder *b, nir_instr *instr, void *data)
 {

@@ -732,6 +732,76 @@ test_uniforms(void)
    ralloc_free(b.shader);
 }
 
+/* Indirect uniform indices outside their array (issue 13, piglit
+ * variable-indexing fs-input-array-*): st/mesa flattens
+ * "i >= 4 ? b[i - 4] : a[i]" into a select that runs both loads, so b's
+ * load runs with a negative index on the lanes that take a[i]. The byte
+ * offset is unsigned: b[-4] at constant buffer byte -64 is ~4 GiB past
+ * the buffer, unmapped here (and on the device, depending on what the
+ * kernel placed there). The compiler clamps an indirect load to its
+ * variable's range (range_base/range), so every lane reads inside it and
+ * the selected value is right. Without the clamp the run faults. */
+static void
+test_uniform_index_out_of_bounds(void)
+{
+   vs_begin();
+   nir_builder b = vs_builder("uniform_oob");
+   nir_ssa_def *vid = nir_load_vertex_id(&b);
+   nir_ssa_def *i = nir_iand_imm(&b, vid, 7);
+   nir_ssa_def *c0 = nir_imm_int(&b, 0);
+   /* vec4 b[4] at bytes 0..63, vec4 a[4] at bytes 64..127 */
+   nir_ssa_def *boff = nir_ishl(&b, nir_iadd_imm(&b, i, -4), nir_imm_int(&b, 4));
+   nir_ssa_def *aoff = nir_iadd_imm(&b, nir_ishl(&b, i, nir_imm_int(&b, 4)), 64);
+   nir_ssa_def *bv = nir_load_ubo(&b, 4, 32, c0, boff, .align_mul = 16, .align_offset = 0,
+                                  .range_base = 0, .range = 64);
+   nir_ssa_def *av = nir_load_ubo(&b, 4, 32, c0, aoff, .align_mul = 16, .align_offset = 0,
+                                  .range_base = 64, .range = 64);
+   /* a scalar load of b with an index past its end (i + 4: 4..11) */
+   nir_ssa_def *past = nir_iadd_imm(&b, nir_ishl(&b, i, nir_imm_int(&b, 4)), 64 + 4);
+   nir_ssa_def *pv = nir_load_ubo(&b, 1, 32, c0, past, .align_mul = 4,
+                                  .align_offset = 0, .range_base = 0, .range = 64);
+   nir_ssa_def *sel = nir_bcsel(&b, nir_ige(&b, i, nir_imm_int(&b, 4)), bv, av);
+   vs_output(&b, VARYING_SLOT_POS, nir_vec4(&b, nir_u2f32(&b, vid), c0, c0, nir_imm_float(&b, 1)));
+   vs_output(&b, VARYING_SLOT_VAR0, sel);
+   vs_output(&b, VARYING_SLOT_VAR1, nir_vec4(&b, pv, pv, pv, pv));
+   union tc_key key;
+   memset(&key, 0, sizeof(key));
+   float *cb = (float *)(usc_test_mem + CBUF_OFF);
+   for (unsigned k = 0; k < 2048; k++)
+      cb[k] = (float)k + 0.5f;
+   for (unsigned k = 0; k < TC_MAX_PUSH_WORDS; k++)
+      uni[TC_U_PUSH + k] = fui(cb[k]);
+   struct tc_shader_binary bin;
+   bool ok = compile(b.shader, &key, &bin) && run_binary(&bin, true);
+   if (ok) {
+      unsigned s0 = bin.vs.varying_slot[VARYING_SLOT_VAR0];
+      unsigned s1 = bin.vs.varying_slot[VARYING_SLOT_VAR1];
+      for (unsigned l = 0; l < LANES && ok; l++) {
+         unsigned il = l & 7;
+         /* the selected element: b[il - 4] (words 0..15) or a[il] (16..31) */
+         unsigned w = il >= 4 ? (il - 4) * 4 : 16 + il * 4;
+         for (unsigned k = 0; k < 4; k++) {
+            if (out_f(s0 + k, l) != cb[w + k]) {
+               note("lane %u component %u: got %g want %g\n", l, k, out_f(s0 + k, l), cb[w + k]);
+               ok = false;
+            }
+         }
+         /* past b's end: any word of b (the clamp gives its last), never
+          * a word outside the array */
+         float p = out_f(s1, l);
+         if (!(p >= cb[0] && p <= cb[15] && p == floorf(p) + 0.5f)) {
+            note("lane %u: the out-of-range load read %g, outside b\n", l, p);
+            ok = false;
+         }
+      }
+      if (!ok)
+         dump_binary(&bin);
+      tc_shader_binary_finish(&bin);
+   }
+   report("uniforms: indirect index outside its array stays inside it (no fault)", ok);
+   ralloc_free(b.shader);
+}
+
 /* vertex fetch (stride, offset, u8norm, per-instance) + matrix transform,
  * with GL's clip-space z remapped */
 static void
@@ -1852,6 +1922,7 @@ main(void)
    test_float_ops(20, 20);
    test_int_ops();
    test_uniforms();
+   test_uniform_index_out_of_bounds();
    test_vertex_transform();
    test_varying_groups();
    test_vertex_formats();

@@ -1112,17 +1112,18 @@ test_mixed_sizes(void)
 /* "i >= 4 ? b[i - 4] : a[i]" over two uniform arrays: st/mesa flattens the
  * branch into a select, so both loads run, one with an index out of its
  * array (b[-4] for i = 0). Regression: the negative offset of an unsigned
- * device_load read unmapped memory, the fragment job faulted and the
- * quad stayed black (piglit variable-indexing fs-input-array-*, issue 13):
- * the compiler clamps an indirect uniform load to its array. */
+ * device_load read unmapped memory, the fragment job faulted and stored
+ * nothing (piglit variable-indexing fs-input-array-*, issue 13): the
+ * compiler clamps an indirect uniform load to its array. */
 static const char fs_index[] =
    "#version 120\n"
    "uniform vec4 b[4];\n"   /* first: b[-4] is before the buffer */
    "uniform vec4 a[4];\n"
    "uniform int i;\n"
    "uniform vec4 want;\n"
+   "uniform float tag;\n"
    "void main() {\n"
-   "   gl_FragColor = (i >= 4 ? b[i - 4] : a[i]) == want ? vec4(0.0, 1.0, 0.0, 1.0)\n"
+   "   gl_FragColor = (i >= 4 ? b[i - 4] : a[i]) == want ? vec4(0.0, 1.0, tag, 1.0)\n"
    "                                                   : vec4(1.0, 0.0, 0.0, 1.0);\n"
    "}\n";
 
@@ -1140,18 +1141,22 @@ test_uniform_index(void)
    glUniform4fv(glGetUniformLocation(prog, "b"), 4, b);
    bool ok = true;
    static const int idx[] = { 0, 3, 4, 7 };
-   static const uint8_t green[4] = { 0, 255, 0, 255 };
    for (unsigned k = 0; k < 4 && ok; k++) {
       const float *w = idx[k] >= 4 ? b + 4 * (idx[k] - 4) : a + 4 * idx[k];
+      /* green with a blue tag per draw: a faulted render stores nothing
+       * (its clear neither), so the framebuffer would still hold the
+       * previous draw's or the previous test's green */
+      const uint8_t green[4] = { 0, 255, (uint8_t)(51 * (k + 1)), 255 };
       glUseProgram(prog);
       glUniform1i(glGetUniformLocation(prog, "i"), idx[k]);
       glUniform4fv(glGetUniformLocation(prog, "want"), 1, w);
+      glUniform1f(glGetUniformLocation(prog, "tag"), (float)(k + 1) / 5.0f);
       glClearColor(0, 0, 0, 1);
       glClear(GL_COLOR_BUFFER_BIT);
       draw_quad(prog);
       uint8_t px[W * H * 4];
       gl_util_read_fb(px, W, H);
-      ok = gl_util_pixel_is(px, W, 32, 32, green, 0, t);
+      ok = gl_util_pixel_is(px, W, 32, 32, green, 1, t);
       if (!ok)
          printf("  %s: index %d\n", t, idx[k]);
    }
