@@ -56,6 +56,20 @@ PINNED = {
         "spec@glsl-1.10@execution@variable-indexing@fs-temp-array-mat4-index-rd",
         "spec@glsl-1.10@execution@variable-indexing@vs-varying-array-mat4-index-wr",
         "spec@glsl-1.10@execution@variable-indexing@fs-varying-array-mat4-col-rd",
+        # indices out of their array in a flattened select (the uniform
+        # clamp; whether the unclamped read faults depends on the memory
+        # layout, tessera_compiler_test checks the clamp itself), output
+        # arrays written with a variable index, temp arrays written with
+        # one in both stages, and large/giant arrays (issue 13)
+        "spec@glsl-1.10@execution@variable-indexing@fs-input-array-float-index-rd",
+        "spec@glsl-1.10@execution@variable-indexing@fs-input-array-vec3-index-rd",
+        "spec@glsl-1.10@execution@variable-indexing@vs-output-array-vec4-index-wr",
+        "spec@glsl-1.10@execution@variable-indexing@vs-temp-array-mat4-index-col-row-wr",
+        "spec@glsl-1.20@execution@variable-indexing@fs-temp-array-mat4-index-col-row-wr",
+        "spec@glsl-1.10@execution@temp-array-indexing@glsl-vs-giant-temp-array",
+        "spec@glsl-1.10@execution@temp-array-indexing@glsl-fs-giant-temp-array",
+        "spec@glsl-1.10@execution@glsl-vs-large-uniform-array",
+        "spec@glsl-1.20@execution@fs-vec4-const-array-indirect-access-256-elements",
         # user clip planes through gl_ClipVertex and fixed function
         "spec@glsl-1.20@execution@clipping@fixed-clip-enables",
         "spec@glsl-1.20@execution@clipping@vs-clip-vertex-const-accept",
