@@ -1260,6 +1260,16 @@ test_polygon_mode(void **state)
       assert_int_equal(s.rt[FRONT_INSIDE], BLACK);
       scene_teardown(&s);
    }
+
+   /* Mode 3, which no public format names, fails the vertex job. */
+   scene_init(&s, W, H, 1, BLACK, 1, 1 << 20);
+   ds = flat();
+   ds.poly_back = (enum agx_polygon_mode)3;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   assert_false(run(&s));
+   assert_int_equal(s.failed_job, 0x101);
+   scene_teardown(&s);
 }
 
 /* ------------------------------------------------- coefficient registers */
