@@ -1029,8 +1029,10 @@ draw_outline(struct tessera_context *ctx, const struct pipe_draw_info *info,
    }
 
    bool lines = r->fill_front == PIPE_POLYGON_MODE_LINE;
-   /* Every polygon vertex at most twice (an edge's two ends). */
-   uint32_t *out = malloc(((size_t)draw->count * 2 + 8) * sizeof(uint32_t));
+   /* Two indices per edge: an element starts at most one edge, except in
+    * a quad strip, whose 2 elements a quad bring 4 edges. */
+   size_t cap = (size_t)draw->count * (mode == PIPE_PRIM_QUAD_STRIP ? 4 : 2) + 8;
+   uint32_t *out = malloc(cap * sizeof(uint32_t));
    if (!out) {
       fprintf(stderr, "tessera: out of memory for a polygon outline\n");
       return true;

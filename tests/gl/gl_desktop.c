@@ -1816,6 +1816,30 @@ test_polygon_outline(void)
       if (!ok)
          printf("  %s: case %d\n", t, c);
    }
+   /* A quad strip of 16 quads side by side (4 edges for every 2
+    * vertices): every quad outlined, no diagonal through its centre. */
+   if (ok) {
+      glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+      glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+      glColor4ub(0, 0, 255, 255);
+      glRectf(0, 0, W, H);
+      glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+      glColor4ub(255, 255, 255, 255);
+      glBegin(GL_QUAD_STRIP);
+      for (int q = 0; q <= 16; q++) {
+         glVertex2f(q * 3 + 1, 1);
+         glVertex2f(q * 3 + 1, H - 2);
+      }
+      glEnd();
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      for (int q = 0; q < 16 && ok; q++)
+         ok = gl_util_pixel_is(px, W, q * 3 + 2, H / 2, blue, 0, t) &&
+              gl_util_pixel_is(px, W, q * 3 + 1, H / 2, white, 0, t) &&
+              gl_util_pixel_is(px, W, q * 3 + 2, 1, white, 0, t);
+      if (!ok)
+         printf("  %s: quad strip\n", t);
+   }
    glDisable(GL_POLYGON_OFFSET_FILL);
    glPolygonOffset(0, 0);
    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
