@@ -195,6 +195,10 @@ struct tessera_context {
    struct pipe_sampler_view *stipple_view;
    void *stipple_sampler;
    bool queries_active;                       /* set_active_query_state */
+   /* The draw being recorded is a polygon outline made on the CPU
+    * (tessera_draw.c, draw_outline): its lines/points take the polygon
+    * offset of the polygon mode. */
+   bool drawing_outline;
 
    /* GPU timestamps (tessera_query.c): one object the firmware writes the
     * start and end ticks of every render pass into, two per batch slot. */

@@ -679,7 +679,7 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
     * GL_LINE while only GL_POLYGON_OFFSET_FILL was on moved with the
     * fill and lost the depth test (piglit polygon-mode-offset). Points
     * and lines are never offset. */
-   bool bias = u_reduced_prim(info->mode) == PIPE_PRIM_TRIANGLES &&
+   bool bias = (u_reduced_prim(info->mode) == PIPE_PRIM_TRIANGLES || ctx->drawing_outline) &&
                util_get_offset(r, r->fill_front) &&
                (r->offset_units != 0.0f || r->offset_scale != 0.0f);
    struct tessera_query *oq = ctx->queries_active ? ctx->occlusion_query : NULL;
@@ -908,6 +908,186 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    return true;
 }
 
+/* ------------------------------------------------ polygon outlines */
+
+/* What draw_outline reads: the draw's elements and the edge flags. */
+struct outline_src {
+   const uint8_t *idx;        /* index data of the draw (NULL: not indexed) */
+   unsigned isz;
+   unsigned start;            /* first vertex of a non-indexed draw */
+   int bias;                  /* base vertex of an indexed one */
+   const uint8_t *ef;         /* edge flag attribute of vertex 0, or NULL */
+   unsigned ef_stride;
+   enum pipe_format ef_fmt;
+   uint64_t ef_vertices;      /* vertices the attribute's buffer holds */
+};
+
+/* Element i of the draw: its index (unbiased) or vertex number. */
+static uint32_t
+outline_elem(const struct outline_src *o, unsigned i)
+{
+   if (!o->idx)
+      return o->start + i;
+   switch (o->isz) {
+   case 1: return o->idx[i];
+   case 2: { uint16_t v; memcpy(&v, o->idx + 2 * i, 2); return v; }
+   default: { uint32_t v; memcpy(&v, o->idx + 4 * i, 4); return v; }
+   }
+}
+
+/* The edge flag of the vertex an element names (true without flags, and
+ * for a vertex outside the buffer, as an out-of-range fetch is not
+ * defined). */
+static bool
+outline_flag(const struct outline_src *o, uint32_t elem)
+{
+   if (!o->ef)
+      return true;
+   uint64_t vtx = o->idx ? (uint64_t)((int64_t)elem + o->bias) : elem;
+   if (vtx >= o->ef_vertices)
+      return true;
+   union { float f[4]; uint32_t u[4]; } px;
+   util_format_unpack_rgba(o->ef_fmt, &px, o->ef + vtx * o->ef_stride, 1);
+   return util_format_is_pure_integer(o->ef_fmt) ? px.u[0] != 0 : px.f[0] != 0.0f;
+}
+
+/*
+ * Polygons whose outline the hardware cannot draw by itself. Its polygon
+ * mode (Fragment Face) outlines or dots every triangle it rasterises, but
+ * quads, quad strips and GL polygons reach it as triangles
+ * (u_primconvert), whose inner edges GL does not draw, and it has no
+ * edge flags (Mesa's asahi driver emulates them with a geometry shader,
+ * which this driver does not have). So with the vertex shader passing
+ * edge flags (st/mesa's passthrough, VARYING_SLOT_EDGE from the edge
+ * flag attribute), or for those primitives, the outline is made here:
+ * the boundary edges of every polygon, each starting at a vertex whose
+ * edge flag is set (GL 2.1 2.6.2; quad strips have none), drawn as LINES,
+ * or those vertices as POINTS, through the same vertex shader (an index
+ * list over the draw's vertices). Lines and points have no facing, so
+ * this is only done when facing does not matter (front and back modes
+ * equal, no culling); otherwise the triangles go to the hardware (inner
+ * edges drawn, edge flags ignored; TESSERA_DEBUG=perf says so). Returns
+ * false when the draw is not one of these.
+ */
+static bool
+draw_outline(struct tessera_context *ctx, const struct pipe_draw_info *info,
+             const struct pipe_draw_start_count_bias *draw)
+{
+   struct tessera_context_state *s = ctx->state;
+   const struct pipe_rasterizer_state *r = s->rast;
+   if (r->fill_front == PIPE_POLYGON_MODE_FILL && r->fill_back == PIPE_POLYGON_MODE_FILL)
+      return false;
+   enum pipe_prim_type mode = info->mode;
+   bool polys = mode == PIPE_PRIM_QUADS || mode == PIPE_PRIM_QUAD_STRIP ||
+                mode == PIPE_PRIM_POLYGON;
+   /* GL applies edge flags to separate triangles, quads and polygons. */
+   const nir_variable *efv = NULL;
+   if ((s->vs->nir->info.outputs_written & VARYING_BIT_EDGE) &&
+       (mode == PIPE_PRIM_TRIANGLES || mode == PIPE_PRIM_QUADS || mode == PIPE_PRIM_POLYGON))
+      efv = nir_find_variable_with_location(s->vs->nir, nir_var_shader_in,
+                                            VERT_ATTRIB_EDGEFLAG);
+   if (!polys && !efv)
+      return false;
+   if (r->fill_front != r->fill_back || r->cull_face != PIPE_FACE_NONE) {
+      tessera_perf(ctx, "polygon mode with facing (different front/back modes or "
+                   "culling): %s drawn as triangles, %s\n",
+                   polys ? "inner edges" : "edges", efv ? "edge flags ignored" : "");
+      return false;
+   }
+
+   struct outline_src o = { .isz = info->index_size, .start = draw->start,
+                            .bias = draw->index_bias };
+   if (info->index_size) {
+      if (info->has_user_indices) {
+         o.idx = (const uint8_t *)info->index.user + (size_t)draw->start * info->index_size;
+      } else {
+         struct tessera_resource *ir = tessera_resource(info->index.resource);
+         const uint8_t *m = tessera_bo_map(ir->bo);
+         if (!m || (uint64_t)(draw->start + draw->count) * info->index_size >
+                      info->index.resource->width0) {
+            fprintf(stderr, "tessera: polygon outline: index buffer unreadable or overrun\n");
+            return true;
+         }
+         o.idx = m + (size_t)draw->start * info->index_size;
+      }
+   }
+   if (efv && efv->data.driver_location < s->ve->count) {
+      const struct pipe_vertex_element *ve = &s->ve->ve[efv->data.driver_location];
+      const struct pipe_vertex_buffer *vb = &s->vb[ve->vertex_buffer_index];
+      if (!vb->is_user_buffer && vb->buffer.resource) {
+         const uint8_t *m = tessera_bo_map(tessera_resource(vb->buffer.resource)->bo);
+         uint64_t off = (uint64_t)vb->buffer_offset + ve->src_offset;
+         uint64_t end = vb->buffer.resource->width0, bs = util_format_get_blocksize(ve->src_format);
+         if (m && off + bs <= end) {
+            o.ef = m + off;
+            o.ef_fmt = ve->src_format;
+            o.ef_stride = vb->stride;
+            /* a zero stride (a constant flag) repeats vertex 0 */
+            o.ef_vertices = vb->stride ? (end - off - bs) / vb->stride + 1 : UINT64_MAX;
+         }
+      }
+   }
+
+   bool lines = r->fill_front == PIPE_POLYGON_MODE_LINE;
+   /* Two indices per edge: an element starts at most one edge, except in
+    * a quad strip, whose 2 elements a quad bring 4 edges. */
+   size_t cap = (size_t)draw->count * (mode == PIPE_PRIM_QUAD_STRIP ? 4 : 2) + 8;
+   uint32_t *out = malloc(cap * sizeof(uint32_t));
+   if (!out) {
+      fprintf(stderr, "tessera: out of memory for a polygon outline\n");
+      return true;
+   }
+   unsigned n = 0;
+   unsigned run = 0;
+   while (run < draw->count) {
+      /* one run between primitive restarts */
+      unsigned end = run;
+      while (end < draw->count &&
+             !(o.idx && info->primitive_restart && outline_elem(&o, end) == info->restart_index))
+         end++;
+      unsigned len = end - run;
+      unsigned step = mode == PIPE_PRIM_TRIANGLES ? 3 : mode == PIPE_PRIM_QUADS ? 4
+                      : mode == PIPE_PRIM_QUAD_STRIP ? 2 : len;
+      unsigned size = mode == PIPE_PRIM_TRIANGLES ? 3 : mode == PIPE_PRIM_POLYGON ? len : 4;
+      for (unsigned p = 0; step && size >= 3 && p + size <= len; p += step) {
+         unsigned pv[4];
+         const unsigned *pe = NULL;
+         if (mode == PIPE_PRIM_QUAD_STRIP) {
+            /* quad i: vertices 2i, 2i+1, 2i+3, 2i+2 around its boundary */
+            pv[0] = p; pv[1] = p + 1; pv[2] = p + 3; pv[3] = p + 2;
+            pe = pv;
+         }
+         for (unsigned k = 0; k < size; k++) {
+            uint32_t a = outline_elem(&o, run + (pe ? pe[k] : p + k));
+            bool flag = mode == PIPE_PRIM_QUAD_STRIP || outline_flag(&o, a);
+            if (!flag)
+               continue;
+            out[n++] = a;
+            if (lines)
+               out[n++] = outline_elem(&o, run + (pe ? pe[(k + 1) % size] : p + (k + 1) % size));
+         }
+      }
+      run = end + 1;
+   }
+   if (n) {
+      struct pipe_draw_info ni = *info;
+      ni.mode = lines ? PIPE_PRIM_LINES : PIPE_PRIM_POINTS;
+      ni.index_size = 4;
+      ni.has_user_indices = true;
+      ni.index.user = out;
+      ni.primitive_restart = false;
+      ni.index_bounds_valid = false;
+      struct pipe_draw_start_count_bias nd = {
+         .start = 0, .count = n, .index_bias = info->index_size ? draw->index_bias : 0,
+      };
+      ctx->drawing_outline = true;
+      draw_one(ctx, &ni, &nd);
+      ctx->drawing_outline = false;
+   }
+   free(out);
+   return true;
+}
+
 static void
 tessera_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
                  unsigned drawid_offset, const struct pipe_draw_indirect_info *indirect,
@@ -934,6 +1114,8 @@ tessera_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    if (info->start_instance)
       tessera_perf(ctx, "base instance %u ignored\n", info->start_instance);
 
+   if (draw_outline(ctx, info, &draws[0]))
+      return;
    if (!draw_one(ctx, info, &draws[0])) {
       /* Quads, polygons, adjacency: turn them into triangles/lines. */
       if (!ctx->primconvert) {

@@ -39,6 +39,11 @@ struct ppp {
    struct agx_varying_counts vc32;
    struct agx_scissor scissor[HWR_MAX_VIEWPORTS];
    bool scissor_on;
+   /* Fragment Face words, front [0] and back [1]: the rasteriser's
+    * polygon mode of a triangle of that facing (Fill, Line, Point) and
+    * the line width (raw 4.4 less one) its edges are drawn with. */
+   enum agx_polygon_mode poly_mode[2];
+   unsigned line_width[2];
 };
 
 struct vctx {
@@ -300,6 +305,17 @@ ppp_update(struct vctx *v, uint64_t va, unsigned size)
                       "accounts for %u", (unsigned long long)va, size, pos);
    agx_cull_unpack(&t->cull, &v->st.cull);
    agx_output_select_unpack(&t->output_select, &v->st.os);
+   for (unsigned f = 0; f < 2; f++) {
+      agx_unpack(f ? &t->back_face : &t->front_face, FRAGMENT_FACE, ff);
+      /* 3 is not a mode the public formats name: refuse it rather than
+       * guess what the rasteriser would do. */
+      if (ff.polygon_mode > AGX_POLYGON_MODE_POINT)
+         return hwr_fail(j, "PPP record at 0x%llx: %s Fragment Face Polygon "
+                         "Mode %u is reserved", (unsigned long long)va,
+                         f ? "back" : "front", (unsigned)ff.polygon_mode);
+      v->st.poly_mode[f] = ff.polygon_mode;
+      v->st.line_width[f] = ff.line_width;
+   }
    agx_unpack(&t->fragment_control, FRAGMENT_CONTROL, fc);
    agx_unpack(&t->depth_bias_scissor, DEPTH_BIAS_SCISSOR, dbs);
    v->st.scissor_on = fc.scissor_enable;
@@ -773,6 +789,74 @@ snap(float x)
    return (float)hwr_snap256(x) / 256.0f;
 }
 
+/* A clip-space vertex to the window, snapped for the rasteriser (the
+ * unsnapped position kept for the TVB). */
+static void
+to_window_snapped(const struct vctx *v, const struct cvert *c, struct wvert *w)
+{
+   to_window(v, c, w);
+   w->ux = w->x;
+   w->uy = w->y;
+   w->x = snap(w->x);
+   w->y = snap(w->y);
+}
+
+/* A point's size: the vertex's Point Size output when Output Select has
+ * one, else 1 pixel. */
+static float
+point_size(const struct vctx *v, const struct cvert *c)
+{
+   return v->st.os.point_size && v->outputs > 4 ? c->c[uvs_psiz_slot(v)] : 1.0f;
+}
+
+/*
+ * A triangle drawn in polygon mode Line or Point (its facing's Fragment
+ * Face word), after culling by that facing: its three edges as lines of
+ * the face's line width, or its three vertices as points of their point
+ * size, with the line and point rules of line and point primitives. c is
+ * the triangle before clipping, every vertex carrying the provoking
+ * vertex's flat outputs (GL: flat shading of a polygon drawn as lines or
+ * points takes the polygon's provoking vertex); each edge is clipped as
+ * a line (only the triangle's own edges are drawn, never one the clipper
+ * made along a plane) and each vertex as a point, by its centre. The
+ * pieces keep the triangle's facing (two-sided stencil, depth function,
+ * front facing) and primitive ID.
+ */
+static bool
+emit_unfilled(struct vctx *v, const struct cvert *c, bool back, bool lines)
+{
+   struct wvert w[2];
+   if (lines) {
+      float lw = (v->st.line_width[back] + 1) / 16.0f;
+      for (unsigned e = 0; e < 3; e++) {
+         struct cvert seg[2];
+         memcpy(seg[0].c, c[e].c, (size_t)v->outputs * sizeof(float));
+         memcpy(seg[1].c, c[(e + 1) % 3].c, (size_t)v->outputs * sizeof(float));
+         if (!clip_line(v, seg))
+            continue;
+         to_window_snapped(v, &seg[0], &w[0]);
+         to_window_snapped(v, &seg[1], &w[1]);
+         if (!bin_prim(v, AGX_TVB_PRIMITIVE_TYPE_LINE, w, 2, back, lw))
+            return false;
+      }
+      return true;
+   }
+   for (unsigned i = 0; i < 3; i++) {
+      bool inside = true;
+      for (unsigned k = 0; k < 7 + 16 && inside; k++) {
+         if (k >= 7 && !(v->st.os.clip_distance_planes >> (k - 7) & 1))
+            continue;
+         inside = plane_dist(v, &c[i], k) >= 0;
+      }
+      if (!inside)
+         continue;
+      to_window_snapped(v, &c[i], &w[0]);
+      if (!bin_prim(v, AGX_TVB_PRIMITIVE_TYPE_POINT, w, 1, back, point_size(v, &c[i])))
+         return false;
+   }
+   return true;
+}
+
 static bool
 emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
           const unsigned *idx, unsigned nv)
@@ -795,13 +879,27 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
       return true;
    }
    float psize = 1.0f;
-   if (nv == 1 && v->st.os.point_size && v->outputs > 4)
-      psize = cv[0].c[uvs_psiz_slot(v)];
+   if (nv == 1)
+      psize = point_size(v, &cv[0]);
    if (nv == 2) {
-      agx_unpack(&v->tstate.front_face, FRAGMENT_FACE, ff);
       /* 4.4 fixed point less one (Mesa's agx_pack_line_width, our
        * driver's): raw 255 is 16 pixels, not 0. */
-      psize = (ff.line_width + 1) / 16.0f;
+      psize = (v->st.line_width[0] + 1) / 16.0f;
+   }
+   /* A triangle some facing draws unfilled keeps its own vertices for
+    * that (the clipper below rewrites cv), with the provoking vertex's
+    * flat outputs on each. */
+   bool unfilled = nv == 3 && (v->st.poly_mode[0] != AGX_POLYGON_MODE_FILL ||
+                               v->st.poly_mode[1] != AGX_POLYGON_MODE_FILL);
+   struct cvert tri[3];
+   if (unfilled) {
+      unsigned f0, l0, l1, pv = provoking_vertex(v, nv);
+      uvs_groups(v, &f0, &l0, &l1);
+      for (unsigned i = 0; i < nv; i++) {
+         memcpy(tri[i].c, cv[i].c, (size_t)v->outputs * sizeof(float));
+         if (i != pv)
+            memcpy(tri[i].c + f0, cv[pv].c + f0, (l0 - f0) * sizeof(float));
+      }
    }
    /* Trivially inside every plane: no clipping needed (the common case). */
    bool inside = true;
@@ -837,13 +935,8 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
       }
    }
    struct wvert w[3 + 7 + 16 + 4];
-   for (unsigned i = 0; i < n; i++) {
-      to_window(v, &cv[i], &w[i]);
-      w[i].ux = w[i].x;
-      w[i].uy = w[i].y;
-      w[i].x = snap(w[i].x);
-      w[i].y = snap(w[i].y);
-   }
+   for (unsigned i = 0; i < n; i++)
+      to_window_snapped(v, &cv[i], &w[i]);
    if (nv == 1)
       return bin_prim(v, AGX_TVB_PRIMITIVE_TYPE_POINT, w, 1, false, psize);
    if (nv == 2)
@@ -865,6 +958,9 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
       v->stats.culled++;
       return true;
    }
+   if (unfilled && v->st.poly_mode[!front] != AGX_POLYGON_MODE_FILL)
+      return emit_unfilled(v, tri, !front,
+                           v->st.poly_mode[!front] == AGX_POLYGON_MODE_LINE);
    /* Provoking vertex first so flat shading of the fan's pieces agrees. */
    for (unsigned i = 1; i + 1 < n; i++) {
       struct wvert t[3] = { w[0], w[i], w[i + 1] };

@@ -1755,6 +1755,106 @@ test_offset_mode(void)
    gl_util_check(t, ok && glGetError() == GL_NO_ERROR);
 }
 
+/* Polygon mode GL_LINE of GL_POLYGON (triangles to the hardware): only
+ * the polygon's boundary, edges whose first vertex has its edge flag set,
+ * over a polygon-offset fill (piglit polygon-mode-offset's configs 0 and
+ * 1, and gl-1.0-edgeflag). Regressions: the model filled every triangle
+ * (polygon mode ignored), then outlined both triangles of the fan, its
+ * diagonal crossing the centre, and edge flags were ignored. */
+static void
+test_polygon_outline(void)
+{
+   const char *t = "polygon_outline";
+   GLuint fbo, rb[2];
+   glGenFramebuffers(1, &fbo);
+   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+   glGenRenderbuffers(2, rb);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb[0]);
+   glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+   glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, W, H);
+   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, rb[1]);
+   bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+   if (!ok)
+      printf("  %s: framebuffer incomplete\n", t);
+   glUseProgram(0);
+   glViewport(0, 0, W, H);
+   glMatrixMode(GL_PROJECTION);
+   glLoadIdentity();
+   glOrtho(0, W, 0, H, -1, 1);
+   glMatrixMode(GL_MODELVIEW);
+   glLoadIdentity();
+   glTranslatef(0.375f, 0.375f, 0.0f);   /* lines on pixel centres */
+   glClearColor(1, 0, 0, 1);
+   glEnable(GL_DEPTH_TEST);
+   glDepthFunc(GL_LEQUAL);
+   glEnable(GL_POLYGON_OFFSET_FILL);
+   glPolygonOffset(1, 1);
+   static const uint8_t white[4] = { 255, 255, 255, 255 }, blue[4] = { 0, 0, 255, 255 };
+   /* case 0: outline first, 1: fill first, 2: outline with the vertical
+    * edges' flags off */
+   for (int c = 0; c < 3 && ok; c++) {
+      glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+      for (int pr = 0; pr < 2; pr++) {
+         bool outline = (pr == 0) == (c != 1);
+         glPolygonMode(GL_FRONT_AND_BACK, outline ? GL_LINE : GL_FILL);
+         float a = outline ? 1 : 0, b = outline ? W - 2 : W;
+         glColor4ub(outline ? 255 : 0, outline ? 255 : 0, 255, 255);
+         glBegin(GL_POLYGON);
+         glEdgeFlag(GL_TRUE);
+         glVertex2f(a, a);
+         glEdgeFlag(c != 2);
+         glVertex2f(b, a);
+         glEdgeFlag(GL_TRUE);
+         glVertex2f(b, b);
+         glEdgeFlag(c != 2);
+         glVertex2f(a, b);
+         glEnd();
+      }
+      glEdgeFlag(GL_TRUE);
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      ok = gl_util_pixel_is(px, W, W / 2, H / 2, blue, 0, t) &&
+           gl_util_pixel_is(px, W, W / 2, 1, white, 0, t) &&
+           gl_util_pixel_is(px, W, 1, H / 2, c == 2 ? blue : white, 0, t);
+      if (!ok)
+         printf("  %s: case %d\n", t, c);
+   }
+   /* A quad strip of 16 quads side by side (4 edges for every 2
+    * vertices): every quad outlined, no diagonal through its centre. */
+   if (ok) {
+      glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+      glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+      glColor4ub(0, 0, 255, 255);
+      glRectf(0, 0, W, H);
+      glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+      glColor4ub(255, 255, 255, 255);
+      glBegin(GL_QUAD_STRIP);
+      for (int q = 0; q <= 16; q++) {
+         glVertex2f(q * 3 + 1, 1);
+         glVertex2f(q * 3 + 1, H - 2);
+      }
+      glEnd();
+      uint8_t px[W * H * 4];
+      gl_util_read_fb(px, W, H);
+      for (int q = 0; q < 16 && ok; q++)
+         ok = gl_util_pixel_is(px, W, q * 3 + 2, H / 2, blue, 0, t) &&
+              gl_util_pixel_is(px, W, q * 3 + 1, H / 2, white, 0, t) &&
+              gl_util_pixel_is(px, W, q * 3 + 2, 1, white, 0, t);
+      if (!ok)
+         printf("  %s: quad strip\n", t);
+   }
+   glDisable(GL_POLYGON_OFFSET_FILL);
+   glPolygonOffset(0, 0);
+   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+   glDisable(GL_DEPTH_TEST);
+   glBindFramebuffer(GL_FRAMEBUFFER, gl_fbo);
+   glDeleteFramebuffers(1, &fbo);
+   glDeleteRenderbuffers(2, rb);
+   gl_util_check(t, ok && glGetError() == GL_NO_ERROR);
+}
+
 static const struct {
    const char *name;
    void (*fn)(void);
@@ -1770,7 +1870,7 @@ static const struct {
    { "clip_plane", test_clip_plane }, { "stipple", test_stipple },
    { "depth_mipmap", test_depth_mipmap }, { "large_point", test_large_point },
    { "flat_clip", test_flat_clip },
-   { "offset_mode", test_offset_mode },
+   { "offset_mode", test_offset_mode }, { "polygon_outline", test_polygon_outline },
 };
 
 int

@@ -48,6 +48,15 @@ PINNED = {
         "shaders@glsl-fs-texture2drect-proj4",
         # flat shading of clipped primitives, quads in both conventions
         "spec@!opengl 1.1@clipflat",
+        # polygon mode and edge flags: triangles outlined or dotted by the
+        # model's rasteriser, quads, polygons and edge flags outlined by
+        # the driver
+        "spec@!opengl 1.0@gl-1.0-edgeflag",
+        "spec@!opengl 1.0@gl-1.0-edgeflag-const",
+        "spec@!opengl 1.0@gl-1.0-edgeflag-quads",
+        "spec@!opengl 1.1@polygon-mode",
+        "spec@!opengl 2.0@gl-2.0-edgeflag",
+        "spec@!opengl 2.0@gl-2.0-edgeflag-immediate",
     ],
     "shader": [
         "spec@glsl-1.10@execution@variable-indexing@fs-input-array-vec2-index-rd",

@@ -1125,6 +1125,153 @@ test_flat_line_last(void **state)
    scene_teardown(&s);
 }
 
+/* ------------------------------------------------------- polygon mode */
+
+/* Window position (pixel units, y down, 64x64 target) to the NDC the
+ * scene's viewport maps onto it. */
+static void
+set_win(struct vtx *v, float x, float y, const float c[4])
+{
+   set_vtx(v, x / 32.0f - 1.0f, 1.0f - y / 32.0f, 0.5f, c);
+}
+
+/* A front-facing triangle (left) and a back-facing one (right), vertices
+ * at pixel centres; the interior pixel of each, away from its edges. */
+static void
+facing_pair(struct vtx v[6], const float *const c[6])
+{
+   set_win(&v[0], 4.5f, 4.5f, c[0]);
+   set_win(&v[1], 28.5f, 28.5f, c[1]);
+   set_win(&v[2], 4.5f, 28.5f, c[2]);
+   set_win(&v[3], 36.5f, 4.5f, c[3]);
+   set_win(&v[4], 36.5f, 28.5f, c[4]);
+   set_win(&v[5], 60.5f, 28.5f, c[5]);
+}
+#define FRONT_INSIDE (20 * 64 + 10)
+#define BACK_INSIDE (20 * 64 + 42)
+
+/*
+ * Fragment Face Polygon Mode: a triangle whose facing's word says Line
+ * is drawn as its three edges, with the line rule of line primitives;
+ * Point as its three vertices, with the point rule; culling still goes
+ * by the triangle's facing. Oracle: the same edges drawn as LINES and the
+ * same vertices as POINTS give the same image, pixel for pixel, and the
+ * interiors stay empty. With flat shading every edge is the triangle's
+ * provoking vertex's colour (not each line's own last vertex's).
+ */
+static void
+test_polygon_mode(void **state)
+{
+   (void)state;
+   const unsigned W = 64, H = 64;
+   const float *const white6[6] = { c_white, c_white, c_white, c_white, c_white, c_white };
+   struct vtx v[6];
+   facing_pair(v, white6);
+
+   /* The facings the pair has: filled with back faces culled, only the
+    * left one is drawn. */
+   struct scene s;
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   struct draw_state ds = flat();
+   ds.line_width = 15;   /* 1 pixel */
+   ds.cull_back = true;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   assert_true(run(&s));
+   assert_int_equal(s.rt[FRONT_INSIDE], WHITE);
+   assert_int_equal(s.rt[BACK_INSIDE], BLACK);
+   scene_teardown(&s);
+
+   /* Front Line, back Point. */
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   ds.cull_back = false;
+   ds.poly_front = AGX_POLYGON_MODE_LINE;
+   ds.poly_back = AGX_POLYGON_MODE_POINT;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   assert_true(run(&s));
+   assert_int_equal(s.rt[FRONT_INSIDE], BLACK);
+   assert_int_equal(s.rt[BACK_INSIDE], BLACK);
+   uint32_t *img = malloc(W * H * 4);
+   memcpy(img, s.rt, W * H * 4);
+   scene_teardown(&s);
+
+   /* The oracle: the front triangle's edges as lines, the back one's
+    * vertices as points. */
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   struct draw_state ref = flat();
+   ref.line_width = 15;
+   struct vtx e[6] = { v[0], v[1], v[1], v[2], v[2], v[0] };
+   emit_state(&s, &ref, vs_src, e, sizeof(e));
+   emit_draw(&s, AGX_PRIMITIVE_LINES, NULL, 0, 6, 1, false);
+   emit_state(&s, &ref, vs_src, v + 3, 3 * sizeof(v[0]));
+   emit_draw(&s, AGX_PRIMITIVE_POINTS, NULL, 0, 3, 1, false);
+   assert_true(run(&s));
+   unsigned lit = 0;
+   for (unsigned i = 0; i < W * H; i++)
+      lit += s.rt[i] != BLACK;
+   assert_true(lit > 3 * 20);
+   assert_int_equal(count_diff(img, s.rt, W * H), 0);
+   free(img);
+   scene_teardown(&s);
+
+   /* Culling by the triangle's facing: back faces culled, front Point:
+    * only the front triangle's three vertices. */
+   scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+   ds.cull_back = true;
+   ds.poly_front = AGX_POLYGON_MODE_POINT;
+   ds.poly_back = AGX_POLYGON_MODE_LINE;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   assert_true(run(&s));
+   lit = 0;
+   for (unsigned i = 0; i < W * H; i++)
+      lit += s.rt[i] != BLACK;
+   assert_int_equal(lit, 3);
+   assert_int_equal(s.rt[4 * W + 4], WHITE);
+   assert_int_equal(s.rt[28 * W + 28], WHITE);
+   assert_int_equal(s.rt[28 * W + 4], WHITE);
+   scene_teardown(&s);
+
+   /* Flat colours (slots 4-7 flat): every edge is the provoking vertex's
+    * colour, first or last. */
+   static const struct {
+      enum agx_provoking_vertex pv;
+      enum agx_shade_model sm;
+      uint32_t want;
+   } cases[] = {
+      { AGX_PROVOKING_VERTEX_0, AGX_SHADE_MODEL_FLAT_VERTEX_0, RED },
+      { AGX_PROVOKING_VERTEX_2, AGX_SHADE_MODEL_FLAT_VERTEX_2, BLUE },
+   };
+   const float *const rgb[6] = { c_red, c_green, c_blue, c_red, c_green, c_blue };
+   facing_pair(v, rgb);
+   for (unsigned k = 0; k < 2; k++) {
+      scene_init(&s, W, H, 1, BLACK, 2, 1 << 20);
+      struct draw_state fs = default_state;
+      fs.line_width = 15;
+      fs.shade = cases[k].sm;
+      fs.flat_vertex = cases[k].pv;
+      fs.flat_slots = 4;
+      fs.poly_front = fs.poly_back = AGX_POLYGON_MODE_LINE;
+      emit_state(&s, &fs, vs_src, v, sizeof(v));
+      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+      assert_true(run(&s));
+      assert_only(&s, cases[k].want, k ? "last vertex" : "first vertex");
+      assert_int_equal(s.rt[FRONT_INSIDE], BLACK);
+      scene_teardown(&s);
+   }
+
+   /* Mode 3, which no public format names, fails the vertex job. */
+   scene_init(&s, W, H, 1, BLACK, 1, 1 << 20);
+   ds = flat();
+   ds.poly_back = (enum agx_polygon_mode)3;
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   assert_false(run(&s));
+   assert_int_equal(s.failed_job, 0x101);
+   scene_teardown(&s);
+}
+
 /* ------------------------------------------------- coefficient registers */
 
 /* ldcf of the red and green planes (cf0, cf1); stores their C terms and
@@ -1312,6 +1459,7 @@ main(void)
       cmocka_unit_test(test_zs_emit_depth),
       cmocka_unit_test(test_zs_emit_stencil),
       cmocka_unit_test(test_flat_clipped),
+      cmocka_unit_test(test_polygon_mode),
       cmocka_unit_test(test_strip_fan_provoking),
       cmocka_unit_test(test_flat_line_last),
       cmocka_unit_test(test_fragment_stack),

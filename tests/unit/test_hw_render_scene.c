@@ -396,6 +396,7 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
          ff.stencil_reference = back ? ds->back.ref : ds->sref;
          ff.disable_depth_write = !ds->zwrite;
          ff.depth_function = ds->zfunc; ff.line_width = ds->line_width;
+         ff.polygon_mode = f ? ds->poly_back : ds->poly_front;
       }
       n += 4;
       agx_pack(p + n, FRAGMENT_STENCIL, sf) {

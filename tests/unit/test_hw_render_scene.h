@@ -110,6 +110,8 @@ struct draw_state {
     * flat when 4; 0: the word is not sent, every varying smooth). */
    enum agx_provoking_vertex flat_vertex;
    unsigned flat_slots;
+   /* Fragment Face Polygon Mode of the front and back words (0: Fill). */
+   enum agx_polygon_mode poly_front, poly_back;
 };
 
 extern const char *const vs_src, *const vs_inst_src, *const fs_src, *const fs_blend_src;
