@@ -153,9 +153,14 @@ struct cap_state {
    int reaper_busy_fd;
    /* job hook */
    bool hook_installed;
-   /* statistics */
-   uint64_t snap_ns, snap_bytes, submit_ns;
+   /* statistics (TESSERA_CAPTURE_STATS) */
+   bool stats;                   /* count the CPU time below (costs a syscall each) */
+   uint64_t snap_ns, snap_bytes, submit_ns; /* snap_ns: reading, without the GPU waits */
    uint64_t reread_ns, reread_bytes; /* the part of snap_* spent re-reading GPU results */
+   uint64_t gpu_wait_ns, gpu_waits;  /* blocked in wait_queues_idle(), wall time */
+   /* CPU time of the program's threads in the layer's recording work (the
+    * real ioctls' own CPU time excluded), and of the reaper thread */
+   uint64_t layer_cpu_ns, real_cpu_ns, reaper_cpu_ns;
    bool warned_gpu_wait;         /* said once that the GPU did not finish in time */
    uint64_t shader_ns, shader_scans; /* shader indexing at SUBMIT */
 };
@@ -166,6 +171,8 @@ extern struct cap_real cap_real;
 /* cap_layer.c */
 void cap_init(void);
 uint64_t cap_now_ns(void);
+/* CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID). */
+uint64_t cap_thread_cpu_ns(void);
 void cap_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runs a trace call with SIGXFSZ blocked in this thread and any pending one
  * discarded, so a file-size limit ends recording and not the program. */
