@@ -970,6 +970,12 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
             if (rec) {
                record_file(f);
                record_bo(f, bo);
+               /* wp: a new object is zero, as the replay's GEM_CREATE
+                * makes it, and every write from now on is tracked (CPU
+                * mappings are armed when made, GPU writes make it stale):
+                * no whole read. hash reads it at every submission anyway. */
+               if (cap.opt.mem == CAP_MEM_WP)
+                  bo->full = false;
             }
          }
       }

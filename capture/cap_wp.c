@@ -96,9 +96,19 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
    atomic_store(&maps[slot], m);
    atomic_fetch_add(&n_maps, 1);
-   /* Nothing recorded yet through this mapping: the object is read whole
-    * at the next snapshot (bo->full), which re-protects it. */
-   bo->full = true;
+   /* Armed before the program has the address: every write through the
+    * mapping is caught from its first one, so the object's recorded
+    * contents stay exact without reading it whole (an object created
+    * while recording is then never read whole: its memory is the kernel's
+    * zeroes plus the pages written, cap_state.c). This used to be a whole
+    * read at the next snapshot, which also armed the mapping: on a GL
+    * program most of the bytes the layer read, and each first touch of a
+    * page the program never wrote made the kernel allocate it. If the
+    * mapping cannot be protected, that whole read it is. */
+   atomic_fetch_add(&n_protects, 1);
+   m->armed = mprotect(addr, m->len, prot & ~PROT_WRITE) == 0;
+   if (!m->armed)
+      bo->full = true;
 }
 
 static void
