@@ -98,9 +98,17 @@ struct cap_cpumap {
    uint64_t bo_offset;
    _Atomic uint8_t *dirty;       /* one byte per host page */
    /* Every page is write-protected except those marked dirty (the fault
-    * handler marks a page before unprotecting it), so re-arming a mapping
-    * without dirty pages needs no mprotect (cap_wp_arm). */
+    * handler marks a page before unprotecting it) and the hot ones, so
+    * re-arming a mapping without either needs no mprotect (cap_wp_arm). */
    bool armed;
+   /* Hot pages (cap_wp.c): written again soon after they were last
+    * collected, left writable and read at every collect instead. Only
+    * under cap.lock; the fault handler never sees a hot page. */
+   uint32_t collects;            /* cap_wp_collect() calls that saw it */
+   uint32_t *last_dirty;         /* per page: `collects` when last collected dirty */
+   uint8_t *hot;                 /* per page: 0, or collects in a row unchanged + 1 */
+   struct tsr_hash *hot_hash;    /* per hot page: its contents when last read */
+   size_t nhot;
 };
 
 /* A submission waiting for its out-sync (cap_reaper.c). */
@@ -240,6 +248,11 @@ void cap_wp_unmap(void *addr, size_t len);
 bool cap_wp_collect(struct cap_file *f, struct cap_bo *bo);
 /* After a whole read: clear the dirty pages and protect every mapping. */
 void cap_wp_arm(struct cap_file *f, struct cap_bo *bo);
+/* Before work that may write bo is submitted (bo->gpu_dirty about to be
+ * set): its hot pages are protected again and marked dirty, so this
+ * snapshot reads them and every later CPU write to them is tracked (a
+ * page read at every snapshot would race with the GPU's writes). */
+void cap_wp_cool(struct cap_file *f, struct cap_bo *bo);
 void cap_wp_forget_bo(uint32_t file_id, uint32_t handle);
 /* Write faults taken, mprotect calls that removed write access (after a
  * fault or to arm a mapping) and mappings tracked, for the statistics. */

@@ -610,6 +610,13 @@ static void
 snapshot_vm(struct cap_file *f, struct cap_vm *vm)
 {
    uint64_t t0 = cap_now_ns(), wait0 = cap.gpu_wait_ns;
+   /* an object this submission is the first to let the GPU write loses
+    * its hot pages before it is read (cap_wp.c) */
+   for (size_t i = 0; i < vm->map.count && cap.opt.mem == CAP_MEM_WP; i++) {
+      struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);
+      if (bo && !bo->gpu_dirty && (vm->map.m[i].flags & DRM_ASAHI_BIND_WRITE))
+         cap_wp_cool(f, bo);
+   }
    cap.gen++;
    for (size_t i = 0; i < vm->map.count && recording(); i++) {
       struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);

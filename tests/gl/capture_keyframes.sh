@@ -28,7 +28,9 @@
 #   - reads: the default capture (wp) reads at most 5 MiB besides the
 #     keyframes' re-reads (TESSERA_CAPTURE_STATS): objects created while
 #     recording are not read whole, their CPU mappings are write-protected
-#     from the start (it read every new object whole, 8 MiB).
+#     from the start (it read every new object whole, 8 MiB); and takes at
+#     most 400 write faults: pages the driver rewrites frame after frame are
+#     hot, left writable and read at each submission (it took ~600).
 #   - bad options: --gpu-memory bogus, --keyframe-every 0: exit 2, a message.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -65,6 +67,10 @@ if [ -z "$rr" ]; then
     check FAILED reads "no memory statistics: $(grep 'tessera capture' "$work/key.log" | head -n 3)"
 elif [ $((rn - rr)) -gt 5 ]; then
     check FAILED reads "$((rn - rr)) MiB read besides the keyframes' $rr MiB"
+elif ! faults=$(sed -n 's/.* wp: \([0-9]*\) write faults,.*/\1/p' "$work/key.log") || [ -z "$faults" ]; then
+    check FAILED reads "no wp statistics: $(grep 'tessera capture' "$work/key.log" | head -n 4)"
+elif [ "$faults" -gt 400 ]; then
+    check FAILED reads "$faults write faults (hot pages not left writable?)"
 else
     check ok reads
 fi
