@@ -167,7 +167,8 @@ struct cap_state {
    uint64_t reread_ns, reread_bytes; /* the part of snap_* spent re-reading GPU results */
    uint64_t gpu_wait_ns, gpu_waits;  /* blocked in wait_queues_idle(), wall time */
    /* CPU time of the program's threads in the layer's recording work (the
-    * real ioctls' own CPU time excluded), and of the reaper thread */
+    * real ioctls' own CPU time excluded; the write-fault handler's is
+    * cap_wp_fault_cpu_ns()), and of the reaper thread */
    uint64_t layer_cpu_ns, real_cpu_ns, reaper_cpu_ns;
    bool warned_gpu_wait;         /* said once that the GPU did not finish in time */
    uint64_t shader_ns, shader_scans; /* shader indexing at SUBMIT */
@@ -257,5 +258,7 @@ void cap_wp_forget_bo(uint32_t file_id, uint32_t handle);
 /* Write faults taken, mprotect calls that removed write access (after a
  * fault or to arm a mapping) and mappings tracked, for the statistics. */
 void cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mappings);
+/* CPU time spent in the write-fault handler (only with cap.stats). */
+uint64_t cap_wp_fault_cpu_ns(void);
 
 #endif

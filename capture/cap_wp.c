@@ -54,6 +54,9 @@ static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
 static _Atomic unsigned maps_end;
 /* Counts for TESSERA_CAPTURE_STATS (cap_wp_stats) */
 static atomic_ulong n_faults, n_protects, n_maps;
+/* CPU time in the fault handler (with TESSERA_CAPTURE_STATS; the signal's
+ * delivery and return are the kernel's and not counted) */
+static _Atomic uint64_t fault_ns;
 static size_t host_page;
 static bool wp_on;
 
@@ -69,10 +72,13 @@ cap_wp_fault(const siginfo_t *si)
       if (!m || a < m->addr || a >= m->addr + m->len)
          continue;
       size_t pg = (a - m->addr) / host_page;
+      int saved = errno;
+      uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;   /* async-signal-safe */
       atomic_store(&m->dirty[pg], 1);
       atomic_fetch_add(&n_faults, 1);
-      int saved = errno;
       mprotect((void *)(m->addr + pg * host_page), host_page, m->prot);
+      if (cap.stats)
+         atomic_fetch_add(&fault_ns, cap_thread_cpu_ns() - c0);
       errno = saved;
       return true;
    }
@@ -335,6 +341,12 @@ cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
       atomic_fetch_add(&n_protects, 1);
       m->armed = mprotect((void *)m->addr, m->len, m->prot & ~PROT_WRITE) == 0;
    }
+}
+
+uint64_t
+cap_wp_fault_cpu_ns(void)
+{
+   return atomic_load(&fault_ns);
 }
 
 void
