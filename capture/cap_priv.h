@@ -38,6 +38,7 @@ struct cap_bo {
    bool recorded;        /* GEM_CREATE is in the current trace */
    bool full;            /* next snapshot reads the whole object */
    bool gpu_dirty;       /* bound writable where work was submitted */
+   bool fw_written;      /* bound as a timestamp object: the firmware writes it */
    bool gpu_stale;       /* ... and work was submitted since its last whole read */
    uint64_t gen;         /* snapshot generation that last read it */
 };

@@ -1006,6 +1006,13 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
                sizeof(*f->tsobjs))) {
          struct cap_tsobj *t = &f->tsobjs[b.object_handle];
          *t = (struct cap_tsobj){ b.object_handle, b.handle, b.flags, b.offset, b.range, false };
+         /* the firmware writes timestamps into it: no hot pages (cap_wp.c) */
+         struct cap_bo *tbo = cap_bo_get(f, b.handle);
+         if (tbo && !tbo->fw_written) {
+            tbo->fw_written = true;
+            if (cap.opt.mem == CAP_MEM_WP)
+               cap_wp_cool(f, tbo);
+         }
          if (rec) {
             record_file(f);
             struct tsr_bind_object r = { b.op, b.flags, b.handle, b.object_handle,

@@ -23,7 +23,8 @@
  * when its contents changed (the trace writer stores a content once and
  * writes a record only for a changed page, as with --mem hash). A hot
  * page unchanged for HOT_IDLE collects in a row is protected again. Only
- * objects the GPU cannot write (never bound writable: bo->gpu_dirty) get
+ * objects the GPU cannot write (never bound writable: bo->gpu_dirty, nor
+ * bound as a timestamp object, which the firmware writes: bo->fw_written) get
  * hot pages: reading a page the GPU may be writing would record a
  * half-done result; cap_wp_cool() protects them before the first
  * submission that binds the object writable.
@@ -227,7 +228,8 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
          size_t q = p;
          while (q < pages && !m->hot[q] && atomic_load(&m->dirty[q])) {
             uint32_t last = m->last_dirty[q];
-            if (!bo->gpu_dirty && last && m->collects - last <= HOT_WINDOW)
+            if (!bo->gpu_dirty && !bo->fw_written && last &&
+                m->collects - last <= HOT_WINDOW)
                break;   /* becomes hot (below) */
             q++;
          }
