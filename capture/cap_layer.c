@@ -46,6 +46,14 @@ cap_now_ns(void)
    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t
+cap_thread_cpu_ns(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void
 cap_log(const char *fmt, ...)
 {
@@ -169,6 +177,7 @@ do_configure(void)
       return;
    }
    cap.root = cap.opt.root_pid == 0 || cap.opt.root_pid == cap.pid;
+   cap.stats = getenv("TESSERA_CAPTURE_STATS") != NULL;
    cap.triggered = !cap.opt.start_off;
    if (cap.opt.trigger_signal) {
       struct sigaction sa;
@@ -289,7 +298,12 @@ cap_finish(void)
    cap.w = NULL;
    cap.active = false;
    if (w) {
-      if (getenv("TESSERA_CAPTURE_STATS")) {
+      if (cap.stats) {
+         /* the writer's CPU time is final once its queue is empty */
+         sigset_t old;
+         cap_sig_guard_begin(&old);
+         tsr_writer_flush(w);
+         cap_sig_guard_end(&old);
          struct tsr_writer_stats st;
          tsr_writer_get_stats(w, &st);
          fprintf(stderr, "tessera capture: %s: %llu submissions of %llu, %llu frames, "
@@ -303,6 +317,11 @@ cap_finish(void)
                  (unsigned long long)st.pages_stored, (unsigned long long)st.pages_seen,
                  (double)cap.reread_ns / 1e6, (unsigned long long)(cap.reread_bytes >> 20),
                  (double)cap.shader_ns / 1e6, (unsigned long long)cap.shader_scans);
+         fprintf(stderr, "tessera capture: %s: CPU: layer %.3f ms on the program's threads, "
+                 "writer %.3f ms, reaper %.3f ms; GPU waits: %.3f ms (%llu)\n",
+                 cap.trace_path, (double)(cap.layer_cpu_ns + cap_wp_fault_cpu_ns()) / 1e6,
+                 (double)st.thread_cpu_ns / 1e6, (double)cap.reaper_cpu_ns / 1e6,
+                 (double)cap.gpu_wait_ns / 1e6, (unsigned long long)cap.gpu_waits);
          if (cap.opt.mem == CAP_MEM_WP) {
             unsigned long faults, protects, maps;
             cap_wp_stats(&faults, &protects, &maps);
@@ -481,8 +500,11 @@ ioctl(int fd, unsigned long req, ...)
       return cap_real.ioctl(fd, req, arg);
    }
    errno = saved;
+   uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0, real0 = cap.real_cpu_ns;
    int r = cap_ioctl_locked(f, fd, req, arg);
    saved = errno;
+   if (cap.stats)
+      cap.layer_cpu_ns += cap_thread_cpu_ns() - c0 - (cap.real_cpu_ns - real0);
    pthread_mutex_unlock(&cap.lock);
    errno = saved;
    return r;
@@ -618,7 +640,10 @@ frame_boundary(uint32_t kind, const char *label)
       return;
    int saved = errno;
    pthread_mutex_lock(&cap.lock);
+   uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;
    cap_frame_locked(kind, label);
+   if (cap.stats)
+      cap.layer_cpu_ns += cap_thread_cpu_ns() - c0;
    pthread_mutex_unlock(&cap.lock);
    errno = saved;
 }
@@ -728,8 +753,11 @@ gl_boundary(bool finish, const char *label)
       return;
    int saved = errno;
    pthread_mutex_lock(&cap.lock);
+   uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;
    if (cap.frame_submits)
       cap_frame_locked(0, label);
+   if (cap.stats)
+      cap.layer_cpu_ns += cap_thread_cpu_ns() - c0;
    pthread_mutex_unlock(&cap.lock);
    errno = saved;
 }

@@ -38,6 +38,7 @@ struct cap_bo {
    bool recorded;        /* GEM_CREATE is in the current trace */
    bool full;            /* next snapshot reads the whole object */
    bool gpu_dirty;       /* bound writable where work was submitted */
+   bool fw_written;      /* bound as a timestamp object: the firmware writes it */
    bool gpu_stale;       /* ... and work was submitted since its last whole read */
    uint64_t gen;         /* snapshot generation that last read it */
 };
@@ -98,9 +99,17 @@ struct cap_cpumap {
    uint64_t bo_offset;
    _Atomic uint8_t *dirty;       /* one byte per host page */
    /* Every page is write-protected except those marked dirty (the fault
-    * handler marks a page before unprotecting it), so re-arming a mapping
-    * without dirty pages needs no mprotect (cap_wp_arm). */
+    * handler marks a page before unprotecting it) and the hot ones, so
+    * re-arming a mapping without either needs no mprotect (cap_wp_arm). */
    bool armed;
+   /* Hot pages (cap_wp.c): written again soon after they were last
+    * collected, left writable and read at every collect instead. Only
+    * under cap.lock; the fault handler never sees a hot page. */
+   uint32_t collects;            /* cap_wp_collect() calls that saw it */
+   uint32_t *last_dirty;         /* per page: `collects` when last collected dirty */
+   uint8_t *hot;                 /* per page: 0, or collects in a row unchanged + 1 */
+   struct tsr_hash *hot_hash;    /* per hot page: its contents when last read */
+   size_t nhot;
 };
 
 /* A submission waiting for its out-sync (cap_reaper.c). */
@@ -153,9 +162,15 @@ struct cap_state {
    int reaper_busy_fd;
    /* job hook */
    bool hook_installed;
-   /* statistics */
-   uint64_t snap_ns, snap_bytes, submit_ns;
+   /* statistics (TESSERA_CAPTURE_STATS) */
+   bool stats;                   /* count the CPU time below (costs a syscall each) */
+   uint64_t snap_ns, snap_bytes, submit_ns; /* snap_ns: reading, without the GPU waits */
    uint64_t reread_ns, reread_bytes; /* the part of snap_* spent re-reading GPU results */
+   uint64_t gpu_wait_ns, gpu_waits;  /* blocked in wait_queues_idle(), wall time */
+   /* CPU time of the program's threads in the layer's recording work (the
+    * real ioctls' own CPU time excluded; the write-fault handler's is
+    * cap_wp_fault_cpu_ns()), and of the reaper thread */
+   uint64_t layer_cpu_ns, real_cpu_ns, reaper_cpu_ns;
    bool warned_gpu_wait;         /* said once that the GPU did not finish in time */
    uint64_t shader_ns, shader_scans; /* shader indexing at SUBMIT */
 };
@@ -166,6 +181,8 @@ extern struct cap_real cap_real;
 /* cap_layer.c */
 void cap_init(void);
 uint64_t cap_now_ns(void);
+/* CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID). */
+uint64_t cap_thread_cpu_ns(void);
 void cap_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Runs a trace call with SIGXFSZ blocked in this thread and any pending one
  * discarded, so a file-size limit ends recording and not the program. */
@@ -233,9 +250,16 @@ void cap_wp_unmap(void *addr, size_t len);
 bool cap_wp_collect(struct cap_file *f, struct cap_bo *bo);
 /* After a whole read: clear the dirty pages and protect every mapping. */
 void cap_wp_arm(struct cap_file *f, struct cap_bo *bo);
+/* Before work that may write bo is submitted (bo->gpu_dirty about to be
+ * set): its hot pages are protected again and marked dirty, so this
+ * snapshot reads them and every later CPU write to them is tracked (a
+ * page read at every snapshot would race with the GPU's writes). */
+void cap_wp_cool(struct cap_file *f, struct cap_bo *bo);
 void cap_wp_forget_bo(uint32_t file_id, uint32_t handle);
 /* Write faults taken, mprotect calls that removed write access (after a
  * fault or to arm a mapping) and mappings tracked, for the statistics. */
 void cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mappings);
+/* CPU time spent in the write-fault handler (only with cap.stats). */
+uint64_t cap_wp_fault_cpu_ns(void);
 
 #endif

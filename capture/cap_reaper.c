@@ -196,6 +196,7 @@ reaper_main(void *arg)
          pop_head();   /* syncobj gone or replaced: no completion known */
       }
    }
+   cap.reaper_cpu_ns += cap_thread_cpu_ns();
    pthread_mutex_unlock(&cap.lock);
    return NULL;
 }

@@ -357,6 +357,7 @@ record_bo(struct cap_file *f, struct cap_bo *bo)
 static bool
 wait_queues_idle(struct cap_file *f)
 {
+   uint64_t t0 = cap_now_ns();
    bool idle = true;
    for (size_t i = 0; i < f->nqueues; i++) {
       struct cap_queue *q = &f->queues[i];
@@ -391,6 +392,8 @@ wait_queues_idle(struct cap_file *f)
       }
    }
    f->gpu_busy = !idle;
+   cap.gpu_wait_ns += cap_now_ns() - t0;
+   cap.gpu_waits++;
    return idle;
 }
 
@@ -574,7 +577,7 @@ cap_reread_gpu_written(struct cap_file *only_f, struct cap_bo *only_bo)
 {
    if (!recording())
       return false;
-   uint64_t t0 = cap_now_ns(), bytes0 = cap.snap_bytes;
+   uint64_t t0 = cap_now_ns(), bytes0 = cap.snap_bytes, wait0 = cap.gpu_wait_ns;
    bool exact = true;
    for (struct cap_file *f = cap.files; f && recording(); f = f->next) {
       if (only_f && f != only_f)
@@ -594,7 +597,8 @@ cap_reread_gpu_written(struct cap_file *only_f, struct cap_bo *only_bo)
          snapshot_bo(f, bo);
       }
    }
-   uint64_t dt = cap_now_ns() - t0;
+   /* the time reading, not waiting for the GPU (counted apart) */
+   uint64_t dt = cap_now_ns() - t0 - (cap.gpu_wait_ns - wait0);
    cap.snap_ns += dt;
    cap.reread_ns += dt;
    cap.reread_bytes += cap.snap_bytes - bytes0;
@@ -605,7 +609,14 @@ cap_reread_gpu_written(struct cap_file *only_f, struct cap_bo *only_bo)
 static void
 snapshot_vm(struct cap_file *f, struct cap_vm *vm)
 {
-   uint64_t t0 = cap_now_ns();
+   uint64_t t0 = cap_now_ns(), wait0 = cap.gpu_wait_ns;
+   /* an object this submission is the first to let the GPU write loses
+    * its hot pages before it is read (cap_wp.c) */
+   for (size_t i = 0; i < vm->map.count && cap.opt.mem == CAP_MEM_WP; i++) {
+      struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);
+      if (bo && !bo->gpu_dirty && (vm->map.m[i].flags & DRM_ASAHI_BIND_WRITE))
+         cap_wp_cool(f, bo);
+   }
    cap.gen++;
    for (size_t i = 0; i < vm->map.count && recording(); i++) {
       struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);
@@ -620,7 +631,7 @@ snapshot_vm(struct cap_file *f, struct cap_vm *vm)
       if (bo && (vm->map.m[i].flags & DRM_ASAHI_BIND_WRITE))
          bo->gpu_dirty = bo->gpu_stale = true;
    }
-   cap.snap_ns += cap_now_ns() - t0;
+   cap.snap_ns += cap_now_ns() - t0 - (cap.gpu_wait_ns - wait0);
 }
 
 /* -------------------------------------------------------------- shaders */
@@ -689,10 +700,19 @@ record_shaders(struct cap_file *f, struct cap_queue *q, uint32_t seq,
 
 /* --------------------------------------------------------------- ioctls */
 
+/* The program's own ioctl; with statistics on, its CPU time is taken out
+ * of the layer's (cap.layer_cpu_ns). */
 static int
 do_real(int fd, unsigned long req, void *arg)
 {
-   return cap_real.ioctl(fd, req, arg);
+   if (!cap.stats)
+      return cap_real.ioctl(fd, req, arg);
+   uint64_t c0 = cap_thread_cpu_ns();
+   int r = cap_real.ioctl(fd, req, arg);
+   int saved = errno;
+   cap.real_cpu_ns += cap_thread_cpu_ns() - c0;
+   errno = saved;
+   return r;
 }
 
 /* Copies the argument struct the way drm_ioctl() does: as many bytes as
@@ -957,6 +977,12 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
             if (rec) {
                record_file(f);
                record_bo(f, bo);
+               /* wp: a new object is zero, as the replay's GEM_CREATE
+                * makes it, and every write from now on is tracked (CPU
+                * mappings are armed when made, GPU writes make it stale):
+                * no whole read. hash reads it at every submission anyway. */
+               if (cap.opt.mem == CAP_MEM_WP)
+                  bo->full = false;
             }
          }
       }
@@ -980,6 +1006,13 @@ cap_ioctl_locked(struct cap_file *f, int fd, unsigned long req, void *arg)
                sizeof(*f->tsobjs))) {
          struct cap_tsobj *t = &f->tsobjs[b.object_handle];
          *t = (struct cap_tsobj){ b.object_handle, b.handle, b.flags, b.offset, b.range, false };
+         /* the firmware writes timestamps into it: no hot pages (cap_wp.c) */
+         struct cap_bo *tbo = cap_bo_get(f, b.handle);
+         if (tbo && !tbo->fw_written) {
+            tbo->fw_written = true;
+            if (cap.opt.mem == CAP_MEM_WP)
+               cap_wp_cool(f, tbo);
+         }
          if (rec) {
             record_file(f);
             struct tsr_bind_object r = { b.op, b.flags, b.handle, b.object_handle,

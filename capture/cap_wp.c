@@ -13,6 +13,22 @@
  *
  * The SIGSEGV handler is cap_crash.c's, which asks cap_wp_fault() first.
  *
+ * Hot pages. A write fault costs a signal and two mprotect() calls (the
+ * handler's, and the collect's that protects the page again), ~30 us on a
+ * 2-core VM where each mprotect shoots down the other CPU's TLB; reading
+ * and hashing a 4 KiB page costs well under 1 us. A GL driver rewrites
+ * the same pages of its upload buffers frame after frame, so a page
+ * collected dirty again within HOT_WINDOW collects of its mapping becomes
+ * hot: it is left writable and read at every collect, which records it
+ * when its contents changed (the trace writer stores a content once and
+ * writes a record only for a changed page, as with --mem hash). A hot
+ * page unchanged for HOT_IDLE collects in a row is protected again. Only
+ * objects the GPU cannot write (never bound writable: bo->gpu_dirty, nor
+ * bound as a timestamp object, which the firmware writes: bo->fw_written) get
+ * hot pages: reading a page the GPU may be writing would record a
+ * half-done result; cap_wp_cool() protects them before the first
+ * submission that binds the object writable.
+ *
  * Limits (docs/capture.md): a program that mprotect()s these mappings itself, or lets a system
  * call write into them (read(2) into a mapped object gets EFAULT while the
  * page is protected) should use the default "hash" strategy.
@@ -28,6 +44,9 @@
 
 #include "capture/cap_priv.h"
 
+#define HOT_WINDOW 64u
+#define HOT_IDLE 32u
+
 static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
 /* One past the highest slot ever used: the scans below (per object at every
  * snapshot, and in the fault handler) stop there instead of walking all
@@ -36,6 +55,9 @@ static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
 static _Atomic unsigned maps_end;
 /* Counts for TESSERA_CAPTURE_STATS (cap_wp_stats) */
 static atomic_ulong n_faults, n_protects, n_maps;
+/* CPU time in the fault handler (with TESSERA_CAPTURE_STATS; the signal's
+ * delivery and return are the kernel's and not counted) */
+static _Atomic uint64_t fault_ns;
 static size_t host_page;
 static bool wp_on;
 
@@ -51,10 +73,13 @@ cap_wp_fault(const siginfo_t *si)
       if (!m || a < m->addr || a >= m->addr + m->len)
          continue;
       size_t pg = (a - m->addr) / host_page;
+      int saved = errno;
+      uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;   /* async-signal-safe */
       atomic_store(&m->dirty[pg], 1);
       atomic_fetch_add(&n_faults, 1);
-      int saved = errno;
       mprotect((void *)(m->addr + pg * host_page), host_page, m->prot);
+      if (cap.stats)
+         atomic_fetch_add(&fault_ns, cap_thread_cpu_ns() - c0);
       errno = saved;
       return true;
    }
@@ -80,25 +105,41 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    size_t pages = (len + host_page - 1) / host_page;
    struct cap_cpumap *m = calloc(1, sizeof(*m));
    _Atomic uint8_t *dirty = calloc(pages, 1);
+   uint32_t *last_dirty = calloc(pages, sizeof(*last_dirty));
+   uint8_t *hot = calloc(pages, 1);
+   struct tsr_hash *hot_hash = calloc(pages, sizeof(*hot_hash));
    unsigned slot = CAP_MAX_CPUMAPS;
    for (unsigned i = 0; i < CAP_MAX_CPUMAPS && slot == CAP_MAX_CPUMAPS; i++)
       if (!atomic_load(&maps[i]))
          slot = i;
-   if (!m || !dirty || slot == CAP_MAX_CPUMAPS) {
+   if (!m || !dirty || !last_dirty || !hot || !hot_hash || slot == CAP_MAX_CPUMAPS) {
       free(m);
       free(dirty);
+      free(last_dirty);
+      free(hot);
+      free(hot_hash);
       bo->full = true;   /* untracked mapping: read the object whole */
       return;
    }
    *m = (struct cap_cpumap){ (uintptr_t)addr, pages * host_page, prot, f->id, bo->handle,
-                             bo_offset, dirty, false };
+                             bo_offset, dirty, false, 0, last_dirty, hot, hot_hash, 0 };
    if (atomic_load(&maps_end) <= slot)
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
    atomic_store(&maps[slot], m);
    atomic_fetch_add(&n_maps, 1);
-   /* Nothing recorded yet through this mapping: the object is read whole
-    * at the next snapshot (bo->full), which re-protects it. */
-   bo->full = true;
+   /* Armed before the program has the address: every write through the
+    * mapping is caught from its first one, so the object's recorded
+    * contents stay exact without reading it whole (an object created
+    * while recording is then never read whole: its memory is the kernel's
+    * zeroes plus the pages written, cap_state.c). This used to be a whole
+    * read at the next snapshot, which also armed the mapping: on a GL
+    * program most of the bytes the layer read, and each first touch of a
+    * page the program never wrote made the kernel allocate it. If the
+    * mapping cannot be protected, that whole read it is. */
+   atomic_fetch_add(&n_protects, 1);
+   m->armed = mprotect(addr, m->len, prot & ~PROT_WRITE) == 0;
+   if (!m->armed)
+      bo->full = true;
 }
 
 static void
@@ -138,6 +179,38 @@ cap_wp_forget_bo(uint32_t file_id, uint32_t handle)
    }
 }
 
+/* Records pages [p, q) of m (host pages), as far as they lie in bo. */
+static void
+record_pages(struct cap_file *f, struct cap_bo *bo, const struct cap_cpumap *m,
+             const uint8_t **view, size_t p, size_t q)
+{
+   uint64_t off = m->bo_offset + p * host_page;
+   uint64_t size = (q - p) * host_page;
+   if (off >= bo->size)
+      return;
+   if (off + size > bo->size)
+      size = bo->size - off;
+   if (!*view)
+      *view = cap_bo_map(f, bo);
+   if (!*view || (off % TSR_PAGE_SIZE) != 0)
+      return;
+   /* The GPU may have changed these pages since the trace last recorded
+    * them, so equal to that record is not unchanged for the replay, which
+    * holds the GPU's result there. */
+   if (bo->gpu_stale) {
+      char v[80];
+      snprintf(v, sizeof(v), "%u %u %llu %llu", f->id, bo->handle,
+               (unsigned long long)off, (unsigned long long)size);
+      cap_trace_ok(tsr_write_meta(cap.w, TSR_META_CPU_OVERWRITE, v));
+      tsr_writer_forget_memory(cap.w, f->id, bo->handle, off, size);
+   }
+   cap_trace_ok(tsr_write_memory(cap.w, f->id, bo->handle, off, *view + off, size));
+   cap.snap_bytes += size;
+}
+
+/* What collect does with one page. */
+enum { PG_SKIP, PG_PROTECT, PG_READ };
+
 bool
 cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
 {
@@ -149,45 +222,97 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
       size_t pages = m->len / host_page;
+      m->collects++;
       for (size_t p = 0; p < pages;) {
-         if (!atomic_load(&m->dirty[p])) {
+         /* a run of pages to protect (dirty, not hot) */
+         size_t q = p;
+         while (q < pages && !m->hot[q] && atomic_load(&m->dirty[q])) {
+            uint32_t last = m->last_dirty[q];
+            if (!bo->gpu_dirty && !bo->fw_written && last &&
+                m->collects - last <= HOT_WINDOW)
+               break;   /* becomes hot (below) */
+            q++;
+         }
+         if (q > p) {
+            /* protect first, then read: a write racing with us faults
+             * again and is caught by the next snapshot */
+            for (size_t k = p; k < q; k++) {
+               atomic_store(&m->dirty[k], 0);
+               m->last_dirty[k] = m->collects;
+            }
+            atomic_fetch_add(&n_protects, 1);
+            mprotect((void *)(m->addr + p * host_page), (q - p) * host_page,
+                     m->prot & ~PROT_WRITE);
+            record_pages(f, bo, m, &view, p, q);
+            p = q;
+            continue;
+         }
+         if (!m->hot[p] && !atomic_load(&m->dirty[p])) {
             p++;
             continue;
          }
-         size_t q = p;
-         /* protect first, then read: a write racing with us faults again
-          * and is caught by the next snapshot */
-         while (q < pages && atomic_exchange(&m->dirty[q], 0))
-            q++;
-         atomic_fetch_add(&n_protects, 1);
-         mprotect((void *)(m->addr + p * host_page), (q - p) * host_page,
-                  m->prot & ~PROT_WRITE);
+         /* hot, or dirty and about to be: writable, read now */
+         const uint8_t *pg = NULL;
          uint64_t off = m->bo_offset + p * host_page;
-         uint64_t size = (q - p) * host_page;
-         if (off < bo->size) {
-            if (off + size > bo->size)
-               size = bo->size - off;
-            if (!view)
-               view = cap_bo_map(f, bo);
-            if (view && (off % TSR_PAGE_SIZE) == 0) {
-               /* The GPU may have changed these pages since the trace last
-                * recorded them, so equal to that record is not unchanged
-                * for the replay, which holds the GPU's result there. */
-               if (bo->gpu_stale) {
-                  char v[80];
-                  snprintf(v, sizeof(v), "%u %u %llu %llu", f->id, bo->handle,
-                           (unsigned long long)off, (unsigned long long)size);
-                  cap_trace_ok(tsr_write_meta(cap.w, TSR_META_CPU_OVERWRITE, v));
-                  tsr_writer_forget_memory(cap.w, f->id, bo->handle, off, size);
-               }
-               cap_trace_ok(tsr_write_memory(cap.w, f->id, bo->handle, off, view + off, size));
-               cap.snap_bytes += size;
-            }
+         if (!view)
+            view = cap_bo_map(f, bo);
+         if (view && off + host_page <= bo->size)
+            pg = view + off;
+         if (!pg) {
+            /* cannot read it here: protect it and collect it the usual way */
+            m->hot[p] = 0;
+            m->nhot -= m->nhot ? 1 : 0;
+            atomic_store(&m->dirty[p], 1);
+            m->last_dirty[p] = 0;
+            continue;
          }
-         p = q;
+         struct tsr_hash h = tsr_hash_bytes(pg, host_page);
+         bool was_dirty = atomic_exchange(&m->dirty[p], 0);
+         if (!m->hot[p]) {
+            m->nhot++;
+            m->hot[p] = 1;
+            record_pages(f, bo, m, &view, p, p + 1);
+         } else if (was_dirty || memcmp(h.b, m->hot_hash[p].b, sizeof(h.b))) {
+            m->hot[p] = 1;
+            record_pages(f, bo, m, &view, p, p + 1);
+         } else if (++m->hot[p] > HOT_IDLE) {
+            /* unchanged for a while: protect it again (its contents are
+             * in the trace; a later write faults as before) */
+            m->hot[p] = 0;
+            m->nhot--;
+            m->last_dirty[p] = 0;
+            atomic_fetch_add(&n_protects, 1);
+            mprotect((void *)(m->addr + p * host_page), host_page, m->prot & ~PROT_WRITE);
+            /* a write between the hash and the protection */
+            if (memcmp(tsr_hash_bytes(pg, host_page).b, h.b, sizeof(h.b)))
+               record_pages(f, bo, m, &view, p, p + 1);
+         }
+         m->hot_hash[p] = h;
+         m->last_dirty[p] = m->collects;
+         p++;
       }
    }
    return true;
+}
+
+void
+cap_wp_cool(struct cap_file *f, struct cap_bo *bo)
+{
+   for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (!m || m->file_id != f->id || m->handle != bo->handle || !m->nhot)
+         continue;
+      size_t pages = m->len / host_page;
+      /* marked dirty and not recently: collect protects and reads them */
+      for (size_t p = 0; p < pages; p++) {
+         if (!m->hot[p])
+            continue;
+         m->hot[p] = 0;
+         m->last_dirty[p] = 0;
+         atomic_store(&m->dirty[p], 1);
+      }
+      m->nhot = 0;
+   }
 }
 
 void
@@ -198,10 +323,15 @@ cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
       size_t pages = m->len / host_page;
-      bool any = !m->armed;
+      bool any = !m->armed || m->nhot;
       for (size_t p = 0; p < pages; p++)
          if (atomic_exchange(&m->dirty[p], 0))
             any = true;
+      /* every page protected below: none stays hot */
+      if (m->nhot) {
+         memset(m->hot, 0, pages);
+         m->nhot = 0;
+      }
       /* Clean and armed: every page is still protected, so the whole
        * reads of every stale object at every frame marker need no system
        * call (it halves the mprotect calls of a GL program; those calls
@@ -213,6 +343,12 @@ cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
       atomic_fetch_add(&n_protects, 1);
       m->armed = mprotect((void *)m->addr, m->len, m->prot & ~PROT_WRITE) == 0;
    }
+}
+
+uint64_t
+cap_wp_fault_cpu_ns(void)
+{
+   return atomic_load(&fault_ns);
 }
 
 void

@@ -47,7 +47,7 @@ struct dctx {
    unsigned max_depth, max_blocks;
    size_t max_shader;
    struct seen_entry *seen;
-   size_t seen_cap;
+   size_t seen_cap, seen_used;
    /* Visitor mode: text goes to a sink that drops it, shaders go here. */
    const struct agx_decode_visitor *v;
    enum agx_decode_stage stage; /* of the pipeline being walked */
@@ -78,21 +78,39 @@ stopped(const struct dctx *d)
    return d->out && d->out->truncated;
 }
 
-static void
+/* Text output. In visitor mode there is no stream (d->fp NULL): nothing
+ * is formatted at all, which was most of a walk's cost (the capture layer
+ * walks every submission's streams). */
+static void __attribute__((format(printf, 2, 3)))
+out(struct dctx *d, const char *fmt, ...)
+{
+   if (!d->fp)
+      return;
+   va_list ap;
+   va_start(ap, fmt);
+   vfprintf(d->fp, fmt, ap);
+   va_end(ap);
+}
+
+static void __attribute__((format(printf, 3, 4)))
 xxx(struct dctx *d, int ind, const char *fmt, ...)
 {
+   d->res->errors++;
+   if (!d->fp)
+      return;
    va_list ap;
    fprintf(d->fp, "%*sXXX: ", ind, "");
    va_start(ap, fmt);
    vfprintf(d->fp, fmt, ap);
    va_end(ap);
    fputc('\n', d->fp);
-   d->res->errors++;
 }
 
 static void
 hexdump(FILE *fp, int ind, uint64_t va, const uint8_t *p, size_t n)
 {
+   if (!fp)
+      return;
    for (size_t i = 0; i < n; i += 16) {
       fprintf(fp, "%*s0x%010" PRIx64 ":", ind, "", va + i);
       for (size_t j = i; j < n && j < i + 16; j++)
@@ -110,7 +128,18 @@ dump(struct dctx *d, bool (*fn)(FILE *, const void *, int), const void *src,
       d->res->warnings++;
 }
 
-#define DUMP(d, T, src, ind) dump((d), agx_##T##_dump, (src), (ind))
+/* Without text (visitor mode) only the unpack runs: it is what says
+ * whether the structure has unknown bits. */
+#define DUMP(d, T, src, ind)                                                 \
+   do {                                                                      \
+      if ((d)->fp) {                                                         \
+         dump((d), agx_##T##_dump, (src), (ind));                            \
+      } else {                                                               \
+         struct agx_##T dump_unpacked_;                                      \
+         if (!agx_##T##_unpack((src), &dump_unpacked_))                      \
+            (d)->res->warnings++;                                            \
+      }                                                                      \
+   } while (0)
 
 /* ------------------------------------------------------------ memory */
 
@@ -158,7 +187,7 @@ disassemble(struct dctx *d, int ind, const char *what, uint32_t offset)
          d->v->shader(d->v->ctx, &ref);
       return;
    }
-   fprintf(d->fp, "%*s%s at 0x%" PRIx64 " (USC base + 0x%" PRIx32 ")\n", ind,
+   out(d, "%*s%s at 0x%" PRIx64 " (USC base + 0x%" PRIx32 ")\n", ind,
            "", what, va, offset);
    if (d->o->no_disasm)
       return;
@@ -209,10 +238,10 @@ texture_table(struct dctx *d, int ind, uint64_t base, unsigned start,
                     t.swizzle_g <= AGX_CHANNEL_0 && t.swizzle_b <= AGX_CHANNEL_0 &&
                     t.swizzle_a <= AGX_CHANNEL_0;
       if (!is_tex && agx_pbe_unpack(desc, &pb)) {
-         fprintf(d->fp, "%*sPBE %u at 0x%" PRIx64 "\n", ind, "", start + i, va);
+         out(d, "%*sPBE %u at 0x%" PRIx64 "\n", ind, "", start + i, va);
          DUMP(d, pbe, desc, ind + 2);
       } else {
-         fprintf(d->fp, "%*sTexture %u at 0x%" PRIx64 "%s\n", ind, "", start + i, va,
+         out(d, "%*sTexture %u at 0x%" PRIx64 "%s\n", ind, "", start + i, va,
                  is_tex ? "" : " (fits neither a texture nor a PBE descriptor)");
          DUMP(d, texture, desc, ind + 2);
       }
@@ -228,7 +257,7 @@ sampler_table(struct dctx *d, int ind, uint64_t base, unsigned start,
    for (unsigned i = 0; i < count && !stopped(d); i++) {
       uint8_t desc[AGX_SAMPLER_LENGTH];
       uint64_t va = base + (uint64_t)i * AGX_SAMPLER_LENGTH;
-      fprintf(d->fp, "%*sSampler %u at 0x%" PRIx64 "\n", ind, "", start + i,
+      out(d, "%*sSampler %u at 0x%" PRIx64 "\n", ind, "", start + i,
               va);
       if (!fetch_all(d, ind + 2, "sampler descriptor", va, desc, sizeof(desc)))
          return;
@@ -256,7 +285,7 @@ usc_word(struct dctx *d, int ind, uint64_t va, const uint8_t *p, size_t avail)
 {
    size_t need = agx_usc_control_length(p[0]);
    if (!need) {
-      fprintf(d->fp, "%*s0x%" PRIx64 ": unknown USC word 0x%02x\n", ind, "",
+      out(d, "%*s0x%" PRIx64 ": unknown USC word 0x%02x\n", ind, "",
               va, p[0]);
       hexdump(d->fp, ind + 2, va, p, avail < 8 ? avail : 8);
       xxx(d, ind + 2, "unknown USC control word, pipeline decode stops");
@@ -268,7 +297,7 @@ usc_word(struct dctx *d, int ind, uint64_t va, const uint8_t *p, size_t avail)
    }
 
    const char *name = agx_usc_control_as_str(p[0]);
-   fprintf(d->fp, "%*s0x%" PRIx64 ": %s\n", ind, "", va, name);
+   out(d, "%*s0x%" PRIx64 ": %s\n", ind, "", va, name);
    if (d->o->raw)
       hexdump(d->fp, ind + 2, va, p, need);
 
@@ -335,7 +364,7 @@ pipeline(struct dctx *d, int ind, const char *what, uint32_t offset,
    uint8_t buf[MAX_USC_WORDS * 8];
    size_t got = fetch(d, va, buf, sizeof(buf));
 
-   fprintf(d->fp, "%*s%s at 0x%" PRIx64 " (USC base + 0x%" PRIx32 ")\n", ind,
+   out(d, "%*s%s at 0x%" PRIx64 " (USC base + 0x%" PRIx32 ")\n", ind,
            "", what, va, offset);
    if (got == 0) {
       xxx(d, ind + 2, "pipeline at 0x%" PRIx64 " is unmapped", va);
@@ -369,14 +398,14 @@ cf_bindings(struct dctx *d, int ind, uint32_t offset, unsigned count)
    uint8_t buf[AGX_CF_BINDING_HEADER_LENGTH + 127 * AGX_CF_BINDING_LENGTH];
    size_t size = AGX_CF_BINDING_HEADER_LENGTH + count * AGX_CF_BINDING_LENGTH;
 
-   fprintf(d->fp, "%*sCF bindings at 0x%" PRIx64 " (USC base + 0x%" PRIx32
+   out(d, "%*sCF bindings at 0x%" PRIx64 " (USC base + 0x%" PRIx32
            ")\n", ind, "", va, offset);
    if (!fetch_all(d, ind + 2, "CF bindings", va, buf, size))
       return;
-   fprintf(d->fp, "%*sHeader\n", ind + 2, "");
+   out(d, "%*sHeader\n", ind + 2, "");
    DUMP(d, cf_binding_header, buf, ind + 4);
    for (unsigned i = 0; i < count; i++) {
-      fprintf(d->fp, "%*sBinding %u\n", ind + 2, "", i);
+      out(d, "%*sBinding %u\n", ind + 2, "", i);
       DUMP(d, cf_binding, buf + AGX_CF_BINDING_HEADER_LENGTH +
                              i * AGX_CF_BINDING_LENGTH, ind + 4);
    }
@@ -404,7 +433,7 @@ ppp_take(struct ppp_cursor *c, const char *name, size_t len)
       return NULL;
    }
    const uint8_t *p = c->buf + c->pos;
-   fprintf(c->d->fp, "%*s%s\n", c->ind, "", name);
+   out(c->d, "%*s%s\n", c->ind, "", name);
    c->pos += len;
    return p;
 }
@@ -412,8 +441,15 @@ ppp_take(struct ppp_cursor *c, const char *name, size_t len)
 #define PPP_WORD(c, present, T, name)                                        \
    do {                                                                      \
       const uint8_t *p_;                                                     \
-      if ((present) && (p_ = ppp_take((c), (name), AGX_##T##_LENGTH)))       \
-         dump((c)->d, AGX_##T##_dump, p_, (c)->ind + 2);                     \
+      if ((present) && (p_ = ppp_take((c), (name), AGX_##T##_LENGTH))) {     \
+         if ((c)->d->fp) {                                                   \
+            dump((c)->d, AGX_##T##_dump, p_, (c)->ind + 2);                  \
+         } else {                                                            \
+            AGX_##T##_T u_;                                                  \
+            if (!AGX_##T##_unpack(p_, &u_))                                  \
+               (c)->d->res->warnings++;                                      \
+         }                                                                   \
+      }                                                                      \
    } while (0)
 
 static void
@@ -421,7 +457,7 @@ ppp_record(struct dctx *d, int ind, uint64_t va, size_t size)
 {
    uint8_t buf[256 * 4];
 
-   fprintf(d->fp, "%*sPPP record at 0x%" PRIx64 " (%zu bytes)\n", ind, "", va,
+   out(d, "%*sPPP record at 0x%" PRIx64 " (%zu bytes)\n", ind, "", va,
            size);
    if (size < AGX_PPP_HEADER_LENGTH || size > sizeof(buf)) {
       xxx(d, ind + 2, "record size %zu is out of range (4..%zu)", size,
@@ -467,13 +503,13 @@ ppp_record(struct dctx *d, int ind, uint64_t va, size_t size)
    if (h.fragment_shader) {
       const uint8_t *fs = ppp_take(&c, "Fragment shader", 16);
       if (fs) {
-         fprintf(d->fp, "%*sWord 0\n", ind + 4, "");
+         out(d, "%*sWord 0\n", ind + 4, "");
          DUMP(d, fragment_shader_word_0, fs + 0, ind + 6);
-         fprintf(d->fp, "%*sWord 1\n", ind + 4, "");
+         out(d, "%*sWord 1\n", ind + 4, "");
          DUMP(d, fragment_shader_word_1, fs + 4, ind + 6);
-         fprintf(d->fp, "%*sWord 2\n", ind + 4, "");
+         out(d, "%*sWord 2\n", ind + 4, "");
          DUMP(d, fragment_shader_word_2, fs + 8, ind + 6);
-         fprintf(d->fp, "%*sWord 3\n", ind + 4, "");
+         out(d, "%*sWord 3\n", ind + 4, "");
          DUMP(d, fragment_shader_word_3, fs + 12, ind + 6);
          agx_unpack(fs + 0, FRAGMENT_SHADER_WORD_0, w0);
          agx_unpack(fs + 4, FRAGMENT_SHADER_WORD_1, w1);
@@ -522,7 +558,7 @@ static void
 unknown_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got,
               const char *stream, unsigned type)
 {
-   fprintf(d->fp, "0x%010" PRIx64 ": unknown %s block type %u\n", va, stream,
+   out(d, "0x%010" PRIx64 ": unknown %s block type %u\n", va, stream,
            type);
    hexdump(d->fp, 2, va, p, got < 8 ? got : 8);
    xxx(d, 2, "cannot find the next block, stream decode stops");
@@ -539,7 +575,7 @@ vdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
       unknown_block(d, va, p, got, "VDM", type);
       return stop;
    }
-   fprintf(d->fp, "0x%010" PRIx64 ": %s\n", va, name);
+   out(d, "0x%010" PRIx64 ": %s\n", va, name);
 
    switch (type) {
    case AGX_VDM_BLOCK_TYPE_PPP_STATE_UPDATE: {
@@ -576,7 +612,7 @@ vdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
       const uint8_t *w = p + AGX_VDM_STATE_LENGTH;
 #define VDM_WORD(present, T, label)                                          \
    if (present) {                                                            \
-      fprintf(d->fp, "  %s\n", label);                                       \
+      out(d, "  %s\n", label);                                       \
       DUMP(d, T, w, 4);                                                      \
       w += 4;                                                                \
    }
@@ -622,7 +658,7 @@ vdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
       const uint8_t *w = p + AGX_INDEX_LIST_LENGTH;
 #define IDX_WORD(present, T, label, len)                                     \
    if (present) {                                                            \
-      fprintf(d->fp, "  %s\n", label);                                       \
+      out(d, "  %s\n", label);                                       \
       DUMP(d, T, w, 4);                                                      \
       w += (len);                                                            \
    }
@@ -635,14 +671,14 @@ vdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
       IDX_WORD(h.start_present, index_list_start, "Start",
                AGX_INDEX_LIST_START_LENGTH);
       if (h.unk_1_present) {
-         fprintf(d->fp, "  Unknown 1\n");
+         out(d, "  Unknown 1\n");
          hexdump(d->fp, 4, va + (uint64_t)(w - p), w, 8);
          w += 8;
       }
       IDX_WORD(h.indirect_buffer_present, index_list_indirect_buffer,
                "Indirect buffer", AGX_INDEX_LIST_INDIRECT_BUFFER_LENGTH);
       if (h.unk_2_present) {
-         fprintf(d->fp, "  Unknown 2\n");
+         out(d, "  Unknown 2\n");
          hexdump(d->fp, 4, va + (uint64_t)(w - p), w, 4);
          w += 4;
       }
@@ -696,7 +732,7 @@ cdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
       unknown_block(d, va, p, got, "CDM", type);
       return stop;
    }
-   fprintf(d->fp, "0x%010" PRIx64 ": %s\n", va, name);
+   out(d, "0x%010" PRIx64 ": %s\n", va, name);
 
    switch (type) {
    case AGX_CDM_BLOCK_TYPE_LAUNCH: {
@@ -727,16 +763,16 @@ cdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
       agx_unpack(p + 4, CDM_LAUNCH_WORD_1, w1);
       const uint8_t *w = p + 8;
       if (w0.mode != AGX_CDM_MODE_DIRECT) {
-         fprintf(d->fp, "  Indirect buffer\n");
+         out(d, "  Indirect buffer\n");
          DUMP(d, cdm_indirect, w, 4);
          w += AGX_CDM_INDIRECT_LENGTH;
       } else {
-         fprintf(d->fp, "  Global size\n");
+         out(d, "  Global size\n");
          DUMP(d, cdm_global_size, w, 4);
          w += AGX_CDM_GLOBAL_SIZE_LENGTH;
       }
       if (w0.mode != AGX_CDM_MODE_INDIRECT_LOCAL) {
-         fprintf(d->fp, "  Local size\n");
+         out(d, "  Local size\n");
          DUMP(d, cdm_local_size, w, 4);
       }
       pipeline(d, 2, "Compute pipeline", (uint32_t)w1.pipeline,
@@ -780,16 +816,44 @@ cdm_block(struct dctx *d, uint64_t va, const uint8_t *p, size_t got)
 /* Records (va, call context); returns false if it was already there, which
  * means the stream loops. The context is the depth and the return address,
  * so a subroutine called from two places is not mistaken for a loop. */
+static size_t
+seen_slot(uint64_t va, unsigned depth, uint64_t ret, size_t cap)
+{
+   uint64_t h = (va ^ (ret * 0x9e3779b97f4a7c15ull) ^ depth) * 0xff51afd7ed558ccdull;
+   return (size_t)(h >> 17) & (cap - 1);
+}
+
 static bool
 visit(struct dctx *d, uint64_t va, unsigned depth, uint64_t ret)
 {
-   uint64_t h = (va ^ (ret * 0x9e3779b97f4a7c15ull) ^ depth) *
-                0xff51afd7ed558ccdull;
+   /* at most half full; a table that cannot grow keeps working fuller
+    * (walk() stops at max_blocks, before it could fill up) */
+   if ((d->seen_used + 1) * 2 > d->seen_cap) {
+      size_t ncap = d->seen_cap * 2;
+      struct seen_entry *n = calloc(ncap, sizeof(*n));
+      if (n) {
+         for (size_t j = 0; j < d->seen_cap; j++) {
+            const struct seen_entry *o = &d->seen[j];
+            if (!o->used)
+               continue;
+            size_t k = seen_slot(o->va, o->depth, o->ret, ncap);
+            while (n[k].used)
+               k = (k + 1) & (ncap - 1);
+            n[k] = *o;
+         }
+         free(d->seen);
+         d->seen = n;
+         d->seen_cap = ncap;
+      }
+   }
    size_t mask = d->seen_cap - 1;
-   for (size_t i = (size_t)(h >> 17) & mask;; i = (i + 1) & mask) {
+   for (size_t i = seen_slot(va, depth, ret, d->seen_cap);; i = (i + 1) & mask) {
       struct seen_entry *e = &d->seen[i];
       if (!e->used) {
+         if (d->seen_used + 1 >= d->seen_cap)
+            return false;   /* full (no memory to grow): stop as for a loop */
          *e = (struct seen_entry){ va, ret, depth, true };
+         d->seen_used++;
          return true;
       }
       if (e->va == va && e->ret == ret && e->depth == depth)
@@ -804,7 +868,7 @@ walk(struct dctx *d, enum agx_decode_stream_kind kind, uint64_t va)
    unsigned depth = 0;
    const char *stream = kind == AGX_DECODE_CDM ? "CDM" : "VDM";
 
-   fprintf(d->fp, "%s stream at 0x%" PRIx64 "\n", stream, va);
+   out(d, "%s stream at 0x%" PRIx64 "\n", stream, va);
 
    for (unsigned steps = 0;; steps++) {
       if (stopped(d))
@@ -834,7 +898,7 @@ walk(struct dctx *d, enum agx_decode_stream_kind kind, uint64_t va)
          va += s.len;
          break;
       case STEP_JUMP:
-         fprintf(d->fp, "  -> jump to 0x%" PRIx64 "\n", s.target);
+         out(d, "  -> jump to 0x%" PRIx64 "\n", s.target);
          va = s.target;
          break;
       case STEP_CALL:
@@ -843,7 +907,7 @@ walk(struct dctx *d, enum agx_decode_stream_kind kind, uint64_t va)
                 s.target, d->max_depth);
             return;
          }
-         fprintf(d->fp, "  -> call 0x%" PRIx64 " (depth %u)\n", s.target,
+         out(d, "  -> call 0x%" PRIx64 " (depth %u)\n", s.target,
                  depth + 1);
          stack[depth++] = va + s.len;
          va = s.target;
@@ -854,7 +918,7 @@ walk(struct dctx *d, enum agx_decode_stream_kind kind, uint64_t va)
             return;
          }
          va = stack[--depth];
-         fprintf(d->fp, "  <- return to 0x%" PRIx64 "\n", va);
+         out(d, "  <- return to 0x%" PRIx64 "\n", va);
          break;
       case STEP_DONE:
          if (depth != 0)
@@ -908,9 +972,9 @@ run(FILE *fp, const struct agx_decode_options *opts,
    }
 
    if (need_seen) {
-      d.seen_cap = 16;
-      while (d.seen_cap < (size_t)d.max_blocks * 2)
-         d.seen_cap *= 2;
+      /* Grown by visit(): a walk allocating (and zeroing) room for
+       * max_blocks up front cost more than the walk of a short stream. */
+      d.seen_cap = 256;
       d.seen = calloc(d.seen_cap, sizeof(*d.seen));
       if (!d.seen) {
          if (fp)
@@ -922,8 +986,10 @@ run(FILE *fp, const struct agx_decode_options *opts,
 
    cookie_io_functions_t io = { .write = bounded_write };
    d.out = &out;
-   d.fp = fopencookie(&out, "w", io);
-   if (!d.fp && !fp) {
+   d.fp = v ? NULL : fopencookie(&out, "w", io);
+   if (v) {
+      d.out = NULL;   /* visitor mode: no text at all (out()) */
+   } else if (!d.fp && !fp) {
       d.res->errors++;
       free(d.seen);
       return false;

@@ -337,6 +337,7 @@ struct tsr_writer_stats {
    uint64_t records, submits, frames;
    uint64_t pages_seen, pages_stored; /* pages hashed / distinct contents */
    uint64_t raw_bytes, file_bytes;    /* chunk payloads before / after zstd */
+   uint64_t thread_cpu_ns;            /* CPU time of the writer's thread so far */
 };
 void tsr_writer_get_stats(struct tsr_writer *w, struct tsr_writer_stats *st);
 

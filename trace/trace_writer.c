@@ -221,7 +221,10 @@ static void *writer_thread(void *arg)
          err = cctx ? emit_chunk(w, c.type, c.count, c.data, c.size, cctx) : -ENOMEM;
       free(c.data);
 
+      struct timespec cpu;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
       pthread_mutex_lock(&w->lock);
+      w->st.thread_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
       if (!failed && !err) {
          w->chunk_off[c.index] = off;
          w->chunk_type[c.index] = c.type;

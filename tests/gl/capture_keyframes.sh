@@ -25,16 +25,22 @@
 #     glmark2-es2-texture's frame 59 on a loaded machine, about one capture
 #     in three). `replay --validate` passes and the keyframes are where
 #     they always are.
+#   - reads: the default capture (wp) reads at most 5 MiB besides the
+#     keyframes' re-reads (TESSERA_CAPTURE_STATS): objects created while
+#     recording are not read whole, their CPU mappings are write-protected
+#     from the start (it read every new object whole, 8 MiB); and takes at
+#     most 400 write faults: pages the driver rewrites frame after frame are
+#     hot, left writable and read at each submission (it took ~600).
 #   - bad options: --gpu-memory bogus, --keyframe-every 0: exit 2, a message.
 . "$(dirname "$0")/lib/common.sh"
 
-checks="captures sizes keyframes replay from-frame validate slow-gpu bad-options"
+checks="captures sizes keyframes reads replay from-frame validate slow-gpu bad-options"
 checks=$(echo $checks)
 
 gl_es2gears_setup
 
 key=$work/key.tsr full=$work/full.tsr
-gl_capture_es2gears "$key" "$work/key.log" || abort "the default capture failed: $(tail -n 2 "$work/key.log")"
+TESSERA_CAPTURE_STATS=1 gl_capture_es2gears "$key" "$work/key.log" || abort "the default capture failed: $(tail -n 2 "$work/key.log")"
 gl_capture_es2gears "$full" "$work/full.log" --gpu-memory full ||
     abort "the --gpu-memory full capture failed: $(tail -n 2 "$work/full.log")"
 check ok captures
@@ -52,6 +58,21 @@ if [ -z "$mk" ] || [ -z "$mf" ] || [ $((5 * mk)) -gt "$mf" ] || [ $((5 * sk)) -g
     check FAILED sizes "keyframes trace not a fifth of the full one"
 else
     check ok sizes
+fi
+
+# "memory wp: T ms for N MiB, ..., frame re-reads: T ms for R MiB, ..."
+read -r rn rr < <(sed -n 's/.*memory wp: [0-9.]* ms for \([0-9]*\) MiB,.*frame re-reads: [0-9.]* ms for \([0-9]*\) MiB.*/\1 \2/p' "$work/key.log")
+grep 'tessera capture: .*\(submissions of\|CPU:\)' "$work/key.log"
+if [ -z "$rr" ]; then
+    check FAILED reads "no memory statistics: $(grep 'tessera capture' "$work/key.log" | head -n 3)"
+elif [ $((rn - rr)) -gt 5 ]; then
+    check FAILED reads "$((rn - rr)) MiB read besides the keyframes' $rr MiB"
+elif ! faults=$(sed -n 's/.* wp: \([0-9]*\) write faults,.*/\1/p' "$work/key.log") || [ -z "$faults" ]; then
+    check FAILED reads "no wp statistics: $(grep 'tessera capture' "$work/key.log" | head -n 4)"
+elif [ "$faults" -gt 400 ]; then
+    check FAILED reads "$faults write faults (hot pages not left writable?)"
+else
+    check ok reads
 fi
 
 n=$(field "$work/key.info" frames:)

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <cmocka.h>
 
@@ -860,6 +861,99 @@ test_garbage(void **state)
    agx_decode_mem_finish(&m);
 }
 
+/* Visitor mode formats no text (it only unpacks): on any input it must
+ * count exactly what the printer counts, warnings (unknown bits) included.
+ * Garbage has plenty of all of them. */
+static void
+test_visit_counts_match(void **state)
+{
+   (void)state;
+   static uint8_t junk[64 * 1024];
+   uint64_t x = 0x9e3779b97f4a7c15ull;
+   for (size_t i = 0; i < sizeof(junk); i++) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      junk[i] = (uint8_t)x;
+   }
+   /* mostly block headers the decoder knows, so walks go somewhere */
+   for (size_t i = 0; i + 4 <= sizeof(junk); i += 16)
+      junk[i + 3] = (uint8_t)((junk[i + 3] & 0x1f) | ((i / 16) % 2 ? 0x00 : 0x20));
+   struct agx_decode_mem m;
+   agx_decode_mem_init(&m);
+   assert_true(agx_decode_mem_add(&m, 0x100000, junk, sizeof(junk)));
+   struct agx_decode_options o = options();
+   o.read_ctx = &m;
+   o.usc_base = 0x100000;
+   o.max_output = 256u * 1024 * 1024;   /* no truncation: the printer walks on */
+   unsigned warned = 0, blocks = 0;
+   for (unsigned i = 0; i < 256; i++) {
+      enum agx_decode_stream_kind k = i & 1 ? AGX_DECODE_CDM : AGX_DECODE_VDM;
+      uint64_t va = 0x100000 + i * 252;
+      struct agx_decode_result pr, vr;
+      bool pok;
+      free(decode_to_string(&o, k, va, &pr, &pok));
+      bool vok = agx_decode_visit_stream(&o, k, va, NULL, &vr);
+      assert_int_equal(vr.blocks, pr.blocks);
+      assert_int_equal(vr.errors, pr.errors);
+      assert_int_equal(vr.warnings, pr.warnings);
+      assert_int_equal(vr.terminated, pr.terminated);
+      assert_int_equal(vok, pok);
+      warned += pr.warnings > 0;
+      blocks += pr.blocks;
+   }
+   assert_true(warned > 0);
+   assert_true(blocks > 256);
+   agx_decode_mem_finish(&m);
+}
+
+/* The loop-detection table grows with the walk: a visit with the largest
+ * block limit (2^24) used to allocate room for all of it up front (1 GiB,
+ * per stream of every submission the capture layer indexes). Under a 256
+ * MiB address-space allowance on top of what the process has, it must
+ * still work. Under a sanitizer (its shadow memory needs the address
+ * space) without the allowance: the visit must work all the same. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_NO_RLIMIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define TEST_NO_RLIMIT 1
+#endif
+#endif
+static void
+test_visit_no_upfront_table(void **state)
+{
+   (void)state;
+#ifdef TEST_NO_RLIMIT
+   struct agx_decode_options so = options();
+   so.max_blocks = 1u << 24;
+   struct agx_decode_result sres;
+   assert_true(agx_decode_visit_stream(&so, AGX_DECODE_VDM, IMG_VA + VDM_START, NULL, &sres));
+   assert_int_equal(sres.blocks, 9);
+#else
+   unsigned long pages = 0;
+   FILE *fp = fopen("/proc/self/statm", "r");
+   assert_non_null(fp);
+   assert_int_equal(fscanf(fp, "%lu", &pages), 1);
+   fclose(fp);
+   struct rlimit old, lim;
+   assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
+   lim = old;
+   lim.rlim_cur = (rlim_t)pages * 4096 + (256u << 20);
+   if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < lim.rlim_cur)
+      lim.rlim_cur = old.rlim_cur;
+   assert_int_equal(setrlimit(RLIMIT_AS, &lim), 0);
+   struct agx_decode_options o = options();
+   o.max_blocks = 1u << 24;
+   struct agx_decode_result res;
+   bool ok = agx_decode_visit_stream(&o, AGX_DECODE_VDM, IMG_VA + VDM_START, NULL, &res);
+   setrlimit(RLIMIT_AS, &old);
+   assert_true(ok);
+   assert_int_equal(res.blocks, 9);
+   assert_int_equal(res.errors, 0);
+#endif
+}
+
 /* A long valid stream hits the output limit and says so. */
 static void
 test_output_limit(void **state)
@@ -968,6 +1062,8 @@ main(void)
       cmocka_unit_test(test_unmapped),
       cmocka_unit_test(test_mem_table),
       cmocka_unit_test(test_visit_draws),
+      cmocka_unit_test(test_visit_counts_match),
+      cmocka_unit_test(test_visit_no_upfront_table),
    };
    return cmocka_run_group_tests(tests, setup, teardown);
 }
