@@ -954,11 +954,16 @@ tri_group_cover(const struct prim *p, int64_t px, int64_t py)
             cols = (1u << GROUP_W) - 1;
          } else if (E < thr && last < thr) {
             cols = 0;
+         } else if (sx > 0) {
+            /* Rising along the row (E < thr <= last): columns from the
+             * first c with E + c * sx >= thr, ceil((thr - E) / sx). */
+            unsigned c0 = (unsigned)((thr - E + sx - 1) / sx);
+            cols = ((1u << GROUP_W) - 1) & ~((1u << c0) - 1);
          } else {
-            cols = 0;
-            int64_t Ec = E;
-            for (unsigned c = 0; c < GROUP_W; c++, Ec += sx)
-               cols |= (uint32_t)(Ec >= thr) << c;
+            /* Falling (E >= thr > last): columns up to the last c with
+             * E + c * sx >= thr, floor((E - thr) / -sx). */
+            unsigned c1 = (unsigned)((E - thr) / -sx);
+            cols = (2u << c1) - 1;
          }
          em |= group_row_lanes(cols) << (2 * y);
       }
@@ -1364,7 +1369,7 @@ shade_prim(struct tile *t, struct prim *p)
             continue;
          }
          uint8_t pass[32] = { 0 };
-         bool any = false;
+         uint32_t pmask = 0;   /* lanes with a passing sample */
          float zs[32][HWR_MAX_SAMPLES];
          /* Triangles: the lanes each sample is covered in, from the edge
           * functions at the group's origin stepped by whole pixels (the
@@ -1423,13 +1428,14 @@ shade_prim(struct tile *t, struct prim *p)
                   continue;
                }
                pass[l] |= (uint8_t)(1u << s);
-               any = true;
+               pmask |= 1u << l;
             }
          }
-         if (!any)
+         if (!pmask)
             continue;
          if (defer) {
-            for (unsigned l = 0; l < 32; l++) {
+            for (uint32_t lm = pmask; lm; lm &= lm - 1) {
+               unsigned l = (unsigned)__builtin_ctz(lm);
                unsigned lx = gx + quad_dx(l) - t->x0, ly = gy + quad_dy(l) - t->y0;
                for (unsigned s = 0; s < fp->samples; s++) {
                   if (!(pass[l] >> s & 1))
@@ -1459,9 +1465,8 @@ shade_prim(struct tile *t, struct prim *p)
                return false;
             t->j.cycles += cyc;
          }
-         for (unsigned l = 0; l < 32; l++) {
-            if (!pass[l])
-               continue;
+         for (uint32_t lm = pmask; lm; lm &= lm - 1) {
+            unsigned l = (unsigned)__builtin_ctz(lm);
             if (shaded) {
                t->stats.fragments++;
                pe->c[HW_PROF_FRAGMENTS]++;
