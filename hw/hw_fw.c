@@ -311,6 +311,7 @@ drain_devctrl(struct hw_fw *fw)
 {
    uint8_t buf[HW_FW_DEVCTRL_MSG_SIZE];
    uint32_t rd;
+   bool any = false;
    while (!fw_stopping(fw) &&
           ring_peek(fw, &fw->devctrl, buf, sizeof(buf), &rd)) {
       struct agx_fw_device_control_message m;
@@ -319,7 +320,12 @@ drain_devctrl(struct hw_fw *fw)
       else
          fw_post_job_error(fw, NULL, NULL, AGX_FW_ERROR_BAD_QUEUE);
       ring_pop(fw, &fw->devctrl, rd);
+      any = true;
    }
+   /* The host waits for the Read Index to pass its message (a message
+    * waits for the job in flight): interrupt it rather than have it poll. */
+   if (any)
+      hw_raise_irq(fw->dev);
 }
 
 static void

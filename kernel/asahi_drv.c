@@ -33,13 +33,16 @@ asahi_event_thread(void *arg)
       int n = poll(p, 2, 100);
       if (n > 0 && (p[1].revents & POLLIN))
          break;
+      /* The interrupt is cleared under the lock: an ioctl waiting for
+       * device control holds it and waits for the interrupt itself
+       * (asahi_fw_wait_irq), so this thread must not consume it. */
+      os_mutex_lock(&dev->lock);
       if (n > 0 && (p[0].revents & POLLIN)) {
          uint64_t v;
          if (read(p[0].fd, &v, sizeof(v)) < 0) {
             /* non-blocking eventfd: nothing pending */
          }
       }
-      os_mutex_lock(&dev->lock);
       asahi_fw_drain_events(dev);
       os_mutex_unlock(&dev->lock);
    }

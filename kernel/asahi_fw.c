@@ -5,7 +5,9 @@
  * host->firmware messages and the event ring.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel/asahi_priv.h"
 
@@ -226,7 +228,12 @@ asahi_fw_devctrl(struct asahi_dev *dev, enum agx_fw_device_control type,
       if (os_now_ns() > deadline || !hw_fw_running(dev->hw))
          return -ETIMEDOUT;
       asahi_fw_drain_events(dev);
-      os_sleep_us(20);
+      /* Sleep until the interrupt the firmware raises once it consumed
+       * device control (or posted events): this can take a whole job,
+       * and polling every 20 us cost a wakeup each. We hold the device
+       * lock, which the event thread takes before it reads the eventfd,
+       * so the wakeup is ours; the timeout is only a guard. */
+      asahi_fw_wait_irq(dev, 10);
    }
    return 0;
 }
@@ -319,6 +326,18 @@ handle_grows(struct asahi_dev *dev)
             asahi_tvb_grow(dev, q);
             break;
          }
+      }
+   }
+}
+
+void
+asahi_fw_wait_irq(struct asahi_dev *dev, int timeout_ms)
+{
+   struct pollfd p = { .fd = hw_device_irq_fd(dev->hw), .events = POLLIN };
+   if (poll(&p, 1, timeout_ms) > 0 && (p.revents & POLLIN)) {
+      uint64_t v;
+      if (read(p.fd, &v, sizeof(v)) < 0) {
+         /* non-blocking eventfd: nothing pending */
       }
    }
 }

@@ -291,6 +291,10 @@ int asahi_fw_tlbi(struct asahi_dev *dev, unsigned vm_slot);
 int asahi_fw_run_queue(struct asahi_dev *dev, struct asahi_queue *q,
                        struct asahi_wq *wq);
 void asahi_fw_drain_events(struct asahi_dev *dev);
+/* Waits up to timeout_ms for the model's interrupt and clears it. Only
+ * under dev->lock: the event thread reads the interrupt under it too, so a
+ * waiter holding the lock cannot lose its wakeup to that thread. */
+void asahi_fw_wait_irq(struct asahi_dev *dev, int timeout_ms);
 
 /* asahi_gem.c */
 void asahi_bo_put(struct asahi_dev *dev, struct asahi_bo *bo);

@@ -24,7 +24,7 @@ vm_slot_alloc(struct asahi_dev *dev, struct asahi_vm *vm)
    return -ENOSPC;
 }
 
-static void
+static bool
 vm_unmap_range(struct asahi_dev *dev, struct asahi_vm *vm, uint64_t va,
                uint64_t size);
 
@@ -178,11 +178,12 @@ maps_reserve(struct asahi_vm *vm, unsigned extra)
 /* Removes [va, va+size) from the mapping list and the page tables,
  * splitting partially covered mappings. Needs at most one free slot in
  * maps (a mapping split in two), which callers reserve. */
-static void
+static bool
 vm_unmap_range(struct asahi_dev *dev, struct asahi_vm *vm, uint64_t va,
                uint64_t size)
 {
    uint64_t end = va + size;
+   bool any = false;
    for (unsigned i = 0; i < vm->nmaps;) {
       struct asahi_mapping *m = &vm->maps[i];
       uint64_t mend = m->va + m->size;
@@ -190,6 +191,7 @@ vm_unmap_range(struct asahi_dev *dev, struct asahi_vm *vm, uint64_t va,
          i++;
          continue;
       }
+      any = true;
       uint64_t cs = m->va > va ? m->va : va;
       uint64_t ce = mend < end ? mend : end;
       hw_uat_unmap(dev->hw, vm->ttb, cs, ce - cs);
@@ -222,6 +224,7 @@ vm_unmap_range(struct asahi_dev *dev, struct asahi_vm *vm, uint64_t va,
          vm->nmaps--;
       }
    }
+   return any;
 }
 
 static int
@@ -360,16 +363,19 @@ asahi_ioctl_vm_bind(struct asahi_file *f, void *data)
    bool unmapped = false;
    for (uint32_t i = 0; i < a->num_binds; i++) {
       const struct drm_asahi_gem_bind_op *op = &ops[i];
-      /* Binding over existing mappings replaces them, as drm_gpuvm does. */
-      size_t before = vm->nmaps;
-      vm_unmap_range(dev, vm, op->addr, op->range);
-      unmapped |= vm->nmaps != before || (op->flags & DRM_ASAHI_BIND_UNBIND);
+      /* Binding over existing mappings replaces them, as drm_gpuvm does.
+       * Only what was mapped can sit in a TLB (the units cache successful
+       * translations only, as ARM-style page tables allow): a bind into
+       * free address space needs no invalidate, and so does not wait for
+       * the job in flight (device control runs between jobs), which
+       * stalled every buffer allocation of a replay behind the GPU. */
+      unmapped |= vm_unmap_range(dev, vm, op->addr, op->range) ||
+                  (op->flags & DRM_ASAHI_BIND_UNBIND);
       if (maps_reserve(vm, 2)) {
          ret = -ENOMEM;
          break;
       }
       if (!(op->flags & DRM_ASAHI_BIND_UNBIND)) {
-         unmapped = true;   /* a replaced range may be cached */
          ret = vm_map(dev, vm, op, bos[i]);
          if (ret)
             break;

@@ -199,6 +199,33 @@ pre_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t
    return st;
 }
 
+void *
+hwr_scratch_get(struct hwr_scratch *s, size_t need)
+{
+   if (s->size < need) {
+      /* Nothing to keep: free first so old and new never coexist. */
+      free(s->p);
+      s->p = malloc(need ? need : 1);
+      s->size = s->p ? need : 0;
+   }
+   return s->p;
+}
+
+void
+hwr_scratch_trim(struct hwr_scratch *s)
+{
+   if (s->size > HWR_SCRATCH_KEEP)
+      hwr_scratch_free(s);
+}
+
+void
+hwr_scratch_free(struct hwr_scratch *s)
+{
+   free(s->p);
+   s->p = NULL;
+   s->size = 0;
+}
+
 bool
 hwr_stack(struct hwr_job *j, uint8_t **buf, size_t *size,
           const struct hw_usc_shader *shader, unsigned threads,
@@ -468,6 +495,7 @@ hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
    struct hw_render *r = calloc(1, sizeof(*r));
    if (!r)
       return NULL;
+   atomic_init(&r->vscratch_busy, false);
    r->dev = dev;
    r->cache = hw_usc_cache_create();
    r->insn_budget = cfg && cfg->instruction_budget ? cfg->instruction_budget : 1ull << 24;
@@ -533,6 +561,7 @@ hw_render_destroy(struct hw_render *r)
       hwr_prof_free(p);
    }
    pthread_mutex_destroy(&r->prof_lock);
+   hwr_scratch_free(&r->vscratch);
    pthread_cond_destroy(&r->cond);
    pthread_cond_destroy(&r->done_cond);
    free(r);

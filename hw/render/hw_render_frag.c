@@ -954,11 +954,16 @@ tri_group_cover(const struct prim *p, int64_t px, int64_t py)
             cols = (1u << GROUP_W) - 1;
          } else if (E < thr && last < thr) {
             cols = 0;
+         } else if (sx > 0) {
+            /* Rising along the row (E < thr <= last): columns from the
+             * first c with E + c * sx >= thr, ceil((thr - E) / sx). */
+            unsigned c0 = (unsigned)((thr - E + sx - 1) / sx);
+            cols = ((1u << GROUP_W) - 1) & ~((1u << c0) - 1);
          } else {
-            cols = 0;
-            int64_t Ec = E;
-            for (unsigned c = 0; c < GROUP_W; c++, Ec += sx)
-               cols |= (uint32_t)(Ec >= thr) << c;
+            /* Falling (E >= thr > last): columns up to the last c with
+             * E + c * sx >= thr, floor((E - thr) / -sx). */
+            unsigned c1 = (unsigned)((E - thr) / -sx);
+            cols = (2u << c1) - 1;
          }
          em |= group_row_lanes(cols) << (2 * y);
       }
@@ -1055,16 +1060,12 @@ sten_write(uint8_t *s, uint8_t v, uint8_t wmask)
 
 /* --------------------------------------------- hidden-surface removal */
 
-struct dfr_ref { uint32_t prim, group; };
-
-static int
-dfr_cmp(const void *a, const void *b)
-{
-   const struct dfr_ref *x = a, *y = b;
-   if (x->prim != y->prim)
-      return x->prim < y->prim ? -1 : 1;
-   return x->group < y->group ? -1 : x->group > y->group;
-}
+/* A deferred primitive's samples in one 16x2 group: per lane, the
+ * samples it owns (the coverage its shader runs with). */
+struct dfr_ref {
+   uint32_t prim, group;
+   uint8_t cov[32];
+};
 
 /*
  * Shades the deferred opaque fragments: every primitive still owning a
@@ -1086,42 +1087,72 @@ resolve(struct tile *t)
    bool ok = refs != NULL;
    if (!ok)
       return hwr_fail(&t->j, "out of host memory");
+   /* One pass over the owners gathers every (primitive, group) with its
+    * coverage, in group order. */
    for (unsigned g = 0; ok && g < gw * gh; g++) {
       unsigned gx = (g % gw) * GROUP_W, gy = (g / gw) * GROUP_H;
-      uint32_t seen[32 * HWR_MAX_SAMPLES];
-      unsigned nseen = 0;
+      size_t first = n;          /* this group's refs are refs[first..n) */
       uint32_t last = 0;
-      for (unsigned l = 0; l < 32; l++) {
+      size_t lastk = 0;
+      for (unsigned l = 0; ok && l < 32; l++) {
          unsigned px = gx + quad_dx(l), py = gy + quad_dy(l);
          if (px >= t->w || py >= t->h)
             continue;
          for (unsigned s = 0; s < fp->samples; s++) {
             uint32_t o = t->owner[sidx(fp, px, py, s)];
-            /* most samples are unowned or the previous one's owner */
-            if (!o || o == last)
+            if (!o)
                continue;
-            last = o;
-            unsigned k = 0;
-            while (k < nseen && seen[k] != o)
-               k++;
-            if (k < nseen)
-               continue;
-            seen[nseen++] = o;
-            if (n == cap) {
-               struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
-               if (!nr) {
-                  ok = hwr_fail(&t->j, "out of host memory");
-                  break;
+            /* most owned samples are the previous one's owner */
+            size_t k = lastk;
+            if (o != last) {
+               k = first;
+               while (k < n && refs[k].prim != o - 1)
+                  k++;
+               if (k == n) {
+                  if (n == cap) {
+                     struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
+                     if (!nr) {
+                        ok = hwr_fail(&t->j, "out of host memory");
+                        break;
+                     }
+                     refs = nr;
+                     cap *= 2;
+                  }
+                  refs[n].prim = o - 1;
+                  refs[n].group = g;
+                  memset(refs[n].cov, 0, sizeof(refs[n].cov));
+                  n++;
                }
-               refs = nr;
-               cap *= 2;
+               last = o;
+               lastk = k;
             }
-            refs[n++] = (struct dfr_ref){ o - 1, g };
+            refs[k].cov[l] |= (uint8_t)(1u << s);
          }
       }
    }
-   if (ok)
-      qsort(refs, n, sizeof(*refs), dfr_cmp);
+   /* Into (primitive, group) order: a stable counting sort by primitive
+    * of the group-ordered list. */
+   struct dfr_ref *sorted = NULL;
+   uint32_t *start = NULL;
+   if (ok && n > 1) {
+      sorted = malloc(n * sizeof(*sorted));
+      start = calloc((size_t)t->ndfr + 1, sizeof(*start));
+      if (!sorted || !start) {
+         ok = hwr_fail(&t->j, "out of host memory");
+      } else {
+         for (size_t i = 0; i < n; i++)
+            start[refs[i].prim + 1]++;
+         for (unsigned k = 0; k < t->ndfr; k++)
+            start[k + 1] += start[k];
+         for (size_t i = 0; i < n; i++)
+            sorted[start[refs[i].prim]++] = refs[i];
+         free(refs);
+         refs = sorted;
+         sorted = NULL;
+      }
+   }
+   free(sorted);
+   free(start);
    /* Profiling: each deferred primitive's work is its own draw's. */
    struct hw_prof_entry *caller_pe = t->pe;
    for (size_t i = 0; ok && i < n; i++) {
@@ -1139,13 +1170,8 @@ resolve(struct tile *t)
       struct fs_run r = { .t = t, .p = p, .gx = t->x0 + (g % gw) * GROUP_W,
                           .gy = t->y0 + (g / gw) * GROUP_H };
       unsigned lanes = 0, owned = 0;
+      memcpy(r.cov, refs[i].cov, sizeof(r.cov));
       for (unsigned l = 0; l < 32; l++) {
-         unsigned px = r.gx - t->x0 + quad_dx(l), py = r.gy - t->y0 + quad_dy(l);
-         if (px >= t->w || py >= t->h)
-            continue;
-         for (unsigned s = 0; s < fp->samples; s++)
-            if (t->owner[sidx(fp, px, py, s)] == refs[i].prim + 1)
-               r.cov[l] |= (uint8_t)(1u << s);
          lanes += r.cov[l] != 0;
          owned += tessera_popcount32(r.cov[l]);
       }
@@ -1343,7 +1369,7 @@ shade_prim(struct tile *t, struct prim *p)
             continue;
          }
          uint8_t pass[32] = { 0 };
-         bool any = false;
+         uint32_t pmask = 0;   /* lanes with a passing sample */
          float zs[32][HWR_MAX_SAMPLES];
          /* Triangles: the lanes each sample is covered in, from the edge
           * functions at the group's origin stepped by whole pixels (the
@@ -1402,13 +1428,14 @@ shade_prim(struct tile *t, struct prim *p)
                   continue;
                }
                pass[l] |= (uint8_t)(1u << s);
-               any = true;
+               pmask |= 1u << l;
             }
          }
-         if (!any)
+         if (!pmask)
             continue;
          if (defer) {
-            for (unsigned l = 0; l < 32; l++) {
+            for (uint32_t lm = pmask; lm; lm &= lm - 1) {
+               unsigned l = (unsigned)__builtin_ctz(lm);
                unsigned lx = gx + quad_dx(l) - t->x0, ly = gy + quad_dy(l) - t->y0;
                for (unsigned s = 0; s < fp->samples; s++) {
                   if (!(pass[l] >> s & 1))
@@ -1438,9 +1465,8 @@ shade_prim(struct tile *t, struct prim *p)
                return false;
             t->j.cycles += cyc;
          }
-         for (unsigned l = 0; l < 32; l++) {
-            if (!pass[l])
-               continue;
+         for (uint32_t lm = pmask; lm; lm &= lm - 1) {
+            unsigned l = (unsigned)__builtin_ctz(lm);
             if (shaded) {
                t->stats.fragments++;
                pe->c[HW_PROF_FRAGMENTS]++;

@@ -84,6 +84,16 @@ struct hwr_pipeline {
    uint64_t code_va;                  /* the shader's code (profiles) */
 };
 
+/* A host buffer that grows and is kept (hwr_scratch_get). */
+struct hwr_scratch {
+   void *p;
+   size_t size;
+};
+
+/* A kept buffer larger than this is freed after use (hwr_scratch_trim):
+ * one huge draw must not pin its memory for the rest of the process. */
+#define HWR_SCRATCH_KEEP (64u << 20)
+
 struct hw_render {
    struct hw_device *dev;
    struct hw_usc_cache *cache;
@@ -110,6 +120,14 @@ struct hw_render {
    hw_prof_fn prof_fn;
    void *prof_user;
    struct hwr_prof *prof_pending;
+
+   /* The vertex job's per-draw arrays (hw_render_vtx.c), kept from draw
+    * to draw and job to job: the shaded outputs alone are 1 KiB a vertex,
+    * and memory freshly mapped for every draw cost a page fault per 4 KiB
+    * (a fifth of a replay's time). Taken with vscratch_busy, so a second
+    * vertex job running at the same time allocates its own. */
+   struct hwr_scratch vscratch;
+   atomic_bool vscratch_busy;
 };
 
 /* One job's context (vertex or fragment). */
@@ -191,6 +209,13 @@ bool hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot);
 
 /* Vertex job (hw_render_vtx.c). */
 bool hwr_vertex_job(struct hwr_job *j);
+
+/* At least `need` bytes of s's buffer (contents undefined), growing it;
+ * NULL when out of memory (the buffer is then empty). */
+void *hwr_scratch_get(struct hwr_scratch *s, size_t need);
+/* Frees the buffer if it is larger than HWR_SCRATCH_KEEP. */
+void hwr_scratch_trim(struct hwr_scratch *s);
+void hwr_scratch_free(struct hwr_scratch *s);
 
 /* Profiling (hw_render_prof.c). */
 /* The job's record: a new one for a vertex job, the vertex job's for a

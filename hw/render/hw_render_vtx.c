@@ -70,6 +70,10 @@ struct vctx {
    struct hw_render_stats stats;
    uint8_t *stack;                    /* vertex shaders' stack (hwr_stack) */
    size_t stack_size;
+   /* The draws' arrays: the renderer's kept scratch, or own_scratch
+    * (freed with the job) while another job holds that. */
+   struct hwr_scratch *scratch, own_scratch;
+   bool took_scratch;
    /* Profile counters the statistics do not have (always counted: a few
     * additions per primitive). */
    uint64_t prims_in, tvb_bytes, vs_instructions;
@@ -1085,11 +1089,11 @@ shade_indexed(struct vctx *v, uint32_t *vid, uint32_t *iid, const bool *rs,
       return false;
    for (unsigned i = n; i-- > 0;) {
       if (rs[i]) {
-         memset(out[i], 0, sizeof(out[i]));
+         memset(out[i], 0, (size_t)v->outputs * sizeof(uint32_t));
       } else {
          k--;
          if (k != i)
-            memcpy(out[i], out[k], sizeof(out[i]));
+            memcpy(out[i], out[k], (size_t)v->outputs * sizeof(uint32_t));
       }
    }
    return true;
@@ -1114,30 +1118,40 @@ draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
       return true;
    bool indexed = il->index_buffer_present;
    unsigned isz = indexed ? 1u << il->index_size : 0;
-   uint8_t *idx = NULL;
    if (indexed) {
       if (isz > 4)
          return hwr_fail(j, "index size %u", il->index_size);
       if (il->index_buffer_size_present && (uint64_t)count * isz > ibuf_size)
          return hwr_fail(j, "%u indices overrun the %u-byte index buffer",
                          count, ibuf_size);
-      idx = malloc((size_t)count * isz);
-      if (!idx)
-         return hwr_fail(j, "out of host memory");
-      j->mmu.unit = HW_UNIT_VDM;
-      if (!hwr_read(j, &j->mmu, ibuf, idx, (size_t)count * isz)) {
-         free(idx);
-         return false;
-      }
-      j->cycles += ((uint64_t)count * isz) >> HWR_CYC_MEM_BYTE_SHIFT;
    }
-   uint32_t *vid = malloc(count * sizeof(uint32_t) * 2);
-   bool *rs = calloc(count, sizeof(bool));
-   uint32_t (*out)[HWR_MAX_SLOTS] = calloc(count, sizeof(*out));
-   bool ok = vid && rs && out;
-   if (!ok)
-      hwr_fail(j, "out of host memory");
-   uint32_t *iid = vid ? vid + count : NULL;
+   /* The draw's arrays, from the kept scratch (struct hw_render): the
+    * outputs (rows of HWR_MAX_SLOTS, 4-byte aligned at the start), the
+    * vertex and instance IDs, the indices, the restart flags. */
+   uint32_t (*out)[HWR_MAX_SLOTS];
+   size_t out_bytes = (size_t)count * sizeof(*out);
+   uint8_t *mem = hwr_scratch_get(v->scratch, out_bytes +
+                                  (size_t)count * (2 * sizeof(uint32_t) + isz + 1));
+   if (!mem)
+      return hwr_fail(j, "out of host memory");
+   out = (uint32_t (*)[HWR_MAX_SLOTS])mem;
+   uint32_t *vid = (uint32_t *)(mem + out_bytes);
+   uint32_t *iid = vid + count;
+   uint8_t *idx = (uint8_t *)(iid + count);
+   bool *rs = (bool *)(idx + (size_t)count * isz);
+   bool ok = true;
+   if (indexed) {
+      j->mmu.unit = HW_UNIT_VDM;
+      ok = hwr_read(j, &j->mmu, ibuf, idx, (size_t)count * isz);
+      j->cycles += ok ? ((uint64_t)count * isz) >> HWR_CYC_MEM_BYTE_SHIFT : 0;
+   } else {
+      memset(rs, 0, count);
+   }
+   /* An output the shader does not write reads as 0 (and, as ever, keeps
+    * what an earlier instance wrote); only slots below the count are
+    * read (vs_hook refuses others). */
+   for (uint32_t i = 0; ok && i < count; i++)
+      memset(out[i], 0, (size_t)v->outputs * sizeof(uint32_t));
    uint32_t rmask = isz == 1 ? 0xff : isz == 2 ? 0xffff : 0xffffffff;
    for (uint32_t inst = 0; ok && inst < instances; inst++) {
       for (uint32_t i = 0; i < count; i++) {
@@ -1154,10 +1168,7 @@ draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
       ok = shade_indexed(v, vid, iid, rs, count, out) &&
            assemble(v, il->primitive, (const uint32_t (*)[HWR_MAX_SLOTS])out, rs, count);
    }
-   free(idx);
-   free(vid);
-   free(rs);
-   free(out);
+   hwr_scratch_trim(v->scratch);
    return ok;
 }
 
@@ -1282,6 +1293,8 @@ hwr_vertex_job(struct hwr_job *j)
    if (!v)
       return hwr_fail(j, "out of host memory");
    v->j = j;
+   v->took_scratch = !atomic_exchange(&j->r->vscratch_busy, true);
+   v->scratch = v->took_scratch ? &j->r->vscratch : &v->own_scratch;
    v->heap = j->pl->tvb_heap;
    v->size = j->pl->tvb_heap_size;
    v->head = calloc(ntiles, sizeof(uint32_t));
@@ -1375,6 +1388,9 @@ hwr_vertex_job(struct hwr_job *j)
    free(v->tail);
    free(v->count);
    free(v->stack);
+   hwr_scratch_free(&v->own_scratch);
+   if (v->took_scratch)
+      atomic_store(&j->r->vscratch_busy, false);
    free(v);
    return ok;
 }
