@@ -129,6 +129,7 @@ struct tc_vs_key {
     * word counts, so the hardware clipper keeps flat values (the
     * provoking vertex's) and interpolates linear ones in screen space. */
    uint64_t flat_mask, linear_mask;
+   uint16_t shadow_clamp_mask;  /* as tc_fs_key's */
 };
 
 struct tc_fs_key {
@@ -144,6 +145,12 @@ struct tc_fs_key {
    uint16_t sprite_coord_enable;     /* rasterizer.sprite_coord_enable (TEXn -> point coord) */
    bool sprite_coord_upper_left;
    uint16_t lod_bias_mask;           /* samplers with a non-zero LOD bias */
+   /* Sampler views (bit = texture index) whose shadow compares clamp the
+    * reference to [0, 1] in the shader: fixed-point depth formats the
+    * hardware samples as float (Z24 stored as Z32F), which GL requires
+    * to clamp (GL 4.6 8.23.1) and the sampler does not (it clamps for
+    * unorm texture types only, so Z16 needs no bit). */
+   uint16_t shadow_clamp_mask;
    /* Polygon stipple for this draw (filled polygons with
     * rasterizer.poly_stipple_enable). Not read by tc_compile: the driver
     * compiles this key from a NIR it lowered with Gallium's

@@ -114,8 +114,22 @@ tc_emit_tex(struct tc *c, nir_tex_instr *tex)
    }
    struct opnd ref = IMM(0);
    bool compare = ri >= 0;
-   if (compare)
-      ref = tc_to_reg(c, tc_get_src(c, &tex->src[ri].src, 0));
+   if (compare) {
+      ref = tc_get_src(c, &tex->src[ri].src, 0);
+      /* GL clamps the reference to [0, 1] for fixed-point depth; the
+       * sampler does so for unorm textures, not for Z24 stored as Z32F
+       * (piglit glsl-fs-shadow2D-clamp-z, issue 13). */
+      uint16_t clamp_mask = c->nir->info.stage == MESA_SHADER_FRAGMENT
+                               ? c->key->fs.shadow_clamp_mask
+                               : c->key->vs.shadow_clamp_mask;
+      if (tex->texture_index < 16 && (clamp_mask >> tex->texture_index & 1)) {
+         struct opnd t = tmp(c);
+         EMIT(c, "fadd32.sat $0, $1, 0.0", DEF(t), tc_fsrc_legal(c, ref));
+         ref = t;
+      } else {
+         ref = tc_to_reg(c, ref);
+      }
+   }
    /* Compare results come back swizzled by the texture descriptor like any
     * texel (the view's swizzle, GL's DEPTH_TEXTURE_MODE, is composed into
     * it: tessera_format_texture_swizzle), as on the hardware. */

@@ -286,6 +286,17 @@ upload_pipeline(struct tessera_batch *batch, const uint8_t *words, unsigned n)
    return va ? tessera_usc_offset(batch->ctx->screen, va) : 0;
 }
 
+/* Views whose shadow reference the shader clamps (tc_fs_key.shadow_clamp_mask). */
+static uint16_t
+shadow_clamp_mask(const struct tessera_context_state *s, enum pipe_shader_type st)
+{
+   uint16_t mask = 0;
+   for (unsigned i = 0; i < MIN2(s->nr_views[st], 16); i++)
+      if (tessera_view_clamps_shadow_ref(s->views[st][i]))
+         mask |= 1u << i;
+   return mask;
+}
+
 static bool
 vs_key(struct tessera_context *ctx, struct tc_vs_key *key)
 {
@@ -304,6 +315,7 @@ vs_key(struct tessera_context *ctx, struct tc_vs_key *key)
    }
    key->clip_halfz = s->rast->clip_halfz;
    key->ucp_enables = s->rast->clip_plane_enable & 0xff;
+   key->shadow_clamp_mask = shadow_clamp_mask(s, PIPE_SHADER_VERTEX);
    return true;
 }
 
@@ -332,6 +344,7 @@ fs_key(struct tessera_context *ctx, struct tessera_batch *batch, enum pipe_prim_
       if (smp && smp->base.lod_bias != 0.0f)
          key->lod_bias_mask |= 1u << i;
    }
+   key->shadow_clamp_mask = shadow_clamp_mask(s, PIPE_SHADER_FRAGMENT);
    /* Only filled polygons are stippled (GL 1.x 3.6.5); the pattern
     * texture exists once st/mesa set one. */
    key->poly_stipple = s->rast->poly_stipple_enable && ctx->stipple_view &&

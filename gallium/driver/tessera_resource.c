@@ -761,6 +761,24 @@ descriptor_format(const struct tessera_resource *r, enum pipe_format view)
    return view;
 }
 
+bool
+tessera_view_clamps_shadow_ref(const struct pipe_sampler_view *view)
+{
+   if (!view || !view->texture)
+      return false;
+   const struct util_format_description *desc = util_format_description(view->format);
+   if (!desc || !util_format_has_depth(desc))
+      return false;
+   const struct util_format_channel_description *z = &desc->channel[desc->swizzle[0]];
+   if (z->type != UTIL_FORMAT_TYPE_UNSIGNED || !z->normalized)
+      return false;   /* Z32F: GL does not clamp */
+   const struct tessera_format_info *info =
+      tessera_format_info(descriptor_format(tessera_resource(view->texture), view->format));
+   /* The sampler clamps unorm textures itself (Z16); Z24 is stored and
+    * sampled as Z32F, a float texture it does not clamp for. */
+   return info && info->type != AGX_TEXTURE_TYPE_UNORM;
+}
+
 static void
 pack_texture_common(const struct tessera_resource *r, enum pipe_format format,
                     enum pipe_texture_target target, const unsigned char *swz,

@@ -91,6 +91,13 @@ void tessera_pack_pbe(const struct tessera_resource *r, enum pipe_format format,
 void tessera_pack_rt_texture(const struct tessera_resource *r, enum pipe_format format,
                              unsigned level, unsigned layer, void *out);
 
+/* Whether shadow compares through `view` must clamp the reference to
+ * [0, 1] in the shader (tc_fs_key.shadow_clamp_mask): its format is a
+ * fixed-point depth format (GL clamps the reference, GL 4.6 8.23.1) that
+ * the texture descriptor presents as float (Z24 stored as Z32F), so the
+ * sampler does not clamp it. False for NULL views and non-depth formats. */
+bool tessera_view_clamps_shadow_ref(const struct pipe_sampler_view *view);
+
 /* Format support (tessera_format.c). */
 struct tessera_format_info {
    enum agx_channels channels;        /* memory layout, channels from bit/byte 0 */

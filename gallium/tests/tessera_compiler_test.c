@@ -1413,6 +1413,71 @@ test_fragment_misc(void)
    ralloc_free(b.shader);
 }
 
+/* Shadow references clamp to [0, 1] for the views in
+ * key.shadow_clamp_mask (Z24 sampled as Z32F: piglit
+ * glsl-fs-shadow2D-clamp-z) and pass unchanged for the others. The fake
+ * texture_sample returns the reference it receives. */
+static void
+test_shadow_clamp(void)
+{
+   static const float refs[] = { -1.5f, 2.5f, 0.25f };
+   bool ok = true;
+   for (unsigned clamp = 0; clamp < 2; clamp++) {
+      for (unsigned r = 0; r < ARRAY_SIZE(refs); r++) {
+         nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_FRAGMENT, tc_nir_options(),
+                                                        "fs_shadow_clamp");
+         nir_variable *out = fs_color_out(&b);
+         nir_variable *dout = nir_variable_create(b.shader, nir_var_shader_out,
+                                                  glsl_float_type(), "depth");
+         dout->data.location = FRAG_RESULT_DEPTH;
+         dout->data.driver_location = 1;
+         /* a reference the compiler cannot fold: refs[r] + (x - x) */
+         nir_ssa_def *x = nir_channel(&b, nir_load_frag_coord(&b), 0);
+         nir_ssa_def *ref = nir_fadd_imm(&b, nir_fsub(&b, x, x), refs[r]);
+         nir_ssa_def *coord = nir_vec2(&b, nir_imm_float(&b, 0.5), nir_imm_float(&b, 0.5));
+         /* view 3 is clamped when `clamp`; view 5 never */
+         nir_ssa_def *s3 = build_tex(&b, nir_texop_tex, GLSL_SAMPLER_DIM_2D, 3, 0, coord, NULL, ref);
+         nir_ssa_def *s5 = build_tex(&b, nir_texop_tex, GLSL_SAMPLER_DIM_2D, 5, 1, coord, NULL, ref);
+         nir_store_var(&b, out, nir_imm_vec4(&b, 0, 0, 0, 1), 0xf);
+         nir_store_var(&b, dout, nir_fadd(&b, s3, nir_fmul_imm(&b, s5, 16.0)), 1);
+         union tc_key key;
+         memset(&key, 0, sizeof(key));
+         key.fs.nr_cbufs = 1;
+         key.fs.rt[0].format = PIPE_FORMAT_B8G8R8A8_UNORM;
+         key.fs.blend[0].colormask = 0xf;
+         key.fs.shadow_clamp_mask = clamp ? 1u << 3 : 0;
+         struct tc_shader_binary bin;
+         fs_mode = true;
+         bool run = compile(b.shader, &key, &bin);
+         if (run) {
+            for (unsigned l = 0; l < LANES; l++) {
+               coverage[l] = 1;
+               tile_written[l] = false;
+               zs_depth[l] = -100;
+            }
+            tex_calls = 0;
+            run = run_binary(&bin, true);
+         }
+         float want = (clamp ? fminf(fmaxf(refs[r], 0.0f), 1.0f) : refs[r]) + 16.0f * refs[r];
+         for (unsigned l = 0; l < LANES && run; l++) {
+            if (zs_depth[l] != want) {
+               note("clamp %u ref %g lane %u: depth %g want %g\n", clamp, refs[r], l, zs_depth[l],
+                    want);
+               run = false;
+            }
+         }
+         if (!run && bin.code)
+            dump_binary(&bin);
+         if (bin.code)
+            tc_shader_binary_finish(&bin);
+         fs_mode = false;
+         ok = ok && run;
+         ralloc_free(b.shader);
+      }
+   }
+   report("fragment: shadow reference clamped for key.shadow_clamp_mask views only", ok);
+}
+
 /* gl_FragCoord / gl_FrontFacing as st/mesa passes them without the
  * sysval caps: inputs at VARYING_SLOT_POS / VARYING_SLOT_FACE */
 static void
@@ -1930,6 +1995,7 @@ main(void)
    test_fragment(false);
    test_fragment(true);
    test_fragment_misc();
+   test_shadow_clamp();
    test_logicop();
    test_sysval_inputs();
    test_nested_loops();

@@ -17,6 +17,8 @@
  *   shadow       ARB_shadow: a depth texture sampled with shadow2D
  *                (GLSL 1.20) against references on both sides, LEQUAL and
  *                GREATER, and the DEPTH_TEXTURE_MODE swizzles
+ *   shadow_clamp references outside [0, 1] clamp for fixed-point depth
+ *                formats (16, 24, unsized) and not for DEPTH_COMPONENT32F
  *   tex3d        a 4x4x4 RGBA8 3D texture (glTexImage3D) sampled per slice
  *                with texture3D, nearest and linear between two slices,
  *                then glGenerateMipmap and level 1 on its own, then a
@@ -306,6 +308,70 @@ test_shadow(void)
              !gl_util_pixel_is(px, W, 60, 30, cases[i].right, 1, t)) {
             printf("  %s: format 0x%x case %u (func 0x%x, mode 0x%x, ref %.2f)\n", t, ifmt[f],
                    i, cases[i].func, cases[i].mode, cases[i].ref);
+            ok = false;
+         }
+      }
+      glDeleteProgram(prog);
+      glDeleteTextures(1, &tex);
+   }
+   gl_util_check(t, ok);
+}
+
+/* GL 4.6 8.23.1: "If the texture's internal format indicates a
+ * fixed-point depth texture, then D_t and D_ref are clamped to the range
+ * [0, 1]; otherwise no clamping is performed." A texture of 0.0 (left) and
+ * 1.0 (right) compared EQUAL with references -1 and 2: a fixed-point format
+ * clamps them to 0 and 1 and passes on one side, DEPTH_COMPONENT32F (when
+ * ARB_depth_buffer_float is exposed) fails on both. Regression: Z24,
+ * stored as Z32F, compared the unclamped reference (piglit
+ * glsl-fs-shadow2D-clamp-z, issue 13). */
+static void
+test_shadow_clamp(void)
+{
+   const char *t = "shadow_clamp";
+   if (glsl_version < 120 || !gl_util_has_ext("GL_ARB_shadow")) {
+      printf("SKIP: %s (no ARB_shadow / GLSL 1.20)\n", t);
+      return;
+   }
+   enum { S = 16 };
+   float depth[S * S];
+   for (unsigned y = 0; y < S; y++)
+      for (unsigned x = 0; x < S; x++)
+         depth[y * S + x] = x < S / 2 ? 0.0f : 1.0f;
+   static const GLenum ifmt[] = { GL_DEPTH_COMPONENT16, GL_DEPTH_COMPONENT24,
+                                  GL_DEPTH_COMPONENT, GL_DEPTH_COMPONENT32F };
+   bool ok = true;
+   for (unsigned f = 0; f < sizeof(ifmt) / sizeof(ifmt[0]) && ok; f++) {
+      bool fixed = ifmt[f] != GL_DEPTH_COMPONENT32F;
+      if (!fixed && !gl_util_has_ext("GL_ARB_depth_buffer_float"))
+         continue;
+      GLuint tex;
+      glGenTextures(1, &tex);
+      glBindTexture(GL_TEXTURE_2D, tex);
+      glTexImage2D(GL_TEXTURE_2D, 0, ifmt[f], S, S, 0, GL_DEPTH_COMPONENT, GL_FLOAT, depth);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_R_TO_TEXTURE);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_EQUAL);
+      glTexParameteri(GL_TEXTURE_2D, GL_DEPTH_TEXTURE_MODE, GL_LUMINANCE);
+      GLuint prog = gl_util_program(vs_quad, fs_shadow, NULL);
+      glUseProgram(prog);
+      glUniform1i(glGetUniformLocation(prog, "s"), 0);
+      static const uint8_t pass[4] = { 255, 255, 255, 255 }, fail[4] = { 0, 0, 0, 255 };
+      static const float refs[] = { -1.0f, 2.0f };
+      for (unsigned i = 0; i < 2 && ok; i++) {
+         glUseProgram(prog);
+         glUniform1f(glGetUniformLocation(prog, "ref"), refs[i]);
+         glClearColor(0.5f, 0.5f, 0.5f, 0.5f);
+         glClear(GL_COLOR_BUFFER_BIT);
+         draw_quad(prog);
+         uint8_t px[W * H * 4];
+         gl_util_read_fb(px, W, H);
+         const uint8_t *left = fixed && i == 0 ? pass : fail;
+         const uint8_t *right = fixed && i == 1 ? pass : fail;
+         if (!gl_util_pixel_is(px, W, 4, 30, left, 1, t) ||
+             !gl_util_pixel_is(px, W, 60, 30, right, 1, t)) {
+            printf("  %s: format 0x%x ref %.1f\n", t, ifmt[f], refs[i]);
             ok = false;
          }
       }
@@ -1861,6 +1927,7 @@ static const struct {
 } tests[] = {
    { "bgra_arrays", test_bgra_arrays }, { "index_range", test_index_range },
    { "version", test_version },         { "shadow", test_shadow },
+   { "shadow_clamp", test_shadow_clamp },
    { "tex3d", test_tex3d },             { "instancing", test_instancing },
    { "restart", test_restart },         { "indep_blend", test_indep_blend },
    { "vertex_texture", test_vertex_texture }, { "border", test_border },
