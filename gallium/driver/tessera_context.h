@@ -70,6 +70,10 @@ struct tessera_shader {
     * texture at unit stipple_unit (after the shader's own units). */
    nir_shader *nir_stipple;
    unsigned stipple_unit;
+   /* Texture units (bit = texture index < 16) the shader samples with a
+    * shadow compare: only those take part in the key's shadow_clamp_mask,
+    * so binding a Z24 texture does not make variants of other shaders. */
+   uint16_t shadow_textures;
 };
 
 /* ------------------------------------------------------------- state */

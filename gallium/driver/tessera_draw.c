@@ -315,7 +315,7 @@ vs_key(struct tessera_context *ctx, struct tc_vs_key *key)
    }
    key->clip_halfz = s->rast->clip_halfz;
    key->ucp_enables = s->rast->clip_plane_enable & 0xff;
-   key->shadow_clamp_mask = shadow_clamp_mask(s, PIPE_SHADER_VERTEX);
+   key->shadow_clamp_mask = shadow_clamp_mask(s, PIPE_SHADER_VERTEX) & s->vs->shadow_textures;
    return true;
 }
 
@@ -344,7 +344,7 @@ fs_key(struct tessera_context *ctx, struct tessera_batch *batch, enum pipe_prim_
       if (smp && smp->base.lod_bias != 0.0f)
          key->lod_bias_mask |= 1u << i;
    }
-   key->shadow_clamp_mask = shadow_clamp_mask(s, PIPE_SHADER_FRAGMENT);
+   key->shadow_clamp_mask = shadow_clamp_mask(s, PIPE_SHADER_FRAGMENT) & s->fs->shadow_textures;
    /* Only filled polygons are stippled (GL 1.x 3.6.5); the pattern
     * texture exists once st/mesa set one. */
    key->poly_stipple = s->rast->poly_stipple_enable && ctx->stipple_view &&

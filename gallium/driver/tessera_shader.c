@@ -46,6 +46,19 @@ shader_create(struct pipe_context *pctx, const struct pipe_shader_state *cso,
    }
    so->nir = nir;
    tc_preprocess_nir(so->nir);
+   nir_foreach_function(func, so->nir) {
+      if (!func->impl)
+         continue;
+      nir_foreach_block(block, func->impl) {
+         nir_foreach_instr(instr, block) {
+            if (instr->type != nir_instr_type_tex)
+               continue;
+            nir_tex_instr *tex = nir_instr_as_tex(instr);
+            if (tex->is_shadow && tex->texture_index < 16)
+               so->shadow_textures |= 1u << tex->texture_index;
+         }
+      }
+   }
    so->variants = _mesa_hash_table_create(NULL, key_hash, key_equal);
    if (tessera_context(pctx)->screen->debug & TESSERA_DBG_SHADERS) {
       fprintf(stderr, "tessera: %s shader created:\n",
