@@ -16,3 +16,11 @@ TESTS += test_hw_usc
 test_hw_usc_SRCS := tests/unit/test_hw_usc.c tests/unit/test_hw_usc_mmu.c
 test_hw_usc_LIBS := hwusc agxisa
 test_hw_usc_LDLIBS := -lcmocka
+
+# The native path against the interpreter, op by op (only with LLVM).
+ifeq ($(HAVE_LLVM),1)
+TESTS += test_hw_usc_native
+test_hw_usc_native_SRCS := tests/unit/test_hw_usc_native.c tests/unit/test_hw_usc_mmu.c
+test_hw_usc_native_LIBS := hwusc agxisa
+test_hw_usc_native_LDLIBS := -lcmocka
+endif
