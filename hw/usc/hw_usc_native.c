@@ -44,6 +44,20 @@ static int native_verbose;
 
 /* Compile statistics (TESSERA_USC_NATIVE_STATS=1 prints them at exit). */
 static uint64_t stat_shaders, stat_runs, stat_records, stat_ns;
+/* ALU/IMUL records left to the interpreter, by enum usc_op (and, for
+ * float ops, by a 16-bit destination): what to translate next. */
+static uint64_t stat_left[U_HOOK + 1][2];
+
+static const char *const op_names[U_HOOK + 1] = {
+   [U_MOV_IMM] = "mov_imm", [U_GET_SR] = "get_sr", [U_IADD] = "iadd", [U_IMADD] = "imadd",
+   [U_CONVERT] = "convert", [U_BFI] = "bfi", [U_BFEIL] = "bfeil", [U_EXTR] = "extr",
+   [U_SHLHI] = "shlhi", [U_SHRHI] = "shrhi", [U_ASR] = "asr", [U_ASRH] = "asrh",
+   [U_BITOP] = "bitop", [U_BITREV] = "bitrev", [U_POPCOUNT] = "popcount", [U_FFS] = "ffs",
+   [U_INTL] = "intl", [U_FMADD32] = "fmadd32", [U_FADD32] = "fadd32", [U_FMUL32] = "fmul32",
+   [U_FMADD16] = "fmadd16", [U_FADD16] = "fadd16", [U_FMUL16] = "fmul16",
+   [U_FUNARY] = "funary", [U_ICMPSEL] = "icmpsel", [U_FCMPSEL] = "fcmpsel",
+   [U_BALLOT] = "ballot",
+};
 
 static void
 print_stats(void)
@@ -54,6 +68,12 @@ print_stats(void)
               (unsigned long long)stat_shaders, (unsigned long long)stat_runs,
               (unsigned long long)stat_records, stat_ns / 1e6,
               stat_ns / 1e6 / (double)stat_shaders);
+   for (unsigned op = 0; op <= U_HOOK; op++)
+      for (unsigned h = 0; h < 2; h++)
+         if (stat_left[op][h])
+            fprintf(stderr, "usc native:   left to the interpreter: %s%s x%llu\n",
+                    op_names[op] ? op_names[op] : "?", h ? " (16-bit dst)" : "",
+                    (unsigned long long)stat_left[op][h]);
 }
 
 /* Called with jit_lock held. */
@@ -134,10 +154,10 @@ struct nb {
    LLVMContextRef ctx;
    LLVMModuleRef mod;
    LLVMBuilderRef b;
-   LLVMTypeRef i1, i32, i64, f32, v32i32, v32i64, v32f32, vptr, i32ptr;
+   LLVMTypeRef i1, i32, i64, f32, f64, v32i32, v32i64, v32f32, v32f64, vptr, i32ptr;
    LLVMValueRef fn, rarg, uarg, exmask;
-   LLVMValueRef fma_fn;
-   LLVMTypeRef fma_ty;
+   LLVMValueRef fma_fn, fabs_fn;
+   LLVMTypeRef fma_ty, fabs_ty;
    LLVMValueRef cur[HW_USC_NUM_GPRS];
    bool dirty[HW_USC_NUM_GPRS];
    LLVMValueRef uni[HW_USC_NUM_UNIFORMS];
@@ -426,6 +446,121 @@ icmp_lanes(struct nb *n, unsigned cc, LLVMValueRef a, LLVMValueRef b)
    return r;
 }
 
+
+static LLVMValueRef
+splat64_const(struct nb *n, uint64_t v)
+{
+   LLVMValueRef e[USC_W];
+   for (unsigned l = 0; l < USC_W; l++)
+      e[l] = LLVMConstInt(n->i64, v, false);
+   return LLVMConstVector(e, USC_W);
+}
+
+static LLVMValueRef
+q_and(struct nb *n, LLVMValueRef a, uint64_t c)
+{
+   return LLVMBuildAnd(n->b, a, splat64_const(n, c), "");
+}
+
+/* q + (rem > half || (rem == half && (q & 1))): nearest even. */
+static LLVMValueRef
+round_even(struct nb *n, LLVMValueRef q, LLVMValueRef rem, LLVMValueRef half)
+{
+   LLVMValueRef up = LLVMBuildOr(
+      n->b, LLVMBuildICmp(n->b, LLVMIntUGT, rem, half, ""),
+      LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntEQ, rem, half, ""),
+                   LLVMBuildICmp(n->b, LLVMIntNE, q_and(n, q, 1), splat64_const(n, 0), ""),
+                   ""), "");
+   return LLVMBuildAdd(n->b, q, LLVMBuildZExt(n->b, up, n->v32i64, ""), "");
+}
+
+/* tessera_f64_to_f16(d, false) over the lanes: one rounding to nearest
+ * even; the result in the low 16 bits of i32 lanes. */
+static LLVMValueRef
+f64_to_f16(struct nb *n, LLVMValueRef d)
+{
+   LLVMBuilderRef b = n->b;
+   LLVMValueRef u = LLVMBuildBitCast(b, d, n->v32i64, "");
+   LLVMValueRef sign = q_and(n, LLVMBuildLShr(b, u, splat64_const(n, 48), ""), 0x8000);
+   LLVMValueRef e = q_and(n, LLVMBuildLShr(b, u, splat64_const(n, 52), ""), 0x7ff);
+   LLVMValueRef m = q_and(n, u, (1ull << 52) - 1);
+   /* half normal: 1009 <= e <= 1038 */
+   LLVMValueRef qn = LLVMBuildOr(
+      b, LLVMBuildShl(b, LLVMBuildSub(b, e, splat64_const(n, 1008), ""), splat64_const(n, 10), ""),
+      LLVMBuildLShr(b, m, splat64_const(n, 42), ""), "");
+   qn = round_even(n, qn, q_and(n, m, (1ull << 42) - 1), splat64_const(n, 1ull << 41));
+   /* half denormal or zero: 998 <= e <= 1008 (drop 43..53); the shift is
+    * clamped so other lanes stay defined */
+   LLVMValueRef mant = LLVMBuildOr(b, m, splat64_const(n, 1ull << 52), "");
+   LLVMValueRef drop = LLVMBuildSub(b, splat64_const(n, 1051), e, "");
+   LLVMValueRef inrange = LLVMBuildAnd(
+      b, LLVMBuildICmp(b, LLVMIntUGE, e, splat64_const(n, 998), ""),
+      LLVMBuildICmp(b, LLVMIntULE, e, splat64_const(n, 1008), ""), "");
+   drop = sel(n, inrange, drop, splat64_const(n, 43));
+   LLVMValueRef qd = LLVMBuildLShr(b, mant, drop, "");
+   LLVMValueRef one = splat64_const(n, 1);
+   LLVMValueRef halfd = LLVMBuildShl(b, one, LLVMBuildSub(b, drop, one, ""), "");
+   LLVMValueRef remd = LLVMBuildAnd(b, mant, LLVMBuildSub(b, LLVMBuildShl(b, one, drop, ""), one, ""), "");
+   qd = round_even(n, qd, remd, halfd);
+   LLVMValueRef q = sel(n, LLVMBuildICmp(b, LLVMIntULT, LLVMBuildSub(b, e, splat64_const(n, 1009), ""),
+                                         splat64_const(n, 30), ""),
+                        qn,
+                        sel(n, LLVMBuildICmp(b, LLVMIntEQ, e, splat64_const(n, 0x7ff), ""),
+                            sel(n, LLVMBuildICmp(b, LLVMIntNE, m, splat64_const(n, 0), ""),
+                                splat64_const(n, 0x7e00 & 0x7fff), splat64_const(n, 0x7c00)),
+                            sel(n, LLVMBuildICmp(b, LLVMIntUGE, e, splat64_const(n, 1039), ""),
+                                splat64_const(n, 0x7c00),
+                                sel(n, inrange, qd, splat64_const(n, 0)))));
+   /* NaN gives 0x7e00 without the sign */
+   LLVMValueRef nan = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, e, splat64_const(n, 0x7ff), ""),
+                                   LLVMBuildICmp(b, LLVMIntNE, m, splat64_const(n, 0), ""), "");
+   LLVMValueRef r = sel(n, nan, splat64_const(n, 0x7e00), LLVMBuildOr(b, sign, q, ""));
+   return LLVMBuildTrunc(b, r, n->v32i32, "");
+}
+
+/* usc_store_f16(v, sat) of an exact/double value. */
+static LLVMValueRef
+f16_result(struct nb *n, LLVMValueRef v, bool sat)
+{
+   LLVMValueRef nan = LLVMBuildFCmp(n->b, LLVMRealUNO, v, v, "");
+   if (sat) {
+      LLVMValueRef u = LLVMBuildBitCast(n->b, v, n->v32i64, "");
+      LLVMValueRef neg = LLVMBuildICmp(n->b, LLVMIntSLT, u, splat64_const(n, 0), "");
+      LLVMValueRef onef = LLVMConstBitCast(splat64_const(n, 0x3ff0000000000000ull), n->v32f64);
+      v = sel(n, neg, LLVMConstNull(n->v32f64),
+              sel(n, LLVMBuildFCmp(n->b, LLVMRealOGT, v, onef, ""), onef, v));
+   }
+   return sel(n, nan, splat_const(n, sat ? 0 : 0x7e00), f64_to_f16(n, v));
+}
+
+/* usc_fma16(a, b, c): a*b exact, the sum by TwoSum rounded to odd, so
+ * the later rounding to half is the single rounding of the exact value. */
+static LLVMValueRef
+fma16(struct nb *n, LLVMValueRef a, LLVMValueRef b_, LLVMValueRef c)
+{
+   LLVMBuilderRef b = n->b;
+   LLVMValueRef p = LLVMBuildFMul(b, a, b_, "");
+   LLVMValueRef s = LLVMBuildFAdd(b, p, c, "");
+   LLVMValueRef bb = LLVMBuildFSub(b, s, p, "");
+   LLVMValueRef err = LLVMBuildFAdd(b, LLVMBuildFSub(b, p, LLVMBuildFSub(b, s, bb, ""), ""),
+                                    LLVMBuildFSub(b, c, bb, ""), "");
+   LLVMValueRef zero = LLVMConstNull(n->v32f64);
+   LLVMValueRef inf = LLVMConstBitCast(splat64_const(n, 0x7ff0000000000000ull), n->v32f64);
+   /* isfinite(x): |x| < inf (false for NaN) */
+   LLVMValueRef fin_s = LLVMBuildFCmp(b, LLVMRealOLT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &s, 1, ""), inf, "");
+   LLVMValueRef fin_p = LLVMBuildFCmp(b, LLVMRealOLT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &p, 1, ""), inf, "");
+   LLVMValueRef fin_c = LLVMBuildFCmp(b, LLVMRealOLT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &c, 1, ""), inf, "");
+   LLVMValueRef exact = LLVMBuildOr(
+      b, LLVMBuildNot(b, LLVMBuildAnd(b, LLVMBuildAnd(b, fin_s, fin_p, ""), fin_c, ""), ""),
+      LLVMBuildFCmp(b, LLVMRealOEQ, err, zero, ""), "");
+   LLVMValueRef u = LLVMBuildBitCast(b, s, n->v32i64, "");
+   LLVMValueRef toward0 = LLVMBuildXor(b, LLVMBuildFCmp(b, LLVMRealOGT, err, zero, ""),
+                                       LLVMBuildFCmp(b, LLVMRealOGT, s, zero, ""), "");
+   u = LLVMBuildSub(b, u, LLVMBuildZExt(b, toward0, n->v32i64, ""), "");
+   u = LLVMBuildOr(b, u, splat64_const(n, 1), "");
+   return sel(n, exact, s, LLVMBuildBitCast(b, u, n->v32f64, ""));
+}
+
 /* ---- what is translated -------------------------------------------------- */
 
 static bool
@@ -452,10 +587,13 @@ usc_native_translatable(const struct usc_inst *in)
       return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]) &&
              src_ok(&in->s[2]) && !(in->sat && in->shift == 0);
    case U_FADD32: case U_FMUL32:
-      return in->d.size == 32 && src_ok(&in->s[0]) && src_ok(&in->s[1]);
+      return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]);
    case U_FMADD32:
-      return in->d.size == 32 && src_ok(&in->s[0]) && src_ok(&in->s[1]) &&
-             src_ok(&in->s[2]);
+      return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]) && src_ok(&in->s[2]);
+   case U_FADD16: case U_FMUL16:
+      return in->d.size == 16 && src_ok(&in->s[0]) && src_ok(&in->s[1]);
+   case U_FMADD16:
+      return in->d.size == 16 && src_ok(&in->s[0]) && src_ok(&in->s[1]) && src_ok(&in->s[2]);
    case U_ICMPSEL:
       return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]) &&
              in->s[0].kind != SRC_FIMM && in->s[1].kind != SRC_FIMM &&
@@ -517,7 +655,25 @@ emit(struct nb *n, const struct usc_inst *in)
          LLVMValueRef args[3] = { a, b, f32_src(n, &in->s[2]) };
          r = LLVMBuildCall2(n->b, n->fma_ty, n->fma_fn, args, 3, "");
       }
-      write_dst(n, &in->d, f32_result(n, r, in->sat));
+      LLVMValueRef v = f32_result(n, r, in->sat);
+      if (in->d.size == 16)   /* rounded to f32 (FTZ, sat) first, then to half */
+         v = f16_result(n, LLVMBuildFPExt(n->b, LLVMBuildBitCast(n->b, v, n->v32f32, ""),
+                                          n->v32f64, ""), false);
+      write_dst(n, &in->d, v);
+      return;
+   }
+   case U_FADD16: case U_FMUL16: case U_FMADD16: {
+      /* sums and products of halves are exact in double */
+      LLVMValueRef a = LLVMBuildFPExt(n->b, f32_src(n, &in->s[0]), n->v32f64, "");
+      LLVMValueRef b = LLVMBuildFPExt(n->b, f32_src(n, &in->s[1]), n->v32f64, "");
+      LLVMValueRef r;
+      if (in->op == U_FADD16)
+         r = LLVMBuildFAdd(n->b, a, b, "");
+      else if (in->op == U_FMUL16)
+         r = LLVMBuildFMul(n->b, a, b, "");
+      else
+         r = fma16(n, a, b, LLVMBuildFPExt(n->b, f32_src(n, &in->s[2]), n->v32f64, ""));
+      write_dst(n, &in->d, f16_result(n, r, in->sat));
       return;
    }
    case U_ICMPSEL: case U_FCMPSEL: {
@@ -577,6 +733,8 @@ compile_locked(const struct hw_usc_shader *sh)
    n.i32 = LLVMInt32TypeInContext(n.ctx);
    n.i64 = LLVMInt64TypeInContext(n.ctx);
    n.f32 = LLVMFloatTypeInContext(n.ctx);
+   n.f64 = LLVMDoubleTypeInContext(n.ctx);
+   n.v32f64 = LLVMVectorType(n.f64, USC_W);
    n.v32i32 = LLVMVectorType(n.i32, USC_W);
    n.v32i64 = LLVMVectorType(n.i64, USC_W);
    n.v32f32 = LLVMVectorType(n.f32, USC_W);
@@ -585,6 +743,9 @@ compile_locked(const struct hw_usc_shader *sh)
    unsigned fma_id = LLVMLookupIntrinsicID("llvm.fma", 8);
    n.fma_fn = LLVMGetIntrinsicDeclaration(n.mod, fma_id, &n.v32f32, 1);
    n.fma_ty = LLVMIntrinsicGetType(n.ctx, fma_id, &n.v32f32, 1);
+   unsigned fabs_id = LLVMLookupIntrinsicID("llvm.fabs", 9);
+   n.fabs_fn = LLVMGetIntrinsicDeclaration(n.mod, fabs_id, &n.v32f64, 1);
+   n.fabs_ty = LLVMIntrinsicGetType(n.ctx, fabs_id, &n.v32f64, 1);
    LLVMTypeRef params[3] = { n.i32ptr, n.i32ptr, n.i32 };
    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), params, 3, false);
 
@@ -595,6 +756,11 @@ compile_locked(const struct hw_usc_shader *sh)
       while (j < count && usc_native_translatable(&sh->inst[j]) && (j == i || !start[j]))
          j++;
       if (j - i < MIN_RUN) {
+         for (unsigned k = i; k < (j > i ? j : i + 1); k++) {
+            const struct usc_inst *in = &sh->inst[k];
+            if (in->cls == C_ALU || in->cls == C_IMUL)
+               stat_left[in->op][in->d.size == 16]++;
+         }
          i = j > i ? j : i + 1;
          continue;
       }
