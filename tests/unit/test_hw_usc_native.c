@@ -41,7 +41,8 @@ capture(void *user, const struct hw_usc_simd *s)
 }
 
 /* Loads r2..r5 (lane-indexed) from four buffers, runs the op under test
- * (record 7) and a follower that reads its result in the same run. */
+ * (record 7, or 8 inside a divergent if: the exec mask then has holes
+ * anywhere) and followers that read its result in the same run. */
 static const char preamble[] =
    "get_sr r1, sr52\n"
    "device_load 0, i32, x, r2, u0_u1, r1, unsigned\n"
@@ -50,7 +51,7 @@ static const char preamble[] =
    "device_load 0, i32, x, r5, u6_u7, r1, unsigned\n"
    "wait 0\n"
    "mov_imm r9, 2779096485, 0b0\n";
-#define OP_RECORD 7
+static unsigned op_record;
 
 static const char *const ops[] = {
    "mov_imm r10, 305419896, 0b0", "mov_imm r10h, 4660", "mov_imm r10l, 65535",
@@ -169,8 +170,8 @@ run_shader(struct hw_usc_shader *sh, unsigned threads, const uint32_t *uni,
    out->op_native = false;
    if (nat) {
       out->native_records = nat->nrecords;
-      for (unsigned i = 0; i <= OP_RECORD && i < sh->count; i++)
-         if (nat->at[i] && nat->at[i]->end > OP_RECORD)
+      for (unsigned i = 0; i <= op_record && i < sh->count; i++)
+         if (nat->at[i] && nat->at[i]->end > op_record)
             out->op_native = true;
    }
 }
@@ -191,19 +192,23 @@ test_ops_match_interpreter(void **state)
    static struct outcome a, b;
    char src[1024];
    uint8_t code[4096];
-   for (unsigned k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
-      snprintf(src, sizeof(src), "%s%s\nxor r12, r10, r3\nfadd32 r13, r10, r2\nstop\n",
-               preamble, ops[k]);
+   for (unsigned k = 0; k < 2 * sizeof(ops) / sizeof(ops[0]); k++) {
+      const char *op = ops[k / 2];
+      bool divergent = k & 1;
+      snprintf(src, sizeof(src), "%s%s%s\nxor r12, r10, r3\nfadd32 r13, r10, r2\n%sstop\n",
+               preamble, divergent ? "if_icmp r0l, ugt, r2, r3, 1\n" : "", op,
+               divergent ? "pop_exec r0l, 1\n" : "");
+      op_record = divergent ? 8 : 7;
       size_t len = 0;
       char err[160];
       if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)))
-         fail_msg("%s: assembly failed: %s", ops[k], err);
+         fail_msg("%s: assembly failed: %s", op, err);
       /* one compile per mode, many inputs */
       struct hw_usc_shader *interp = compile_mode(code, len, 0);
       (void)usc_native_get(interp);
       struct hw_usc_shader *native = compile_mode(code, len, 1);
       for (unsigned seed = 1; seed <= 64; seed++) {
-         rng_state = seed * 2654435761u + k;
+         rng_state = seed * 2654435761u + k / 2;
          uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
          for (unsigned i = 0; i < 4; i++) {
             uint64_t va = GPU(BUF(i));
@@ -220,13 +225,13 @@ test_ops_match_interpreter(void **state)
          run_shader(interp, threads, uni, &a);
          run_shader(native, threads, uni, &b);
          if (!b.op_native)
-            fail_msg("%s: not translated by the native path", ops[k]);
+            fail_msg("%s: not translated by the native path", op);
          for (unsigned r = 0; r < HW_USC_NUM_GPRS; r++)
             for (unsigned l = 0; l < 32; l++)
                if (a.r[r][l] != b.r[r][l])
-                  fail_msg("%s (seed %u, %u threads): r%u lane %u: interpreter 0x%08x, "
+                  fail_msg("%s (%s, seed %u, %u threads): r%u lane %u: interpreter 0x%08x, "
                            "native 0x%08x (inputs 0x%08x 0x%08x 0x%08x 0x%08x u8 0x%08x "
-                           "u9 0x%08x)", ops[k], seed, threads, r, l, a.r[r][l], b.r[r][l],
+                           "u9 0x%08x)", op, divergent ? "in an if" : "straight", seed, threads, r, l, a.r[r][l], b.r[r][l],
                            a.r[2][l], a.r[3][l], a.r[4][l], a.r[5][l], uni[8], uni[9]);
          assert_memory_equal(&a.st, &b.st, sizeof(a.st));
       }
