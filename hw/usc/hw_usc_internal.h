@@ -133,6 +133,7 @@ struct hw_usc_shader {
    /* Native code of its ALU runs (hw_usc_native.c), made on the first
     * launch and read without a lock (atomic pointer, set once). */
    struct usc_native *native;
+   uint64_t native_work;       /* estimated instructions run (TESSERA_USC_NATIVE=1) */
 };
 
 /*
@@ -157,9 +158,11 @@ struct usc_native {
  * Weak: a program that links libhwusc.a without the native object (Mesa's
  * compiler test, a build without LLVM) gets NULL here and interprets.
  * Programs of this tree pull it in with -u usc_native_get (Makefile).
- *   usc_native_get: the shader's native code, compiled on first use
- *     (thread-safe); NULL when TESSERA_USC_NATIVE=0, nothing is
- *     translatable, or the JIT failed (reported once, then interpreted).
+ *   usc_native_get: the shader's native code, compiled once (thread-safe):
+ *     with TESSERA_USC_NATIVE=1 (default) once the shader is hot (about
+ *     USC_NATIVE_HOT instructions run), with 2 at its first launch; NULL
+ *     before that, with 0, when nothing is translatable, or when the JIT
+ *     failed (reported once, then interpreted).
  *   usc_native_release: frees it (hw_usc_shader_free).
  *   usc_native_set_mode: overrides TESSERA_USC_NATIVE for shaders not yet
  *     compiled (tests).
@@ -175,6 +178,7 @@ bool usc_native_translatable(const struct usc_inst *in) __attribute__((weak));
 void usc_native_shutdown(void) __attribute__((weak));
 /* Default of TESSERA_USC_NATIVE when unset. */
 #define HW_USC_NATIVE_DEFAULT 1
+#define USC_NATIVE_HOT 200000
 
 /* Pending register writes of an async load under HW_USC_STRICT_WAIT. */
 #define USC_MAX_PENDING 16

@@ -39,7 +39,8 @@ static LLVMOrcLLJITRef jit;
 static bool jit_failed;
 static unsigned jit_serial;        /* unique function names */
 static unsigned jit_users;         /* live shaders holding JIT code */
-static int native_mode = -1;       /* TESSERA_USC_NATIVE: 0 off, 1 on */
+static int native_mode = -1;       /* TESSERA_USC_NATIVE: 0 off, 1 hot shaders,
+                                      2 every shader at its first launch */
 static int native_verbose;
 
 /* Compile statistics (TESSERA_USC_NATIVE_STATS=1 prints them at exit);
@@ -89,17 +90,31 @@ mode_locked(void)
             m = 0;
          else if (!strcmp(e, "1"))
             m = 1;
+         else if (!strcmp(e, "2"))
+            m = 2;
          else
-            fprintf(stderr, "tessera: TESSERA_USC_NATIVE=%s is not 0 or 1; "
+            fprintf(stderr, "tessera: TESSERA_USC_NATIVE=%s is not 0, 1 or 2; "
                     "using the default (%d)\n", e, m);
       }
       const char *v = getenv("TESSERA_USC_NATIVE_STATS");
       native_verbose = v && !strcmp(v, "1");
       if (native_verbose)
          atexit(print_stats);
-      native_mode = m;
+      __atomic_store_n(&native_mode, m, __ATOMIC_RELEASE);
    }
    return native_mode;
+}
+
+static int
+current_mode(void)
+{
+   int m = __atomic_load_n(&native_mode, __ATOMIC_ACQUIRE);
+   if (m < 0) {
+      pthread_mutex_lock(&jit_lock);
+      m = mode_locked();
+      pthread_mutex_unlock(&jit_lock);
+   }
+   return m;
 }
 
 static void
@@ -864,6 +879,16 @@ usc_native_get(const struct hw_usc_shader *sh)
    const struct usc_native *nat = __atomic_load_n(&w->native, __ATOMIC_ACQUIRE);
    if (nat)
       return nat == &none_marker ? NULL : nat;
+   /* Mode 1 compiles a shader once it is hot: compiling costs about what
+    * interpreting ~10^5 SIMD-group instructions does, and a trace can hold
+    * a thousand shaders that each run a few groups.  The work is estimated
+    * as the shader's length per group run (every caller adds, so the
+    * order of worker threads does not matter: results are identical
+    * either way). */
+   if (current_mode() == 1 &&
+       __atomic_add_fetch(&w->native_work, sh->count ? sh->count : 1, __ATOMIC_RELAXED) <
+          USC_NATIVE_HOT)
+      return NULL;
    pthread_mutex_lock(&jit_lock);
    nat = __atomic_load_n(&w->native, __ATOMIC_ACQUIRE);
    if (!nat) {
@@ -913,7 +938,7 @@ void
 usc_native_set_mode(int mode)
 {
    pthread_mutex_lock(&jit_lock);
-   native_mode = mode;
+   __atomic_store_n(&native_mode, mode, __ATOMIC_RELEASE);
    pthread_mutex_unlock(&jit_lock);
 }
 

@@ -206,7 +206,7 @@ test_ops_match_interpreter(void **state)
       /* one compile per mode, many inputs */
       struct hw_usc_shader *interp = compile_mode(code, len, 0);
       (void)usc_native_get(interp);
-      struct hw_usc_shader *native = compile_mode(code, len, 1);
+      struct hw_usc_shader *native = compile_mode(code, len, 2);
       for (unsigned seed = 1; seed <= 64; seed++) {
          rng_state = seed * 2654435761u + k / 2;
          uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
@@ -238,10 +238,11 @@ test_ops_match_interpreter(void **state)
       hw_usc_shader_free(interp);
       hw_usc_shader_free(native);
    }
-   usc_native_set_mode(1);
+   usc_native_set_mode(2);
 }
 
-/* TESSERA_USC_NATIVE=0's path: nothing compiled, the interpreter alone. */
+/* TESSERA_USC_NATIVE's modes: 0 compiles nothing, 2 at the first launch,
+ * 1 once the shader has run enough. */
 static void
 test_switch_off(void **state)
 {
@@ -256,10 +257,23 @@ test_switch_off(void **state)
    run_mode(code, len, 0, 32, uni, &a);
    assert_int_equal(a.native_records, 0);
    assert_int_equal(a.r[4][0], 21);
-   run_mode(code, len, 1, 32, uni, &a);
+   run_mode(code, len, 2, 32, uni, &a);
    assert_int_equal(a.native_records, 3);
    assert_int_equal(a.r[4][31], 21);
-   usc_native_set_mode(1);
+   /* 1 (the default): interpreted until the shader is hot, then native */
+   run_mode(code, len, 1, 32, uni, &a);
+   assert_int_equal(a.native_records, 0);
+   struct hw_usc_shader *sh = compile_mode(code, len, 1);
+   unsigned launches = 0;
+   do {
+      run_shader(sh, 32, uni, &a);
+      launches++;
+   } while (!a.native_records && launches < 1000000);
+   assert_int_equal(a.native_records, 3);
+   assert_true(launches > 1000);
+   assert_int_equal(a.r[4][31], 21);
+   hw_usc_shader_free(sh);
+   usc_native_set_mode(2);
 }
 
 int
