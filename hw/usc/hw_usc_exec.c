@@ -722,8 +722,8 @@ first_lane(uint32_t m)
    return m ? (unsigned)__builtin_ctz(m) : 0;
 }
 
-enum hw_usc_status
-usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
+static enum hw_usc_status
+run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
 {
    const struct hw_usc_shader *sh = s->launch->shader;
    const struct usc_inst *code = sh->inst;
@@ -1081,4 +1081,15 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
       }
       s->pc = next;
    }
+}
+
+enum hw_usc_status
+usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
+{
+   const uint64_t i0 = s->instructions;
+   enum hw_usc_status rc = run_simd(s, budget, res);
+   /* the instructions this shader ran, for the native path's "hot" test */
+   if (usc_native_note)
+      usc_native_note(s->launch->shader, s->instructions - i0);
+   return rc;
 }

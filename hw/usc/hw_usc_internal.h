@@ -133,7 +133,7 @@ struct hw_usc_shader {
    /* Native code of its ALU runs (hw_usc_native.c), made on the first
     * launch and read without a lock (atomic pointer, set once). */
    struct usc_native *native;
-   uint64_t native_work;       /* estimated instructions run (TESSERA_USC_NATIVE=1) */
+   uint64_t native_work;       /* instructions run before it was compiled */
 };
 
 /*
@@ -159,8 +159,10 @@ struct usc_native {
  * compiler test, a build without LLVM) gets NULL here and interprets.
  * Programs of this tree pull it in with -u usc_native_get (Makefile).
  *   usc_native_get: the shader's native code, compiled once (thread-safe):
- *     with TESSERA_USC_NATIVE=1 (default) once the shader is hot (about
- *     USC_NATIVE_HOT instructions run), with 2 at its first launch; NULL
+ *     with TESSERA_USC_NATIVE=1 (default) once the shader is hot
+ *     (USC_NATIVE_HOT SIMD-group instructions run, counted by
+ *     usc_native_note at the end of usc_run_simd), with 2 at its first
+ *     launch; NULL
  *     before that, with 0, when nothing is translatable, or when the JIT
  *     failed (reported once, then interpreted).
  *   usc_native_release: frees it (hw_usc_shader_free).
@@ -171,6 +173,8 @@ struct usc_native {
 const struct usc_native *usc_native_get(const struct hw_usc_shader *sh)
    __attribute__((weak));
 void usc_native_release(struct hw_usc_shader *sh) __attribute__((weak));
+void usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
+   __attribute__((weak));
 void usc_native_set_mode(int mode) __attribute__((weak));
 bool usc_native_translatable(const struct usc_inst *in) __attribute__((weak));
 /* Disposes of the JIT when no shader holds native code (it is made again

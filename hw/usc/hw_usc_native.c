@@ -881,13 +881,11 @@ usc_native_get(const struct hw_usc_shader *sh)
       return nat == &none_marker ? NULL : nat;
    /* Mode 1 compiles a shader once it is hot: compiling costs about what
     * interpreting ~10^5 SIMD-group instructions does, and a trace can hold
-    * a thousand shaders that each run a few groups.  The work is estimated
-    * as the shader's length per group run (every caller adds, so the
-    * order of worker threads does not matter: results are identical
-    * either way). */
+    * a thousand shaders that each run a few groups.  usc_native_note()
+    * counts the instructions run (whichever worker threads run them:
+    * results are identical either way). */
    if (current_mode() == 1 &&
-       __atomic_add_fetch(&w->native_work, sh->count ? sh->count : 1, __ATOMIC_RELAXED) <
-          USC_NATIVE_HOT)
+       __atomic_load_n(&w->native_work, __ATOMIC_RELAXED) < USC_NATIVE_HOT)
       return NULL;
    pthread_mutex_lock(&jit_lock);
    nat = __atomic_load_n(&w->native, __ATOMIC_ACQUIRE);
@@ -911,6 +909,14 @@ usc_native_get(const struct hw_usc_shader *sh)
    }
    pthread_mutex_unlock(&jit_lock);
    return nat == &none_marker ? NULL : nat;
+}
+
+void
+usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
+{
+   struct hw_usc_shader *w = (struct hw_usc_shader *)sh;
+   if (!__atomic_load_n(&w->native, __ATOMIC_RELAXED))
+      __atomic_add_fetch(&w->native_work, instructions, __ATOMIC_RELAXED);
 }
 
 void
