@@ -15,6 +15,8 @@
 # name_LIBS lists our libraries (linked as a group, so their order does not
 # matter);
 # name_LDLIBS adds system libraries.
+# A library may set lib_LINKPRE / lib_LINKPOST: link flags every program
+# linking it gets before its objects / after the archives.
 
 .DEFAULT_GOAL := all
 .SUFFIXES:
@@ -54,6 +56,17 @@ else
 $(error unknown VARIANT '$(VARIANT)': use release, san or fuzz)
 endif
 
+# LLVM 15 (optional): the USC native path (hw/usc/hw_usc_native.c, through
+# the LLVM-C ORC API). HAVE_LLVM=0 builds without it (interpreter only).
+LLVM_CONFIG ?= llvm-config-15
+ifeq ($(origin HAVE_LLVM),undefined)
+HAVE_LLVM := $(shell d=$$($(LLVM_CONFIG) --includedir 2>/dev/null) && test -f "$$d/llvm-c/LLJIT.h" && echo 1 || echo 0)
+endif
+ifeq ($(HAVE_LLVM),1)
+CPPFLAGS    += -isystem $(shell $(LLVM_CONFIG) --includedir) -DTESSERA_HAVE_LLVM=1
+LLVM_LDLIBS := $(shell $(LLVM_CONFIG) --ldflags --libs)
+endif
+
 LIBS      :=
 PROGS     :=
 TESTS     :=
@@ -83,7 +96,7 @@ endef
 define bin_template
 $(2): $$(call objs,$$($(1)_SRCS)) $$(call libfiles,$$($(1)_LIBS))
 	@mkdir -p $$(@D)
-	$$(CC) $$(LDFLAGS) $(3) -o $$@ $$(call objs,$$($(1)_SRCS)) -Wl,--start-group $$(call libfiles,$$($(1)_LIBS)) -Wl,--end-group $$($(1)_LDLIBS) $$(LDLIBS)
+	$$(CC) $$(LDFLAGS) $(3) -o $$@ $$(foreach l,$$(sort $$($(1)_LIBS)),$$($$(l)_LINKPRE)) $$(call objs,$$($(1)_SRCS)) -Wl,--start-group $$(call libfiles,$$($(1)_LIBS)) -Wl,--end-group $$($(1)_LDLIBS) $$(foreach l,$$(sort $$($(1)_LIBS)),$$($$(l)_LINKPOST)) $$(LDLIBS)
 ALL_OBJS += $$(call objs,$$($(1)_SRCS))
 endef
 

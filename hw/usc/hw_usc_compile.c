@@ -715,6 +715,8 @@ hw_usc_shader_free(struct hw_usc_shader *s)
 {
    if (!s)
       return;
+   if (usc_native_release)
+      usc_native_release(s);
    free(s->inst);
    free(s->hook_instrs);
    free(s->code);

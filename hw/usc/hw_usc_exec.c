@@ -722,18 +722,39 @@ first_lane(uint32_t m)
    return m ? (unsigned)__builtin_ctz(m) : 0;
 }
 
-enum hw_usc_status
-usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
+static enum hw_usc_status
+run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
 {
    const struct hw_usc_shader *sh = s->launch->shader;
    const struct usc_inst *code = sh->inst;
    struct hw_usc_stats *st = s->stats;
    enum hw_usc_status rc;
    s->at_barrier = false;
+   const struct usc_native *nat = usc_native_get ? usc_native_get(sh) : NULL;
 
    for (;;) {
       if (s->pc >= sh->count)
          return fail(s, res, HW_USC_BAD_CODE, "execution ran past the end of the shader");
+      const struct usc_native_run *nr = nat ? nat->at[s->pc] : NULL;
+      if (nr && (!budget || *budget >= nr->n)) {
+         /* A native run charges what interpreting its records would.  The
+          * stop flag is polled before an instruction whose count is a
+          * multiple of 256: if the run holds one and the flag is up, the
+          * records are interpreted so that the stop lands where it would. */
+         const uint64_t i0 = s->instructions;
+         if (!s->launch->stop_flag || ((i0 & 255) != 0 && (i0 + nr->n - 1) >> 8 == i0 >> 8) ||
+             !*s->launch->stop_flag) {
+            if (budget)
+               *budget -= nr->n;
+            s->instructions += nr->n;
+            s->cycles += nr->cycles;
+            st->alu += nr->alu;
+            st->imul += nr->imul;
+            nr->fn(&s->r[0][0], s->u, s->exec);
+            s->pc = nr->end;
+            continue;
+         }
+      }
       const struct usc_inst *in = &code[s->pc];
       if (budget) {
          if (*budget == 0)
@@ -1060,4 +1081,15 @@ usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
       }
       s->pc = next;
    }
+}
+
+enum hw_usc_status
+usc_run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
+{
+   const uint64_t i0 = s->instructions;
+   enum hw_usc_status rc = run_simd(s, budget, res);
+   /* the instructions this shader ran, for the native path's "hot" test */
+   if (usc_native_note)
+      usc_native_note(s->launch->shader, s->instructions - i0);
+   return rc;
 }

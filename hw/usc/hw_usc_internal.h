@@ -130,7 +130,59 @@ struct hw_usc_shader {
     * (hw_usc_cache_find). */
    uint8_t *code;
    struct hw_usc_shader *next_va;
+   /* Native code of its ALU runs (hw_usc_native.c), made on the first
+    * launch and read without a lock (atomic pointer, set once). */
+   struct usc_native *native;
+   uint64_t native_work;       /* instructions run before it was compiled */
 };
+
+/*
+ * The native path (hw_usc_native.c, built with TESSERA_HAVE_LLVM): runs of
+ * straight-line ALU records compiled to host code.  at[i] is the run
+ * starting at record i (NULL: interpret record i); a run of n records
+ * [i, end) charges what interpreting them would: n instructions, `cycles`,
+ * and its records' ALU / IMUL class counts.
+ */
+typedef void (*usc_native_fn)(uint32_t *r, const uint32_t *u, uint32_t exec);
+struct usc_native_run {
+   usc_native_fn fn;
+   uint32_t n, end, cycles, alu, imul;
+};
+struct usc_native {
+   struct usc_native_run **at;    /* [count] */
+   struct usc_native_run *runs;
+   unsigned nruns, nrecords;
+   void *rt;                       /* the JIT's resource tracker of this code */
+};
+/*
+ * Weak: a program that links libhwusc.a without the native object (Mesa's
+ * compiler test, a build without LLVM) gets NULL here and interprets.
+ * Programs of this tree pull it in with -u usc_native_get (Makefile).
+ *   usc_native_get: the shader's native code, compiled once (thread-safe):
+ *     with TESSERA_USC_NATIVE=1 (default) once the shader is hot
+ *     (USC_NATIVE_HOT SIMD-group instructions run, counted by
+ *     usc_native_note at the end of usc_run_simd), with 2 at its first
+ *     launch; NULL
+ *     before that, with 0, when nothing is translatable, or when the JIT
+ *     failed (reported once, then interpreted).
+ *   usc_native_release: frees it (hw_usc_shader_free).
+ *   usc_native_set_mode: overrides TESSERA_USC_NATIVE for shaders not yet
+ *     compiled (tests).
+ *   usc_native_translatable: whether the native path takes this record.
+ */
+const struct usc_native *usc_native_get(const struct hw_usc_shader *sh)
+   __attribute__((weak));
+void usc_native_release(struct hw_usc_shader *sh) __attribute__((weak));
+void usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
+   __attribute__((weak));
+void usc_native_set_mode(int mode) __attribute__((weak));
+bool usc_native_translatable(const struct usc_inst *in) __attribute__((weak));
+/* Disposes of the JIT when no shader holds native code (it is made again
+ * on demand); for leak checkers at teardown. */
+void usc_native_shutdown(void) __attribute__((weak));
+/* Default of TESSERA_USC_NATIVE when unset. */
+#define HW_USC_NATIVE_DEFAULT 1
+#define USC_NATIVE_HOT 200000
 
 /* Pending register writes of an async load under HW_USC_STRICT_WAIT. */
 #define USC_MAX_PENDING 16

@@ -1,0 +1,960 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The USC native path: runs of straight-line ALU records translated once
+ * per shader into host code through LLVM's ORC LLJIT (LLVM-C API).
+ *
+ * One function per run, void f(uint32_t r[128][32], const uint32_t *u,
+ * uint32_t exec): each record becomes <32 x i32> / <32 x float> vector
+ * operations on the SIMD group's register rows, written back under the
+ * exec mask by a select.  Registers a run touches are loaded once and
+ * stored once (exec cannot change inside a run: only control-flow records
+ * write it).  Every translated op mirrors the interpreter's helpers in
+ * hw_usc_exec.c bit for bit (FTZ on fp32 sources and results, canonical
+ * NaN, .sat, abs/neg as sign-bit operations); anything else stays in the
+ * interpreter, which remains the reference (docs/usc.md).
+ *
+ * Built only with TESSERA_HAVE_LLVM; the interpreter reaches this file
+ * through weak references (hw_usc_internal.h), so a program linking
+ * libhwusc.a without LLVM (Mesa's compiler test) simply has no native path.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hw/usc/hw_usc_internal.h"
+#include "tessera/float_bits.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+
+/* ---- the process-wide JIT ---------------------------------------------- */
+
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+static LLVMOrcLLJITRef jit;
+static bool jit_failed;
+static unsigned jit_serial;        /* unique function names */
+static unsigned jit_users;         /* live shaders holding JIT code */
+static int native_mode = -1;       /* TESSERA_USC_NATIVE: 0 off, 1 hot shaders,
+                                      2 every shader at its first launch */
+static int native_verbose;
+
+/* Compile statistics (TESSERA_USC_NATIVE_STATS=1 prints them at exit);
+ * compile time is the compiling thread's CPU time. */
+static uint64_t stat_shaders, stat_runs, stat_records, stat_ns;
+/* ALU/IMUL records left to the interpreter, by enum usc_op (and, for
+ * float ops, by a 16-bit destination): what to translate next. */
+static uint64_t stat_left[U_HOOK + 1][2];
+
+static const char *const op_names[U_HOOK + 1] = {
+   [U_MOV_IMM] = "mov_imm", [U_GET_SR] = "get_sr", [U_IADD] = "iadd", [U_IMADD] = "imadd",
+   [U_CONVERT] = "convert", [U_BFI] = "bfi", [U_BFEIL] = "bfeil", [U_EXTR] = "extr",
+   [U_SHLHI] = "shlhi", [U_SHRHI] = "shrhi", [U_ASR] = "asr", [U_ASRH] = "asrh",
+   [U_BITOP] = "bitop", [U_BITREV] = "bitrev", [U_POPCOUNT] = "popcount", [U_FFS] = "ffs",
+   [U_INTL] = "intl", [U_FMADD32] = "fmadd32", [U_FADD32] = "fadd32", [U_FMUL32] = "fmul32",
+   [U_FMADD16] = "fmadd16", [U_FADD16] = "fadd16", [U_FMUL16] = "fmul16",
+   [U_FUNARY] = "funary", [U_ICMPSEL] = "icmpsel", [U_FCMPSEL] = "fcmpsel",
+   [U_BALLOT] = "ballot",
+};
+
+static void
+print_stats(void)
+{
+   if (stat_shaders)
+      fprintf(stderr, "usc native: %llu shaders, %llu runs, %llu records, "
+              "%.3f ms CPU compiling (%.3f ms per shader)\n",
+              (unsigned long long)stat_shaders, (unsigned long long)stat_runs,
+              (unsigned long long)stat_records, stat_ns / 1e6,
+              stat_ns / 1e6 / (double)stat_shaders);
+   for (unsigned op = 0; op <= U_HOOK; op++)
+      for (unsigned h = 0; h < 2; h++)
+         if (stat_left[op][h])
+            fprintf(stderr, "usc native:   left to the interpreter: %s%s x%llu\n",
+                    op_names[op] ? op_names[op] : "?", h ? " (16-bit dst)" : "",
+                    (unsigned long long)stat_left[op][h]);
+}
+
+/* Called with jit_lock held. */
+static int
+mode_locked(void)
+{
+   if (native_mode < 0) {
+      const char *e = getenv("TESSERA_USC_NATIVE");
+      int m = HW_USC_NATIVE_DEFAULT;
+      if (e && *e) {
+         if (!strcmp(e, "0"))
+            m = 0;
+         else if (!strcmp(e, "1"))
+            m = 1;
+         else if (!strcmp(e, "2"))
+            m = 2;
+         else
+            fprintf(stderr, "tessera: TESSERA_USC_NATIVE=%s is not 0, 1 or 2; "
+                    "using the default (%d)\n", e, m);
+      }
+      const char *v = getenv("TESSERA_USC_NATIVE_STATS");
+      native_verbose = v && !strcmp(v, "1");
+      if (native_verbose)
+         atexit(print_stats);
+      __atomic_store_n(&native_mode, m, __ATOMIC_RELEASE);
+   }
+   return native_mode;
+}
+
+static int
+current_mode(void)
+{
+   int m = __atomic_load_n(&native_mode, __ATOMIC_ACQUIRE);
+   if (m < 0) {
+      pthread_mutex_lock(&jit_lock);
+      m = mode_locked();
+      pthread_mutex_unlock(&jit_lock);
+   }
+   return m;
+}
+
+static void
+report_error(const char *what, LLVMErrorRef e)
+{
+   char *m = LLVMGetErrorMessage(e);
+   fprintf(stderr, "tessera: usc native: %s: %s; using the interpreter\n", what, m);
+   LLVMDisposeErrorMessage(m);
+}
+
+static bool
+jit_init_locked(void)
+{
+   if (jit)
+      return true;
+   if (jit_failed)
+      return false;
+   jit_failed = true;
+   if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter())
+      return false;
+   LLVMOrcJITTargetMachineBuilderRef jtmb;
+   LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
+   if (e) {
+      report_error("detecting the host", e);
+      return false;
+   }
+   LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
+   LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(b, jtmb);
+   e = LLVMOrcCreateLLJIT(&jit, b);
+   if (e) {
+      jit = NULL;
+      report_error("creating the JIT", e);
+      return false;
+   }
+   /* libm/libgcc helpers codegen may call (fmaf without host FMA) */
+   LLVMOrcDefinitionGeneratorRef gen;
+   e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+      &gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+   if (e) {
+      report_error("process symbols", e);
+      LLVMOrcDisposeLLJIT(jit);
+      jit = NULL;
+      return false;
+   }
+   LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(jit), gen);
+   jit_failed = false;
+   return true;
+}
+
+/* ---- IR building ------------------------------------------------------- */
+
+struct nb {
+   LLVMContextRef ctx;
+   LLVMModuleRef mod;
+   LLVMBuilderRef b;
+   LLVMTypeRef i1, i32, i64, f32, f64, v32i32, v32i64, v32f32, v32f64, vptr, i32ptr;
+   LLVMValueRef fn, rarg, uarg, exmask;
+   LLVMValueRef fma_fn, fabs_fn;
+   LLVMTypeRef fma_ty, fabs_ty;
+   LLVMValueRef cur[HW_USC_NUM_GPRS];
+   bool dirty[HW_USC_NUM_GPRS];
+   LLVMValueRef uni[HW_USC_NUM_UNIFORMS];
+};
+
+static LLVMValueRef
+ci32(struct nb *n, uint32_t v)
+{
+   return LLVMConstInt(n->i32, v, false);
+}
+
+static LLVMValueRef
+splat_const(struct nb *n, uint32_t v)
+{
+   LLVMValueRef e[USC_W];
+   for (unsigned l = 0; l < USC_W; l++)
+      e[l] = ci32(n, v);
+   return LLVMConstVector(e, USC_W);
+}
+
+static LLVMValueRef
+fsplat_const(struct nb *n, uint32_t bits)
+{
+   return LLVMConstBitCast(splat_const(n, bits), n->v32f32);
+}
+
+static LLVMValueRef
+splat(struct nb *n, LLVMValueRef scalar)
+{
+   LLVMValueRef v = LLVMBuildInsertElement(n->b, LLVMGetUndef(n->v32i32), scalar,
+                                           ci32(n, 0), "");
+   return LLVMBuildShuffleVector(n->b, v, LLVMGetUndef(n->v32i32),
+                                 LLVMConstNull(LLVMVectorType(n->i32, USC_W)), "");
+}
+
+static LLVMValueRef
+reg_ptr(struct nb *n, unsigned reg)
+{
+   LLVMValueRef off = ci32(n, (reg & 127) * USC_W);
+   LLVMValueRef p = LLVMBuildGEP2(n->b, n->i32, n->rarg, &off, 1, "");
+   return LLVMBuildPointerCast(n->b, p, n->vptr, "");
+}
+
+static LLVMValueRef
+get_reg(struct nb *n, unsigned reg)
+{
+   reg &= 127;
+   if (!n->cur[reg]) {
+      LLVMValueRef ld = LLVMBuildLoad2(n->b, n->v32i32, reg_ptr(n, reg), "");
+      LLVMSetAlignment(ld, 4);
+      n->cur[reg] = ld;
+   }
+   return n->cur[reg];
+}
+
+static void
+set_reg(struct nb *n, unsigned reg, LLVMValueRef v)
+{
+   reg &= 127;
+   n->cur[reg] = v;
+   n->dirty[reg] = true;
+}
+
+static LLVMValueRef
+get_uni(struct nb *n, unsigned u)
+{
+   u &= 255;
+   if (!n->uni[u]) {
+      LLVMValueRef off = ci32(n, u);
+      LLVMValueRef p = LLVMBuildGEP2(n->b, n->i32, n->uarg, &off, 1, "");
+      LLVMValueRef ld = LLVMBuildLoad2(n->b, n->i32, p, "");
+      LLVMSetAlignment(ld, 4);
+      n->uni[u] = ld;
+   }
+   return n->uni[u];
+}
+
+/* Sources a run can read: no 64-bit forms. */
+static bool
+src_ok(const struct usc_src *s)
+{
+   switch (s->kind) {
+   case SRC_IMM: case SRC_FIMM: case SRC_R16: case SRC_R32: case SRC_U16: case SRC_U32:
+      return true;
+   default:
+      return false;
+   }
+}
+
+static unsigned
+src_bits32(const struct usc_src *s)
+{
+   return s->kind == SRC_R32 || s->kind == SRC_U32 ? 32 : 16;
+}
+
+/* rd_raw(), truncated to the low 32 bits. */
+static LLVMValueRef
+raw32(struct nb *n, const struct usc_src *s)
+{
+   switch (s->kind) {
+   case SRC_IMM: case SRC_FIMM:
+      return splat_const(n, s->imm);
+   case SRC_R32:
+      return get_reg(n, s->idx);
+   case SRC_R16: {
+      LLVMValueRef v = get_reg(n, (s->idx >> 1) & 127);
+      if (s->idx & 1)
+         v = LLVMBuildLShr(n->b, v, splat_const(n, 16), "");
+      return LLVMBuildAnd(n->b, v, splat_const(n, 0xffff), "");
+   }
+   case SRC_U32:
+      return splat(n, get_uni(n, s->idx));
+   default: {   /* SRC_U16 */
+      LLVMValueRef v = get_uni(n, (s->idx >> 1) & 255);
+      if (s->idx & 1)
+         v = LLVMBuildLShr(n->b, v, ci32(n, 16), "");
+      return splat(n, LLVMBuildAnd(n->b, v, ci32(n, 0xffff), ""));
+   }
+   }
+}
+
+/* rd_int(), low 32 bits: a 16-bit register/uniform source sign-extends
+ * with .sx (32-bit sources are their own low 32 bits either way). */
+static LLVMValueRef
+int32_src(struct nb *n, const struct usc_src *s, bool sx)
+{
+   LLVMValueRef v = raw32(n, s);
+   if (sx && s->kind != SRC_IMM && src_bits32(s) == 16) {
+      v = LLVMBuildShl(n->b, v, splat_const(n, 16), "");
+      v = LLVMBuildAShr(n->b, v, splat_const(n, 16), "");
+   }
+   return v;
+}
+
+/* rd_int() as 64-bit lanes, for compares. */
+static LLVMValueRef
+int64_src(struct nb *n, const struct usc_src *s, bool sx)
+{
+   bool x = sx && s->kind != SRC_IMM;
+   LLVMValueRef v = int32_src(n, s, x);
+   if (x)
+      return LLVMBuildSExt(n->b, v, n->v32i64, "");
+   return LLVMBuildZExt(n->b, v, n->v32i64, "");
+}
+
+static LLVMValueRef
+sel(struct nb *n, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b)
+{
+   return LLVMBuildSelect(n->b, c, a, b, "");
+}
+
+static LLVMValueRef
+ieq(struct nb *n, LLVMValueRef a, uint32_t c)
+{
+   return LLVMBuildICmp(n->b, LLVMIntEQ, a, splat_const(n, c), "");
+}
+
+/* hw_usc_f16_to_f32 over the lanes, as f32 bits (exact). */
+static LLVMValueRef
+half_to_f32_bits(struct nb *n, LLVMValueRef h)
+{
+   LLVMValueRef sign = LLVMBuildShl(n->b, LLVMBuildAnd(n->b, h, splat_const(n, 0x8000), ""),
+                                    splat_const(n, 16), "");
+   LLVMValueRef e = LLVMBuildAnd(n->b, LLVMBuildLShr(n->b, h, splat_const(n, 10), ""),
+                                 splat_const(n, 0x1f), "");
+   LLVMValueRef m = LLVMBuildAnd(n->b, h, splat_const(n, 0x3ff), "");
+   LLVMValueRef m13 = LLVMBuildShl(n->b, m, splat_const(n, 13), "");
+   LLVMValueRef infnan = LLVMBuildOr(n->b, LLVMBuildOr(n->b, sign, splat_const(n, 0x7f800000u), ""),
+                                     m13, "");
+   LLVMValueRef normal = LLVMBuildOr(
+      n->b, LLVMBuildOr(n->b, sign,
+                        LLVMBuildShl(n->b, LLVMBuildAdd(n->b, e, splat_const(n, 112), ""),
+                                     splat_const(n, 23), ""), ""), m13, "");
+   /* denormal: m * 2^-24 is exact in float; then the sign */
+   LLVMValueRef df = LLVMBuildFMul(n->b, LLVMBuildUIToFP(n->b, m, n->v32f32, ""),
+                                   fsplat_const(n, 0x33800000u /* 2^-24 */), "");
+   LLVMValueRef den = LLVMBuildOr(n->b, LLVMBuildBitCast(n->b, df, n->v32i32, ""), sign, "");
+   return sel(n, ieq(n, e, 31), infnan, sel(n, ieq(n, e, 0), den, normal));
+}
+
+/* rd_float() as f32 bits: fp32 flushed, fp16 exact, minifloat as is,
+ * then abs / neg on the sign bit (what fabsf and negation do). */
+static LLVMValueRef
+f32_src_bits(struct nb *n, const struct usc_src *s)
+{
+   LLVMValueRef v;
+   switch (s->kind) {
+   case SRC_R32: case SRC_U32: {
+      v = raw32(n, s);
+      LLVMValueRef e = LLVMBuildAnd(n->b, v, splat_const(n, 0x7f800000u), "");
+      v = sel(n, ieq(n, e, 0), LLVMBuildAnd(n->b, v, splat_const(n, 0x80000000u), ""), v);
+      break;
+   }
+   case SRC_FIMM:
+      v = splat_const(n, s->imm);
+      break;
+   case SRC_IMM:
+      v = splat_const(n, tessera_fui(hw_usc_f16_to_f32((uint16_t)s->imm)));
+      break;
+   default:   /* SRC_R16, SRC_U16 */
+      v = half_to_f32_bits(n, raw32(n, s));
+      break;
+   }
+   if (s->flags & SRCF_ABS)
+      v = LLVMBuildAnd(n->b, v, splat_const(n, 0x7fffffffu), "");
+   if (s->flags & SRCF_NEG)
+      v = LLVMBuildXor(n->b, v, splat_const(n, 0x80000000u), "");
+   return v;
+}
+
+static LLVMValueRef
+f32_src(struct nb *n, const struct usc_src *s)
+{
+   return LLVMBuildBitCast(n->b, f32_src_bits(n, s), n->v32f32, "");
+}
+
+/* usc_store_f32(r, sat) of an f32 result, as bits. */
+static LLVMValueRef
+f32_result(struct nb *n, LLVMValueRef r, bool sat)
+{
+   LLVMValueRef b = LLVMBuildBitCast(n->b, r, n->v32i32, "");
+   LLVMValueRef e = LLVMBuildAnd(n->b, b, splat_const(n, 0x7f800000u), "");
+   LLVMValueRef nan = LLVMBuildAnd(
+      n->b, ieq(n, e, 0x7f800000u),
+      LLVMBuildICmp(n->b, LLVMIntNE, LLVMBuildAnd(n->b, b, splat_const(n, 0x007fffffu), ""),
+                    splat_const(n, 0), ""), "");
+   LLVMValueRef v = sel(n, ieq(n, e, 0), LLVMBuildAnd(n->b, b, splat_const(n, 0x80000000u), ""), b);
+   if (!sat)
+      return sel(n, nan, splat_const(n, 0x7fc00000u), v);
+   /* applegpu's saturate: NaN, negatives and -0 -> +0, above 1 -> 1 */
+   v = sel(n, LLVMBuildICmp(n->b, LLVMIntSLT, v, splat_const(n, 0), ""), splat_const(n, 0), v);
+   v = sel(n, LLVMBuildICmp(n->b, LLVMIntUGT, v, splat_const(n, 0x3f800000u), ""),
+           splat_const(n, 0x3f800000u), v);
+   return sel(n, nan, splat_const(n, 0), v);
+}
+
+/* wr_lanes() for 16- and 32-bit destinations: v holds the value in its
+ * low bits; inactive lanes keep theirs. */
+static void
+write_dst(struct nb *n, const struct usc_dst *d, LLVMValueRef v)
+{
+   if (d->size == 32) {
+      set_reg(n, d->idx, sel(n, n->exmask, v, get_reg(n, d->idx)));
+      return;
+   }
+   unsigned reg = (d->idx >> 1) & 127, sh = (d->idx & 1) * 16;
+   LLVMValueRef old = get_reg(n, reg);
+   LLVMValueRef nv = LLVMBuildOr(
+      n->b, LLVMBuildAnd(n->b, old, splat_const(n, ~(0xffffu << sh)), ""),
+      LLVMBuildAnd(n->b, sh ? LLVMBuildShl(n->b, v, splat_const(n, sh), "") : v,
+                   splat_const(n, 0xffffu << sh), ""), "");
+   set_reg(n, reg, sel(n, n->exmask, nv, old));
+}
+
+static LLVMValueRef
+fcmp_lanes(struct nb *n, unsigned cc, LLVMValueRef a, LLVMValueRef b)
+{
+   LLVMValueRef r;
+   switch (cc & 7) {
+   case 0: r = LLVMBuildFCmp(n->b, LLVMRealOEQ, a, b, ""); break;
+   case 1: r = LLVMBuildFCmp(n->b, LLVMRealOLT, a, b, ""); break;
+   case 2: r = LLVMBuildFCmp(n->b, LLVMRealOGT, a, b, ""); break;
+   case 3: case 7:   /* NaN loses: !isnan(a) && (isnan(b) || a <> b) */
+      r = LLVMBuildAnd(
+         n->b, LLVMBuildFCmp(n->b, LLVMRealORD, a, a, ""),
+         LLVMBuildOr(n->b, LLVMBuildFCmp(n->b, LLVMRealUNO, b, b, ""),
+                     LLVMBuildFCmp(n->b, (cc & 7) == 3 ? LLVMRealOLT : LLVMRealOGT, a, b, ""),
+                     ""), "");
+      break;
+   case 5: r = LLVMBuildFCmp(n->b, LLVMRealOGE, a, b, ""); break;
+   case 6: r = LLVMBuildFCmp(n->b, LLVMRealOLE, a, b, ""); break;
+   default: r = LLVMConstNull(LLVMVectorType(n->i1, USC_W)); break;
+   }
+   if (cc & 8)
+      r = LLVMBuildNot(n->b, r, "");
+   return r;
+}
+
+static LLVMValueRef
+icmp_lanes(struct nb *n, unsigned cc, LLVMValueRef a, LLVMValueRef b)
+{
+   LLVMValueRef r = LLVMBuildICmp(n->b, (cc & 3) == 0 ? LLVMIntEQ :
+                                        (cc & 3) == 1 ? LLVMIntSLT : LLVMIntSGT, a, b, "");
+   if (cc & 8)
+      r = LLVMBuildNot(n->b, r, "");
+   return r;
+}
+
+
+static LLVMValueRef
+splat64_const(struct nb *n, uint64_t v)
+{
+   LLVMValueRef e[USC_W];
+   for (unsigned l = 0; l < USC_W; l++)
+      e[l] = LLVMConstInt(n->i64, v, false);
+   return LLVMConstVector(e, USC_W);
+}
+
+static LLVMValueRef
+q_and(struct nb *n, LLVMValueRef a, uint64_t c)
+{
+   return LLVMBuildAnd(n->b, a, splat64_const(n, c), "");
+}
+
+/* q + (rem > half || (rem == half && (q & 1))): nearest even. */
+static LLVMValueRef
+round_even(struct nb *n, LLVMValueRef q, LLVMValueRef rem, LLVMValueRef half)
+{
+   LLVMValueRef up = LLVMBuildOr(
+      n->b, LLVMBuildICmp(n->b, LLVMIntUGT, rem, half, ""),
+      LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntEQ, rem, half, ""),
+                   LLVMBuildICmp(n->b, LLVMIntNE, q_and(n, q, 1), splat64_const(n, 0), ""),
+                   ""), "");
+   return LLVMBuildAdd(n->b, q, LLVMBuildZExt(n->b, up, n->v32i64, ""), "");
+}
+
+/* tessera_f64_to_f16(d, false) over the lanes: one rounding to nearest
+ * even; the result in the low 16 bits of i32 lanes. */
+static LLVMValueRef
+f64_to_f16(struct nb *n, LLVMValueRef d)
+{
+   LLVMBuilderRef b = n->b;
+   LLVMValueRef u = LLVMBuildBitCast(b, d, n->v32i64, "");
+   LLVMValueRef sign = q_and(n, LLVMBuildLShr(b, u, splat64_const(n, 48), ""), 0x8000);
+   LLVMValueRef e = q_and(n, LLVMBuildLShr(b, u, splat64_const(n, 52), ""), 0x7ff);
+   LLVMValueRef m = q_and(n, u, (1ull << 52) - 1);
+   /* half normal: 1009 <= e <= 1038 */
+   LLVMValueRef qn = LLVMBuildOr(
+      b, LLVMBuildShl(b, LLVMBuildSub(b, e, splat64_const(n, 1008), ""), splat64_const(n, 10), ""),
+      LLVMBuildLShr(b, m, splat64_const(n, 42), ""), "");
+   qn = round_even(n, qn, q_and(n, m, (1ull << 42) - 1), splat64_const(n, 1ull << 41));
+   /* half denormal or zero: 998 <= e <= 1008 (drop 43..53); the shift is
+    * clamped so other lanes stay defined */
+   LLVMValueRef mant = LLVMBuildOr(b, m, splat64_const(n, 1ull << 52), "");
+   LLVMValueRef drop = LLVMBuildSub(b, splat64_const(n, 1051), e, "");
+   LLVMValueRef inrange = LLVMBuildAnd(
+      b, LLVMBuildICmp(b, LLVMIntUGE, e, splat64_const(n, 998), ""),
+      LLVMBuildICmp(b, LLVMIntULE, e, splat64_const(n, 1008), ""), "");
+   drop = sel(n, inrange, drop, splat64_const(n, 43));
+   LLVMValueRef qd = LLVMBuildLShr(b, mant, drop, "");
+   LLVMValueRef one = splat64_const(n, 1);
+   LLVMValueRef halfd = LLVMBuildShl(b, one, LLVMBuildSub(b, drop, one, ""), "");
+   LLVMValueRef remd = LLVMBuildAnd(b, mant, LLVMBuildSub(b, LLVMBuildShl(b, one, drop, ""), one, ""), "");
+   qd = round_even(n, qd, remd, halfd);
+   LLVMValueRef q = sel(n, LLVMBuildICmp(b, LLVMIntULT, LLVMBuildSub(b, e, splat64_const(n, 1009), ""),
+                                         splat64_const(n, 30), ""),
+                        qn,
+                        sel(n, LLVMBuildICmp(b, LLVMIntEQ, e, splat64_const(n, 0x7ff), ""),
+                            sel(n, LLVMBuildICmp(b, LLVMIntNE, m, splat64_const(n, 0), ""),
+                                splat64_const(n, 0x7e00 & 0x7fff), splat64_const(n, 0x7c00)),
+                            sel(n, LLVMBuildICmp(b, LLVMIntUGE, e, splat64_const(n, 1039), ""),
+                                splat64_const(n, 0x7c00),
+                                sel(n, inrange, qd, splat64_const(n, 0)))));
+   /* NaN gives 0x7e00 without the sign */
+   LLVMValueRef nan = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, e, splat64_const(n, 0x7ff), ""),
+                                   LLVMBuildICmp(b, LLVMIntNE, m, splat64_const(n, 0), ""), "");
+   LLVMValueRef r = sel(n, nan, splat64_const(n, 0x7e00), LLVMBuildOr(b, sign, q, ""));
+   return LLVMBuildTrunc(b, r, n->v32i32, "");
+}
+
+/* usc_store_f16(v, sat) of an exact/double value. */
+static LLVMValueRef
+f16_result(struct nb *n, LLVMValueRef v, bool sat)
+{
+   LLVMValueRef nan = LLVMBuildFCmp(n->b, LLVMRealUNO, v, v, "");
+   if (sat) {
+      LLVMValueRef u = LLVMBuildBitCast(n->b, v, n->v32i64, "");
+      LLVMValueRef neg = LLVMBuildICmp(n->b, LLVMIntSLT, u, splat64_const(n, 0), "");
+      LLVMValueRef onef = LLVMConstBitCast(splat64_const(n, 0x3ff0000000000000ull), n->v32f64);
+      v = sel(n, neg, LLVMConstNull(n->v32f64),
+              sel(n, LLVMBuildFCmp(n->b, LLVMRealOGT, v, onef, ""), onef, v));
+   }
+   return sel(n, nan, splat_const(n, sat ? 0 : 0x7e00), f64_to_f16(n, v));
+}
+
+/* usc_fma16(a, b, c): a*b exact, the sum by TwoSum rounded to odd, so
+ * the later rounding to half is the single rounding of the exact value. */
+static LLVMValueRef
+fma16(struct nb *n, LLVMValueRef a, LLVMValueRef b_, LLVMValueRef c)
+{
+   LLVMBuilderRef b = n->b;
+   LLVMValueRef p = LLVMBuildFMul(b, a, b_, "");
+   LLVMValueRef s = LLVMBuildFAdd(b, p, c, "");
+   LLVMValueRef bb = LLVMBuildFSub(b, s, p, "");
+   LLVMValueRef err = LLVMBuildFAdd(b, LLVMBuildFSub(b, p, LLVMBuildFSub(b, s, bb, ""), ""),
+                                    LLVMBuildFSub(b, c, bb, ""), "");
+   LLVMValueRef zero = LLVMConstNull(n->v32f64);
+   LLVMValueRef inf = LLVMConstBitCast(splat64_const(n, 0x7ff0000000000000ull), n->v32f64);
+   /* isfinite(x): |x| < inf (false for NaN) */
+   LLVMValueRef fin_s = LLVMBuildFCmp(b, LLVMRealOLT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &s, 1, ""), inf, "");
+   LLVMValueRef fin_p = LLVMBuildFCmp(b, LLVMRealOLT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &p, 1, ""), inf, "");
+   LLVMValueRef fin_c = LLVMBuildFCmp(b, LLVMRealOLT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &c, 1, ""), inf, "");
+   LLVMValueRef exact = LLVMBuildOr(
+      b, LLVMBuildNot(b, LLVMBuildAnd(b, LLVMBuildAnd(b, fin_s, fin_p, ""), fin_c, ""), ""),
+      LLVMBuildFCmp(b, LLVMRealOEQ, err, zero, ""), "");
+   LLVMValueRef u = LLVMBuildBitCast(b, s, n->v32i64, "");
+   LLVMValueRef toward0 = LLVMBuildXor(b, LLVMBuildFCmp(b, LLVMRealOGT, err, zero, ""),
+                                       LLVMBuildFCmp(b, LLVMRealOGT, s, zero, ""), "");
+   u = LLVMBuildSub(b, u, LLVMBuildZExt(b, toward0, n->v32i64, ""), "");
+   u = LLVMBuildOr(b, u, splat64_const(n, 1), "");
+   return sel(n, exact, s, LLVMBuildBitCast(b, u, n->v32f64, ""));
+}
+
+/* ---- what is translated -------------------------------------------------- */
+
+static bool
+dst_ok(const struct usc_dst *d)
+{
+   return d->size == 16 || d->size == 32;
+}
+
+bool
+usc_native_translatable(const struct usc_inst *in)
+{
+   if (in->cls != C_ALU && in->cls != C_IMUL)
+      return false;
+   switch ((enum usc_op)in->op) {
+   case U_MOV_IMM:
+      return dst_ok(&in->d);
+   case U_BITOP:
+      return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]);
+   case U_IADD:
+      /* the saturating form stays in the interpreter */
+      return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]) &&
+             !(in->sat && in->shift == 0);
+   case U_IMADD:
+      return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]) &&
+             src_ok(&in->s[2]) && !(in->sat && in->shift == 0);
+   case U_FADD32: case U_FMUL32:
+      return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]);
+   case U_FMADD32:
+      return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]) && src_ok(&in->s[2]);
+   case U_FADD16: case U_FMUL16:
+      return in->d.size == 16 && src_ok(&in->s[0]) && src_ok(&in->s[1]);
+   case U_FMADD16:
+      return in->d.size == 16 && src_ok(&in->s[0]) && src_ok(&in->s[1]) && src_ok(&in->s[2]);
+   case U_ICMPSEL:
+      return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]) &&
+             in->s[0].kind != SRC_FIMM && in->s[1].kind != SRC_FIMM &&
+             src_ok(&in->s[2]) && src_ok(&in->s[3]);
+   case U_FCMPSEL:
+      return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]) &&
+             src_ok(&in->s[2]) && src_ok(&in->s[3]);
+   default:
+      return false;
+   }
+}
+
+static void
+emit(struct nb *n, const struct usc_inst *in)
+{
+   switch ((enum usc_op)in->op) {
+   case U_MOV_IMM:
+      write_dst(n, &in->d, splat_const(n, in->s[0].imm));
+      return;
+   case U_BITOP: {
+      LLVMValueRef a = raw32(n, &in->s[0]), b = raw32(n, &in->s[1]);
+      unsigned tt = in->cc;
+      if (tt == 0x3 || tt == 0xc) {   /* a move of A (applegpu) */
+         write_dst(n, &in->d, a);
+         return;
+      }
+      LLVMValueRef na = LLVMBuildNot(n->b, a, ""), nb_ = LLVMBuildNot(n->b, b, "");
+      LLVMValueRef r = splat_const(n, 0);
+      if (tt & 1) r = LLVMBuildOr(n->b, r, LLVMBuildAnd(n->b, na, nb_, ""), "");
+      if (tt & 2) r = LLVMBuildOr(n->b, r, LLVMBuildAnd(n->b, a, nb_, ""), "");
+      if (tt & 4) r = LLVMBuildOr(n->b, r, LLVMBuildAnd(n->b, na, b, ""), "");
+      if (tt & 8) r = LLVMBuildOr(n->b, r, LLVMBuildAnd(n->b, a, b, ""), "");
+      write_dst(n, &in->d, r);
+      return;
+   }
+   case U_IADD: case U_IMADD: {
+      bool mad = in->op == U_IMADD;
+      LLVMValueRef a = int32_src(n, &in->s[0], in->s[0].flags & SRCF_SX);
+      LLVMValueRef b = int32_src(n, &in->s[1], in->s[1].flags & SRCF_SX);
+      LLVMValueRef add = b, base = a;
+      if (mad) {
+         add = int32_src(n, &in->s[2], in->s[2].flags & SRCF_SX);
+         base = LLVMBuildMul(n->b, a, b, "");
+      }
+      if (in->neg)
+         add = LLVMBuildSub(n->b, splat_const(n, 0), add, "");
+      add = in->shift < 5 ? LLVMBuildShl(n->b, add, splat_const(n, in->shift), "")
+                          : splat_const(n, 0);
+      write_dst(n, &in->d, LLVMBuildAdd(n->b, base, add, ""));
+      return;
+   }
+   case U_FADD32: case U_FMUL32: case U_FMADD32: {
+      LLVMValueRef a = f32_src(n, &in->s[0]), b = f32_src(n, &in->s[1]), r;
+      if (in->op == U_FADD32) {
+         r = LLVMBuildFAdd(n->b, a, b, "");
+      } else if (in->op == U_FMUL32) {
+         r = LLVMBuildFMul(n->b, a, b, "");
+      } else {
+         LLVMValueRef args[3] = { a, b, f32_src(n, &in->s[2]) };
+         r = LLVMBuildCall2(n->b, n->fma_ty, n->fma_fn, args, 3, "");
+      }
+      LLVMValueRef v = f32_result(n, r, in->sat);
+      if (in->d.size == 16)   /* rounded to f32 (FTZ, sat) first, then to half */
+         v = f16_result(n, LLVMBuildFPExt(n->b, LLVMBuildBitCast(n->b, v, n->v32f32, ""),
+                                          n->v32f64, ""), false);
+      write_dst(n, &in->d, v);
+      return;
+   }
+   case U_FADD16: case U_FMUL16: case U_FMADD16: {
+      /* sums and products of halves are exact in double */
+      LLVMValueRef a = LLVMBuildFPExt(n->b, f32_src(n, &in->s[0]), n->v32f64, "");
+      LLVMValueRef b = LLVMBuildFPExt(n->b, f32_src(n, &in->s[1]), n->v32f64, "");
+      LLVMValueRef r;
+      if (in->op == U_FADD16)
+         r = LLVMBuildFAdd(n->b, a, b, "");
+      else if (in->op == U_FMUL16)
+         r = LLVMBuildFMul(n->b, a, b, "");
+      else
+         r = fma16(n, a, b, LLVMBuildFPExt(n->b, f32_src(n, &in->s[2]), n->v32f64, ""));
+      write_dst(n, &in->d, f16_result(n, r, in->sat));
+      return;
+   }
+   case U_ICMPSEL: case U_FCMPSEL: {
+      LLVMValueRef c;
+      if (in->op == U_FCMPSEL) {
+         c = fcmp_lanes(n, in->cc, f32_src(n, &in->s[0]), f32_src(n, &in->s[1]));
+      } else {
+         /* the condition's sign bit decides the extension (applegpu) */
+         bool sx = in->cc & 4;
+         c = icmp_lanes(n, in->cc, int64_src(n, &in->s[0], sx), int64_src(n, &in->s[1], sx));
+      }
+      write_dst(n, &in->d, sel(n, c, raw32(n, &in->s[2]), raw32(n, &in->s[3])));
+      return;
+   }
+   default:
+      return;
+   }
+}
+
+/* ---- shaders -------------------------------------------------------------- */
+
+/* Shortest run worth a call. */
+#define MIN_RUN 2
+
+static const struct usc_native none_marker;
+
+static struct usc_native *
+compile_locked(const struct hw_usc_shader *sh)
+{
+   const unsigned count = sh->count;
+   bool *start = calloc(count + 1, 1);
+   struct usc_native *nat = calloc(1, sizeof(*nat));
+   if (!start || !nat)
+      goto fail;
+   /* Runs end where control can enter: branch/call targets and the
+    * record after a call (return address).  Entering mid-run elsewhere
+    * is still correct: those records are interpreted. */
+   for (unsigned i = 0; i < count; i++) {
+      const struct usc_inst *in = &sh->inst[i];
+      if ((in->op == U_JMP_ANY || in->op == U_JMP_NONE || in->op == U_CALL) &&
+          in->target >= 0 && (unsigned)in->target < count)
+         start[in->target] = true;
+      if (in->op == U_CALL || in->op == U_CALL_REG)
+         start[i + 1] = true;
+   }
+   nat->at = calloc(count ? count : 1, sizeof(*nat->at));
+   nat->runs = calloc(count ? count : 1, sizeof(*nat->runs));
+   if (!nat->at || !nat->runs)
+      goto fail;
+
+   struct nb n = { 0 };
+   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+   n.ctx = LLVMOrcThreadSafeContextGetContext(tsc);
+   n.mod = LLVMModuleCreateWithNameInContext("usc", n.ctx);
+   n.b = LLVMCreateBuilderInContext(n.ctx);
+   n.i1 = LLVMInt1TypeInContext(n.ctx);
+   n.i32 = LLVMInt32TypeInContext(n.ctx);
+   n.i64 = LLVMInt64TypeInContext(n.ctx);
+   n.f32 = LLVMFloatTypeInContext(n.ctx);
+   n.f64 = LLVMDoubleTypeInContext(n.ctx);
+   n.v32f64 = LLVMVectorType(n.f64, USC_W);
+   n.v32i32 = LLVMVectorType(n.i32, USC_W);
+   n.v32i64 = LLVMVectorType(n.i64, USC_W);
+   n.v32f32 = LLVMVectorType(n.f32, USC_W);
+   n.vptr = LLVMPointerType(n.v32i32, 0);
+   n.i32ptr = LLVMPointerType(n.i32, 0);
+   unsigned fma_id = LLVMLookupIntrinsicID("llvm.fma", 8);
+   n.fma_fn = LLVMGetIntrinsicDeclaration(n.mod, fma_id, &n.v32f32, 1);
+   n.fma_ty = LLVMIntrinsicGetType(n.ctx, fma_id, &n.v32f32, 1);
+   unsigned fabs_id = LLVMLookupIntrinsicID("llvm.fabs", 9);
+   n.fabs_fn = LLVMGetIntrinsicDeclaration(n.mod, fabs_id, &n.v32f64, 1);
+   n.fabs_ty = LLVMIntrinsicGetType(n.ctx, fabs_id, &n.v32f64, 1);
+   LLVMTypeRef params[3] = { n.i32ptr, n.i32ptr, n.i32 };
+   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), params, 3, false);
+
+   unsigned serial = jit_serial++, nruns = 0, nrec = 0;
+   char names[64];
+   for (unsigned i = 0; i < count;) {
+      unsigned j = i;
+      while (j < count && usc_native_translatable(&sh->inst[j]) && (j == i || !start[j]))
+         j++;
+      if (j - i < MIN_RUN) {
+         for (unsigned k = i; k < (j > i ? j : i + 1); k++) {
+            const struct usc_inst *in = &sh->inst[k];
+            if (in->cls == C_ALU || in->cls == C_IMUL)
+               stat_left[in->op][in->d.size == 16]++;
+         }
+         i = j > i ? j : i + 1;
+         continue;
+      }
+      snprintf(names, sizeof(names), "usc%u_%u", serial, i);
+      n.fn = LLVMAddFunction(n.mod, names, fty);
+      LLVMSetLinkage(n.fn, LLVMExternalLinkage);
+      n.rarg = LLVMGetParam(n.fn, 0);
+      n.uarg = LLVMGetParam(n.fn, 1);
+      LLVMPositionBuilderAtEnd(n.b, LLVMAppendBasicBlockInContext(n.ctx, n.fn, "entry"));
+      memset(n.cur, 0, sizeof(n.cur));
+      memset(n.dirty, 0, sizeof(n.dirty));
+      memset(n.uni, 0, sizeof(n.uni));
+      LLVMValueRef bits[USC_W];
+      for (unsigned l = 0; l < USC_W; l++)
+         bits[l] = ci32(&n, 1u << l);
+      n.exmask = LLVMBuildICmp(n.b, LLVMIntNE,
+                               LLVMBuildAnd(n.b, splat(&n, LLVMGetParam(n.fn, 2)),
+                                            LLVMConstVector(bits, USC_W), ""),
+                               splat_const(&n, 0), "");
+      struct usc_native_run *run = &nat->runs[nruns++];
+      run->n = j - i;
+      run->end = j;
+      for (unsigned k = i; k < j; k++) {
+         const struct usc_inst *in = &sh->inst[k];
+         emit(&n, in);
+         if (in->cls == C_IMUL) {
+            run->imul++;
+            run->cycles += 4;
+         } else {
+            run->alu++;
+            run->cycles += 1;
+         }
+      }
+      for (unsigned r = 0; r < HW_USC_NUM_GPRS; r++) {
+         if (n.dirty[r]) {
+            LLVMValueRef st = LLVMBuildStore(n.b, n.cur[r], reg_ptr(&n, r));
+            LLVMSetAlignment(st, 4);
+         }
+      }
+      LLVMBuildRetVoid(n.b);
+      nat->at[i] = run;
+      nrec += j - i;
+      i = j;
+   }
+   LLVMDisposeBuilder(n.b);
+   free(start);
+   start = NULL;
+
+   if (nruns == 0) {   /* nothing worth translating: the interpreter alone */
+      LLVMDisposeModule(n.mod);
+      LLVMOrcDisposeThreadSafeContext(tsc);
+      goto fail;
+   }
+   LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
+   LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(jd);
+   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(n.mod, tsc);
+   LLVMOrcDisposeThreadSafeContext(tsc);
+   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(jit, rt, tsm);
+   if (e) {
+      report_error("adding a module", e);
+      LLVMOrcDisposeThreadSafeModule(tsm);
+      LLVMOrcReleaseResourceTracker(rt);
+      goto fail;
+   }
+   nat->rt = rt;
+   for (unsigned i = 0; i < count; i++) {
+      if (!nat->at[i])
+         continue;
+      LLVMOrcExecutorAddress addr = 0;
+      snprintf(names, sizeof(names), "usc%u_%u", serial, i);
+      e = LLVMOrcLLJITLookup(jit, &addr, names);
+      if (e) {
+         report_error("compiling", e);
+         LLVMOrcResourceTrackerRemove(rt);
+         LLVMOrcReleaseResourceTracker(rt);
+         nat->rt = NULL;
+         goto fail;
+      }
+      nat->at[i]->fn = (usc_native_fn)(uintptr_t)addr;
+   }
+   nat->nruns = nruns;
+   nat->nrecords = nrec;
+   jit_users++;
+   return nat;
+
+fail:
+   free(start);
+   if (nat) {
+      free(nat->at);
+      free(nat->runs);
+      free(nat);
+   }
+   return NULL;
+}
+
+const struct usc_native *
+usc_native_get(const struct hw_usc_shader *sh)
+{
+   struct hw_usc_shader *w = (struct hw_usc_shader *)sh;   /* the lazily set field */
+   const struct usc_native *nat = __atomic_load_n(&w->native, __ATOMIC_ACQUIRE);
+   if (nat)
+      return nat == &none_marker ? NULL : nat;
+   /* Mode 1 compiles a shader once it is hot: compiling costs about what
+    * interpreting ~10^5 SIMD-group instructions does, and a trace can hold
+    * a thousand shaders that each run a few groups.  usc_native_note()
+    * counts the instructions run (whichever worker threads run them:
+    * results are identical either way). */
+   if (current_mode() == 1 &&
+       __atomic_load_n(&w->native_work, __ATOMIC_RELAXED) < USC_NATIVE_HOT)
+      return NULL;
+   pthread_mutex_lock(&jit_lock);
+   nat = __atomic_load_n(&w->native, __ATOMIC_ACQUIRE);
+   if (!nat) {
+      struct usc_native *made = NULL;
+      if (mode_locked() && jit_init_locked()) {
+         struct timespec t0, t1;
+         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+         made = compile_locked(sh);
+         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+         if (made) {
+            stat_shaders++;
+            stat_runs += made->nruns;
+            stat_records += made->nrecords;
+            stat_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+                       (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+         }
+      }
+      nat = made ? made : &none_marker;
+      __atomic_store_n(&w->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
+   }
+   pthread_mutex_unlock(&jit_lock);
+   return nat == &none_marker ? NULL : nat;
+}
+
+void
+usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
+{
+   struct hw_usc_shader *w = (struct hw_usc_shader *)sh;
+   if (!__atomic_load_n(&w->native, __ATOMIC_RELAXED))
+      __atomic_add_fetch(&w->native_work, instructions, __ATOMIC_RELAXED);
+}
+
+void
+usc_native_release(struct hw_usc_shader *sh)
+{
+   struct usc_native *nat = sh->native;
+   sh->native = NULL;
+   if (!nat || nat == &none_marker)
+      return;
+   pthread_mutex_lock(&jit_lock);
+   if (nat->rt) {
+      LLVMErrorRef e = LLVMOrcResourceTrackerRemove(nat->rt);
+      if (e)
+         LLVMConsumeError(e);
+      LLVMOrcReleaseResourceTracker(nat->rt);
+      jit_users--;
+   }
+   pthread_mutex_unlock(&jit_lock);
+   free(nat->at);
+   free(nat->runs);
+   free(nat);
+}
+
+void
+usc_native_set_mode(int mode)
+{
+   pthread_mutex_lock(&jit_lock);
+   __atomic_store_n(&native_mode, mode, __ATOMIC_RELEASE);
+   pthread_mutex_unlock(&jit_lock);
+}
+
+void
+usc_native_shutdown(void)
+{
+   pthread_mutex_lock(&jit_lock);
+   if (jit && jit_users == 0) {
+      LLVMOrcDisposeLLJIT(jit);
+      jit = NULL;
+   }
+   pthread_mutex_unlock(&jit_lock);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The USC native path (docs/usc.md) changes nothing the model computes:
+#   native-unit     every unit test binary that links the USC (found by its
+#                   usc_native_get symbol: test_hw_usc's instruction tests,
+#                   render, texture, compute, the whole model) passes with
+#                   TESSERA_USC_NATIVE=0 and =2 (every shader native from
+#                   its first launch) with identical output, and the =2 run
+#                   of test_hw_usc really compiled native code
+#   native-golden   tests/gl/model_golden.sh (images and modelled cycles of
+#                   the pinned traces, tessera and asahi drivers, 1 and 2
+#                   worker threads) passes with TESSERA_USC_NATIVE=0 and =2
+#                   (CI's own run of it covers the default, 1: hot shaders)
+# Skipped when the build has no native path (built without LLVM).
+. "$(dirname "$0")/lib/common.sh"
+
+checks="native-unit native-golden"
+bins=()
+for t in "$top"/build/release/tests/*; do
+    nm "$t" 2> /dev/null | grep -q ' usc_native_get$' && bins+=("$t")
+done
+if [ ${#bins[@]} -eq 0 ]; then
+    for c in $checks; do check skip "$c" "no native path in this build (HAVE_LLVM=0)"; done
+    finish
+    exit
+fi
+
+why=""
+for t in "${bins[@]}"; do
+    n=$(basename "$t")
+    for m in 0 2; do
+        (cd "$top" && TESSERA_USC_NATIVE=$m TESSERA_USC_NATIVE_STATS=1 "$t") \
+            > "$work/$n.$m.out" 2> "$work/$n.$m.err" ||
+            why="$why $n failed with TESSERA_USC_NATIVE=$m;"
+        grep -v '^usc native' "$work/$n.$m.err" >> "$work/$n.$m.out"
+    done
+    cmp -s "$work/$n.0.out" "$work/$n.2.out" || why="$why $n output differs between 0 and 2;"
+done
+grep -q '^usc native: [1-9]' "$work/test_hw_usc.2.err" 2> /dev/null ||
+    why="$why test_hw_usc compiled no native code with TESSERA_USC_NATIVE=2;"
+if [ -z "$why" ]; then
+    check ok native-unit
+else
+    check FAILED native-unit "$why"
+fi
+
+why=""
+for m in 0 2; do
+    TESSERA_USC_NATIVE=$m "$top/tests/gl/model_golden.sh" > "$work/golden.$m.log" 2>&1 ||
+        why="$why TESSERA_USC_NATIVE=$m: $(grep -v '^gl-result' "$work/golden.$m.log" | tail -n 3 | tr '\n' ' ');"
+done
+if [ -z "$why" ]; then
+    check ok native-golden
+else
+    check FAILED native-golden "$why"
+fi
+finish

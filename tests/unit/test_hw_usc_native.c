@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The USC native path against the interpreter (its reference): every op
+ * the native path translates runs in a small shader on random lanes rich
+ * in ±0, denormals, infinities, NaNs (quiet and signalling payloads),
+ * values around 1 and half-precision specials in both 16-bit halves, with
+ * a random number of present lanes, once interpreted (native off) and once
+ * native; every register of every lane and the statistics must be equal,
+ * and the op must really have been translated.  Memory is the flat test
+ * double of test_hw_usc_mmu.c.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hw/usc/hw_usc.h"
+#include "hw/usc/hw_usc_internal.h"
+#include "hw/hw_mmu.h"
+#include "cmdstream/isa/agx_isa.h"
+
+#define TEST_GPU_BASE 0x100000000ull
+extern uint8_t usc_test_mem[];
+
+#define BUF(i) (0x100000u + (i) * 0x1000u)
+#define GPU(off) (TEST_GPU_BASE + (off))
+
+static uint32_t cap[HW_USC_NUM_GPRS][HW_USC_SIMD_WIDTH];
+
+static void
+capture(void *user, const struct hw_usc_simd *s)
+{
+   (void)user;
+   for (unsigned r = 0; r < HW_USC_NUM_GPRS; r++)
+      for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++)
+         cap[r][l] = hw_usc_simd_read32(s, r, l);
+}
+
+/* Loads r2..r5 (lane-indexed) from four buffers, runs the op under test
+ * (record 7, or 8 inside a divergent if: the exec mask then has holes
+ * anywhere) and followers that read its result in the same run. */
+static const char preamble[] =
+   "get_sr r1, sr52\n"
+   "device_load 0, i32, x, r2, u0_u1, r1, unsigned\n"
+   "device_load 0, i32, x, r3, u2_u3, r1, unsigned\n"
+   "device_load 0, i32, x, r4, u4_u5, r1, unsigned\n"
+   "device_load 0, i32, x, r5, u6_u7, r1, unsigned\n"
+   "wait 0\n"
+   "mov_imm r9, 2779096485, 0b0\n";
+static unsigned op_record;
+
+static const char *const ops[] = {
+   "mov_imm r10, 305419896, 0b0", "mov_imm r10h, 4660", "mov_imm r10l, 65535",
+   "iadd r10, r2, r3", "isub r10, r2, r3", "iadd r10, r2, r3, lsl 2",
+   "iadd r10, r2, r3, lsl 4", "iadd r10, r2l.sx, r3h", "iadd r10, r2l, r3h.sx",
+   "iadd r10l, r2l, r3h", "iadd r10h, r2h.sx, 77", "iadd r10, r2, u8",
+   "iadd r10, r2, u8l.sx", "imadd r10, r2, r3, r4", "imadd r10, r2.sx, r3, r4, lsl 1",
+   "imadd r10l, r2l, r3h, r4l", "imsub r10, r2, r3, r4",
+   "and r10, r2, r3", "or r10, r2, r3", "xor r10, r2, r3", "not r10, r2",
+   "bitop 0010, r10, r2, r3", "bitop 0001, r10, r2l, r3l", "bitop 1001, r10h, r2l, r3",
+   "bitop 0011, r10, r2h, r3", "and r10, r2, u9", "or r10, r2, 77",
+   "fadd32 r10, r2, r3", "fmul32 r10, r2, r3", "fmadd32 r10, r2, r3, r4",
+   "fadd32.sat r10, r2, r3", "fmul32.sat r10, r2, r3", "fmadd32.sat r10, r2, r3, r4",
+   "fadd32 r10, r2.abs, r3.neg", "fmul32 r10, r2.neg, r3.abs", "fmadd32 r10, r2, r3.neg, r4.abs",
+   "fmul32 r10, r2, -2.0", "fadd32 r10, r2, 0.5", "fadd32 r10, r2l, r3h",
+   "fmul32 r10, r2h, r3", "fmadd32 r10, r2l, r3h, r4l", "fadd32 r10, r2, u8",
+   "fmul32 r10, u9, r3", "fmadd32 r10, r2, u8h, u9",
+   "fadd16 r10l, r2l, r3h", "fmul16 r10h, r2h, r3l", "fmadd16 r10l, r2l, r3h, r4l",
+   "fadd16.sat r10l, r2l, r3h", "fmul16.sat r10h, r2l.neg, r3h", "fmadd16.sat r10l, r2l.neg, r3h.abs, r4l",
+   "fmadd16 r10h, r2h, r3h, r4h.neg", "fmul16 r10l, u8l, r3h", "fadd16 r10l, r2l, 0.5",
+   "fmadd16 r10l, r2l, u9h, 1.0", "fadd32 r10l, r2, r3", "fadd32.sat r10h, r2, r3",
+   "fmadd32 r10l, r2, r3, r4", "fmul32 r10h, r2l, r3h",
+   "fcmpsel eq, r10, r2, r3, r4, r5", "fcmpsel lt, r10, r2, r3, r4, r5",
+   "fcmpsel gt, r10, r2, r3, r4, r5", "fcmpsel ltn, r10, r2, r3, r2, r3",
+   "fcmpsel gte, r10, r2, r3, r4, r5", "fcmpsel lte, r10, r2, r3, r4, r5",
+   "fcmpsel gtn, r10, r2, r3, r2, r3",
+   "fcmpsel lte, r10, r2.abs, r3.neg, r4, r5","fcmpsel lt, r10, r2l, r3h, r4, r5",
+   "fcmpsel gt, r10l, r2, u8, r4l, r5h", "fcmpsel lt, r10, r2, 0.5, 1, 0",
+   "icmpsel ueq, r10, r2, r3, r4, r5", "icmpsel ult, r10, r2, r3, r4, r5",
+   "icmpsel ugt, r10, r2, r3, r4, r5", "icmpsel seq, r10, r2, r3, r4, r5",
+   "icmpsel slt, r10, r2, r3, r4, r5", "icmpsel sgt, r10, r2, r3, r4, r5",
+   "icmpsel slt, r10, r2l, r3h, r4, r5", "icmpsel ult, r10h, r2l, r3h, r4l, r5h",
+   "icmpsel slt, r10, r2, u8, r4, r5", "icmpsel ugt, r10, r2l, 100, 1, 0",
+};
+
+static uint32_t rng_state;
+
+static uint32_t
+rnd(void)
+{
+   /* xorshift32: reproducible from the seed printed on failure */
+   uint32_t x = rng_state;
+   x ^= x << 13;
+   x ^= x >> 17;
+   x ^= x << 5;
+   return rng_state = x;
+}
+
+static uint16_t
+rnd_half(void)
+{
+   static const uint16_t sp[] = { 0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x7bff, 0x7c00,
+                                  0xfc00, 0x7e00, 0x7c01, 0xfe55, 0x3c00, 0xbc00, 0x3bff };
+   return (rnd() & 1) ? sp[rnd() % (sizeof(sp) / sizeof(sp[0]))] : (uint16_t)rnd();
+}
+
+static uint32_t
+rnd_value(void)
+{
+   switch (rnd() % 12) {
+   case 0: return rnd() & 0x80000000u;                        /* ±0 */
+   case 1: return (rnd() & 0x807fffffu) | 1;                  /* denormal */
+   case 2: return (rnd() & 0x80000000u) | 0x7f800000u;        /* ±inf */
+   case 3: return (rnd() & 0x80000000u) | 0x7f800000u | (rnd() & 0x7fffff) | 1; /* NaN */
+   case 4: return 0x3f800000u + (rnd() % 5) - 2;              /* around 1 */
+   case 5: return (rnd() & 0x80ffffffu) | 0x3f000000u;        /* [0.5, 2) */
+   case 6: return (rnd() & 0x80000000u) | 0x00800000u | (rnd() & 0xff); /* tiny normal */
+   case 7: return (rnd() & 0x80000000u) | 0x7f000000u | (rnd() & 0x7fffff); /* huge */
+   case 8: return (uint32_t)rnd_half() | (uint32_t)rnd_half() << 16;
+   case 9: return rnd() % 8 - 4;                              /* small ints */
+   case 10: return rnd() & 0x8000ffffu;
+   default: return rnd();
+   }
+}
+
+struct outcome {
+   uint32_t r[HW_USC_NUM_GPRS][HW_USC_SIMD_WIDTH];
+   struct hw_usc_stats st;
+   unsigned native_records;
+   bool op_native;
+};
+
+static struct hw_usc_shader *
+compile_mode(const uint8_t *code, size_t len, int mode)
+{
+   memcpy(usc_test_mem, code, len);
+   char err[160];
+   struct hw_usc_shader *sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
+   if (!sh)
+      fail_msg("compile failed: %s", err);
+   /* the mode applies to shaders not compiled yet: this one */
+   usc_native_set_mode(mode);
+   return sh;
+}
+
+static void
+run_shader(struct hw_usc_shader *sh, unsigned threads, const uint32_t *uni,
+           struct outcome *out)
+{
+   struct hw_usc_launch L = {
+      .shader = sh, .uniforms = uni, .gpr_count = 128,
+      .threads_per_threadgroup = { threads, 1, 1 }, .finish_hook = capture,
+   };
+   struct hw_usc_workgroup wg = { 0 };
+   struct hw_mmu mmu;
+   hw_mmu_init(&mmu, NULL, 1, HW_UNIT_USC);
+   memset(cap, 0xcd, sizeof(cap));
+   memset(&out->st, 0, sizeof(out->st));
+   struct hw_usc_result res;
+   enum hw_usc_status st = hw_usc_run_workgroup(&L, &wg, &mmu, &out->st, &res);
+   if (st != HW_USC_OK)
+      fail_msg("run failed: %s", res.message);
+   memcpy(out->r, cap, sizeof(cap));
+   const struct usc_native *nat = usc_native_get(sh);
+   out->native_records = 0;
+   out->op_native = false;
+   if (nat) {
+      out->native_records = nat->nrecords;
+      for (unsigned i = 0; i <= op_record && i < sh->count; i++)
+         if (nat->at[i] && nat->at[i]->end > op_record)
+            out->op_native = true;
+   }
+}
+
+static void
+run_mode(const uint8_t *code, size_t len, int mode, unsigned threads, const uint32_t *uni,
+         struct outcome *out)
+{
+   struct hw_usc_shader *sh = compile_mode(code, len, mode);
+   run_shader(sh, threads, uni, out);
+   hw_usc_shader_free(sh);
+}
+
+static void
+test_ops_match_interpreter(void **state)
+{
+   (void)state;
+   static struct outcome a, b;
+   char src[1024];
+   uint8_t code[4096];
+   for (unsigned k = 0; k < 2 * sizeof(ops) / sizeof(ops[0]); k++) {
+      const char *op = ops[k / 2];
+      bool divergent = k & 1;
+      snprintf(src, sizeof(src), "%s%s%s\nxor r12, r10, r3\nfadd32 r13, r10, r2\n%sstop\n",
+               preamble, divergent ? "if_icmp r0l, ugt, r2, r3, 1\n" : "", op,
+               divergent ? "pop_exec r0l, 1\n" : "");
+      op_record = divergent ? 8 : 7;
+      size_t len = 0;
+      char err[160];
+      if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)))
+         fail_msg("%s: assembly failed: %s", op, err);
+      /* one compile per mode, many inputs */
+      struct hw_usc_shader *interp = compile_mode(code, len, 0);
+      (void)usc_native_get(interp);
+      struct hw_usc_shader *native = compile_mode(code, len, 2);
+      for (unsigned seed = 1; seed <= 64; seed++) {
+         rng_state = seed * 2654435761u + k / 2;
+         uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
+         for (unsigned i = 0; i < 4; i++) {
+            uint64_t va = GPU(BUF(i));
+            uni[2 * i] = (uint32_t)va;
+            uni[2 * i + 1] = (uint32_t)(va >> 32);
+            for (unsigned l = 0; l < 32; l++) {
+               uint32_t v = rnd_value();
+               memcpy(usc_test_mem + BUF(i) + 4 * l, &v, 4);
+            }
+         }
+         uni[8] = rnd_value();
+         uni[9] = rnd_value();
+         unsigned threads = seed % 4 == 0 ? 1 + rnd() % 32 : 32;
+         run_shader(interp, threads, uni, &a);
+         run_shader(native, threads, uni, &b);
+         if (!b.op_native)
+            fail_msg("%s: not translated by the native path", op);
+         for (unsigned r = 0; r < HW_USC_NUM_GPRS; r++)
+            for (unsigned l = 0; l < 32; l++)
+               if (a.r[r][l] != b.r[r][l])
+                  fail_msg("%s (%s, seed %u, %u threads): r%u lane %u: interpreter 0x%08x, "
+                           "native 0x%08x (inputs 0x%08x 0x%08x 0x%08x 0x%08x u8 0x%08x "
+                           "u9 0x%08x)", op, divergent ? "in an if" : "straight", seed, threads, r, l, a.r[r][l], b.r[r][l],
+                           a.r[2][l], a.r[3][l], a.r[4][l], a.r[5][l], uni[8], uni[9]);
+         assert_memory_equal(&a.st, &b.st, sizeof(a.st));
+      }
+      hw_usc_shader_free(interp);
+      hw_usc_shader_free(native);
+   }
+   usc_native_set_mode(2);
+}
+
+/* TESSERA_USC_NATIVE's modes: 0 compiles nothing, 2 at the first launch,
+ * 1 once the shader has run enough. */
+static void
+test_switch_off(void **state)
+{
+   (void)state;
+   static struct outcome a;
+   const char *src = "mov_imm r2, 7, 0b0\niadd r3, r2, r2\niadd r4, r3, r2\nstop\n";
+   uint8_t code[256];
+   size_t len = 0;
+   char err[160];
+   assert_true(agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)));
+   uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
+   run_mode(code, len, 0, 32, uni, &a);
+   assert_int_equal(a.native_records, 0);
+   assert_int_equal(a.r[4][0], 21);
+   run_mode(code, len, 2, 32, uni, &a);
+   assert_int_equal(a.native_records, 3);
+   assert_int_equal(a.r[4][31], 21);
+   /* 1 (the default): interpreted until the shader is hot, then native */
+   run_mode(code, len, 1, 32, uni, &a);
+   assert_int_equal(a.native_records, 0);
+   struct hw_usc_shader *sh = compile_mode(code, len, 1);
+   unsigned launches = 0;
+   do {
+      run_shader(sh, 32, uni, &a);
+      launches++;
+   } while (!a.native_records && launches < 1000000);
+   assert_int_equal(a.native_records, 3);
+   assert_true(launches > 1000);
+   assert_int_equal(a.r[4][31], 21);
+   hw_usc_shader_free(sh);
+   usc_native_set_mode(2);
+}
+
+int
+main(void)
+{
+   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_switch_off),
+      cmocka_unit_test(test_ops_match_interpreter),
+   };
+   int rc = cmocka_run_group_tests(tests, NULL, NULL);
+   usc_native_shutdown();
+   return rc;
+}
