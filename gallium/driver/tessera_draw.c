@@ -1160,8 +1160,8 @@ tessera_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
  * drops the fragments it hides before they are shaded.
  *
  * Only where the rectangle writes exactly what the background program and
- * the ZLS clear values would: one layer, one sample, at most one colour
- * buffer of a float or normalized format without sRGB, no Z16 depth
+ * the ZLS clear values would: one layer, one sample, one colour buffer,
+ * cleared, of a float or normalized format without sRGB, no Z16 depth
  * (its clear value is rounded by the ZLS unit, the rectangle's by the
  * ISP), and no occlusion query counting (a clear is not counted).
  * Returns false when the caller must end the pass instead.
@@ -1174,10 +1174,16 @@ clear_in_pass(struct tessera_context *ctx, struct tessera_batch *batch, unsigned
    const struct pipe_framebuffer_state *fb = &s->fb;
    if (batch->draws >= TESSERA_CLEAR_IN_PASS_MAX_DRAWS || ctx->occlusion_query ||
        !s->vs || !s->fs || !s->rast || !s->blend || !s->zsa || !s->ve ||
-       fb->nr_cbufs > 1 || fb->samples > 1 || fb->layers > 1 || !fb->width || !fb->height)
+       fb->samples > 1 || fb->layers > 1 || !fb->width || !fb->height)
+      return false;
+   /* The rectangle must write colour: as opaque geometry it takes over
+    * the samples of the deferred fragments under it (hidden-surface
+    * removal), so a depth- or stencil-only rectangle would drop their
+    * colour (piglit depthrange-clear). */
+   if (fb->nr_cbufs != 1 || !fb->cbufs[0] || !(buffers & PIPE_CLEAR_COLOR0))
       return false;
    union pipe_color_union c = *color;
-   if (fb->nr_cbufs && fb->cbufs[0] && (buffers & PIPE_CLEAR_COLOR0)) {
+   {
       struct pipe_surface *cs = fb->cbufs[0];
       enum pipe_format f = cs->format;
       if (util_format_is_pure_integer(f) || util_format_is_srgb(f) ||
