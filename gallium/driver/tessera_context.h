@@ -150,6 +150,7 @@ struct tessera_batch {
 
    unsigned clear;                    /* PIPE_CLEAR_* recorded */
    unsigned draws;                    /* draw calls recorded */
+   uint64_t vertices;                 /* their vertices x instances */
    union pipe_color_union clear_color[PIPE_MAX_COLOR_BUFS];
    double clear_depth;
    unsigned clear_stencil;

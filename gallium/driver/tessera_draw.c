@@ -908,6 +908,7 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    }
    tessera_batch_vdm_advance(batch, vn);
    batch->draws++;
+   batch->vertices += (uint64_t)cnt * inst;
    return true;
 }
 
@@ -1146,6 +1147,13 @@ tessera_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
  * bounds the memory of a pass that a program never flushes (a benchmark
  * drawing to a pbuffer, which eglSwapBuffers does not flush). */
 #define TESSERA_CLEAR_IN_PASS_MAX_DRAWS 4096
+/* Vertices recorded in the pass above which a clear after draws ends it:
+ * a pass that holds several frames of heavy geometry fills the tiler's
+ * buffer and pays a partial render (a store and a load of every tile)
+ * per fill, more than the pass it saves; glmark2's build scene (21,516
+ * vertices a frame) took a partial render every 2.2 frames and 25% more
+ * CPU in the model, es2gears (1,914) merges 9 frames a pass. */
+#define TESSERA_CLEAR_IN_PASS_MAX_VERTICES 16384
 
 /*
  * A full clear after draws, drawn into the current pass as a rectangle
@@ -1172,7 +1180,8 @@ clear_in_pass(struct tessera_context *ctx, struct tessera_batch *batch, unsigned
 {
    struct tessera_context_state *s = ctx->state;
    const struct pipe_framebuffer_state *fb = &s->fb;
-   if (batch->draws >= TESSERA_CLEAR_IN_PASS_MAX_DRAWS || ctx->occlusion_query ||
+   if (batch->draws >= TESSERA_CLEAR_IN_PASS_MAX_DRAWS ||
+       batch->vertices >= TESSERA_CLEAR_IN_PASS_MAX_VERTICES || ctx->occlusion_query ||
        !s->vs || !s->fs || !s->rast || !s->blend || !s->zsa || !s->ve ||
        fb->samples > 1 || fb->layers > 1 || !fb->width || !fb->height)
       return false;
