@@ -362,6 +362,7 @@ tessera_get_batch(struct tessera_context *ctx)
    b->timestamped = false;
    b->clear = 0;
    b->draws = 0;
+   b->vertices = 0;
    b->clear_depth = 1.0;
    b->clear_stencil = 0;
    ctx->batch = b;

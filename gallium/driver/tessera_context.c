@@ -8,6 +8,7 @@
 #include <xf86drm.h>
 
 #include "indices/u_primconvert.h"
+#include "util/u_blitter.h"
 #include "util/hash_table.h"
 #include "util/ralloc.h"
 #include "util/u_inlines.h"
@@ -57,6 +58,8 @@ tessera_context_destroy(struct pipe_context *pctx)
    tessera_batches_fini(ctx);
    if (ctx->primconvert)
       util_primconvert_destroy(ctx->primconvert);
+   if (ctx->blitter)
+      util_blitter_destroy(ctx->blitter);
    if (pctx->stream_uploader)
       u_upload_destroy(pctx->stream_uploader);
    if (pctx->const_uploader && pctx->const_uploader != pctx->stream_uploader)

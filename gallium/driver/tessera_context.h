@@ -154,6 +154,7 @@ struct tessera_batch {
 
    unsigned clear;                    /* PIPE_CLEAR_* recorded */
    unsigned draws;                    /* draw calls recorded */
+   uint64_t vertices;                 /* their vertices x instances */
    union pipe_color_union clear_color[PIPE_MAX_COLOR_BUFS];
    double clear_depth;
    unsigned clear_stencil;
@@ -191,6 +192,8 @@ struct tessera_context {
    struct tessera_pool program_pool;  /* bg/eot code, lives with the context */
    struct util_dynarray shader_bos;   /* variant BOs this context uploaded (trace) */
    struct primconvert_context *primconvert;   /* quads, polygons; created on use */
+   struct blitter_context *blitter;           /* clears inside a pass; created on use */
+   uint64_t clears_in_pass;                   /* such clears so far (tests, perf) */
    struct tessera_query *occlusion_query;     /* active, or NULL */
    /* Polygon stipple (set_polygon_stipple): the 32x32 pattern as Gallium's
     * u_pstipple A8 texture, its view and a nearest/repeat sampler, bound

@@ -4,12 +4,15 @@
  * State block (vertex pipeline), a PPP State record (fragment state,
  * viewport, scissor, cull, fragment pipeline and CF bindings) and an
  * Index List. Clears are recorded in the batch and done by its background
- * program and the ZLS clear values (tessera_bgeot.c, tessera_batch.c).
+ * program and the ZLS clear values (tessera_bgeot.c, tessera_batch.c);
+ * a clear after draws is a screen-sized rectangle drawn into the pass
+ * (clear_in_pass).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "indices/u_primconvert.h"
+#include "util/u_blitter.h"
 #include "util/u_draw.h"
 #include "util/u_helpers.h"
 #include "util/u_inlines.h"
@@ -918,6 +921,7 @@ draw_one(struct tessera_context *ctx, const struct pipe_draw_info *info,
    }
    tessera_batch_vdm_advance(batch, vn);
    batch->draws++;
+   batch->vertices += (uint64_t)cnt * inst;
    return true;
 }
 
@@ -1152,6 +1156,96 @@ tessera_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    }
 }
 
+/* Draws recorded in one pass before a clear after draws ends it anyway:
+ * bounds the memory of a pass that a program never flushes (a benchmark
+ * drawing to a pbuffer, which eglSwapBuffers does not flush). */
+#define TESSERA_CLEAR_IN_PASS_MAX_DRAWS 4096
+/* Vertices recorded in the pass above which a clear after draws ends it:
+ * a pass that holds several frames of heavy geometry fills the tiler's
+ * buffer and pays a partial render (a store and a load of every tile)
+ * per fill, more than the pass it saves; glmark2's build scene (21,516
+ * vertices a frame) took a partial render every 2.2 frames and 25% more
+ * CPU in the model, es2gears (1,914) merges 9 frames a pass. */
+#define TESSERA_CLEAR_IN_PASS_MAX_VERTICES 16384
+
+/*
+ * A full clear after draws, drawn into the current pass as a rectangle
+ * covering the framebuffer (u_blitter: depth test ALWAYS, stencil
+ * REPLACE, the colour from a constant), as Mesa's asahi driver does (its
+ * slow clear), instead of ending the pass. Ending it made every frame of
+ * a program that clears at the start of each frame and never flushes
+ * (eglretrace -b on a pbuffer) a pass of its own: a full tile store of
+ * colour, depth and stencil per frame, and a submission per frame that
+ * the batch slots throttled on (issue 17). In the pass, the rectangle is
+ * opaque geometry covering everything: the ISP's hidden-surface removal
+ * drops the fragments it hides before they are shaded.
+ *
+ * Only where the rectangle writes exactly what the background program and
+ * the ZLS clear values would: one layer, one sample, one colour buffer,
+ * cleared, of a float or normalized format without sRGB, no Z16 depth
+ * (its clear value is rounded by the ZLS unit, the rectangle's by the
+ * ISP), and no occlusion query counting (a clear is not counted).
+ * Returns false when the caller must end the pass instead.
+ */
+static bool
+clear_in_pass(struct tessera_context *ctx, struct tessera_batch *batch, unsigned buffers,
+              const union pipe_color_union *color, double depth, unsigned stencil)
+{
+   struct tessera_context_state *s = ctx->state;
+   const struct pipe_framebuffer_state *fb = &s->fb;
+   if (batch->draws >= TESSERA_CLEAR_IN_PASS_MAX_DRAWS ||
+       batch->vertices >= TESSERA_CLEAR_IN_PASS_MAX_VERTICES || ctx->occlusion_query ||
+       !s->vs || !s->fs || !s->rast || !s->blend || !s->zsa || !s->ve ||
+       fb->samples > 1 || fb->layers > 1 || !fb->width || !fb->height)
+      return false;
+   /* The rectangle must write colour: as opaque geometry it takes over
+    * the samples of the deferred fragments under it (hidden-surface
+    * removal), so a depth- or stencil-only rectangle would drop their
+    * colour (piglit depthrange-clear). */
+   if (fb->nr_cbufs != 1 || !fb->cbufs[0] || !(buffers & PIPE_CLEAR_COLOR0))
+      return false;
+   union pipe_color_union c = *color;
+   {
+      struct pipe_surface *cs = fb->cbufs[0];
+      enum pipe_format f = cs->format;
+      if (util_format_is_pure_integer(f) || util_format_is_srgb(f) ||
+          cs->texture->nr_samples > 1 || cs->u.tex.first_layer != cs->u.tex.last_layer)
+         return false;
+      /* Formats without alpha read back as 1 (as tessera_clear's). */
+      if (!util_format_has_alpha(f))
+         c.f[3] = 1.0f;
+   }
+   if (fb->zsbuf && (buffers & PIPE_CLEAR_DEPTHSTENCIL)) {
+      struct pipe_surface *zs = fb->zsbuf;
+      if (zs->format == PIPE_FORMAT_Z16_UNORM || zs->texture->nr_samples > 1 ||
+          zs->u.tex.first_layer != zs->u.tex.last_layer)
+         return false;
+   }
+   struct pipe_context *pctx = &ctx->base;
+   if (!ctx->blitter) {
+      ctx->blitter = util_blitter_create(pctx);
+      if (!ctx->blitter)
+         return false;
+   }
+   struct blitter_context *b = ctx->blitter;
+   util_blitter_save_fragment_constant_buffer_slot(b, s->cb + PIPE_SHADER_FRAGMENT);
+   util_blitter_save_vertex_buffer_slot(b, s->vb);
+   util_blitter_save_vertex_elements(b, s->ve);
+   util_blitter_save_vertex_shader(b, s->vs);
+   util_blitter_save_rasterizer(b, s->rast);
+   util_blitter_save_viewport(b, &s->viewport);
+   util_blitter_save_fragment_shader(b, s->fs);
+   util_blitter_save_blend(b, s->blend);
+   util_blitter_save_depth_stencil_alpha(b, s->zsa);
+   util_blitter_save_stencil_ref(b, &s->stencil_ref);
+   util_blitter_save_sample_mask(b, s->sample_mask, 0);
+   util_blitter_clear(b, fb->width, fb->height, 1, buffers, &c, CLAMP(depth, 0.0, 1.0),
+                      stencil & 0xff, false);
+   ctx->clears_in_pass++;
+   tessera_perf(ctx, "clear after %u draws drawn into the pass\n", batch->draws);
+   return true;
+}
+
 static void
 tessera_clear(struct pipe_context *pctx, unsigned buffers,
               const struct pipe_scissor_state *scissor, const union pipe_color_union *color,
@@ -1180,6 +1274,8 @@ tessera_clear(struct pipe_context *pctx, unsigned buffers,
    if (!batch)
       return;
    if (batch->draws) {
+      if (clear_in_pass(ctx, batch, buffers, color, depth, stencil))
+         return;
       /* The background program runs before every draw of the pass: a
        * clear after draws starts a new pass that loads the rest. */
       tessera_batch_flush(batch, "clear after draws");
