@@ -100,8 +100,10 @@ struct hw_render {
    unsigned threads;
    uint64_t insn_budget;              /* per SIMD group launch */
 
-   /* worker pool */
+   /* worker pool; run_lock: one caller at a time (the firmware runs one
+    * job at a time, but hw_render_execute callers may not) */
    pthread_t *workers;
+   pthread_mutex_t run_lock;
    pthread_mutex_t lock;
    pthread_cond_t cond, done_cond;
    bool quit;
@@ -196,10 +198,17 @@ bool hwr_stack(struct hwr_job *j, uint8_t **buf, size_t *size,
 /* Texture/PBE descriptor address of state slot `slot`, 0 if none. */
 uint64_t hwr_pipeline_texture(const struct hwr_pipeline *p, unsigned slot);
 
-/* Runs fn(ctx, worker, item) for items 0..n-1 on the pool. */
+/* Runs fn(ctx, worker, item) for items 0..n-1 on the pool (waiting
+ * for another caller's run to end). */
 void hwr_pool_run(struct hw_render *r, unsigned n,
                   void (*fn)(void *ctx, unsigned worker, unsigned item),
                   void *ctx);
+/* The same when the pool has more than one thread, n > 1 and no other
+ * caller is running it; false (nothing run) otherwise: the caller then
+ * runs the items itself. */
+bool hwr_pool_try_run(struct hw_render *r, unsigned n,
+                      void (*fn)(void *ctx, unsigned worker, unsigned item),
+                      void *ctx);
 
 void hwr_stats_add(struct hw_render *r, const struct hw_render_stats *s);
 
