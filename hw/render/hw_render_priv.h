@@ -124,8 +124,9 @@ struct hw_render {
    struct hwr_prof *prof_pending;
 
    /* The vertex job's per-draw arrays (hw_render_vtx.c), kept from draw
-    * to draw and job to job: the shaded outputs alone are 1 KiB a vertex,
-    * and memory freshly mapped for every draw cost a page fault per 4 KiB
+    * to draw and job to job: the shaded outputs were 1 KiB a vertex
+    * (rows of 255 slots; now of the draw's output count), and memory
+    * freshly mapped for every draw cost a page fault per 4 KiB
     * (a fifth of a replay's time). Taken with vscratch_busy, so a second
     * vertex job running at the same time allocates its own. */
    struct hwr_scratch vscratch;

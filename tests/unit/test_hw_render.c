@@ -452,8 +452,9 @@ test_threads_deterministic(void **state)
 }
 
 /*
- * Issue 17: a draw's vertex outputs (rows of 255 slots, 1 KiB a vertex)
- * come from memory the renderer keeps. Allocated per draw, every draw of
+ * Issue 17: a draw's vertex outputs (then rows of 255 slots, 1 KiB a
+ * vertex; now test_vertex_rows_compact) come from memory the renderer
+ * keeps. Allocated per draw, every draw of
  * a replay faulted its pages in afresh (glibc maps anything above 32 MiB
  * anew): 98 % of a glmark2 replay's page faults. Eight draws of 40000
  * vertices now fault about one draw's worth.
