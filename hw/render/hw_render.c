@@ -85,15 +85,10 @@ worker_main(void *arg)
    return NULL;
 }
 
-void
-hwr_pool_run(struct hw_render *r, unsigned n,
-             void (*fn)(void *ctx, unsigned worker, unsigned item), void *ctx)
+static void
+pool_dispatch(struct hw_render *r, unsigned n,
+              void (*fn)(void *ctx, unsigned worker, unsigned item), void *ctx)
 {
-   if (r->threads <= 1 || n <= 1) {
-      for (unsigned i = 0; i < n; i++)
-         fn(ctx, 0, i);
-      return;
-   }
    pthread_mutex_lock(&r->lock);
    r->fn = fn;
    r->ctx = ctx;
@@ -105,6 +100,31 @@ hwr_pool_run(struct hw_render *r, unsigned n,
    while (r->busy)
       pthread_cond_wait(&r->done_cond, &r->lock);
    pthread_mutex_unlock(&r->lock);
+}
+
+void
+hwr_pool_run(struct hw_render *r, unsigned n,
+             void (*fn)(void *ctx, unsigned worker, unsigned item), void *ctx)
+{
+   if (r->threads <= 1 || n <= 1) {
+      for (unsigned i = 0; i < n; i++)
+         fn(ctx, 0, i);
+      return;
+   }
+   pthread_mutex_lock(&r->run_lock);
+   pool_dispatch(r, n, fn, ctx);
+   pthread_mutex_unlock(&r->run_lock);
+}
+
+bool
+hwr_pool_try_run(struct hw_render *r, unsigned n,
+                 void (*fn)(void *ctx, unsigned worker, unsigned item), void *ctx)
+{
+   if (r->threads <= 1 || n <= 1 || pthread_mutex_trylock(&r->run_lock) != 0)
+      return false;
+   pool_dispatch(r, n, fn, ctx);
+   pthread_mutex_unlock(&r->run_lock);
+   return true;
 }
 
 void
@@ -508,6 +528,7 @@ hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
       n = 64;
    r->threads = n;
    pthread_mutex_init(&r->lock, NULL);
+   pthread_mutex_init(&r->run_lock, NULL);
    pthread_mutex_init(&r->stats_lock, NULL);
    pthread_mutex_init(&r->prof_lock, NULL);
    pthread_cond_init(&r->cond, NULL);
@@ -554,6 +575,7 @@ hw_render_destroy(struct hw_render *r)
    free(r->workers);
    hw_usc_cache_destroy(r->cache);
    pthread_mutex_destroy(&r->lock);
+   pthread_mutex_destroy(&r->run_lock);
    pthread_mutex_destroy(&r->stats_lock);
    while (r->prof_pending) {
       struct hwr_prof *p = r->prof_pending;

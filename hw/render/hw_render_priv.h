@@ -100,8 +100,10 @@ struct hw_render {
    unsigned threads;
    uint64_t insn_budget;              /* per SIMD group launch */
 
-   /* worker pool */
+   /* worker pool; run_lock: one caller at a time (the firmware runs one
+    * job at a time, but hw_render_execute callers may not) */
    pthread_t *workers;
+   pthread_mutex_t run_lock;
    pthread_mutex_t lock;
    pthread_cond_t cond, done_cond;
    bool quit;
@@ -122,8 +124,9 @@ struct hw_render {
    struct hwr_prof *prof_pending;
 
    /* The vertex job's per-draw arrays (hw_render_vtx.c), kept from draw
-    * to draw and job to job: the shaded outputs alone are 1 KiB a vertex,
-    * and memory freshly mapped for every draw cost a page fault per 4 KiB
+    * to draw and job to job: the shaded outputs were 1 KiB a vertex
+    * (rows of 255 slots; now of the draw's output count), and memory
+    * freshly mapped for every draw cost a page fault per 4 KiB
     * (a fifth of a replay's time). Taken with vscratch_busy, so a second
     * vertex job running at the same time allocates its own. */
    struct hwr_scratch vscratch;
@@ -196,10 +199,17 @@ bool hwr_stack(struct hwr_job *j, uint8_t **buf, size_t *size,
 /* Texture/PBE descriptor address of state slot `slot`, 0 if none. */
 uint64_t hwr_pipeline_texture(const struct hwr_pipeline *p, unsigned slot);
 
-/* Runs fn(ctx, worker, item) for items 0..n-1 on the pool. */
+/* Runs fn(ctx, worker, item) for items 0..n-1 on the pool (waiting
+ * for another caller's run to end). */
 void hwr_pool_run(struct hw_render *r, unsigned n,
                   void (*fn)(void *ctx, unsigned worker, unsigned item),
                   void *ctx);
+/* The same when the pool has more than one thread, n > 1 and no other
+ * caller is running it; false (nothing run) otherwise: the caller then
+ * runs the items itself. */
+bool hwr_pool_try_run(struct hw_render *r, unsigned n,
+                      void (*fn)(void *ctx, unsigned worker, unsigned item),
+                      void *ctx);
 
 void hwr_stats_add(struct hw_render *r, const struct hw_render_stats *s);
 

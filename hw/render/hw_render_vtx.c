@@ -344,7 +344,7 @@ ppp_update(struct vctx *v, uint64_t va, unsigned size)
 
 struct vs_run {
    const uint32_t *vid, *iid;
-   uint32_t (*out)[HWR_MAX_SLOTS];
+   uint32_t *out;                     /* rows of `slots` words */
    unsigned base, n, slots;
    const struct hwr_pipeline *pipe;   /* the vertex shader's state tables */
    uint64_t sampler_heap;
@@ -402,14 +402,114 @@ vs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
          return HW_USC_OUT_OF_BOUNDS;
       unsigned i = r->base + simd * HW_USC_SIMD_WIDTH + l;
       if (i < r->n)
-         r->out[i][slot] = hw_usc_simd_read32(s, val->value, l);
+         r->out[(size_t)i * r->slots + slot] = hw_usc_simd_read32(s, val->value, l);
    }
    return HW_USC_OK;
 }
 
+/* Whether a stage instruction of a vertex shader writes memory: an image
+ * write does (texture loads and samples only read). */
+static bool
+vs_hook_writes(const struct agx_instr *in, void *user)
+{
+   (void)user;
+   return in->op != AGX_OP_ST_VAR && in->op != AGX_OP_ST_VAR_FINAL &&
+          in->op != AGX_OP_TEXTURE_LOAD && in->op != AGX_OP_TEXTURE_SAMPLE;
+}
+
+/* A draw's vertex shading spread over the render core's pool: item b is
+ * workgroup b (VS_BATCH vertices), with its own MMU view, hook state,
+ * statistics and result, merged in workgroup order afterwards. */
+struct vs_par {
+   const struct hw_usc_launch *L;
+   const struct vs_run *run;          /* template: base set per item */
+   const struct hwr_job *j;
+   unsigned n;
+   struct vs_item {
+      struct hw_usc_stats st;
+      struct hw_usc_result res;
+      struct hw_mmu mmu;
+      enum hw_usc_status status;
+   } *item;
+};
+
+static void
+vs_par_item(void *ctx, unsigned worker, unsigned b)
+{
+   (void)worker;
+   struct vs_par *p = ctx;
+   struct vs_item *it = &p->item[b];
+   struct vs_run run = *p->run;
+   run.base = b * VS_BATCH;
+   struct hw_usc_launch L = *p->L;
+   L.hook_user = &run;
+   hw_mmu_init(&it->mmu, p->j->ej->dev, p->j->ej->vm_slot, HW_UNIT_USC);
+   struct hw_usc_workgroup wg = { .threadgroup_position = { b, 0, 0 } };
+   unsigned cnt = p->n - run.base < VS_BATCH ? p->n - run.base : VS_BATCH;
+   wg.threads[0] = cnt;
+   wg.threads[1] = wg.threads[2] = 1;
+   it->status = hw_usc_run_workgroup(&L, &wg, &it->mmu, &it->st, &it->res);
+}
+
+/*
+ * Runs the workgroups of a draw's vertex shader on the pool when that
+ * cannot change what the draw computes: more than one workgroup, no
+ * stack (a serial pass hands one buffer from workgroup to workgroup) and
+ * no memory writes (hw_usc_shader_writes_memory; vertex texture fetch
+ * only reads). Every workgroup writes its own rows of `out`; the
+ * statistics are sums, added in workgroup order, and a failure is the
+ * first failing workgroup's, as in order. Returns false when it did not
+ * run (the caller shades in order); *ok then untouched.
+ */
+static bool
+shade_parallel(struct vctx *v, const struct hw_usc_launch *L,
+               const struct vs_run *run, unsigned n, struct hw_usc_stats *st,
+               bool *ok)
+{
+   struct hwr_job *j = v->j;
+   unsigned nb = (n + VS_BATCH - 1) / VS_BATCH;
+   if (nb < 2 || j->r->threads <= 1 || hw_usc_shader_stack_bytes(v->vsp.shader) ||
+       hw_usc_shader_writes_memory(v->vsp.shader, vs_hook_writes, NULL))
+      return false;
+   struct vs_par p = { L, run, j, n, calloc(nb, sizeof(struct vs_item)) };
+   if (!p.item)
+      return false;
+   if (!hwr_pool_try_run(j->r, nb, vs_par_item, &p)) {
+      free(p.item);
+      return false;
+   }
+   *ok = true;
+   for (unsigned b = 0; b < nb; b++) {
+      const struct vs_item *it = &p.item[b];
+      if (it->status != HW_USC_OK) {
+         /* The fault an in-order pass's one MMU view would hold: the
+          * first any workgroup up to this one took. */
+         const struct hw_mmu *fm = &it->mmu;
+         for (unsigned k = 0; k <= b; k++)
+            if (p.item[k].mmu.fault.valid) {
+               fm = &p.item[k].mmu;
+               break;
+            }
+         *ok = it->res.status == HW_USC_FAULT
+                  ? hwr_fault(j, fm)
+                  : hwr_fail(j, "vertex shader at 0x%llx: %s",
+                             (unsigned long long)it->res.pc, it->res.message);
+         break;
+      }
+      /* What hw_usc_run_workgroup adds up; the render core reads only
+       * the cycles and instructions. */
+      st->instructions += it->st.instructions;
+      st->cycles += it->st.cycles;
+      if (it->st.max_simd_cycles > st->max_simd_cycles)
+         st->max_simd_cycles = it->st.max_simd_cycles;
+   }
+   free(p.item);
+   return true;
+}
+
 static bool
 shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
-               unsigned n, uint32_t (*out)[HWR_MAX_SLOTS])
+               unsigned n, uint32_t *out)
 {
    struct hwr_job *j = v->j;
    struct hw_mmu um;
@@ -429,20 +529,26 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
       .sampler_table = j->pl->sampler_heap,
    };
    struct hw_usc_stats st = { 0 };
-   for (unsigned b = 0; b < n; b += VS_BATCH) {
-      run.base = b;
-      struct hw_usc_workgroup wg = { .threadgroup_position = { b / VS_BATCH, 0, 0 } };
-      unsigned cnt = n - b < VS_BATCH ? n - b : VS_BATCH;
-      wg.threads[0] = cnt;
-      wg.threads[1] = wg.threads[2] = 1;
-      if (!hwr_stack(j, &v->stack, &v->stack_size, v->vsp.shader, VS_BATCH, &wg))
+   bool ok;
+   if (shade_parallel(v, &L, &run, n, &st, &ok)) {
+      if (!ok)
          return false;
-      struct hw_usc_result res;
-      if (hw_usc_run_workgroup(&L, &wg, &um, &st, &res) != HW_USC_OK) {
-         if (res.status == HW_USC_FAULT)
-            return hwr_fault(j, &um);
-         return hwr_fail(j, "vertex shader at 0x%llx: %s",
-                         (unsigned long long)res.pc, res.message);
+   } else {
+      for (unsigned b = 0; b < n; b += VS_BATCH) {
+         run.base = b;
+         struct hw_usc_workgroup wg = { .threadgroup_position = { b / VS_BATCH, 0, 0 } };
+         unsigned cnt = n - b < VS_BATCH ? n - b : VS_BATCH;
+         wg.threads[0] = cnt;
+         wg.threads[1] = wg.threads[2] = 1;
+         if (!hwr_stack(j, &v->stack, &v->stack_size, v->vsp.shader, VS_BATCH, &wg))
+            return false;
+         struct hw_usc_result res;
+         if (hw_usc_run_workgroup(&L, &wg, &um, &st, &res) != HW_USC_OK) {
+            if (res.status == HW_USC_FAULT)
+               return hwr_fault(j, &um);
+            return hwr_fail(j, "vertex shader at 0x%llx: %s",
+                            (unsigned long long)res.pc, res.message);
+         }
       }
    }
    /* Vertex batches spread over the cores like tiles do. */
@@ -457,6 +563,21 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
 struct cvert {
    float c[HWR_MAX_SLOTS];   /* all output slots; 0..3 = clip position */
 };
+
+/* Copies a clip vertex's slots below the output count (the only ones
+ * read: a whole struct cvert is 1 KiB). */
+static inline void
+cv_copy(const struct vctx *v, struct cvert *d, const struct cvert *a)
+{
+   memcpy(d->c, a->c, (size_t)v->outputs * sizeof(float));
+}
+
+/* Vertex i's output row in a draw's outputs (rows of v->outputs words). */
+static inline const uint32_t *
+vrow(const struct vctx *v, const uint32_t *out, unsigned i)
+{
+   return out + (size_t)i * v->outputs;
+}
 
 /*
  * Where the vertex shader's outputs are (the UVS layout the hardware
@@ -581,13 +702,14 @@ clip_poly(const struct vctx *v, struct cvert *in, unsigned n, struct cvert *tmp)
          const struct cvert *a = &in[i], *b = &in[(i + 1) % n];
          float da = plane_dist(v, a, k), db = plane_dist(v, b, k);
          if (da >= 0)
-            tmp[m++] = *a;
+            cv_copy(v, &tmp[m++], a);
          if ((da >= 0) != (db >= 0)) {
             clip_lerp(v, &tmp[m], a, b, da / (da - db));
             m++;
          }
       }
-      memcpy(in, tmp, m * sizeof(*in));
+      for (unsigned i = 0; i < m; i++)
+         cv_copy(v, &in[i], &tmp[i]);
       n = m;
    }
    return n;
@@ -608,7 +730,7 @@ clip_line(const struct vctx *v, struct cvert *in)
          continue;
       struct cvert c;
       clip_lerp(v, &c, &in[0], &in[1], da / (da - db));
-      in[da < 0 ? 0 : 1] = c;
+      cv_copy(v, &in[da < 0 ? 0 : 1], &c);
    }
    return true;
 }
@@ -745,7 +867,7 @@ to_window(const struct vctx *v, const struct cvert *c, struct wvert *w)
  * undefined in GL; the model uses viewport 0.
  */
 static unsigned
-viewport_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
+viewport_index(const struct vctx *v, const uint32_t *out,
                const unsigned *idx, unsigned nv)
 {
    if (v->st.vp_count <= 1 || !v->st.os.viewport_target)
@@ -753,7 +875,7 @@ viewport_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    unsigned slot = uvs_clip_base(v) - 1;
    if (slot >= v->outputs)
       return 0;
-   unsigned vpi = out[idx[provoking_vertex(v, nv)]][slot] >> 16;
+   unsigned vpi = vrow(v, out, idx[provoking_vertex(v, nv)])[slot] >> 16;
    return vpi < v->st.vp_count ? vpi : 0;
 }
 
@@ -766,7 +888,7 @@ viewport_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
  * (returns false).
  */
 static bool
-layer_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
+layer_index(const struct vctx *v, const uint32_t *out,
             const unsigned *idx, unsigned nv, unsigned *layer)
 {
    *layer = 0;
@@ -778,7 +900,7 @@ layer_index(const struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    unsigned pv = v->st.cull.flat_shading_vertex ? v->st.cull.flat_shading_vertex - 1 : 0;
    if (pv >= nv)
       pv = nv - 1;
-   *layer = out[idx[pv]][slot] & 0xffff;
+   *layer = vrow(v, out, idx[pv])[slot] & 0xffff;
    return *layer < v->j->layers;
 }
 
@@ -862,7 +984,7 @@ emit_unfilled(struct vctx *v, const struct cvert *c, bool back, bool lines)
 }
 
 static bool
-emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
+emit_prim(struct vctx *v, const uint32_t *out,
           const unsigned *idx, unsigned nv)
 {
    struct hwr_job *j = v->j;
@@ -872,7 +994,7 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
    struct cvert cv[3 + 7 + 16 + 4], tmp[3 + 7 + 16 + 4];
    /* the output words as floats: one block copy per vertex */
    for (unsigned i = 0; i < nv; i++)
-      memcpy(cv[i].c, out[idx[i]], (size_t)v->outputs * sizeof(float));
+      memcpy(cv[i].c, vrow(v, out, idx[i]), (size_t)v->outputs * sizeof(float));
    if (v->st.cull.rasterizer_discard) {
       v->stats.culled++;
       return true;
@@ -978,7 +1100,7 @@ emit_prim(struct vctx *v, const uint32_t (*out)[HWR_MAX_SLOTS],
 
 static bool
 assemble(struct vctx *v, enum agx_primitive prim,
-         const uint32_t (*out)[HWR_MAX_SLOTS], const bool *restart, unsigned n)
+         const uint32_t *out, const bool *restart, unsigned n)
 {
    /* Split the index sequence at restarts and assemble each run. */
    unsigned s = 0, pv = provoking_vertex(v, 3);
@@ -1067,7 +1189,7 @@ assemble(struct vctx *v, enum agx_primitive prim,
  */
 static bool
 shade_indexed(struct vctx *v, uint32_t *vid, uint32_t *iid, const bool *rs,
-              unsigned n, uint32_t (*out)[HWR_MAX_SLOTS])
+              unsigned n, uint32_t *out)
 {
    unsigned live = 0;
    for (unsigned i = 0; i < n; i++)
@@ -1089,11 +1211,12 @@ shade_indexed(struct vctx *v, uint32_t *vid, uint32_t *iid, const bool *rs,
       return false;
    for (unsigned i = n; i-- > 0;) {
       if (rs[i]) {
-         memset(out[i], 0, (size_t)v->outputs * sizeof(uint32_t));
+         memset(out + (size_t)i * v->outputs, 0, (size_t)v->outputs * sizeof(uint32_t));
       } else {
          k--;
          if (k != i)
-            memcpy(out[i], out[k], (size_t)v->outputs * sizeof(uint32_t));
+            memcpy(out + (size_t)i * v->outputs, out + (size_t)k * v->outputs,
+                   (size_t)v->outputs * sizeof(uint32_t));
       }
    }
    return true;
@@ -1126,15 +1249,18 @@ draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
                          count, ibuf_size);
    }
    /* The draw's arrays, from the kept scratch (struct hw_render): the
-    * outputs (rows of HWR_MAX_SLOTS, 4-byte aligned at the start), the
-    * vertex and instance IDs, the indices, the restart flags. */
-   uint32_t (*out)[HWR_MAX_SLOTS];
-   size_t out_bytes = (size_t)count * sizeof(*out);
+    * outputs (rows of the draw's output count, not of HWR_MAX_SLOTS: a
+    * shader writes a few slots of the 255 the hardware allows, and rows
+    * that wide spread each vertex over a page's quarter; 4-byte aligned
+    * at the start), the vertex and instance IDs, the indices, the restart
+    * flags. */
+   uint32_t *out;
+   size_t out_bytes = (size_t)count * v->outputs * sizeof(*out);
    uint8_t *mem = hwr_scratch_get(v->scratch, out_bytes +
                                   (size_t)count * (2 * sizeof(uint32_t) + isz + 1));
    if (!mem)
       return hwr_fail(j, "out of host memory");
-   out = (uint32_t (*)[HWR_MAX_SLOTS])mem;
+   out = (uint32_t *)mem;
    uint32_t *vid = (uint32_t *)(mem + out_bytes);
    uint32_t *iid = vid + count;
    uint8_t *idx = (uint8_t *)(iid + count);
@@ -1150,8 +1276,8 @@ draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
    /* An output the shader does not write reads as 0 (and, as ever, keeps
     * what an earlier instance wrote); only slots below the count are
     * read (vs_hook refuses others). */
-   for (uint32_t i = 0; ok && i < count; i++)
-      memset(out[i], 0, (size_t)v->outputs * sizeof(uint32_t));
+   if (ok)
+      memset(out, 0, out_bytes);
    uint32_t rmask = isz == 1 ? 0xff : isz == 2 ? 0xffff : 0xffffffff;
    for (uint32_t inst = 0; ok && inst < instances; inst++) {
       for (uint32_t i = 0; i < count; i++) {
@@ -1166,7 +1292,7 @@ draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
          iid[i] = inst;
       }
       ok = shade_indexed(v, vid, iid, rs, count, out) &&
-           assemble(v, il->primitive, (const uint32_t (*)[HWR_MAX_SLOTS])out, rs, count);
+           assemble(v, il->primitive, out, rs, count);
    }
    hwr_scratch_trim(v->scratch);
    return ok;

@@ -132,6 +132,16 @@ bool hw_usc_shader_launch_invariant(const struct hw_usc_shader *s,
                                     bool (*hook_ok)(const struct agx_instr *in, void *user),
                                     void *user);
 
+/* Whether a launch of the shader can change memory other than its
+ * threadgroup memory and stack: device stores, atomics, uniform stores,
+ * or a stage (hook) instruction hook_writes says writes (NULL: every hook
+ * instruction counts). A launch of a shader without any computes the
+ * same whatever order its workgroups run in (the vertex job spreads its
+ * workgroups over the render core's pool only then). */
+bool hw_usc_shader_writes_memory(const struct hw_usc_shader *s,
+                                 bool (*hook_writes)(const struct agx_instr *in, void *user),
+                                 void *user);
+
 struct hw_usc_cache *hw_usc_cache_create(void);
 void hw_usc_cache_destroy(struct hw_usc_cache *c);
 

@@ -435,3 +435,24 @@ hw_usc_simd_hook_message(struct hw_usc_simd *s, const char *msg)
 {
    snprintf(s->hook_message, sizeof(s->hook_message), "%s", msg);
 }
+
+bool
+hw_usc_shader_writes_memory(const struct hw_usc_shader *s,
+                            bool (*hook_writes)(const struct agx_instr *in, void *user),
+                            void *user)
+{
+   for (unsigned i = 0; i < s->count; i++) {
+      const struct usc_inst *in = &s->inst[i];
+      switch ((enum usc_op)in->op) {
+      case U_DEVICE_STORE: case U_ATOMIC: case U_UNIFORM_STORE:
+         return true;
+      case U_HOOK:
+         if (!hook_writes || hook_writes(&s->hook_instrs[in->hook], user))
+            return true;
+         break;
+      default:
+         break;
+      }
+   }
+   return false;
+}
