@@ -346,8 +346,8 @@ eval_cond(const struct hw_usc_simd *s, const struct usc_inst *in, bool fl,
 
 /* ---- special registers ------------------------------------------------ */
 
-static void
-read_sr(const struct hw_usc_simd *s, unsigned sr, uint32_t out[USC_W])
+void
+usc_read_sr(const struct hw_usc_simd *s, unsigned sr, uint32_t out[USC_W])
 {
    const struct hw_usc_launch *L = s->launch;
    const struct hw_usc_workgroup *wg = s->wg;
@@ -750,7 +750,7 @@ run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
             s->cycles += nr->cycles;
             st->alu += nr->alu;
             st->imul += nr->imul;
-            nr->fn(&s->r[0][0], s->u, s->exec);
+            nr->fn(&s->r[0][0], s->u, s->exec, s);
             s->pc = nr->end;
             continue;
          }
@@ -786,7 +786,7 @@ run_simd(struct hw_usc_simd *s, uint64_t *budget, struct hw_usc_result *res)
       case U_GET_SR: {
          uint32_t v[USC_W];
          uint64_t w[USC_W];
-         read_sr(s, in->s[0].imm, v);
+         usc_read_sr(s, in->s[0].imm, v);
          for (unsigned l = 0; l < USC_W; l++)
             w[l] = v[l];
          wr_lanes(s, &in->d, ex, w);

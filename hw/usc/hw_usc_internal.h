@@ -143,7 +143,9 @@ struct hw_usc_shader {
  * [i, end) charges what interpreting them would: n instructions, `cycles`,
  * and its records' ALU / IMUL class counts.
  */
-typedef void (*usc_native_fn)(uint32_t *r, const uint32_t *u, uint32_t exec);
+struct hw_usc_simd;
+typedef void (*usc_native_fn)(uint32_t *r, const uint32_t *u, uint32_t exec,
+                              const struct hw_usc_simd *s);
 struct usc_native_run {
    usc_native_fn fn;
    uint32_t n, end, cycles, alu, imul;
@@ -228,6 +230,9 @@ usc_wg_threads(const struct hw_usc_launch *L, const struct hw_usc_workgroup *wg)
    return L->threads_per_threadgroup;
 }
 
+/* hw_usc_exec.c: the special register `sr` of every lane (get_sr); the
+ * native path calls it for the registers it does not compute itself. */
+void usc_read_sr(const struct hw_usc_simd *s, unsigned sr, uint32_t out[USC_W]);
 /* hw_usc_exec.c: runs until stop / barrier / error / budget. */
 enum hw_usc_status usc_run_simd(struct hw_usc_simd *s, uint64_t *budget,
                                 struct hw_usc_result *res);

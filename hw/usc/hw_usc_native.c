@@ -4,7 +4,7 @@
  * per shader into host code through LLVM's ORC LLJIT (LLVM-C API).
  *
  * One function per run, void f(uint32_t r[128][32], const uint32_t *u,
- * uint32_t exec): each record becomes <32 x i32> / <32 x float> vector
+ * uint32_t exec, const struct hw_usc_simd *s): each record becomes <32 x i32> / <32 x float> vector
  * operations on the SIMD group's register rows, written back under the
  * exec mask by a select.  Registers a run touches are loaded once and
  * stored once (exec cannot change inside a run: only control-flow records
@@ -18,6 +18,7 @@
  * libhwusc.a without LLVM (Mesa's compiler test) simply has no native path.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,9 +172,10 @@ struct nb {
    LLVMModuleRef mod;
    LLVMBuilderRef b;
    LLVMTypeRef i1, i32, i64, f32, f64, v32i32, v32i64, v32f32, v32f64, vptr, i32ptr;
-   LLVMValueRef fn, rarg, uarg, exmask;
-   LLVMValueRef fma_fn, fabs_fn;
-   LLVMTypeRef fma_ty, fabs_ty;
+   LLVMValueRef fn, rarg, uarg, sarg, exarg, exmask;
+   LLVMValueRef fma_fn, fabs_fn, ctpop_fn;
+   LLVMTypeRef fma_ty, fabs_ty, ctpop_ty, sr_ty;
+   LLVMValueRef sr_buf;   /* the run's <32 x i32> scratch for usc_read_sr */
    LLVMValueRef cur[HW_USC_NUM_GPRS];
    bool dirty[HW_USC_NUM_GPRS];
    LLVMValueRef uni[HW_USC_NUM_UNIFORMS];
@@ -577,6 +579,72 @@ fma16(struct nb *n, LLVMValueRef a, LLVMValueRef b_, LLVMValueRef c)
    return sel(n, exact, s, LLVMBuildBitCast(b, u, n->v32f64, ""));
 }
 
+/* A <32 x i32> of the hw_usc_simd at byte offset `off`. */
+static LLVMValueRef
+simd_row(struct nb *n, size_t off)
+{
+   LLVMValueRef o = LLVMConstInt(n->i64, off, false);
+   LLVMValueRef p = LLVMBuildGEP2(n->b, LLVMInt8TypeInContext(n->ctx), n->sarg, &o, 1, "");
+   LLVMValueRef ld = LLVMBuildLoad2(n->b, n->v32i32, LLVMBuildPointerCast(n->b, p, n->vptr, ""), "");
+   LLVMSetAlignment(ld, 4);
+   return ld;
+}
+
+static LLVMValueRef
+lane_const(struct nb *n, uint32_t (*f)(unsigned l))
+{
+   LLVMValueRef e[USC_W];
+   for (unsigned l = 0; l < USC_W; l++)
+      e[l] = ci32(n, f(l));
+   return LLVMConstVector(e, USC_W);
+}
+
+static uint32_t lane_index(unsigned l) { return l; }
+static uint32_t lanes_below(unsigned l) { return (1u << l) - 1; }
+static uint32_t quad_below(unsigned l) { return ((1u << l) - 1) & (0xfu << (l & ~3u)); }
+
+/* usc_read_sr(s, sr) over the lanes: the per-lane registers of the SIMD
+ * group (lane, exec-derived, thread positions) in line; the others
+ * (workgroup, launch, stage hook) by a call of the interpreter's own
+ * function, which cannot touch the registers the run holds. */
+static LLVMValueRef
+get_sr(struct nb *n, unsigned sr)
+{
+   LLVMValueRef ex = splat(n, n->exarg);
+   switch (sr) {
+   case 48: case 49: case 50:
+      return simd_row(n, offsetof(struct hw_usc_simd, local_id) + (sr - 48) * USC_W * 4);
+   case 51:
+      return simd_row(n, offsetof(struct hw_usc_simd, linear_id));
+   case 52:
+      return lane_const(n, lane_index);
+   case 53: {
+      LLVMValueRef o = LLVMConstInt(n->i64, offsetof(struct hw_usc_simd, index), false);
+      LLVMValueRef p = LLVMBuildGEP2(n->b, LLVMInt8TypeInContext(n->ctx), n->sarg, &o, 1, "");
+      LLVMValueRef ld = LLVMBuildLoad2(n->b, n->i32, LLVMBuildPointerCast(n->b, p, n->i32ptr, ""), "");
+      LLVMSetAlignment(ld, 4);
+      return splat(n, ld);
+   }
+   case 56: case 58: {
+      LLVMValueRef m = LLVMBuildAnd(n->b, ex, lane_const(n, sr == 56 ? quad_below : lanes_below), "");
+      return LLVMBuildCall2(n->b, n->ctpop_ty, n->ctpop_fn, &m, 1, "");
+   }
+   case 63:
+      return LLVMBuildAnd(n->b, LLVMBuildLShr(n->b, ex, lane_const(n, lane_index), ""),
+                          splat_const(n, 1), "");
+   default: {
+      LLVMValueRef f = LLVMConstIntToPtr(
+         LLVMConstInt(n->i64, (uint64_t)(uintptr_t)&usc_read_sr, false),
+         LLVMPointerType(n->sr_ty, 0));
+      LLVMValueRef args[3] = { n->sarg, ci32(n, sr), n->sr_buf };
+      LLVMBuildCall2(n->b, n->sr_ty, f, args, 3, "");
+      LLVMValueRef ld = LLVMBuildLoad2(n->b, n->v32i32, n->sr_buf, "");
+      LLVMSetAlignment(ld, 4);
+      return ld;
+   }
+   }
+}
+
 /* ---- what is translated -------------------------------------------------- */
 
 static bool
@@ -591,7 +659,7 @@ usc_native_translatable(const struct usc_inst *in)
    if (in->cls != C_ALU && in->cls != C_IMUL)
       return false;
    switch ((enum usc_op)in->op) {
-   case U_MOV_IMM:
+   case U_MOV_IMM: case U_GET_SR:
       return dst_ok(&in->d);
    case U_BITOP:
       return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]);
@@ -628,6 +696,9 @@ emit(struct nb *n, const struct usc_inst *in)
    switch ((enum usc_op)in->op) {
    case U_MOV_IMM:
       write_dst(n, &in->d, splat_const(n, in->s[0].imm));
+      return;
+   case U_GET_SR:
+      write_dst(n, &in->d, get_sr(n, in->s[0].imm));
       return;
    case U_BITOP: {
       LLVMValueRef a = raw32(n, &in->s[0]), b = raw32(n, &in->s[1]);
@@ -762,8 +833,14 @@ compile_locked(const struct hw_usc_shader *sh)
    unsigned fabs_id = LLVMLookupIntrinsicID("llvm.fabs", 9);
    n.fabs_fn = LLVMGetIntrinsicDeclaration(n.mod, fabs_id, &n.v32f64, 1);
    n.fabs_ty = LLVMIntrinsicGetType(n.ctx, fabs_id, &n.v32f64, 1);
-   LLVMTypeRef params[3] = { n.i32ptr, n.i32ptr, n.i32 };
-   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), params, 3, false);
+   unsigned ctpop_id = LLVMLookupIntrinsicID("llvm.ctpop", 10);
+   n.ctpop_fn = LLVMGetIntrinsicDeclaration(n.mod, ctpop_id, &n.v32i32, 1);
+   n.ctpop_ty = LLVMIntrinsicGetType(n.ctx, ctpop_id, &n.v32i32, 1);
+   LLVMTypeRef bytep = LLVMPointerType(LLVMInt8TypeInContext(n.ctx), 0);
+   LLVMTypeRef sr_params[3] = { bytep, n.i32, n.vptr };
+   n.sr_ty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), sr_params, 3, false);
+   LLVMTypeRef params[4] = { n.i32ptr, n.i32ptr, n.i32, bytep };
+   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), params, 4, false);
 
    unsigned serial = jit_serial++, nruns = 0, nrec = 0;
    char names[64];
@@ -785,7 +862,11 @@ compile_locked(const struct hw_usc_shader *sh)
       LLVMSetLinkage(n.fn, LLVMExternalLinkage);
       n.rarg = LLVMGetParam(n.fn, 0);
       n.uarg = LLVMGetParam(n.fn, 1);
+      n.exarg = LLVMGetParam(n.fn, 2);
+      n.sarg = LLVMGetParam(n.fn, 3);
       LLVMPositionBuilderAtEnd(n.b, LLVMAppendBasicBlockInContext(n.ctx, n.fn, "entry"));
+      n.sr_buf = LLVMBuildAlloca(n.b, n.v32i32, "");
+      LLVMSetAlignment(n.sr_buf, 4);
       memset(n.cur, 0, sizeof(n.cur));
       memset(n.dirty, 0, sizeof(n.dirty));
       memset(n.uni, 0, sizeof(n.uni));

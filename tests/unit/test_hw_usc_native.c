@@ -85,6 +85,10 @@ static const char *const ops[] = {
    "icmpsel slt, r10, r2, r3, r4, r5", "icmpsel sgt, r10, r2, r3, r4, r5",
    "icmpsel slt, r10, r2l, r3h, r4, r5", "icmpsel ult, r10h, r2l, r3h, r4l, r5h",
    "icmpsel slt, r10, r2, u8, r4, r5", "icmpsel ugt, r10, r2l, 100, 1, 0",
+   "get_sr r10, sr52", "get_sr r10, sr48", "get_sr r10, sr49", "get_sr r10, sr50",
+   "get_sr r10, sr51", "get_sr r10, sr53", "get_sr r10, sr56", "get_sr r10, sr58",
+   "get_sr r10, sr63", "get_sr r10l, sr58", "get_sr r10h, sr63", "get_sr r10, sr80",
+   "get_sr r10, sr0", "get_sr r10, sr4", "get_sr r10, sr8", "get_sr r10, sr20",
 };
 
 static uint32_t rng_state;
