@@ -173,8 +173,8 @@ struct nb {
    LLVMBuilderRef b;
    LLVMTypeRef i1, i32, i64, f32, f64, v32i32, v32i64, v32f32, v32f64, vptr, i32ptr;
    LLVMValueRef fn, rarg, uarg, sarg, exarg, exmask;
-   LLVMValueRef fma_fn, fabs_fn, ctpop_fn;
-   LLVMTypeRef fma_ty, fabs_ty, ctpop_ty, sr_ty;
+   LLVMValueRef fma_fn, fabs_fn, ctpop_fn, trunc_fn, rint_fn;
+   LLVMTypeRef fma_ty, fabs_ty, ctpop_ty, trunc_ty, rint_ty, sr_ty;
    LLVMValueRef sr_buf;   /* the run's <32 x i32> scratch for usc_read_sr */
    LLVMValueRef cur[HW_USC_NUM_GPRS];
    bool dirty[HW_USC_NUM_GPRS];
@@ -645,6 +645,75 @@ get_sr(struct nb *n, unsigned sr)
    }
 }
 
+/* convert's modes from integers (the rest go from floats to integers). */
+static bool
+convert_from_int(unsigned mode)
+{
+   return mode == 0 || mode == 1 || mode == 6 || mode == 7 || mode == 10 || mode == 11;
+}
+
+/* convert_lane() over the lanes: integers are exact in double, then one
+ * rounding to float (nearest even, then a step toward zero when that went
+ * away from zero and the mode is rtz) or to half (nearest even only); floats
+ * (fp32 flushed, fp16 widened) truncated or rounded to nearest even in
+ * double, NaN to 0, clamped to the mode's range. */
+static LLVMValueRef
+convert(struct nb *n, const struct usc_inst *in)
+{
+   LLVMBuilderRef b = n->b;
+   unsigned mode = in->cc;
+   bool rtz = in->mode == 0;
+   LLVMValueRef raw = raw32(n, &in->s[0]);
+   if (convert_from_int(mode)) {
+      LLVMValueRef iv = raw;
+      bool sgn = mode & 1;
+      unsigned bits = mode < 2 ? 8 : mode < 8 ? 16 : 32;
+      if (bits < 32 && sgn)
+         iv = LLVMBuildAShr(b, LLVMBuildShl(b, iv, splat_const(n, 32 - bits), ""),
+                            splat_const(n, 32 - bits), "");
+      else if (bits < 32)
+         iv = LLVMBuildAnd(b, iv, splat_const(n, (1u << bits) - 1), "");
+      LLVMValueRef d = sgn ? LLVMBuildSIToFP(b, iv, n->v32f64, "")
+                           : LLVMBuildUIToFP(b, iv, n->v32f64, "");
+      if (in->d.size == 16)
+         return f64_to_f16(n, d);
+      LLVMValueRef f = LLVMBuildFPTrunc(b, d, n->v32f32, "");
+      LLVMValueRef fb = LLVMBuildBitCast(b, f, n->v32i32, "");
+      if (!rtz)
+         return fb;
+      LLVMValueRef back = LLVMBuildFPExt(b, f, n->v32f64, "");
+      LLVMValueRef away = LLVMBuildFCmp(
+         b, LLVMRealOGT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &back, 1, ""),
+         LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &d, 1, ""), "");
+      return sel(n, away, LLVMBuildSub(b, fb, splat_const(n, 1), ""), fb);
+   }
+   LLVMValueRef fbits;
+   if (src_bits32(&in->s[0]) == 16) {
+      fbits = half_to_f32_bits(n, raw);
+   } else {
+      LLVMValueRef e = LLVMBuildAnd(b, raw, splat_const(n, 0x7f800000u), "");
+      fbits = sel(n, ieq(n, e, 0), LLVMBuildAnd(b, raw, splat_const(n, 0x80000000u), ""), raw);
+   }
+   LLVMValueRef d = LLVMBuildFPExt(b, LLVMBuildBitCast(b, fbits, n->v32f32, ""), n->v32f64, "");
+   LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, d, d, "");
+   d = rtz ? LLVMBuildCall2(b, n->trunc_ty, n->trunc_fn, &d, 1, "")
+           : LLVMBuildCall2(b, n->rint_ty, n->rint_fn, &d, 1, "");
+   double lo, hi;
+   switch (mode) {
+   case 4: lo = 0; hi = 65535; break;
+   case 5: lo = -32768; hi = 32767; break;
+   case 8: lo = 0; hi = 4294967295.0; break;
+   default: lo = -2147483648.0; hi = 2147483647.0; break;
+   }
+   LLVMValueRef vlo = LLVMBuildSIToFP(b, splat64_const(n, (uint64_t)(int64_t)lo), n->v32f64, "");
+   LLVMValueRef vhi = LLVMBuildSIToFP(b, splat64_const(n, (uint64_t)(int64_t)hi), n->v32f64, "");
+   d = sel(n, LLVMBuildFCmp(b, LLVMRealOLT, d, vlo, ""), vlo,
+           sel(n, LLVMBuildFCmp(b, LLVMRealOGT, d, vhi, ""), vhi, d));
+   /* NaN lanes: the conversion is poison there, the select drops it */
+   LLVMValueRef i = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, d, n->v32i64, ""), n->v32i32, "");
+   return sel(n, nan, splat_const(n, 0), i);
+}
+
 /* ---- what is translated -------------------------------------------------- */
 
 static bool
@@ -661,6 +730,13 @@ usc_native_translatable(const struct usc_inst *in)
    switch ((enum usc_op)in->op) {
    case U_MOV_IMM: case U_GET_SR:
       return dst_ok(&in->d);
+   case U_CONVERT:
+      /* register and uniform sources (immediates stay interpreted); to
+       * half only rounding to nearest (f64_to_f16 has no rtz) */
+      return dst_ok(&in->d) &&
+             (in->s[0].kind == SRC_R16 || in->s[0].kind == SRC_R32 ||
+              in->s[0].kind == SRC_U16 || in->s[0].kind == SRC_U32) &&
+             !(convert_from_int(in->cc) && in->d.size == 16 && in->mode == 0);
    case U_BITOP:
       return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]);
    case U_IADD:
@@ -699,6 +775,9 @@ emit(struct nb *n, const struct usc_inst *in)
       return;
    case U_GET_SR:
       write_dst(n, &in->d, get_sr(n, in->s[0].imm));
+      return;
+   case U_CONVERT:
+      write_dst(n, &in->d, convert(n, in));
       return;
    case U_BITOP: {
       LLVMValueRef a = raw32(n, &in->s[0]), b = raw32(n, &in->s[1]);
@@ -833,6 +912,12 @@ compile_locked(const struct hw_usc_shader *sh)
    unsigned fabs_id = LLVMLookupIntrinsicID("llvm.fabs", 9);
    n.fabs_fn = LLVMGetIntrinsicDeclaration(n.mod, fabs_id, &n.v32f64, 1);
    n.fabs_ty = LLVMIntrinsicGetType(n.ctx, fabs_id, &n.v32f64, 1);
+   unsigned trunc_id = LLVMLookupIntrinsicID("llvm.trunc", 10);
+   n.trunc_fn = LLVMGetIntrinsicDeclaration(n.mod, trunc_id, &n.v32f64, 1);
+   n.trunc_ty = LLVMIntrinsicGetType(n.ctx, trunc_id, &n.v32f64, 1);
+   unsigned rint_id = LLVMLookupIntrinsicID("llvm.rint", 9);
+   n.rint_fn = LLVMGetIntrinsicDeclaration(n.mod, rint_id, &n.v32f64, 1);
+   n.rint_ty = LLVMIntrinsicGetType(n.ctx, rint_id, &n.v32f64, 1);
    unsigned ctpop_id = LLVMLookupIntrinsicID("llvm.ctpop", 10);
    n.ctpop_fn = LLVMGetIntrinsicDeclaration(n.mod, ctpop_id, &n.v32i32, 1);
    n.ctpop_ty = LLVMIntrinsicGetType(n.ctx, ctpop_id, &n.v32i32, 1);

@@ -89,6 +89,16 @@ static const char *const ops[] = {
    "get_sr r10, sr51", "get_sr r10, sr53", "get_sr r10, sr56", "get_sr r10, sr58",
    "get_sr r10, sr63", "get_sr r10l, sr58", "get_sr r10h, sr63", "get_sr r10, sr80",
    "get_sr r10, sr0", "get_sr r10, sr4", "get_sr r10, sr8", "get_sr r10, sr20",
+   "convert f_to_s32, r10, r2, rtz", "convert f_to_s32, r10, r2, rte",
+   "convert f_to_u32, r10, r2, rtz", "convert f_to_u32, r10, r2, rte",
+   "convert f_to_u16, r10l, r2, rtz", "convert f_to_s16, r10h, r2, rte",
+   "convert f_to_s32, r10, r2l, rte", "convert f_to_u16, r10, r2h, rtz",
+   "convert f_to_s16, r10, u8, rte", "convert u32_to_f, r10, r2, rte",
+   "convert u32_to_f, r10, r2, rtz", "convert s32_to_f, r10, r2, rtz",
+   "convert s32_to_f, r10, r2, rte", "convert s16_to_f, r10l, r2l, rte",
+   "convert u16_to_f, r10, r2h, rtz", "convert s16_to_f, r10, r2l, rtz",
+   "convert u8_to_f, r10h, r2l, rte", "convert s8_to_f, r10, r2h, rtz",
+   "convert s32_to_f, r10h, r2, rte", "convert u32_to_f, r10, u9, rtz",
 };
 
 static uint32_t rng_state;
