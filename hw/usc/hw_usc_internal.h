@@ -130,10 +130,13 @@ struct hw_usc_shader {
     * (hw_usc_cache_find). */
    uint8_t *code;
    struct hw_usc_shader *next_va;
-   /* Native code of its ALU runs (hw_usc_native.c), made on the first
-    * launch and read without a lock (atomic pointer, set once). */
+   /* Native code of its ALU runs (hw_usc_native.c), read without a lock
+    * (atomic pointers, each set once): `native_share` is the entry of all
+    * cached shaders with the same code bytes (wherever they sit), which
+    * counts their work and holds the code compiled once for them all;
+    * `native` caches its code here once compiled. */
    struct usc_native *native;
-   uint64_t native_work;       /* instructions run before it was compiled */
+   struct usc_native_share *native_share;
 };
 
 /*

@@ -46,7 +46,7 @@ static int native_verbose;
 
 /* Compile statistics (TESSERA_USC_NATIVE_STATS=1 prints them at exit);
  * compile time is the compiling thread's CPU time. */
-static uint64_t stat_shaders, stat_runs, stat_records, stat_ns;
+static uint64_t stat_shaders, stat_runs, stat_records, stat_ns, stat_sharing;
 /* ALU/IMUL records left to the interpreter, by enum usc_op (and, for
  * float ops, by a 16-bit destination): what to translate next. */
 static uint64_t stat_left[U_HOOK + 1][2];
@@ -67,10 +67,11 @@ print_stats(void)
 {
    if (stat_shaders)
       fprintf(stderr, "usc native: %llu shaders, %llu runs, %llu records, "
-              "%.3f ms CPU compiling (%.3f ms per shader)\n",
+              "%.3f ms CPU compiling (%.3f ms per shader); %llu more shaders "
+              "share that code (same code bytes)\n",
               (unsigned long long)stat_shaders, (unsigned long long)stat_runs,
               (unsigned long long)stat_records, stat_ns / 1e6,
-              stat_ns / 1e6 / (double)stat_shaders);
+              stat_ns / 1e6 / (double)stat_shaders, (unsigned long long)stat_sharing);
    for (unsigned op = 0; op <= U_HOOK; op++)
       for (unsigned h = 0; h < 2; h++)
          if (stat_left[op][h])
@@ -1038,72 +1039,160 @@ fail:
    return NULL;
 }
 
+/* ---- sharing between shaders ------------------------------------------- */
+
+/* Cached shaders with the same code bytes decode to the same records
+ * (decoding does not depend on the address), so they share one entry:
+ * their work adds up towards USC_NATIVE_HOT and the code is compiled once
+ * (minetest on asahi holds ~1100 shaders, many of them copies).  A shader
+ * not from the cache (no code bytes kept) has an entry of its own. */
+struct usc_native_share {
+   uint64_t hash;
+   size_t bytes;
+   unsigned count;
+   uint8_t *code;                 /* NULL: a private entry */
+   unsigned refs;                 /* shaders using it (jit_lock) */
+   uint64_t work;                 /* instructions run before compiling */
+   struct usc_native *native;     /* compiled code, &none_marker, or NULL */
+   struct usc_native_share *next; /* hash chain */
+};
+
+#define SHARE_BUCKETS 1024
+static struct usc_native_share *share_table[SHARE_BUCKETS];
+
+/* Called with jit_lock held. */
+static struct usc_native_share *
+share_get_locked(const struct hw_usc_shader *sh)
+{
+   unsigned b = (unsigned)(sh->hash % SHARE_BUCKETS);
+   if (sh->code) {
+      for (struct usc_native_share *e = share_table[b]; e; e = e->next) {
+         if (e->hash == sh->hash && e->bytes == sh->bytes && e->count == sh->count &&
+             !memcmp(e->code, sh->code, sh->bytes)) {
+            e->refs++;
+            if (e->native && e->native != &none_marker)
+               stat_sharing++;
+            return e;
+         }
+      }
+   }
+   struct usc_native_share *e = calloc(1, sizeof(*e));
+   if (!e)
+      return NULL;
+   e->refs = 1;
+   if (sh->code && (e->code = malloc(sh->bytes ? sh->bytes : 1))) {
+      memcpy(e->code, sh->code, sh->bytes);
+      e->hash = sh->hash;
+      e->bytes = sh->bytes;
+      e->count = sh->count;
+      e->next = share_table[b];
+      share_table[b] = e;
+   }
+   return e;
+}
+
 const struct usc_native *
 usc_native_get(const struct hw_usc_shader *sh)
 {
-   struct hw_usc_shader *w = (struct hw_usc_shader *)sh;   /* the lazily set field */
+   struct hw_usc_shader *w = (struct hw_usc_shader *)sh;   /* the lazily set fields */
    const struct usc_native *nat = __atomic_load_n(&w->native, __ATOMIC_ACQUIRE);
    if (nat)
       return nat == &none_marker ? NULL : nat;
-   /* Mode 1 compiles a shader once it is hot: compiling costs about what
-    * interpreting ~10^5 SIMD-group instructions does, and a trace can hold
-    * a thousand shaders that each run a few groups.  usc_native_note()
-    * counts the instructions run (whichever worker threads run them:
-    * results are identical either way). */
-   if (current_mode() == 1 &&
-       __atomic_load_n(&w->native_work, __ATOMIC_RELAXED) < USC_NATIVE_HOT)
-      return NULL;
-   pthread_mutex_lock(&jit_lock);
-   nat = __atomic_load_n(&w->native, __ATOMIC_ACQUIRE);
-   if (!nat) {
-      struct usc_native *made = NULL;
-      if (mode_locked() && jit_init_locked()) {
-         struct timespec t0, t1;
-         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-         made = compile_locked(sh);
-         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-         if (made) {
-            stat_shaders++;
-            stat_runs += made->nruns;
-            stat_records += made->nrecords;
-            stat_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
-                       (uint64_t)(t1.tv_nsec - t0.tv_nsec);
-         }
+   const int mode = current_mode();
+   struct usc_native_share *e = __atomic_load_n(&w->native_share, __ATOMIC_ACQUIRE);
+   if (!e && mode) {
+      pthread_mutex_lock(&jit_lock);
+      e = w->native_share;
+      if (!e) {
+         e = share_get_locked(sh);
+         __atomic_store_n(&w->native_share, e, __ATOMIC_RELEASE);
       }
-      nat = made ? made : &none_marker;
-      __atomic_store_n(&w->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
+      pthread_mutex_unlock(&jit_lock);
    }
-   pthread_mutex_unlock(&jit_lock);
+   if (!e) {   /* off, or out of memory: interpreted */
+      __atomic_store_n(&w->native, (struct usc_native *)&none_marker, __ATOMIC_RELEASE);
+      return NULL;
+   }
+   nat = __atomic_load_n(&e->native, __ATOMIC_ACQUIRE);
+   if (!nat) {
+      /* Mode 1 compiles once the code is hot: compiling costs about what
+       * interpreting ~10^5 SIMD-group instructions does, and a trace can
+       * hold a thousand shaders that each run a few groups.
+       * usc_native_note() counts the instructions run by every shader of
+       * the entry (whichever worker threads run them: results are
+       * identical either way). */
+      if (mode == 1 && __atomic_load_n(&e->work, __ATOMIC_RELAXED) < USC_NATIVE_HOT)
+         return NULL;
+      pthread_mutex_lock(&jit_lock);
+      nat = e->native;
+      if (!nat) {
+         struct usc_native *made = NULL;
+         if (jit_init_locked()) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+            made = compile_locked(sh);
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+            if (made) {
+               stat_shaders++;
+               stat_runs += made->nruns;
+               stat_records += made->nrecords;
+               stat_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+                          (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+               stat_sharing += e->refs - 1;
+            }
+         }
+         nat = made ? made : &none_marker;
+         __atomic_store_n(&e->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
+      }
+      pthread_mutex_unlock(&jit_lock);
+   }
+   __atomic_store_n(&w->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
    return nat == &none_marker ? NULL : nat;
 }
 
 void
 usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
 {
-   struct hw_usc_shader *w = (struct hw_usc_shader *)sh;
-   if (!__atomic_load_n(&w->native, __ATOMIC_RELAXED))
-      __atomic_add_fetch(&w->native_work, instructions, __ATOMIC_RELAXED);
+   struct usc_native_share *e = __atomic_load_n(&sh->native_share, __ATOMIC_ACQUIRE);
+   if (e && !__atomic_load_n(&e->native, __ATOMIC_RELAXED))
+      __atomic_add_fetch(&e->work, instructions, __ATOMIC_RELAXED);
 }
 
 void
 usc_native_release(struct hw_usc_shader *sh)
 {
-   struct usc_native *nat = sh->native;
+   struct usc_native_share *e = sh->native_share;
    sh->native = NULL;
-   if (!nat || nat == &none_marker)
+   sh->native_share = NULL;
+   if (!e)
       return;
    pthread_mutex_lock(&jit_lock);
-   if (nat->rt) {
-      LLVMErrorRef e = LLVMOrcResourceTrackerRemove(nat->rt);
-      if (e)
-         LLVMConsumeError(e);
+   if (--e->refs) {
+      pthread_mutex_unlock(&jit_lock);
+      return;
+   }
+   if (e->code) {
+      struct usc_native_share **pp = &share_table[e->hash % SHARE_BUCKETS];
+      while (*pp != e)
+         pp = &(*pp)->next;
+      *pp = e->next;
+   }
+   struct usc_native *nat = e->native;
+   if (nat && nat != &none_marker && nat->rt) {
+      LLVMErrorRef err = LLVMOrcResourceTrackerRemove(nat->rt);
+      if (err)
+         LLVMConsumeError(err);
       LLVMOrcReleaseResourceTracker(nat->rt);
       jit_users--;
    }
    pthread_mutex_unlock(&jit_lock);
-   free(nat->at);
-   free(nat->runs);
-   free(nat);
+   if (nat && nat != &none_marker) {
+      free(nat->at);
+      free(nat->runs);
+      free(nat);
+   }
+   free(e->code);
+   free(e);
 }
 
 void
