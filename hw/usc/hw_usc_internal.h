@@ -163,14 +163,16 @@ struct usc_native {
  * Weak: a program that links libhwusc.a without the native object (Mesa's
  * compiler test, a build without LLVM) gets NULL here and interprets.
  * Programs of this tree pull it in with -u usc_native_get (Makefile).
- *   usc_native_get: the shader's native code, compiled once (thread-safe):
- *     with TESSERA_USC_NATIVE=1 (default) once the shader is hot
- *     (USC_NATIVE_HOT SIMD-group instructions run, counted by
- *     usc_native_note at the end of usc_run_simd), with 2 at its first
+ *   usc_native_get: the shader's native code, compiled once for all
+ *     cached shaders with its code bytes (thread-safe): with
+ *     TESSERA_USC_NATIVE=1 (default) once they are hot (USC_NATIVE_HOT
+ *     SIMD-group instructions run between them, counted by
+ *     usc_native_note at the end of usc_run_simd), with 2 at the first
  *     launch; NULL
  *     before that, with 0, when nothing is translatable, or when the JIT
  *     failed (reported once, then interpreted).
- *   usc_native_release: frees it (hw_usc_shader_free).
+ *   usc_native_release: drops the shader's share (hw_usc_shader_free); the
+ *     last shader of an entry frees its code.
  *   usc_native_set_mode: overrides TESSERA_USC_NATIVE for shaders not yet
  *     compiled (tests).
  *   usc_native_translatable: whether the native path takes this record.
