@@ -43,6 +43,20 @@ static unsigned jit_users;         /* live shaders holding JIT code */
 static int native_mode = -1;       /* TESSERA_USC_NATIVE: 0 off, 1 hot shaders,
                                       2 every shader at its first launch */
 static int native_verbose;
+/* Set at exit: no more compiles.  A render worker can reach the hot
+ * threshold while the process exits (the frames are done, the threads
+ * still drain); compiling then ran into libLLVM's already destroyed
+ * statics and crashed (SIGSEGV in SelectionDAG type legalization, a
+ * capture of glmark2-es2-build on asahi). */
+static bool jit_exiting, jit_exit_hooked;
+
+static void
+jit_at_exit(void)
+{
+   pthread_mutex_lock(&jit_lock);   /* waits for a compile under way */
+   jit_exiting = true;
+   pthread_mutex_unlock(&jit_lock);
+}
 
 /* Compile statistics (TESSERA_USC_NATIVE_STATS=1 prints them at exit);
  * compile time is the compiling thread's CPU time. */
@@ -1127,11 +1141,18 @@ usc_native_get(const struct hw_usc_shader *sh)
       nat = e->native;
       if (!nat) {
          struct usc_native *made = NULL;
-         if (jit_init_locked()) {
+         if (!jit_exiting && jit_init_locked()) {
             struct timespec t0, t1;
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
             made = compile_locked(sh);
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+            /* after the first compile, so it runs before the destructors
+             * of the statics LLVM made on the way (exit handlers run in
+             * the reverse order of their registration) */
+            if (!jit_exit_hooked) {
+               jit_exit_hooked = true;
+               atexit(jit_at_exit);
+            }
             if (made) {
                stat_shaders++;
                stat_runs += made->nruns;
