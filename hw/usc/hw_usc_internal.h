@@ -130,10 +130,13 @@ struct hw_usc_shader {
     * (hw_usc_cache_find). */
    uint8_t *code;
    struct hw_usc_shader *next_va;
-   /* Native code of its ALU runs (hw_usc_native.c), made on the first
-    * launch and read without a lock (atomic pointer, set once). */
+   /* Native code of its ALU runs (hw_usc_native.c), read without a lock
+    * (atomic pointers, each set once): `native_share` is the entry of all
+    * cached shaders with the same code bytes (wherever they sit), which
+    * counts their work and holds the code compiled once for them all;
+    * `native` caches its code here once compiled. */
    struct usc_native *native;
-   uint64_t native_work;       /* instructions run before it was compiled */
+   struct usc_native_share *native_share;
 };
 
 /*
@@ -143,7 +146,9 @@ struct hw_usc_shader {
  * [i, end) charges what interpreting them would: n instructions, `cycles`,
  * and its records' ALU / IMUL class counts.
  */
-typedef void (*usc_native_fn)(uint32_t *r, const uint32_t *u, uint32_t exec);
+struct hw_usc_simd;
+typedef void (*usc_native_fn)(uint32_t *r, const uint32_t *u, uint32_t exec,
+                              const struct hw_usc_simd *s);
 struct usc_native_run {
    usc_native_fn fn;
    uint32_t n, end, cycles, alu, imul;
@@ -158,14 +163,16 @@ struct usc_native {
  * Weak: a program that links libhwusc.a without the native object (Mesa's
  * compiler test, a build without LLVM) gets NULL here and interprets.
  * Programs of this tree pull it in with -u usc_native_get (Makefile).
- *   usc_native_get: the shader's native code, compiled once (thread-safe):
- *     with TESSERA_USC_NATIVE=1 (default) once the shader is hot
- *     (USC_NATIVE_HOT SIMD-group instructions run, counted by
- *     usc_native_note at the end of usc_run_simd), with 2 at its first
+ *   usc_native_get: the shader's native code, compiled once for all
+ *     cached shaders with its code bytes (thread-safe): with
+ *     TESSERA_USC_NATIVE=1 (default) once they are hot (USC_NATIVE_HOT
+ *     SIMD-group instructions run between them, counted by
+ *     usc_native_note at the end of usc_run_simd), with 2 at the first
  *     launch; NULL
  *     before that, with 0, when nothing is translatable, or when the JIT
  *     failed (reported once, then interpreted).
- *   usc_native_release: frees it (hw_usc_shader_free).
+ *   usc_native_release: drops the shader's share (hw_usc_shader_free); the
+ *     last shader of an entry frees its code.
  *   usc_native_set_mode: overrides TESSERA_USC_NATIVE for shaders not yet
  *     compiled (tests).
  *   usc_native_translatable: whether the native path takes this record.
@@ -228,6 +235,9 @@ usc_wg_threads(const struct hw_usc_launch *L, const struct hw_usc_workgroup *wg)
    return L->threads_per_threadgroup;
 }
 
+/* hw_usc_exec.c: the special register `sr` of every lane (get_sr); the
+ * native path calls it for the registers it does not compute itself. */
+void usc_read_sr(const struct hw_usc_simd *s, unsigned sr, uint32_t out[USC_W]);
 /* hw_usc_exec.c: runs until stop / barrier / error / budget. */
 enum hw_usc_status usc_run_simd(struct hw_usc_simd *s, uint64_t *budget,
                                 struct hw_usc_result *res);

@@ -4,7 +4,7 @@
  * per shader into host code through LLVM's ORC LLJIT (LLVM-C API).
  *
  * One function per run, void f(uint32_t r[128][32], const uint32_t *u,
- * uint32_t exec): each record becomes <32 x i32> / <32 x float> vector
+ * uint32_t exec, const struct hw_usc_simd *s): each record becomes <32 x i32> / <32 x float> vector
  * operations on the SIMD group's register rows, written back under the
  * exec mask by a select.  Registers a run touches are loaded once and
  * stored once (exec cannot change inside a run: only control-flow records
@@ -18,6 +18,7 @@
  * libhwusc.a without LLVM (Mesa's compiler test) simply has no native path.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +43,24 @@ static unsigned jit_users;         /* live shaders holding JIT code */
 static int native_mode = -1;       /* TESSERA_USC_NATIVE: 0 off, 1 hot shaders,
                                       2 every shader at its first launch */
 static int native_verbose;
+/* Set at exit: no more compiles.  A render worker can reach the hot
+ * threshold while the process exits (the frames are done, the threads
+ * still drain); compiling then ran into libLLVM's already destroyed
+ * statics and crashed (SIGSEGV in SelectionDAG type legalization, a
+ * capture of glmark2-es2-build on asahi). */
+static bool jit_exiting, jit_exit_hooked;
+
+static void
+jit_at_exit(void)
+{
+   pthread_mutex_lock(&jit_lock);   /* waits for a compile under way */
+   jit_exiting = true;
+   pthread_mutex_unlock(&jit_lock);
+}
 
 /* Compile statistics (TESSERA_USC_NATIVE_STATS=1 prints them at exit);
  * compile time is the compiling thread's CPU time. */
-static uint64_t stat_shaders, stat_runs, stat_records, stat_ns;
+static uint64_t stat_shaders, stat_runs, stat_records, stat_ns, stat_sharing;
 /* ALU/IMUL records left to the interpreter, by enum usc_op (and, for
  * float ops, by a 16-bit destination): what to translate next. */
 static uint64_t stat_left[U_HOOK + 1][2];
@@ -66,10 +81,11 @@ print_stats(void)
 {
    if (stat_shaders)
       fprintf(stderr, "usc native: %llu shaders, %llu runs, %llu records, "
-              "%.3f ms CPU compiling (%.3f ms per shader)\n",
+              "%.3f ms CPU compiling (%.3f ms per shader); %llu more shaders "
+              "share that code (same code bytes)\n",
               (unsigned long long)stat_shaders, (unsigned long long)stat_runs,
               (unsigned long long)stat_records, stat_ns / 1e6,
-              stat_ns / 1e6 / (double)stat_shaders);
+              stat_ns / 1e6 / (double)stat_shaders, (unsigned long long)stat_sharing);
    for (unsigned op = 0; op <= U_HOOK; op++)
       for (unsigned h = 0; h < 2; h++)
          if (stat_left[op][h])
@@ -171,9 +187,10 @@ struct nb {
    LLVMModuleRef mod;
    LLVMBuilderRef b;
    LLVMTypeRef i1, i32, i64, f32, f64, v32i32, v32i64, v32f32, v32f64, vptr, i32ptr;
-   LLVMValueRef fn, rarg, uarg, exmask;
-   LLVMValueRef fma_fn, fabs_fn;
-   LLVMTypeRef fma_ty, fabs_ty;
+   LLVMValueRef fn, rarg, uarg, sarg, exarg, exmask;
+   LLVMValueRef fma_fn, fabs_fn, ctpop_fn, trunc_fn, rint_fn;
+   LLVMTypeRef fma_ty, fabs_ty, ctpop_ty, trunc_ty, rint_ty, sr_ty;
+   LLVMValueRef sr_buf;   /* the run's <32 x i32> scratch for usc_read_sr */
    LLVMValueRef cur[HW_USC_NUM_GPRS];
    bool dirty[HW_USC_NUM_GPRS];
    LLVMValueRef uni[HW_USC_NUM_UNIFORMS];
@@ -577,6 +594,141 @@ fma16(struct nb *n, LLVMValueRef a, LLVMValueRef b_, LLVMValueRef c)
    return sel(n, exact, s, LLVMBuildBitCast(b, u, n->v32f64, ""));
 }
 
+/* A <32 x i32> of the hw_usc_simd at byte offset `off`. */
+static LLVMValueRef
+simd_row(struct nb *n, size_t off)
+{
+   LLVMValueRef o = LLVMConstInt(n->i64, off, false);
+   LLVMValueRef p = LLVMBuildGEP2(n->b, LLVMInt8TypeInContext(n->ctx), n->sarg, &o, 1, "");
+   LLVMValueRef ld = LLVMBuildLoad2(n->b, n->v32i32, LLVMBuildPointerCast(n->b, p, n->vptr, ""), "");
+   LLVMSetAlignment(ld, 4);
+   return ld;
+}
+
+static LLVMValueRef
+lane_const(struct nb *n, uint32_t (*f)(unsigned l))
+{
+   LLVMValueRef e[USC_W];
+   for (unsigned l = 0; l < USC_W; l++)
+      e[l] = ci32(n, f(l));
+   return LLVMConstVector(e, USC_W);
+}
+
+static uint32_t lane_index(unsigned l) { return l; }
+static uint32_t lanes_below(unsigned l) { return (1u << l) - 1; }
+static uint32_t quad_below(unsigned l) { return ((1u << l) - 1) & (0xfu << (l & ~3u)); }
+
+/* usc_read_sr(s, sr) over the lanes: the per-lane registers of the SIMD
+ * group (lane, exec-derived, thread positions) in line; the others
+ * (workgroup, launch, stage hook) by a call of the interpreter's own
+ * function, which cannot touch the registers the run holds. */
+static LLVMValueRef
+get_sr(struct nb *n, unsigned sr)
+{
+   LLVMValueRef ex = splat(n, n->exarg);
+   switch (sr) {
+   case 48: case 49: case 50:
+      return simd_row(n, offsetof(struct hw_usc_simd, local_id) + (sr - 48) * USC_W * 4);
+   case 51:
+      return simd_row(n, offsetof(struct hw_usc_simd, linear_id));
+   case 52:
+      return lane_const(n, lane_index);
+   case 53: {
+      LLVMValueRef o = LLVMConstInt(n->i64, offsetof(struct hw_usc_simd, index), false);
+      LLVMValueRef p = LLVMBuildGEP2(n->b, LLVMInt8TypeInContext(n->ctx), n->sarg, &o, 1, "");
+      LLVMValueRef ld = LLVMBuildLoad2(n->b, n->i32, LLVMBuildPointerCast(n->b, p, n->i32ptr, ""), "");
+      LLVMSetAlignment(ld, 4);
+      return splat(n, ld);
+   }
+   case 56: case 58: {
+      LLVMValueRef m = LLVMBuildAnd(n->b, ex, lane_const(n, sr == 56 ? quad_below : lanes_below), "");
+      return LLVMBuildCall2(n->b, n->ctpop_ty, n->ctpop_fn, &m, 1, "");
+   }
+   case 63:
+      return LLVMBuildAnd(n->b, LLVMBuildLShr(n->b, ex, lane_const(n, lane_index), ""),
+                          splat_const(n, 1), "");
+   default: {
+      LLVMValueRef f = LLVMConstIntToPtr(
+         LLVMConstInt(n->i64, (uint64_t)(uintptr_t)&usc_read_sr, false),
+         LLVMPointerType(n->sr_ty, 0));
+      LLVMValueRef args[3] = { n->sarg, ci32(n, sr), n->sr_buf };
+      LLVMBuildCall2(n->b, n->sr_ty, f, args, 3, "");
+      LLVMValueRef ld = LLVMBuildLoad2(n->b, n->v32i32, n->sr_buf, "");
+      LLVMSetAlignment(ld, 4);
+      return ld;
+   }
+   }
+}
+
+/* convert's modes from integers (the rest go from floats to integers). */
+static bool
+convert_from_int(unsigned mode)
+{
+   return mode == 0 || mode == 1 || mode == 6 || mode == 7 || mode == 10 || mode == 11;
+}
+
+/* convert_lane() over the lanes: integers are exact in double, then one
+ * rounding to float (nearest even, then a step toward zero when that went
+ * away from zero and the mode is rtz) or to half (nearest even only); floats
+ * (fp32 flushed, fp16 widened) truncated or rounded to nearest even in
+ * double, NaN to 0, clamped to the mode's range. */
+static LLVMValueRef
+convert(struct nb *n, const struct usc_inst *in)
+{
+   LLVMBuilderRef b = n->b;
+   unsigned mode = in->cc;
+   bool rtz = in->mode == 0;
+   LLVMValueRef raw = raw32(n, &in->s[0]);
+   if (convert_from_int(mode)) {
+      LLVMValueRef iv = raw;
+      bool sgn = mode & 1;
+      unsigned bits = mode < 2 ? 8 : mode < 8 ? 16 : 32;
+      if (bits < 32 && sgn)
+         iv = LLVMBuildAShr(b, LLVMBuildShl(b, iv, splat_const(n, 32 - bits), ""),
+                            splat_const(n, 32 - bits), "");
+      else if (bits < 32)
+         iv = LLVMBuildAnd(b, iv, splat_const(n, (1u << bits) - 1), "");
+      LLVMValueRef d = sgn ? LLVMBuildSIToFP(b, iv, n->v32f64, "")
+                           : LLVMBuildUIToFP(b, iv, n->v32f64, "");
+      if (in->d.size == 16)
+         return f64_to_f16(n, d);
+      LLVMValueRef f = LLVMBuildFPTrunc(b, d, n->v32f32, "");
+      LLVMValueRef fb = LLVMBuildBitCast(b, f, n->v32i32, "");
+      if (!rtz)
+         return fb;
+      LLVMValueRef back = LLVMBuildFPExt(b, f, n->v32f64, "");
+      LLVMValueRef away = LLVMBuildFCmp(
+         b, LLVMRealOGT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &back, 1, ""),
+         LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &d, 1, ""), "");
+      return sel(n, away, LLVMBuildSub(b, fb, splat_const(n, 1), ""), fb);
+   }
+   LLVMValueRef fbits;
+   if (src_bits32(&in->s[0]) == 16) {
+      fbits = half_to_f32_bits(n, raw);
+   } else {
+      LLVMValueRef e = LLVMBuildAnd(b, raw, splat_const(n, 0x7f800000u), "");
+      fbits = sel(n, ieq(n, e, 0), LLVMBuildAnd(b, raw, splat_const(n, 0x80000000u), ""), raw);
+   }
+   LLVMValueRef d = LLVMBuildFPExt(b, LLVMBuildBitCast(b, fbits, n->v32f32, ""), n->v32f64, "");
+   LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, d, d, "");
+   d = rtz ? LLVMBuildCall2(b, n->trunc_ty, n->trunc_fn, &d, 1, "")
+           : LLVMBuildCall2(b, n->rint_ty, n->rint_fn, &d, 1, "");
+   double lo, hi;
+   switch (mode) {
+   case 4: lo = 0; hi = 65535; break;
+   case 5: lo = -32768; hi = 32767; break;
+   case 8: lo = 0; hi = 4294967295.0; break;
+   default: lo = -2147483648.0; hi = 2147483647.0; break;
+   }
+   LLVMValueRef vlo = LLVMBuildSIToFP(b, splat64_const(n, (uint64_t)(int64_t)lo), n->v32f64, "");
+   LLVMValueRef vhi = LLVMBuildSIToFP(b, splat64_const(n, (uint64_t)(int64_t)hi), n->v32f64, "");
+   d = sel(n, LLVMBuildFCmp(b, LLVMRealOLT, d, vlo, ""), vlo,
+           sel(n, LLVMBuildFCmp(b, LLVMRealOGT, d, vhi, ""), vhi, d));
+   /* NaN lanes: the conversion is poison there, the select drops it */
+   LLVMValueRef i = LLVMBuildTrunc(b, LLVMBuildFPToSI(b, d, n->v32i64, ""), n->v32i32, "");
+   return sel(n, nan, splat_const(n, 0), i);
+}
+
 /* ---- what is translated -------------------------------------------------- */
 
 static bool
@@ -591,8 +743,15 @@ usc_native_translatable(const struct usc_inst *in)
    if (in->cls != C_ALU && in->cls != C_IMUL)
       return false;
    switch ((enum usc_op)in->op) {
-   case U_MOV_IMM:
+   case U_MOV_IMM: case U_GET_SR:
       return dst_ok(&in->d);
+   case U_CONVERT:
+      /* register and uniform sources (immediates stay interpreted); to
+       * half only rounding to nearest (f64_to_f16 has no rtz) */
+      return dst_ok(&in->d) &&
+             (in->s[0].kind == SRC_R16 || in->s[0].kind == SRC_R32 ||
+              in->s[0].kind == SRC_U16 || in->s[0].kind == SRC_U32) &&
+             !(convert_from_int(in->cc) && in->d.size == 16 && in->mode == 0);
    case U_BITOP:
       return dst_ok(&in->d) && src_ok(&in->s[0]) && src_ok(&in->s[1]);
    case U_IADD:
@@ -628,6 +787,12 @@ emit(struct nb *n, const struct usc_inst *in)
    switch ((enum usc_op)in->op) {
    case U_MOV_IMM:
       write_dst(n, &in->d, splat_const(n, in->s[0].imm));
+      return;
+   case U_GET_SR:
+      write_dst(n, &in->d, get_sr(n, in->s[0].imm));
+      return;
+   case U_CONVERT:
+      write_dst(n, &in->d, convert(n, in));
       return;
    case U_BITOP: {
       LLVMValueRef a = raw32(n, &in->s[0]), b = raw32(n, &in->s[1]);
@@ -762,8 +927,20 @@ compile_locked(const struct hw_usc_shader *sh)
    unsigned fabs_id = LLVMLookupIntrinsicID("llvm.fabs", 9);
    n.fabs_fn = LLVMGetIntrinsicDeclaration(n.mod, fabs_id, &n.v32f64, 1);
    n.fabs_ty = LLVMIntrinsicGetType(n.ctx, fabs_id, &n.v32f64, 1);
-   LLVMTypeRef params[3] = { n.i32ptr, n.i32ptr, n.i32 };
-   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), params, 3, false);
+   unsigned trunc_id = LLVMLookupIntrinsicID("llvm.trunc", 10);
+   n.trunc_fn = LLVMGetIntrinsicDeclaration(n.mod, trunc_id, &n.v32f64, 1);
+   n.trunc_ty = LLVMIntrinsicGetType(n.ctx, trunc_id, &n.v32f64, 1);
+   unsigned rint_id = LLVMLookupIntrinsicID("llvm.rint", 9);
+   n.rint_fn = LLVMGetIntrinsicDeclaration(n.mod, rint_id, &n.v32f64, 1);
+   n.rint_ty = LLVMIntrinsicGetType(n.ctx, rint_id, &n.v32f64, 1);
+   unsigned ctpop_id = LLVMLookupIntrinsicID("llvm.ctpop", 10);
+   n.ctpop_fn = LLVMGetIntrinsicDeclaration(n.mod, ctpop_id, &n.v32i32, 1);
+   n.ctpop_ty = LLVMIntrinsicGetType(n.ctx, ctpop_id, &n.v32i32, 1);
+   LLVMTypeRef bytep = LLVMPointerType(LLVMInt8TypeInContext(n.ctx), 0);
+   LLVMTypeRef sr_params[3] = { bytep, n.i32, n.vptr };
+   n.sr_ty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), sr_params, 3, false);
+   LLVMTypeRef params[4] = { n.i32ptr, n.i32ptr, n.i32, bytep };
+   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), params, 4, false);
 
    unsigned serial = jit_serial++, nruns = 0, nrec = 0;
    char names[64];
@@ -785,7 +962,11 @@ compile_locked(const struct hw_usc_shader *sh)
       LLVMSetLinkage(n.fn, LLVMExternalLinkage);
       n.rarg = LLVMGetParam(n.fn, 0);
       n.uarg = LLVMGetParam(n.fn, 1);
+      n.exarg = LLVMGetParam(n.fn, 2);
+      n.sarg = LLVMGetParam(n.fn, 3);
       LLVMPositionBuilderAtEnd(n.b, LLVMAppendBasicBlockInContext(n.ctx, n.fn, "entry"));
+      n.sr_buf = LLVMBuildAlloca(n.b, n.v32i32, "");
+      LLVMSetAlignment(n.sr_buf, 4);
       memset(n.cur, 0, sizeof(n.cur));
       memset(n.dirty, 0, sizeof(n.dirty));
       memset(n.uni, 0, sizeof(n.uni));
@@ -872,72 +1053,167 @@ fail:
    return NULL;
 }
 
+/* ---- sharing between shaders ------------------------------------------- */
+
+/* Cached shaders with the same code bytes decode to the same records
+ * (decoding does not depend on the address), so they share one entry:
+ * their work adds up towards USC_NATIVE_HOT and the code is compiled once
+ * (minetest on asahi holds ~1100 shaders, many of them copies).  A shader
+ * not from the cache (no code bytes kept) has an entry of its own. */
+struct usc_native_share {
+   uint64_t hash;
+   size_t bytes;
+   unsigned count;
+   uint8_t *code;                 /* NULL: a private entry */
+   unsigned refs;                 /* shaders using it (jit_lock) */
+   uint64_t work;                 /* instructions run before compiling */
+   struct usc_native *native;     /* compiled code, &none_marker, or NULL */
+   struct usc_native_share *next; /* hash chain */
+};
+
+#define SHARE_BUCKETS 1024
+static struct usc_native_share *share_table[SHARE_BUCKETS];
+
+/* Called with jit_lock held. */
+static struct usc_native_share *
+share_get_locked(const struct hw_usc_shader *sh)
+{
+   unsigned b = (unsigned)(sh->hash % SHARE_BUCKETS);
+   if (sh->code) {
+      for (struct usc_native_share *e = share_table[b]; e; e = e->next) {
+         if (e->hash == sh->hash && e->bytes == sh->bytes && e->count == sh->count &&
+             !memcmp(e->code, sh->code, sh->bytes)) {
+            e->refs++;
+            if (e->native && e->native != &none_marker)
+               stat_sharing++;
+            return e;
+         }
+      }
+   }
+   struct usc_native_share *e = calloc(1, sizeof(*e));
+   if (!e)
+      return NULL;
+   e->refs = 1;
+   if (sh->code && (e->code = malloc(sh->bytes ? sh->bytes : 1))) {
+      memcpy(e->code, sh->code, sh->bytes);
+      e->hash = sh->hash;
+      e->bytes = sh->bytes;
+      e->count = sh->count;
+      e->next = share_table[b];
+      share_table[b] = e;
+   }
+   return e;
+}
+
 const struct usc_native *
 usc_native_get(const struct hw_usc_shader *sh)
 {
-   struct hw_usc_shader *w = (struct hw_usc_shader *)sh;   /* the lazily set field */
+   struct hw_usc_shader *w = (struct hw_usc_shader *)sh;   /* the lazily set fields */
    const struct usc_native *nat = __atomic_load_n(&w->native, __ATOMIC_ACQUIRE);
    if (nat)
       return nat == &none_marker ? NULL : nat;
-   /* Mode 1 compiles a shader once it is hot: compiling costs about what
-    * interpreting ~10^5 SIMD-group instructions does, and a trace can hold
-    * a thousand shaders that each run a few groups.  usc_native_note()
-    * counts the instructions run (whichever worker threads run them:
-    * results are identical either way). */
-   if (current_mode() == 1 &&
-       __atomic_load_n(&w->native_work, __ATOMIC_RELAXED) < USC_NATIVE_HOT)
-      return NULL;
-   pthread_mutex_lock(&jit_lock);
-   nat = __atomic_load_n(&w->native, __ATOMIC_ACQUIRE);
-   if (!nat) {
-      struct usc_native *made = NULL;
-      if (mode_locked() && jit_init_locked()) {
-         struct timespec t0, t1;
-         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-         made = compile_locked(sh);
-         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-         if (made) {
-            stat_shaders++;
-            stat_runs += made->nruns;
-            stat_records += made->nrecords;
-            stat_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
-                       (uint64_t)(t1.tv_nsec - t0.tv_nsec);
-         }
+   const int mode = current_mode();
+   struct usc_native_share *e = __atomic_load_n(&w->native_share, __ATOMIC_ACQUIRE);
+   if (!e && mode) {
+      pthread_mutex_lock(&jit_lock);
+      e = w->native_share;
+      if (!e) {
+         e = share_get_locked(sh);
+         __atomic_store_n(&w->native_share, e, __ATOMIC_RELEASE);
       }
-      nat = made ? made : &none_marker;
-      __atomic_store_n(&w->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
+      pthread_mutex_unlock(&jit_lock);
    }
-   pthread_mutex_unlock(&jit_lock);
+   if (!e) {   /* off, or out of memory: interpreted */
+      __atomic_store_n(&w->native, (struct usc_native *)&none_marker, __ATOMIC_RELEASE);
+      return NULL;
+   }
+   nat = __atomic_load_n(&e->native, __ATOMIC_ACQUIRE);
+   if (!nat) {
+      /* Mode 1 compiles once the code is hot: compiling costs about what
+       * interpreting ~10^5 SIMD-group instructions does, and a trace can
+       * hold a thousand shaders that each run a few groups.
+       * usc_native_note() counts the instructions run by every shader of
+       * the entry (whichever worker threads run them: results are
+       * identical either way). */
+      if (mode == 1 && __atomic_load_n(&e->work, __ATOMIC_RELAXED) < USC_NATIVE_HOT)
+         return NULL;
+      pthread_mutex_lock(&jit_lock);
+      nat = e->native;
+      if (!nat) {
+         struct usc_native *made = NULL;
+         if (!jit_exiting && jit_init_locked()) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+            made = compile_locked(sh);
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+            /* after the first compile, so it runs before the destructors
+             * of the statics LLVM made on the way (exit handlers run in
+             * the reverse order of their registration) */
+            if (!jit_exit_hooked) {
+               jit_exit_hooked = true;
+               atexit(jit_at_exit);
+            }
+            if (made) {
+               stat_shaders++;
+               stat_runs += made->nruns;
+               stat_records += made->nrecords;
+               stat_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+                          (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+               stat_sharing += e->refs - 1;
+            }
+         }
+         nat = made ? made : &none_marker;
+         __atomic_store_n(&e->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
+      }
+      pthread_mutex_unlock(&jit_lock);
+   }
+   __atomic_store_n(&w->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
    return nat == &none_marker ? NULL : nat;
 }
 
 void
 usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
 {
-   struct hw_usc_shader *w = (struct hw_usc_shader *)sh;
-   if (!__atomic_load_n(&w->native, __ATOMIC_RELAXED))
-      __atomic_add_fetch(&w->native_work, instructions, __ATOMIC_RELAXED);
+   struct usc_native_share *e = __atomic_load_n(&sh->native_share, __ATOMIC_ACQUIRE);
+   if (e && !__atomic_load_n(&e->native, __ATOMIC_RELAXED))
+      __atomic_add_fetch(&e->work, instructions, __ATOMIC_RELAXED);
 }
 
 void
 usc_native_release(struct hw_usc_shader *sh)
 {
-   struct usc_native *nat = sh->native;
+   struct usc_native_share *e = sh->native_share;
    sh->native = NULL;
-   if (!nat || nat == &none_marker)
+   sh->native_share = NULL;
+   if (!e)
       return;
    pthread_mutex_lock(&jit_lock);
-   if (nat->rt) {
-      LLVMErrorRef e = LLVMOrcResourceTrackerRemove(nat->rt);
-      if (e)
-         LLVMConsumeError(e);
+   if (--e->refs) {
+      pthread_mutex_unlock(&jit_lock);
+      return;
+   }
+   if (e->code) {
+      struct usc_native_share **pp = &share_table[e->hash % SHARE_BUCKETS];
+      while (*pp != e)
+         pp = &(*pp)->next;
+      *pp = e->next;
+   }
+   struct usc_native *nat = e->native;
+   if (nat && nat != &none_marker && nat->rt) {
+      LLVMErrorRef err = LLVMOrcResourceTrackerRemove(nat->rt);
+      if (err)
+         LLVMConsumeError(err);
       LLVMOrcReleaseResourceTracker(nat->rt);
       jit_users--;
    }
    pthread_mutex_unlock(&jit_lock);
-   free(nat->at);
-   free(nat->runs);
-   free(nat);
+   if (nat && nat != &none_marker) {
+      free(nat->at);
+      free(nat->runs);
+      free(nat);
+   }
+   free(e->code);
+   free(e);
 }
 
 void

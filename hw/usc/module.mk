@@ -2,7 +2,8 @@
 # USC (shader core) interpreter of the GPU model.
 LIBS += hwusc
 hwusc_SRCS := hw/usc/hw_usc_compile.c hw/usc/hw_usc_exec.c hw/usc/hw_usc_mem.c \
-              hw/usc/hw_usc_float.c hw/usc/hw_usc_run.c
+              hw/usc/hw_usc_float.c hw/usc/hw_usc_run.c \
+              hw/usc/hw_usc_sr.c
 # The native path: its object is reached through weak references, so the
 # programs of this tree pull it in explicitly (Mesa's compiler test, which
 # links libhwusc.a without LLVM, does not).

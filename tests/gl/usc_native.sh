@@ -33,6 +33,9 @@ for t in "${bins[@]}"; do
             > "$work/$n.$m.out" 2> "$work/$n.$m.err" ||
             why="$why $n failed with TESSERA_USC_NATIVE=$m;"
         grep -v '^usc native' "$work/$n.$m.err" >> "$work/$n.$m.out"
+        # the process's page-fault count test_hw_render prints varies from
+        # run to run (allocator, JIT memory): not model output
+        sed -i 's/: [0-9]* page faults (/: N page faults (/' "$work/$n.$m.out"
     done
     cmp -s "$work/$n.0.out" "$work/$n.2.out" || why="$why $n output differs between 0 and 2;"
 done

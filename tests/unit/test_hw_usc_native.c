@@ -85,6 +85,20 @@ static const char *const ops[] = {
    "icmpsel slt, r10, r2, r3, r4, r5", "icmpsel sgt, r10, r2, r3, r4, r5",
    "icmpsel slt, r10, r2l, r3h, r4, r5", "icmpsel ult, r10h, r2l, r3h, r4l, r5h",
    "icmpsel slt, r10, r2, u8, r4, r5", "icmpsel ugt, r10, r2l, 100, 1, 0",
+   "get_sr r10, sr52", "get_sr r10, sr48", "get_sr r10, sr49", "get_sr r10, sr50",
+   "get_sr r10, sr51", "get_sr r10, sr53", "get_sr r10, sr56", "get_sr r10, sr58",
+   "get_sr r10, sr63", "get_sr r10l, sr58", "get_sr r10h, sr63", "get_sr r10, sr80",
+   "get_sr r10, sr0", "get_sr r10, sr4", "get_sr r10, sr8", "get_sr r10, sr20",
+   "convert f_to_s32, r10, r2, rtz", "convert f_to_s32, r10, r2, rte",
+   "convert f_to_u32, r10, r2, rtz", "convert f_to_u32, r10, r2, rte",
+   "convert f_to_u16, r10l, r2, rtz", "convert f_to_s16, r10h, r2, rte",
+   "convert f_to_s32, r10, r2l, rte", "convert f_to_u16, r10, r2h, rtz",
+   "convert f_to_s16, r10, u8, rte", "convert u32_to_f, r10, r2, rte",
+   "convert u32_to_f, r10, r2, rtz", "convert s32_to_f, r10, r2, rtz",
+   "convert s32_to_f, r10, r2, rte", "convert s16_to_f, r10l, r2l, rte",
+   "convert u16_to_f, r10, r2h, rtz", "convert s16_to_f, r10, r2l, rtz",
+   "convert u8_to_f, r10h, r2l, rte", "convert s8_to_f, r10, r2h, rtz",
+   "convert s32_to_f, r10h, r2, rte", "convert u32_to_f, r10, u9, rtz",
 };
 
 static uint32_t rng_state;
@@ -276,11 +290,65 @@ test_switch_off(void **state)
    usc_native_set_mode(2);
 }
 
+/* Cached shaders with the same code bytes at different addresses share
+ * one compile: with 2 the same code at once; with 1 their work adds up, and
+ * once one is compiled the other has it without running more. */
+static void
+test_shared_code(void **state)
+{
+   (void)state;
+   static struct outcome a, b;
+   const char *src = "mov_imm r2, 7, 0b0\niadd r3, r2, r2\niadd r4, r3, r2\nstop\n";
+   const char *other = "mov_imm r2, 8, 0b0\niadd r3, r2, r2\niadd r4, r3, r2\nstop\n";
+   uint8_t code[256], code2[256];
+   size_t len = 0, len2 = 0;
+   char err[160];
+   assert_true(agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)));
+   assert_true(agx_isa_assemble(other, strlen(other), code2, sizeof(code2), &len2, err,
+                                sizeof(err)));
+   uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
+   for (int mode = 2; mode >= 1; mode--) {
+      usc_native_set_mode(mode);
+      struct hw_usc_cache *c = hw_usc_cache_create();
+      assert_non_null(c);
+      struct hw_usc_shader *x = (struct hw_usc_shader *)hw_usc_cache_get_bytes(c, GPU(0x1000), code, len, NULL);
+      struct hw_usc_shader *y = (struct hw_usc_shader *)hw_usc_cache_get_bytes(c, GPU(0x8000), code, len, NULL);
+      struct hw_usc_shader *z = (struct hw_usc_shader *)hw_usc_cache_get_bytes(c, GPU(0x9000), code2, len2, NULL);
+      assert_non_null(x);
+      assert_non_null(y);
+      assert_non_null(z);
+      assert_ptr_not_equal(x, y);
+      unsigned launches = 0;
+      do {   /* alternately: the work of both counts */
+         run_shader(launches & 1 ? y : x, 32, uni, &a);
+         launches++;
+      } while (!a.native_records && launches < 1000000);
+      assert_int_equal(a.native_records, 3);
+      assert_int_equal(a.r[4][31], 21);
+      run_shader(launches & 1 ? y : x, 32, uni, &b);   /* the other one */
+      assert_int_equal(b.native_records, 3);
+      assert_ptr_equal(usc_native_get(x), usc_native_get(y));
+      /* different bytes: code of its own (not compiled yet with 1) */
+      run_shader(z, 32, uni, &b);
+      assert_ptr_not_equal(usc_native_get(z), usc_native_get(x));
+      if (mode == 1) {
+         assert_true(launches > 1000);
+         assert_null(usc_native_get(z));
+      } else {
+         assert_int_equal(launches, 1);
+         assert_int_equal(b.r[4][0], 24);
+      }
+      hw_usc_cache_destroy(c);
+   }
+   usc_native_set_mode(2);
+}
+
 int
 main(void)
 {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_switch_off),
+      cmocka_unit_test(test_shared_code),
       cmocka_unit_test(test_ops_match_interpreter),
    };
    int rc = cmocka_run_group_tests(tests, NULL, NULL);
