@@ -1632,30 +1632,28 @@ zls_copy(uint8_t *dst, const uint8_t *src, unsigned bpp)
 
 /* Moves the n texels of a utile between its pixel-order array px and
  * the Morton-ordered memory mem (texel i of px at mem + morton[i] * bpp),
- * with the copy size fixed per case so the compiler inlines it. */
+ * with the copy size fixed per case so the compiler inlines it. Pixels
+ * (2k, y) and (2k + 1, y) are neighbours in both (x takes the Morton
+ * index's lowest bit), so an even-width utile moves in pairs. */
 static void
 zls_permute(uint8_t *mem, uint8_t *px, const uint16_t *morton, unsigned n, unsigned bpp,
-            bool store)
+            bool store, unsigned uw)
 {
-#define ZLS_PERMUTE(B)                                                      \
-   for (unsigned i = 0; i < n; i++) {                                      \
+#define ZLS_PERMUTE(B, STEP)                                                \
+   for (unsigned i = 0; i < n; i += (STEP)) {                              \
       uint8_t *m_ = mem + (size_t)morton[i] * (B), *p_ = px + (size_t)i * (B); \
       if (store)                                                           \
-         memcpy(m_, p_, (B));                                              \
+         memcpy(m_, p_, (size_t)(B) * (STEP));                             \
       else                                                                 \
-         memcpy(p_, m_, (B));                                              \
+         memcpy(p_, m_, (size_t)(B) * (STEP));                             \
    }
-   switch (bpp) {
-   case 1: ZLS_PERMUTE(1) break;
-   case 2: ZLS_PERMUTE(2) break;
-   case 4: ZLS_PERMUTE(4) break;
-   case 8: ZLS_PERMUTE(8) break;
-   case 16: ZLS_PERMUTE(16) break;
-   default:
-      for (unsigned i = 0; i < n; i++)
-         zls_copy(store ? mem + (size_t)morton[i] * bpp : px + (size_t)i * bpp,
-                  store ? px + (size_t)i * bpp : mem + (size_t)morton[i] * bpp, bpp);
-      break;
+   switch (uw % 2 ? 0 : bpp) {
+   case 1: ZLS_PERMUTE(1, 2) break;
+   case 2: ZLS_PERMUTE(2, 2) break;
+   case 4: ZLS_PERMUTE(4, 2) break;
+   case 8: ZLS_PERMUTE(8, 2) break;
+   case 16: ZLS_PERMUTE(16, 2) break;
+   default: ZLS_PERMUTE(bpp, 1) break;
    }
 #undef ZLS_PERMUTE
 }
@@ -1696,7 +1694,7 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
          struct hw_fault before = m->fault;
          uint8_t *mem = hw_mmu_map(m, va, span, store);
          if (mem) {
-            zls_permute(mem, px, fp->morton, w * h, bpp, store);
+            zls_permute(mem, px, fp->morton, w * h, bpp, store, fp->uw);
             t->j.cycles += span >> HWR_CYC_MEM_BYTE_SHIFT;
             return true;
          }
@@ -1705,7 +1703,7 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
       uint8_t run[32 * 32 * 4 * 4];
       if (!store && !hwr_read(&t->j, m, va, run, span))
          return false;
-      zls_permute(run, px, fp->morton, w * h, bpp, store);
+      zls_permute(run, px, fp->morton, w * h, bpp, store, fp->uw);
       if (store && !hw_mmu_write(m, va, run, span))
          return hwr_fault(&t->j, m);
       t->j.cycles += span >> HWR_CYC_MEM_BYTE_SHIFT;

@@ -129,10 +129,10 @@ run_add(struct run *r, uint64_t va, const uint8_t *texel)
  * conversion of the texel whose bytes are all v. The table is a pure
  * function of the formats, the swizzle and the rounding, so it is built
  * whole once per such combination and kept (lut_get), not per store:
- * the end-of-tile store of every tile uses the same few. `ident` says
- * the conversion copies the first (image bytes) bytes of each texel
- * unchanged (an RGBA8 tilebuffer to an RGBA8 unorm image, identity
- * swizzle), which then moves whole rows.
+ * the end-of-tile store of every tile uses the same few. `perm` says
+ * each output byte is an input byte unchanged (an RGBA8 tilebuffer to an
+ * RGBA8 or BGRA8 unorm image): the swizzle's byte moves, no table;
+ * `ident` that it is the same byte, so whole rows move as they are.
  */
 struct lut_key {
    struct hw_tex_format mf, fmt;   /* byte fields only: memcmp compares */
@@ -142,7 +142,7 @@ struct lut_key {
 
 struct lut_table {
    struct lut_key key;
-   bool ident;
+   bool ident, perm;
    uint8_t lut[256][4];
 };
 
@@ -161,13 +161,18 @@ lut_build(struct lut_table *t, const struct hw_tex_image *im, const struct hw_te
       pbe_swizzle(im, &tx, &sw);
       hw_tex_pack(&im->fmt, &sw, rtz, t->lut[v]);
    }
+   /* perm: every output byte is its input byte unchanged (only the
+    * swizzle moves bytes); ident: and in place. */
+   t->perm = true;
    t->ident = true;
    for (unsigned c = 0; c < im->fmt.comps; c++) {
+      if (konst[c])
+         t->perm = false;
       if (konst[c] || src[c] != c)
          t->ident = false;
       for (unsigned v = 0; v < 256; v++)
          if (t->lut[v][c] != v)
-            t->ident = false;
+            t->perm = t->ident = false;
    }
 }
 
@@ -205,18 +210,61 @@ lut_get(const struct lut_key *k, struct lut_table *local, const struct hw_tex_im
 struct lut_conv {
    const uint8_t (*lut)[4];
    unsigned comps;             /* image components (= image bytes) */
+   unsigned bytes;             /* tilebuffer bytes per texel */
    unsigned src[4];            /* input byte of output byte c */
    bool konst[4];              /* output byte c routes a missing component */
-   bool ident;
+   bool ident;                 /* output byte c = input byte c */
+   bool perm;                  /* output byte c = input byte src[c] */
+   bool swap_rb;               /* perm of 4 bytes: B, G, R, A */
+   uint32_t prev_raw, prev_w;  /* last texel converted through the table */
+   bool have_prev;
 };
+
+/* The four bytes of v, least significant first. */
+static inline void
+put4(uint8_t *d, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+   memcpy(d, &v, 4);
+#else
+   d[0] = (uint8_t)v;
+   d[1] = (uint8_t)(v >> 8);
+   d[2] = (uint8_t)(v >> 16);
+   d[3] = (uint8_t)(v >> 24);
+#endif
+}
 
 /* The image bytes (little endian) of the tilebuffer texel at src. */
 static inline uint32_t
-lut_convert(const struct lut_conv *lc, const uint8_t *src)
+lut_convert(struct lut_conv *lc, const uint8_t *src)
 {
+   if (lc->swap_rb) {
+      uint32_t x;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      memcpy(&x, src, 4);
+#else
+      x = (uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16 |
+          (uint32_t)src[3] << 24;
+#endif
+      return (x & 0xff00ff00u) | (x >> 16 & 0xffu) | (x & 0xffu) << 16;
+   }
    uint32_t w = 0;
+   if (lc->perm) {
+      for (unsigned c = 0; c < lc->comps; c++)
+         w |= (uint32_t)src[lc->src[c]] << (8 * c);
+      return w;
+   }
+   /* Tiles are mostly runs of equal colours: the last texel's result. */
+   uint32_t raw = 0;
+   for (unsigned b = 0; b < lc->bytes; b++)
+      raw |= (uint32_t)src[b] << (8 * b);
+   if (lc->have_prev && raw == lc->prev_raw)
+      return lc->prev_w;
    for (unsigned c = 0; c < lc->comps; c++)
       w |= (uint32_t)lc->lut[lc->konst[c] ? 0 : src[lc->src[c]]][c] << (8 * c);
+   lc->prev_raw = raw;
+   lc->prev_w = w;
+   lc->have_prev = true;
    return w;
 }
 
@@ -276,6 +324,10 @@ morton_block(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_
             continue;
          }
          uint32_t v = lut_convert(lc, s);
+         if (tb == 4) {
+            put4(d, v);
+            continue;
+         }
          for (unsigned b = 0; b < tb; b++)
             d[b] = (uint8_t)(v >> (8 * b));
       }
@@ -324,10 +376,16 @@ linear_rows(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_t
                return BLOCK_FAULT;
             continue;
          }
-         for (uint32_t i = 0; i < m; i++) {
-            uint32_t v = lut_convert(lc, row + (uint64_t)(tx + i) * tile->pixel_stride);
-            for (unsigned b = 0; b < tb; b++)
-               run.buf[i * tb + b] = (uint8_t)(v >> (8 * b));
+         const uint8_t *src = row + (uint64_t)tx * tile->pixel_stride;
+         if (tb == 4) {
+            for (uint32_t i = 0; i < m; i++)
+               put4(run.buf + 4 * i, lut_convert(lc, src + (uint64_t)i * tile->pixel_stride));
+         } else {
+            for (uint32_t i = 0; i < m; i++) {
+               uint32_t v = lut_convert(lc, src + (uint64_t)i * tile->pixel_stride);
+               for (unsigned b = 0; b < tb; b++)
+                  run.buf[i * tb + b] = (uint8_t)(v >> (8 * b));
+            }
          }
          run.va = va + (uint64_t)tx * tb;
          run.len = m * tb;
@@ -437,6 +495,11 @@ hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
       const struct lut_table *lt = lut_get(&key, &local, im, &mf, rtz, lc.src, lc.konst);
       lc.lut = lt->lut;
       lc.ident = lt->ident;
+      lc.perm = lt->perm;
+      lc.bytes = bytes;
+      lc.have_prev = false;
+      lc.swap_rb = lc.perm && lc.comps == 4 && bytes == 4 && lc.src[0] == 2 &&
+                   lc.src[1] == 1 && lc.src[2] == 0 && lc.src[3] == 3;
       enum block_result br = morton_block(mmu, im, tile, level, lv, samples, offset, bytes, &lc);
       if (br == BLOCK_NO)
          br = linear_rows(mmu, im, tile, level, lv, samples, offset, bytes, &lc);
