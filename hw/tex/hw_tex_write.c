@@ -313,12 +313,16 @@ morton_block(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_
       mmu->fault = before;
       return BLOCK_NO;
    }
+   /* x's Morton bits, once per store for the usual tile widths */
+   uint32_t mx[64];
+   for (uint32_t tx = 0; tx < w && tx < 64; tx++)
+      mx[tx] = hw_tex_morton(tx, 0);
    for (uint32_t ty = 0; ty < h; ty++) {
       const uint8_t *row = tile->mem + (uint64_t)ty * tile->row_stride + offset;
       uint32_t my = hw_tex_morton(0, ty);
       for (uint32_t tx = 0; tx < w; tx++) {
          const uint8_t *s = row + (uint64_t)tx * tile->pixel_stride;
-         uint8_t *d = dst + (size_t)(my | hw_tex_morton(tx, 0)) * tb;
+         uint8_t *d = dst + (size_t)(my | (tx < 64 ? mx[tx] : hw_tex_morton(tx, 0))) * tb;
          if (lc->ident && tb == 4) {
             memcpy(d, s, 4);
             continue;
