@@ -132,7 +132,8 @@ run_add(struct run *r, uint64_t va, const uint8_t *texel)
  * the end-of-tile store of every tile uses the same few. `perm` says
  * each output byte is an input byte unchanged (an RGBA8 tilebuffer to an
  * RGBA8 or BGRA8 unorm image): the swizzle's byte moves, no table;
- * `ident` that it is the same byte, so whole rows move as they are.
+ * `ident` that it is the same byte (a twiddled tile's texels are then
+ * copied whole).
  */
 struct lut_key {
    struct hw_tex_format mf, fmt;   /* byte fields only: memcmp compares */
@@ -374,12 +375,9 @@ linear_rows(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_t
       const uint8_t *row = tile->mem + (uint64_t)ty * tile->row_stride + offset;
       for (uint32_t tx = 0; tx < n; tx += chunk) {
          uint32_t m = n - tx < chunk ? n - tx : chunk;
-         if (lc->ident && tile->pixel_stride == tb) {
-            /* The tilebuffer row holds the image bytes as they are. */
-            if (!write_chunk(mmu, va + (uint64_t)tx * tb, row + (uint64_t)tx * tb, m * tb, tb))
-               return BLOCK_FAULT;
-            continue;
-         }
+         /* Even an identity conversion goes through the run buffer: a
+          * copy straight from the tilebuffer row measured slower (the
+          * copy's loads from the just-written tilebuffer stall). */
          const uint8_t *src = row + (uint64_t)tx * tile->pixel_stride;
          if (tb == 4) {
             for (uint32_t i = 0; i < m; i++)
