@@ -1611,7 +1611,9 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
 /* One ZLS buffer's part of a tile: pixel (x0 + x, y0 + y) of a twiddled
  * image is the texel at hw_tex_offset, its samples consecutive. A utile
  * aligned inside a page tile is usually one contiguous Morton range: then
- * it moves in one MMU access (permuted through `run`), else texel by texel. */
+ * it moves in one MMU access (straight between the mapped page and the
+ * tile's array when the range is in one GPU page, else permuted through
+ * `run`), else texel by texel. */
 /* One ZLS texel (every sample of a pixel): fixed-size copies for the
  * usual sizes, which the compiler inlines (a libc call per pixel
  * otherwise). */
@@ -1628,6 +1630,34 @@ zls_copy(uint8_t *dst, const uint8_t *src, unsigned bpp)
    }
 }
 
+/* Moves the n texels of a utile between its pixel-order array px and
+ * the Morton-ordered memory mem (texel i of px at mem + morton[i] * bpp),
+ * with the copy size fixed per case so the compiler inlines it. Pixels
+ * (2k, y) and (2k + 1, y) are neighbours in both (x takes the Morton
+ * index's lowest bit), so an even-width utile moves in pairs. */
+static void
+zls_permute(uint8_t *mem, uint8_t *px, const uint16_t *morton, unsigned n, unsigned bpp,
+            bool store, unsigned uw)
+{
+#define ZLS_PERMUTE(B, STEP)                                                \
+   for (unsigned i = 0; i < n; i += (STEP)) {                              \
+      uint8_t *m_ = mem + (size_t)morton[i] * (B), *p_ = px + (size_t)i * (B); \
+      if (store)                                                           \
+         memcpy(m_, p_, (size_t)(B) * (STEP));                             \
+      else                                                                 \
+         memcpy(p_, m_, (size_t)(B) * (STEP));                             \
+   }
+   switch (uw % 2 ? 0 : bpp) {
+   case 1: ZLS_PERMUTE(1, 2) break;
+   case 2: ZLS_PERMUTE(2, 2) break;
+   case 4: ZLS_PERMUTE(4, 2) break;
+   case 8: ZLS_PERMUTE(8, 2) break;
+   case 16: ZLS_PERMUTE(16, 2) break;
+   default: ZLS_PERMUTE(bpp, 1) break;
+   }
+#undef ZLS_PERMUTE
+}
+
 static bool
 zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool store,
            uint8_t *px, unsigned bpp)
@@ -1641,24 +1671,39 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
       h = t->y0 < fp->zls_h ? fp->zls_h - t->y0 : 0;
    if (!w || !h)
       return true;   /* outside the ZLS buffer: nothing to load or store */
-   /* A whole aligned utile inside one tile: its pixels are the Morton run
-    * starting at its origin's texel (the origin's low bits are zero, so
-    * the in-tile index adds), in fp->morton order. */
+   /* The utile lies inside one layout tile (power-of-two tiles at least
+    * the utile's size, the utile aligned to its size): pixel (x, y) of it
+    * is the texel at its origin's offset + fp->morton[y * uw + x] (the
+    * origin's Morton bits and the in-utile ones do not overlap), so no
+    * per-pixel hw_tex_offset is needed. */
    const struct hw_tex_level *lv = &l->level[0];
-   if (fp->utile_run && w == fp->uw && h == fp->uh && lv->tile_w >= fp->uw &&
-       lv->tile_h >= fp->uh) {
-      uint64_t va = base + hw_tex_offset(l, t->x0, t->y0, 0, 0);
+   bool in_tile = fp->utile_run && lv->tile_w >= fp->uw && lv->tile_h >= fp->uh &&
+                  !(lv->tile_w & (lv->tile_w - 1)) && !(lv->tile_h & (lv->tile_h - 1)) &&
+                  !(fp->uw & (fp->uw - 1)) && !(fp->uh & (fp->uh - 1));
+   uint64_t org = in_tile ? hw_tex_offset(l, t->x0, t->y0, 0, 0) : 0;
+   /* A whole aligned utile: its pixels are the Morton run starting at its
+    * origin's texel, in fp->morton order. */
+   if (in_tile && w == fp->uw && h == fp->uh) {
+      uint64_t va = base + org;
       size_t span = (size_t)w * h * bpp;
+      /* In one GPU page (the usual case): moved straight between the
+       * page and px. The one translation is the copy's (same address,
+       * same access), so a fault is the copy's; on any failure the fault
+       * state is put back and the copy below takes it. */
+      if ((va >> HW_PAGE_SHIFT) == ((va + span - 1) >> HW_PAGE_SHIFT)) {
+         struct hw_fault before = m->fault;
+         uint8_t *mem = hw_mmu_map(m, va, span, store);
+         if (mem) {
+            zls_permute(mem, px, fp->morton, w * h, bpp, store, fp->uw);
+            t->j.cycles += span >> HWR_CYC_MEM_BYTE_SHIFT;
+            return true;
+         }
+         m->fault = before;
+      }
       uint8_t run[32 * 32 * 4 * 4];
       if (!store && !hwr_read(&t->j, m, va, run, span))
          return false;
-      for (unsigned i = 0; i < w * h; i++) {
-         uint8_t *p = px + (size_t)i * bpp, *r = run + (size_t)fp->morton[i] * bpp;
-         if (store)
-            zls_copy(r, p, bpp);
-         else
-            zls_copy(p, r, bpp);
-      }
+      zls_permute(run, px, fp->morton, w * h, bpp, store, fp->uw);
       if (store && !hw_mmu_write(m, va, run, span))
          return hwr_fault(&t->j, m);
       t->j.cycles += span >> HWR_CYC_MEM_BYTE_SHIFT;
@@ -1667,7 +1712,8 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
    uint64_t lo = UINT64_MAX, hi = 0;
    for (unsigned y = 0; y < h; y++)
       for (unsigned x = 0; x < w; x++) {
-         uint64_t o = hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0);
+         uint64_t o = in_tile ? org + (uint64_t)fp->morton[y * fp->uw + x] * bpp
+                              : hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0);
          lo = o < lo ? o : lo;
          hi = o > hi ? o : hi;
       }
@@ -1678,7 +1724,8 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
          return false;
       for (unsigned y = 0; y < h; y++)
          for (unsigned x = 0; x < w; x++) {
-            size_t o = hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0) - lo;
+            size_t o = (in_tile ? org + (uint64_t)fp->morton[y * fp->uw + x] * bpp
+                                : hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0)) - lo;
             uint8_t *p = px + (size_t)(y * fp->uw + x) * bpp;
             if (store)
                zls_copy(run + o, p, bpp);
@@ -1690,7 +1737,8 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
    } else {
       for (unsigned y = 0; y < h; y++)
          for (unsigned x = 0; x < w; x++) {
-            uint64_t va = base + hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0);
+            uint64_t va = base + (in_tile ? org + (uint64_t)fp->morton[y * fp->uw + x] * bpp
+                                          : hw_tex_offset(l, t->x0 + x, t->y0 + y, 0, 0));
             uint8_t *p = px + (size_t)(y * fp->uw + x) * bpp;
             if (store ? !hw_mmu_write(m, va, p, bpp) : !hwr_read(&t->j, m, va, p, bpp))
                return store ? hwr_fault(&t->j, m) : false;
@@ -1716,16 +1764,17 @@ zls(struct tile *t, bool store)
                                           : (fp->zls.s_load_enable || fp->partial_bg));
    bool ok = true;
    t->isp.unit = HW_UNIT_ZLS;
-   if (do_z) {
-      uint8_t px[32 * 32 * 4 * 4];
+   if (do_z && !z16) {
+      /* Z32F: the tile's floats are the texels' bytes, pixel after pixel
+       * with its samples together, as zls_buffer lays them out. */
+      ok = zls_buffer(t, &fp->zl, pl->depth_base + (uint64_t)t->layer * pl->depth_stride,
+                      store, (uint8_t *)t->z, zb * fp->samples);
+   } else if (do_z) {
+      uint8_t px[32 * 32 * 4 * 2];
       if (store) {
          for (unsigned k = 0; k < n; k++) {
-            if (z16) {
-               uint16_t v = (uint16_t)lrintf(hw_tex_clampf(t->z[k], 0, 1) * 65535.0f);
-               memcpy(px + 2 * k, &v, 2);
-            } else {
-               memcpy(px + 4 * k, &t->z[k], 4);
-            }
+            uint16_t v = (uint16_t)lrintf(hw_tex_clampf(t->z[k], 0, 1) * 65535.0f);
+            memcpy(px + 2 * k, &v, 2);
          }
       }
       ok = zls_buffer(t, &fp->zl, pl->depth_base + (uint64_t)t->layer * pl->depth_stride,
@@ -1735,13 +1784,9 @@ zls(struct tile *t, bool store)
          for (unsigned y = 0; y < h; y++)
             for (unsigned k = 0; k < w * fp->samples; k++) {
                size_t i = sidx(fp, 0, y, 0) + k;
-               if (z16) {
-                  uint16_t v;
-                  memcpy(&v, px + 2 * i, 2);
-                  t->z[i] = v / 65535.0f;
-               } else {
-                  memcpy(&t->z[i], px + 4 * i, 4);
-               }
+               uint16_t v;
+               memcpy(&v, px + 2 * i, 2);
+               t->z[i] = v / 65535.0f;
             }
       }
    }

@@ -3,7 +3,9 @@
  * Image writes through PBE descriptors: single texels (image_write) and
  * whole tilebuffer tiles (image_write_block, the end-of-tile store).
  */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmdstream/agx_pack.h"
@@ -78,23 +80,28 @@ struct run {
    uint8_t buf[512];
 };
 
+/* One MMU copy of len bytes (whole texels of `texel` bytes) to va,
+ * redone texel by texel from the fault state before it when it faults,
+ * so faults are those of per-texel stores. */
+static bool
+write_chunk(struct hw_mmu *mmu, uint64_t va, const uint8_t *src, unsigned len, unsigned texel)
+{
+   struct hw_fault before = mmu->fault;
+   if (hw_mmu_write(mmu, va, src, len))
+      return true;
+   mmu->fault = before;
+   for (unsigned o = 0; o < len; o += texel)
+      if (!hw_mmu_write(mmu, va + o, src + o, texel))
+         return false;
+   return true;
+}
+
 static bool
 run_flush(struct run *r)
 {
    if (!r->len)
       return true;
-   struct hw_fault before = r->mmu->fault;
-   bool ok = hw_mmu_write(r->mmu, r->va, r->buf, r->len);
-   if (!ok) {
-      r->mmu->fault = before;
-      ok = true;
-      for (unsigned o = 0; o < r->len; o += r->texel) {
-         if (!hw_mmu_write(r->mmu, r->va + o, r->buf + o, r->texel)) {
-            ok = false;
-            break;
-         }
-      }
-   }
+   bool ok = write_chunk(r->mmu, r->va, r->buf, r->len, r->texel);
    r->len = 0;
    return ok;
 }
@@ -116,45 +123,146 @@ run_add(struct run *r, uint64_t va, const uint8_t *texel)
    return true;
 }
 
-/* The byte-table conversion (8-bit components on both sides). */
-struct lut_conv {
-   const struct hw_tex_image *im;
-   const struct hw_tex_format *mf;
-   unsigned bytes;             /* tilebuffer bytes per texel */
-   bool rtz;
-   unsigned src[4];            /* input byte of output byte c */
-   bool konst[4];              /* output byte c routes a missing component */
-   uint32_t prev_raw, prev_w;  /* last texel converted */
-   bool have_prev;
-   bool valid[256];
+/*
+ * The byte-table conversion (8-bit components on both sides): output
+ * byte c of a texel is lut[input byte src[c]][c], entry v being the
+ * conversion of the texel whose bytes are all v. The table is a pure
+ * function of the formats, the swizzle and the rounding, so it is built
+ * whole once per such combination and kept (lut_get), not per store:
+ * the end-of-tile store of every tile uses the same few. `perm` says
+ * each output byte is an input byte unchanged (an RGBA8 tilebuffer to an
+ * RGBA8 or BGRA8 unorm image): the swizzle's byte moves, no table;
+ * `ident` that it is the same byte (a twiddled tile's texels are then
+ * copied whole).
+ */
+struct lut_key {
+   struct hw_tex_format mf, fmt;   /* byte fields only: memcmp compares */
+   uint8_t swizzle[4];
+   uint8_t rtz;
+};
+
+struct lut_table {
+   struct lut_key key;
+   bool ident, perm;
    uint8_t lut[256][4];
 };
+
+#define LUT_CACHE 16
+static _Atomic(struct lut_table *) lut_cache[LUT_CACHE];
+
+static void
+lut_build(struct lut_table *t, const struct hw_tex_image *im, const struct hw_tex_format *mf,
+          bool rtz, const unsigned src[4], const bool konst[4])
+{
+   for (unsigned v = 0; v < 256; v++) {
+      uint8_t same[16];
+      union hw_texel tx, sw;
+      memset(same, (int)v, sizeof(same));
+      hw_tex_memfmt_unpack_with(mf, im->fmt.comps, same, &tx);
+      pbe_swizzle(im, &tx, &sw);
+      hw_tex_pack(&im->fmt, &sw, rtz, t->lut[v]);
+   }
+   /* perm: every output byte is its input byte unchanged (only the
+    * swizzle moves bytes); ident: and in place. */
+   t->perm = true;
+   t->ident = true;
+   for (unsigned c = 0; c < im->fmt.comps; c++) {
+      if (konst[c])
+         t->perm = false;
+      if (konst[c] || src[c] != c)
+         t->ident = false;
+      for (unsigned v = 0; v < 256; v++)
+         if (t->lut[v][c] != v)
+            t->perm = t->ident = false;
+   }
+}
+
+/* The table for this key: a cached one, or one built into *local and
+ * cached when a slot is free (tables are immutable once published). */
+static const struct lut_table *
+lut_get(const struct lut_key *k, struct lut_table *local, const struct hw_tex_image *im,
+        const struct hw_tex_format *mf, bool rtz, const unsigned src[4], const bool konst[4])
+{
+   for (unsigned i = 0; i < LUT_CACHE; i++) {
+      struct lut_table *e = atomic_load_explicit(&lut_cache[i], memory_order_acquire);
+      if (!e)
+         break;
+      if (!memcmp(&e->key, k, sizeof(*k)))
+         return e;
+   }
+   local->key = *k;
+   lut_build(local, im, mf, rtz, src, konst);
+   struct lut_table *n = malloc(sizeof(*n));
+   if (!n)
+      return local;
+   *n = *local;
+   for (unsigned i = 0; i < LUT_CACHE; i++) {
+      struct lut_table *expected = NULL;
+      if (atomic_compare_exchange_strong_explicit(&lut_cache[i], &expected, n,
+                                                  memory_order_acq_rel, memory_order_acquire))
+         return n;
+      if (!memcmp(&expected->key, k, sizeof(*k)))
+         break;   /* another thread published the same table */
+   }
+   free(n);
+   return local;
+}
+
+struct lut_conv {
+   const uint8_t (*lut)[4];
+   unsigned comps;             /* image components (= image bytes) */
+   unsigned bytes;             /* tilebuffer bytes per texel */
+   unsigned src[4];            /* input byte of output byte c */
+   bool konst[4];              /* output byte c routes a missing component */
+   bool ident;                 /* output byte c = input byte c */
+   bool perm;                  /* output byte c = input byte src[c] */
+   bool swap_rb;               /* perm of 4 bytes: B, G, R, A */
+   uint32_t prev_raw, prev_w;  /* last texel converted through the table */
+   bool have_prev;
+};
+
+/* The four bytes of v, least significant first. */
+static inline void
+put4(uint8_t *d, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+   memcpy(d, &v, 4);
+#else
+   d[0] = (uint8_t)v;
+   d[1] = (uint8_t)(v >> 8);
+   d[2] = (uint8_t)(v >> 16);
+   d[3] = (uint8_t)(v >> 24);
+#endif
+}
 
 /* The image bytes (little endian) of the tilebuffer texel at src. */
 static inline uint32_t
 lut_convert(struct lut_conv *lc, const uint8_t *src)
 {
-   uint32_t raw = 0, w = 0;
-   if (lc->bytes == 4)
-      memcpy(&raw, src, 4);
-   else
-      for (unsigned b = 0; b < lc->bytes; b++)
-         raw |= (uint32_t)src[b] << (8 * b);
+   if (lc->swap_rb) {
+      uint32_t x;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      memcpy(&x, src, 4);
+#else
+      x = (uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16 |
+          (uint32_t)src[3] << 24;
+#endif
+      return (x & 0xff00ff00u) | (x >> 16 & 0xffu) | (x & 0xffu) << 16;
+   }
+   uint32_t w = 0;
+   if (lc->perm) {
+      for (unsigned c = 0; c < lc->comps; c++)
+         w |= (uint32_t)src[lc->src[c]] << (8 * c);
+      return w;
+   }
+   /* Tiles are mostly runs of equal colours: the last texel's result. */
+   uint32_t raw = 0;
+   for (unsigned b = 0; b < lc->bytes; b++)
+      raw |= (uint32_t)src[b] << (8 * b);
    if (lc->have_prev && raw == lc->prev_raw)
       return lc->prev_w;
-   for (unsigned c = 0; c < lc->im->fmt.comps; c++) {
-      unsigned v = lc->konst[c] ? 0 : src[lc->src[c]];
-      if (!lc->valid[v]) {
-         uint8_t same[16];
-         union hw_texel t, sw;
-         memset(same, (int)v, sizeof(same));
-         hw_tex_memfmt_unpack_with(lc->mf, lc->im->fmt.comps, same, &t);
-         pbe_swizzle(lc->im, &t, &sw);
-         hw_tex_pack(&lc->im->fmt, &sw, lc->rtz, lc->lut[v]);
-         lc->valid[v] = true;
-      }
-      w |= (uint32_t)lc->lut[v][c] << (8 * c);
-   }
+   for (unsigned c = 0; c < lc->comps; c++)
+      w |= (uint32_t)lc->lut[lc->konst[c] ? 0 : src[lc->src[c]]][c] << (8 * c);
    lc->prev_raw = raw;
    lc->prev_w = w;
    lc->have_prev = true;
@@ -206,12 +314,25 @@ morton_block(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_
       mmu->fault = before;
       return BLOCK_NO;
    }
+   /* x's Morton bits, once per store for the usual tile widths */
+   uint32_t mx[64];
+   for (uint32_t tx = 0; tx < w && tx < 64; tx++)
+      mx[tx] = hw_tex_morton(tx, 0);
    for (uint32_t ty = 0; ty < h; ty++) {
       const uint8_t *row = tile->mem + (uint64_t)ty * tile->row_stride + offset;
       uint32_t my = hw_tex_morton(0, ty);
       for (uint32_t tx = 0; tx < w; tx++) {
-         uint32_t v = lut_convert(lc, row + (uint64_t)tx * tile->pixel_stride);
-         uint8_t *d = dst + (size_t)(my | hw_tex_morton(tx, 0)) * tb;
+         const uint8_t *s = row + (uint64_t)tx * tile->pixel_stride;
+         uint8_t *d = dst + (size_t)(my | (tx < 64 ? mx[tx] : hw_tex_morton(tx, 0))) * tb;
+         if (lc->ident && tb == 4) {
+            memcpy(d, s, 4);
+            continue;
+         }
+         uint32_t v = lut_convert(lc, s);
+         if (tb == 4) {
+            put4(d, v);
+            continue;
+         }
          for (unsigned b = 0; b < tb; b++)
             d[b] = (uint8_t)(v >> (8 * b));
       }
@@ -254,10 +375,19 @@ linear_rows(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_t
       const uint8_t *row = tile->mem + (uint64_t)ty * tile->row_stride + offset;
       for (uint32_t tx = 0; tx < n; tx += chunk) {
          uint32_t m = n - tx < chunk ? n - tx : chunk;
-         for (uint32_t i = 0; i < m; i++) {
-            uint32_t v = lut_convert(lc, row + (uint64_t)(tx + i) * tile->pixel_stride);
-            for (unsigned b = 0; b < tb; b++)
-               run.buf[i * tb + b] = (uint8_t)(v >> (8 * b));
+         /* Even an identity conversion goes through the run buffer: a
+          * copy straight from the tilebuffer row measured slower (the
+          * copy's loads from the just-written tilebuffer stall). */
+         const uint8_t *src = row + (uint64_t)tx * tile->pixel_stride;
+         if (tb == 4) {
+            for (uint32_t i = 0; i < m; i++)
+               put4(run.buf + 4 * i, lut_convert(lc, src + (uint64_t)i * tile->pixel_stride));
+         } else {
+            for (uint32_t i = 0; i < m; i++) {
+               uint32_t v = lut_convert(lc, src + (uint64_t)i * tile->pixel_stride);
+               for (unsigned b = 0; b < tb; b++)
+                  run.buf[i * tb + b] = (uint8_t)(v >> (8 * b));
+            }
          }
          run.va = va + (uint64_t)tx * tb;
          run.len = m * tb;
@@ -351,17 +481,27 @@ hw_tex_block_store(struct hw_mmu *mmu, const struct hw_tex_image *im,
                  im->fmt.packing == HW_TEX_PACK_ARRAY && im->fmt.bits[0] == 8 &&
                  im->fmt.bytes == im->fmt.comps && im->fmt.bytes <= 4;
    struct lut_conv lc;
+   struct lut_table local;
    if (lut_ok) {
-      lc.im = im;
-      lc.mf = &mf;
-      lc.bytes = bytes;
-      lc.rtz = rtz;
-      lc.have_prev = false;
-      memset(lc.valid, 0, sizeof(lc.valid));
+      struct lut_key key;
+      memset(&key, 0, sizeof(key));
+      key.mf = mf;
+      key.fmt = im->fmt;
+      memcpy(key.swizzle, im->swizzle, sizeof(key.swizzle));
+      key.rtz = rtz;
+      lc.comps = im->fmt.comps;
       for (unsigned c = 0; c < 4; c++) {
          lc.src[c] = c < im->fmt.comps ? im->swizzle[c] & 3 : 0;
          lc.konst[c] = c < im->fmt.comps && lc.src[c] >= mf.comps;
       }
+      const struct lut_table *lt = lut_get(&key, &local, im, &mf, rtz, lc.src, lc.konst);
+      lc.lut = lt->lut;
+      lc.ident = lt->ident;
+      lc.perm = lt->perm;
+      lc.bytes = bytes;
+      lc.have_prev = false;
+      lc.swap_rb = lc.perm && lc.comps == 4 && bytes == 4 && lc.src[0] == 2 &&
+                   lc.src[1] == 1 && lc.src[2] == 0 && lc.src[3] == 3;
       enum block_result br = morton_block(mmu, im, tile, level, lv, samples, offset, bytes, &lc);
       if (br == BLOCK_NO)
          br = linear_rows(mmu, im, tile, level, lv, samples, offset, bytes, &lc);

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "hw/tex/hw_tex_layout.h"
 #include "test_hw_render_scene.h"
 
 /* ---------------------------------------------------------- helpers */
@@ -425,6 +426,68 @@ test_depth_bias(void **state)
             }
          }
       }
+      scene_teardown(&s);
+   }
+}
+
+/* ZLS stores of tiles cut by the image edge (72x40 with 32x32 utiles:
+ * 8-pixel and 24-pixel columns and rows) and of whole ones, Z32F and
+ * stencil, 1 and 4 samples: every pixel's texel holds every sample's
+ * value, and the twiddled layout's padding texels outside the image are
+ * never written (zls_buffer finds the edge tiles' texels from the utile's
+ * Morton order, the whole tiles' through one mapped page). */
+static void
+test_zls_edge_tiles(void **state)
+{
+   (void)state;
+   const unsigned W = 72, H = 40;
+   for (unsigned samples = 1; samples <= 4; samples *= 4) {
+      struct scene s;
+      scene_init(&s, W, H, samples, BLACK, 2, 1 << 20);
+      s.want_depth = true;
+      s.want_stencil = true;
+      s.zls = zls_word(true, true, AGX_ZLS_FORMAT_32F);
+      struct draw_state ds = flat();
+      ds.zwrite = true;
+      ds.stencil = true;
+      ds.scmp = AGX_ZS_FUNC_ALWAYS;
+      ds.spass = AGX_STENCIL_OP_REPLACE;
+      ds.sref = 5;
+      /* the left part of the image only: the rest keeps the clear (1.0, 0) */
+      solid_quad(&s, &ds, -1, -1, 0.25f, 1, 0.25f, c_red);
+      assert_true(run(&s));
+      struct hw_tex_layout zl, sl;
+      assert_true(hw_tex_layout_twiddled(&zl, 4 * samples, W, H, 1, 1, false));
+      assert_true(hw_tex_layout_twiddled(&sl, samples, W, H, 1, 1, false));
+      const float *zf = host(&s, s.zbuf_va);
+      const uint8_t *st = host(&s, s.sbuf_va);
+      size_t nz = zl.size / (4 * samples), ns = sl.size / samples;
+      bool *seen = calloc(nz, 1), *seen_s = calloc(ns, 1);
+      assert_true(seen && seen_s);
+      for (unsigned y = 0; y < H; y++)
+         for (unsigned x = 0; x < W; x++) {
+            size_t zi = hw_tex_offset(&zl, x, y, 0, 0) / 4;
+            size_t si = hw_tex_offset(&sl, x, y, 0, 0);
+            bool in = x < W * 5 / 8;
+            seen[zi / samples] = true;
+            seen_s[si / samples] = true;
+            for (unsigned k = 0; k < samples; k++) {
+               if (zf[zi + k] != (in ? 0.25f : 1.0f) || st[si + k] != (in ? 5 : 0))
+                  fail_msg("%ux: pixel (%u,%u) sample %u: depth %g stencil %u", samples, x, y,
+                           k, zf[zi + k], st[si + k]);
+            }
+         }
+      /* padding: texels no pixel maps to stay as allocated (zero) */
+      for (size_t t = 0; t < nz; t++)
+         for (unsigned k = 0; !seen[t] && k < samples; k++)
+            if (zf[t * samples + k] != 0.0f)
+               fail_msg("%ux: depth padding texel %zu written", samples, t);
+      for (size_t t = 0; t < ns; t++)
+         for (unsigned k = 0; !seen_s[t] && k < samples; k++)
+            if (st[t * samples + k] != 0)
+               fail_msg("%ux: stencil padding texel %zu written", samples, t);
+      free(seen);
+      free(seen_s);
       scene_teardown(&s);
    }
 }
@@ -1448,6 +1511,7 @@ main(void)
       cmocka_unit_test(test_depth_bias),
       cmocka_unit_test(test_z16_bg_depth),
       cmocka_unit_test(test_two_sided_stencil),
+      cmocka_unit_test(test_zls_edge_tiles),
       cmocka_unit_test(test_depth_clamp),
       cmocka_unit_test(test_indirect_draw),
       cmocka_unit_test(test_large_points),

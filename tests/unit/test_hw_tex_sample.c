@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -1044,14 +1045,15 @@ test_block_store(void **state)
  * `va` and checks every texel of the image: the tile's bytes swizzled
  * inside it, the 0xee fill outside. */
 static void
-block_store_check(uint64_t va, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, bool linear)
+block_store_check_fmt(uint64_t va, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, bool linear,
+                      bool swap, bool srgb, unsigned pstride)
 {
-   static uint8_t tile[32 * 32 * 4];
+   static uint8_t tile[32 * 32 * 8];
    for (unsigned i = 0; i < sizeof(tile); i++)
       tile[i] = (uint8_t)(i * 13 + x0 + 3 * y0 + w);
    struct hw_tex_tile tt = {
-      .mem = tile, .size = (size_t)w * h * 4, .width = w, .height = h, .samples = 1,
-      .row_stride = w * 4, .pixel_stride = 4, .x0 = x0, .y0 = y0,
+      .mem = tile, .size = (size_t)w * h * pstride, .width = w, .height = h, .samples = 1,
+      .row_stride = w * pstride, .pixel_stride = pstride, .x0 = x0, .y0 = y0,
    };
    struct agx_pbe p = { AGX_PBE_HEADER };
    p.layout = linear ? AGX_LAYOUT_LINEAR : AGX_LAYOUT_TWIDDLED;
@@ -1059,9 +1061,10 @@ block_store_check(uint64_t va, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
       p.stride = 128 * 4 - 4;
    p.channels = AGX_CHANNELS_R8G8B8A8;
    p.type = AGX_TEXTURE_TYPE_UNORM;
-   p.swizzle_r = AGX_CHANNEL_B;
+   p.srgb = srgb;
+   p.swizzle_r = swap ? AGX_CHANNEL_B : AGX_CHANNEL_R;
    p.swizzle_g = AGX_CHANNEL_G;
-   p.swizzle_b = AGX_CHANNEL_R;
+   p.swizzle_b = swap ? AGX_CHANNEL_R : AGX_CHANNEL_B;
    p.swizzle_a = AGX_CHANNEL_A;
    p.width = p.height = 128;
    p.buffer = va;
@@ -1075,14 +1078,33 @@ block_store_check(uint64_t va, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
          const uint8_t *got = tex_host(va + hw_tex_offset(&im.layout, x, y, 0, 0));
          uint8_t want[4] = { 0xee, 0xee, 0xee, 0xee };
          if (x >= x0 && x < x0 + w && y >= y0 && y < y0 + h) {
-            const uint8_t *src = tile + ((y - y0) * w + (x - x0)) * 4;
-            want[0] = src[2];
+            const uint8_t *src = tile + ((y - y0) * w + (x - x0)) * pstride;
+            want[0] = src[swap ? 2 : 0];
             want[1] = src[1];
-            want[2] = src[0];
+            want[2] = src[swap ? 0 : 2];
             want[3] = src[3];
+            if (srgb) {
+               /* u8norm to an sRGB image: R, G, B encoded, alpha as is */
+               for (unsigned c = 0; c < 3; c++) {
+                  double l = want[c] / 255.0;
+                  double e = l <= 0.0031308 ? l * 12.92 : 1.055 * pow(l, 1 / 2.4) - 0.055;
+                  want[c] = (uint8_t)lround(e * 255.0);
+               }
+            }
          }
-         assert_memory_equal(got, want, 4);
+         if (srgb) {
+            for (unsigned c = 0; c < 4; c++)
+               assert_true(abs((int)got[c] - (int)want[c]) <= 1);
+         } else {
+            assert_memory_equal(got, want, 4);
+         }
       }
+}
+
+static void
+block_store_check(uint64_t va, uint32_t x0, uint32_t y0, uint32_t w, uint32_t h, bool linear)
+{
+   block_store_check_fmt(va, x0, y0, w, h, linear, true, false, 4);
 }
 
 /* The end-of-tile store writes an aligned power-of-two tile of a twiddled
@@ -1105,6 +1127,28 @@ test_block_store_morton(void **state)
    }
    /* a tile wholly right of a linear image writes nothing */
    block_store_check(IMG_VA, 128, 0, 32, 32, true);
+}
+
+/* The conversion tables are built once per (formats, swizzle, rounding)
+ * and kept: an identity conversion (RGBA8 tilebuffer to an RGBA8 unorm
+ * image, identity swizzle) copies rows and texels as they are, and a
+ * swizzled or sRGB store of the same formats, taken in between, must
+ * find its own table, not that one. Also a tilebuffer of two render
+ * targets (8-byte pixels), where rows are not contiguous. */
+static void
+test_block_store_tables(void **state)
+{
+   (void)state;
+   for (unsigned round = 0; round < 2; round++)
+      for (unsigned lin = 0; lin < 2; lin++) {
+         block_store_check_fmt(IMG_VA, 32, 64, 32, 32, lin, false, false, 4);
+         block_store_check_fmt(IMG_VA, 32, 64, 32, 32, lin, true, false, 4);
+         block_store_check_fmt(IMG_VA, 32, 64, 32, 32, lin, false, true, 4);
+         block_store_check_fmt(IMG_VA, 112, 112, 32, 32, lin, false, false, 4);
+         block_store_check_fmt(IMG_VA + 0x3800, 0, 0, 32, 32, lin, false, false, 4);
+         block_store_check_fmt(IMG_VA, 32, 64, 32, 32, lin, false, false, 8);
+         block_store_check_fmt(IMG_VA, 40, 0, 16, 16, lin, false, false, 8);
+      }
 }
 
 static void
@@ -1226,6 +1270,7 @@ main(void)
       cmocka_unit_test_setup(test_image_store, setup),
       cmocka_unit_test_setup(test_block_store, setup),
       cmocka_unit_test_setup(test_block_store_morton, setup),
+      cmocka_unit_test_setup(test_block_store_tables, setup),
       cmocka_unit_test_setup(test_faults, setup),
       cmocka_unit_test_setup(test_nearest_extremes, setup),
       cmocka_unit_test_setup(test_mixed_filters_no_mip, setup),
