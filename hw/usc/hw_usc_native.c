@@ -881,6 +881,17 @@ emit(struct nb *n, const struct usc_inst *in)
 
 static const struct usc_native none_marker;
 
+/* An overloaded LLVM intrinsic declared for one vector type: the function
+ * and its type, for LLVMBuildCall2. */
+static void
+nb_intrinsic(struct nb *n, const char *name, LLVMTypeRef type,
+             LLVMValueRef *fn, LLVMTypeRef *fty)
+{
+   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+   *fn = LLVMGetIntrinsicDeclaration(n->mod, id, &type, 1);
+   *fty = LLVMIntrinsicGetType(n->ctx, id, &type, 1);
+}
+
 static struct usc_native *
 compile_locked(const struct hw_usc_shader *sh)
 {
@@ -921,21 +932,11 @@ compile_locked(const struct hw_usc_shader *sh)
    n.v32f32 = LLVMVectorType(n.f32, USC_W);
    n.vptr = LLVMPointerType(n.v32i32, 0);
    n.i32ptr = LLVMPointerType(n.i32, 0);
-   unsigned fma_id = LLVMLookupIntrinsicID("llvm.fma", 8);
-   n.fma_fn = LLVMGetIntrinsicDeclaration(n.mod, fma_id, &n.v32f32, 1);
-   n.fma_ty = LLVMIntrinsicGetType(n.ctx, fma_id, &n.v32f32, 1);
-   unsigned fabs_id = LLVMLookupIntrinsicID("llvm.fabs", 9);
-   n.fabs_fn = LLVMGetIntrinsicDeclaration(n.mod, fabs_id, &n.v32f64, 1);
-   n.fabs_ty = LLVMIntrinsicGetType(n.ctx, fabs_id, &n.v32f64, 1);
-   unsigned trunc_id = LLVMLookupIntrinsicID("llvm.trunc", 10);
-   n.trunc_fn = LLVMGetIntrinsicDeclaration(n.mod, trunc_id, &n.v32f64, 1);
-   n.trunc_ty = LLVMIntrinsicGetType(n.ctx, trunc_id, &n.v32f64, 1);
-   unsigned rint_id = LLVMLookupIntrinsicID("llvm.rint", 9);
-   n.rint_fn = LLVMGetIntrinsicDeclaration(n.mod, rint_id, &n.v32f64, 1);
-   n.rint_ty = LLVMIntrinsicGetType(n.ctx, rint_id, &n.v32f64, 1);
-   unsigned ctpop_id = LLVMLookupIntrinsicID("llvm.ctpop", 10);
-   n.ctpop_fn = LLVMGetIntrinsicDeclaration(n.mod, ctpop_id, &n.v32i32, 1);
-   n.ctpop_ty = LLVMIntrinsicGetType(n.ctx, ctpop_id, &n.v32i32, 1);
+   nb_intrinsic(&n, "llvm.fma", n.v32f32, &n.fma_fn, &n.fma_ty);
+   nb_intrinsic(&n, "llvm.fabs", n.v32f64, &n.fabs_fn, &n.fabs_ty);
+   nb_intrinsic(&n, "llvm.trunc", n.v32f64, &n.trunc_fn, &n.trunc_ty);
+   nb_intrinsic(&n, "llvm.rint", n.v32f64, &n.rint_fn, &n.rint_ty);
+   nb_intrinsic(&n, "llvm.ctpop", n.v32i32, &n.ctpop_fn, &n.ctpop_ty);
    LLVMTypeRef bytep = LLVMPointerType(LLVMInt8TypeInContext(n.ctx), 0);
    LLVMTypeRef sr_params[3] = { bytep, n.i32, n.vptr };
    n.sr_ty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), sr_params, 3, false);

@@ -452,6 +452,20 @@ test_threads_deterministic(void **state)
 }
 
 /*
+ * Runs the scene's job and returns the page faults the process took
+ * meanwhile (minor faults: fresh anonymous pages being touched).
+ */
+static long
+run_counting_faults(struct scene *s)
+{
+   struct rusage a, b;
+   getrusage(RUSAGE_SELF, &a);
+   assert_true(run(s));
+   getrusage(RUSAGE_SELF, &b);
+   return b.ru_minflt - a.ru_minflt;
+}
+
+/*
  * Issue 17: a draw's vertex outputs (then rows of 255 slots, 1 KiB a
  * vertex; now test_vertex_rows_compact) come from memory the renderer
  * keeps. Allocated per draw, every draw of
@@ -474,11 +488,7 @@ test_vertex_scratch_kept(void **state)
    emit_state(&s, &default_state, vs_src, v, n * sizeof(*v));
    for (unsigned d = 0; d < draws; d++)
       emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, n, 1, false);
-   struct rusage a, b;
-   getrusage(RUSAGE_SELF, &a);
-   assert_true(run(&s));
-   getrusage(RUSAGE_SELF, &b);
-   long faults = b.ru_minflt - a.ru_minflt;
+   long faults = run_counting_faults(&s);
    long per_draw = (long)n * 255 * 4 / 4096;
    /* stderr: the count varies from run to run (tests/gl/usc_native.sh
     * compares the tests' stdout between modes). */
@@ -509,11 +519,7 @@ test_vertex_rows_compact(void **state)
       v[i] = (struct vtx){ 4.0f + (float)(i % 3), 4.0f, 0.5f, 1, 1, 1, 1, 1 };
    emit_state(&s, &default_state, vs_src, v, n * sizeof(*v));
    emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, n, 1, false);
-   struct rusage a, b;
-   getrusage(RUSAGE_SELF, &a);
-   assert_true(run(&s));
-   getrusage(RUSAGE_SELF, &b);
-   long faults = b.ru_minflt - a.ru_minflt;
+   long faults = run_counting_faults(&s);
    long wide = (long)n * 255 * 4 / 4096;
    fprintf(stderr, "one draw of %u vertices: %ld page faults (rows of 255 slots: %ld pages)\n",
            n, faults, wide);
