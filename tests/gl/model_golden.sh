@@ -10,14 +10,18 @@
 # that alters them on purpose regenerates the file with
 #   tests/gl/model_golden.sh --update
 # and says why in its commit. Captures differ between runs only in buffer
-# addresses, which neither figure includes.
+# addresses, which neither figure includes. The traces cover what the
+# model's fast paths must not change: opaque 2D/3D (es2gears, build,
+# texture), blended overdraw and tilebuffer loads (pulsar), legacy GL with
+# many small draws (glxgears), and Mesa's asahi driver's own shaders, down
+# to texture-heavy GL 4.5 compositing (chromium).
 . "$(dirname "$0")/lib/common.sh"
 
 golden=$top/tests/gl/model-golden.txt
 update=false
 [ "${1:-}" = --update ] && update=true
 # driver:trace
-cases="tessera:es2gears tessera:glmark2-es2-build tessera:glmark2-es2-texture asahi:es2gears asahi:glmark2-es2-build"
+cases="tessera:es2gears tessera:glmark2-es2-build tessera:glmark2-es2-texture tessera:glmark2-es2-pulsar tessera:glxgears asahi:es2gears asahi:glmark2-es2-build asahi:chromium-compose-glx"
 checks=""
 for c in $cases; do checks="$checks golden-${c%%:*}-${c#*:}"; done
 
