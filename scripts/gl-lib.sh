@@ -128,6 +128,49 @@ gl_require_renderer() {
     echo "$r"
 }
 
+# gl_context_request TRACEFILE: the context the trace's first context creation
+# asks for, one line "API MAJOR MINOR PROFILE": API "es" or "gl"; MAJOR.MINOR
+# 0.0 when the call names no version (glXCreateContext, glXCreateNewContext:
+# any legacy GL); PROFILE "core" or "compat" (GL), "-" (ES). Nothing if the
+# trace creates no context.
+gl_context_request() {
+    apitrace dump "$1" 2>/dev/null |
+        grep -m1 -E '^[0-9]+ (egl|glX)Create(New)?Context(AttribsARB)?\(' |
+        awk '{
+            api = $2 ~ /^egl/ ? "es" : "gl"; maj = 0; mnr = 0; prof = api == "es" ? "-" : "compat"
+            if (match($0, /(EGL_CONTEXT_MAJOR_VERSION|EGL_CONTEXT_CLIENT_VERSION|GLX_CONTEXT_MAJOR_VERSION_ARB), [0-9]+/)) {
+                n = split(substr($0, RSTART, RLENGTH), a, ", "); maj = a[n] }
+            if (match($0, /(EGL_CONTEXT_MINOR_VERSION|GLX_CONTEXT_MINOR_VERSION_ARB), [0-9]+/)) {
+                n = split(substr($0, RSTART, RLENGTH), a, ", "); mnr = a[n] }
+            if ($0 ~ /CONTEXT_CORE_PROFILE_BIT/) prof = "core"
+            if (api == "es" && maj == 0) maj = 1
+            print api, maj, mnr, prof
+        }'
+}
+
+# gl_version_override API MAJOR MINOR PROFILE: the Mesa environment that makes
+# a driver offer that context version (MESA_GL_VERSION_OVERRIDE and
+# MESA_GLSL_VERSION_OVERRIDE, or MESA_GLES_VERSION_OVERRIDE), as VAR=VALUE
+# words; nothing for a context with no version.
+gl_version_override() {
+    local api=$1 maj=$2 mnr=$3 prof=$4 glsl
+    [ "$maj" != 0 ] || return 0
+    if [ "$api" = es ]; then
+        echo "MESA_GLES_VERSION_OVERRIDE=$maj.$mnr"
+        return 0
+    fi
+    case "$maj.$mnr" in
+        2.0) glsl=110 ;; 2.1) glsl=120 ;; 3.0) glsl=130 ;; 3.1) glsl=140 ;; 3.2) glsl=150 ;;
+        *) glsl=$maj${mnr}0 ;;
+    esac
+    # Mesa reads X.Y as core for 3.2 and later; COMPAT asks for the compatibility profile
+    if [ "$prof" = compat ] && [ "$maj$mnr" -ge 32 ]; then
+        echo "MESA_GL_VERSION_OVERRIDE=$maj.${mnr}COMPAT MESA_GLSL_VERSION_OVERRIDE=$glsl"
+    else
+        echo "MESA_GL_VERSION_OVERRIDE=$maj.$mnr MESA_GLSL_VERSION_OVERRIDE=$glsl"
+    fi
+}
+
 # Reference snapshots of a trace: "frame call file" per line, in call order,
 # stable frames only (frames.tsv marks unstable ones).
 gl_ref_frames() { # WORKLOADS NAME
