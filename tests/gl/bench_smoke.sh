@@ -12,7 +12,9 @@
 #                           gives it (4.5/450 for chromium, none for glxgears)
 #   bench-gl-replay         `bench/gl_replay -r 1 -t es2tri -d "tessera
 #                           softpipe"`: exit 0, a time for both drivers, the
-#                           ratio and its geometric mean over 1 of 1 traces
+#                           ratio and its geometric mean over 1 of 1 traces;
+#                           chromium-compose-glx on tessera (no GL 4.5 core
+#                           context): "n/a" with the reason, exit 0
 #   bench-capture-overhead  `bench/gl_capture_overhead -r 2 -t es2tri -m wp`:
 #                           exit 0, live, live+flush and capture rows, a
 #                           paired overhead against both baselines with a
@@ -70,7 +72,16 @@ elif ! grep -qE '^es2tri +ES 2\.0 +[0-9.]+ \([0-9.]+\) +[0-9.]+ \([0-9.]+\)' "$w
 elif ! grep -qE '^geometric mean +[0-9.]+x' "$work/r.log" || ! grep -qE '^  over traces +1 of 1' "$work/r.log"; then
     check FAILED bench-gl-replay "no geometric mean over 1 of 1 traces"
 else
-    check ok bench-gl-replay
+    # a model driver without the trace's context: n/a with the reason, exit 0
+    "$top/bench/gl_replay" -r 1 -t chromium-compose-glx -d tessera > "$work/n.log" 2> "$work/n.err"
+    rc=$?
+    sed 's/^/    /' "$work/n.log"
+    if [ $rc != 0 ] || ! grep -qE '^chromium-compose-glx +GL 4\.5 core +n/a' "$work/n.log" ||
+       ! grep -q '^n/a chromium-compose-glx on tessera: eglretrace gets no GL 4.5 core context' "$work/n.log"; then
+        check FAILED bench-gl-replay "chromium-compose-glx on tessera: not shown as n/a with its reason (exit $rc)"
+    else
+        check ok bench-gl-replay
+    fi
 fi
 
 # bench-capture-overhead
