@@ -35,7 +35,7 @@ for args in "-r 0" "-d bogus" "-t nosuch" "-T x" "extra"; do
     rc=$?
     [ $rc = 2 ] && [ -s "$work/o.log" ] || why="$why; gl_replay $args: exit $rc"
 done
-for args in "-r 0" "-m bogus" "-H 0" "-t nosuch" "extra"; do
+for args in "-r 0" "-m bogus" "-H 0" "-N x" "-t nosuch" "extra"; do
     # shellcheck disable=SC2086
     "$top/bench/gl_capture_overhead" $args > "$work/o.log" 2>&1
     rc=$?
