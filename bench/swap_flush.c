@@ -31,6 +31,14 @@
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
+/* ASan's runtime looks its interceptors up with dlsym(RTLD_NEXT, ...) while
+ * it initialises, before its shadow memory exists: in a sanitizer build the
+ * pass-through path must not be instrumented (as in capture/cap_layer.c). */
+#if defined(__GNUC__)
+#define SF_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+#else
+#define SF_NO_SANITIZE
+#endif
 
 typedef unsigned (*swap_fn)(void *, void *);
 typedef void (*flush_fn)(void);
@@ -41,7 +49,7 @@ static _Atomic(dlsym_fn) real_dlsym;
 static _Atomic(swap_fn) handle_swap;
 static _Atomic(gpa_fn) handle_gpa;
 
-static dlsym_fn
+SF_NO_SANITIZE static dlsym_fn
 find_real_dlsym(void)
 {
    /* dlsym moved into libc in glibc 2.34 */
@@ -83,7 +91,7 @@ eglSwapBuffers(void *dpy, void *surface)
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("optimize-sibling-calls")))
 #endif
-EXPORT void *
+SF_NO_SANITIZE EXPORT void *
 dlsym(void *handle, const char *name)
 {
    if (!real_dlsym && !find_real_dlsym())
