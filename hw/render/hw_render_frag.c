@@ -1224,13 +1224,17 @@ bool hwr_isp_general;
 /* A 16x2 group of a triangle for the ISP's early tests (isp_group_tri). */
 struct isp_group {
    const struct prim *p;
-   const float *zbuf;             /* the tile's depth */
+   float *zbuf;                   /* the tile's depth */
    const uint16_t (*sp)[2];
    int64_t gx, gy;                /* group origin, absolute pixels */
    unsigned ns;                   /* samples per pixel */
    const unsigned *row;           /* sidx() of the group's rows, column 0 */
    float bias;
    bool need_z;                   /* zs[] is read later (test, write, late) */
+   /* A deferred primitive (shade_prim's defer): passing samples are
+    * written back here, depth when zwrite, owner = dfr_id, not to zs[]. */
+   bool defer, zwrite;
+   uint32_t *owner, dfr_id;
 };
 
 /*
@@ -1238,9 +1242,11 @@ struct isp_group {
  * without stencil: the general loop's tests in the same order of
  * operations, with the compare function `f` a constant (the callers
  * pass a literal so each function gets its own loop), the counters
- * summed in locals, the depth buffer indexed from per-row bases, and
- * no depth computed when nothing will read it (ALWAYS/NEVER, no depth
- * write, early test).  cov[s]: the lanes sample s is covered in.
+ * summed in locals, the depth buffer indexed from per-row bases, no
+ * depth computed when nothing will read it (ALWAYS/NEVER, no depth
+ * write, early test), and a deferred primitive's passing samples
+ * written back in the same walk.  cov[s]: the lanes sample s is
+ * covered in.
  */
 static inline __attribute__((always_inline)) uint32_t
 isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *cov,
@@ -1253,7 +1259,7 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
       const uint32_t m = cov[s];
       const unsigned nm = tessera_popcount32(m);
       nc += nm;
-      if (!g->need_z && (f == AGX_ZS_FUNC_ALWAYS || f == AGX_ZS_FUNC_NEVER)) {
+      if (!g->need_z && (f == AGX_ZS_FUNC_NEVER || (f == AGX_ZS_FUNC_ALWAYS && !g->defer))) {
          if (f == AGX_ZS_FUNC_NEVER) {
             nf += nm;
             continue;
@@ -1278,8 +1284,19 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
          const unsigned l = (unsigned)__builtin_ctz(lm);
          const unsigned dx = quad_dx(l), dy = quad_dy(l);
          const float z = isp_clamp_z(ax[dx] + by[dy] + zp[2] + g->bias);
-         zs[l][s] = z;
-         const bool ok = zs_func(f, z, g->zbuf[g->row[dy] + dx * g->ns + s]);
+         const unsigned i = g->row[dy] + dx * g->ns + s;
+         const float zold = g->zbuf[i];
+         const bool ok = zs_func(f, z, zold);
+         if (g->defer) {
+            /* shade_prim's write-back of a deferred sample, now: no
+             * other sample reads this one's depth or owner (stores of
+             * the old values keep them, and avoid a branch) */
+            if (g->zwrite)
+               g->zbuf[i] = ok ? z : zold;
+            g->owner[i] = ok ? g->dfr_id : g->owner[i];
+         } else {
+            zs[l][s] = z;
+         }
          pass[l] |= (uint8_t)((unsigned)ok << s);
          pmask |= (uint32_t)ok << l;
          nf += !ok;
@@ -1476,6 +1493,7 @@ shade_prim(struct tile *t, struct prim *p)
    enum agx_zs_func zfunc = late_z ? AGX_ZS_FUNC_ALWAYS : ff->depth_function;
    struct isp_group isp = {
       .p = p, .zbuf = t->z, .sp = sp, .ns = fp->samples, .bias = bias,
+      .defer = defer, .zwrite = !ff->disable_depth_write, .owner = t->owner, .dfr_id = dfr_id,
       .need_z = late_z || !ff->disable_depth_write ||
                 (zfunc != AGX_ZS_FUNC_ALWAYS && zfunc != AGX_ZS_FUNC_NEVER),
    };
@@ -1535,6 +1553,15 @@ shade_prim(struct tile *t, struct prim *p)
             pmask = isp_group_tri(&isp, zfunc, cov, pass, zs, &n_cov, &n_fail);
             pe->c[HW_PROF_SAMPLES_COVERED] += n_cov;
             pe->c[HW_PROF_SAMPLES_ZS_FAIL] += n_fail;
+            if (defer && pmask) {
+               /* written back already; every covered sample passed or
+                * failed the depth test (no stencil here) */
+               uint64_t npass = n_cov - n_fail;
+               owns = true;
+               passed_total += npass;
+               pe->c[HW_PROF_SAMPLES_HSR_HIDDEN] += npass;
+               continue;
+            }
          }
          for (uint32_t lm = fast_isp ? 0 : rect & cand; lm; lm &= lm - 1) {
             unsigned l = (unsigned)__builtin_ctz(lm);
