@@ -1229,6 +1229,7 @@ struct isp_group {
    int64_t gx, gy;                /* group origin, absolute pixels */
    unsigned ns;                   /* samples per pixel */
    const unsigned *row;           /* sidx() of the group's rows, column 0 */
+   const unsigned *loff;          /* sidx() of lane l's sample 0 - row[0] */
    float bias;
    bool need_z;                   /* zs[] is read later (test, write, late) */
    /* A deferred primitive (shade_prim's defer): passing samples are
@@ -1280,11 +1281,21 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
          ax[c] = zp[0] * ((float)(int32_t)((g->gx + c) * 256 + g->sp[s][0]) / 256.0f);
       for (unsigned r = 0; r < GROUP_H; r++)
          by[r] = zp[1] * ((float)(int32_t)((g->gy + r) * 256 + g->sp[s][1]) / 256.0f);
+      /* Most lanes covered: the sums for all of them, in lane order
+       * (lane 4q + 2r + b is column 2q + b of row r), a loop the
+       * compiler can vectorise; else per covered lane. */
+      float zl[32];
+      const bool dense = nm >= 16;
+      if (dense) {
+         for (unsigned q = 0; q < GROUP_W / 2; q++)
+            for (unsigned k = 0; k < 4; k++)
+               zl[4 * q + k] = ax[2 * q + (k & 1)] + by[k >> 1] + zp[2] + g->bias;
+      }
       for (uint32_t lm = m; lm; lm &= lm - 1) {
          const unsigned l = (unsigned)__builtin_ctz(lm);
-         const unsigned dx = quad_dx(l), dy = quad_dy(l);
-         const float z = isp_clamp_z(ax[dx] + by[dy] + zp[2] + g->bias);
-         const unsigned i = g->row[dy] + dx * g->ns + s;
+         const float z = isp_clamp_z(dense ? zl[l]
+                                           : ax[quad_dx(l)] + by[quad_dy(l)] + zp[2] + g->bias);
+         const unsigned i = g->row[0] + g->loff[l] + s;
          const float zold = g->zbuf[i];
          const bool ok = zs_func(f, z, zold);
          if (g->defer) {
@@ -1491,8 +1502,11 @@ shade_prim(struct tile *t, struct prim *p)
    bool fast_isp = tri && !stencil && !hwr_isp_general;
    /* A late test runs after the shader: none now. */
    enum agx_zs_func zfunc = late_z ? AGX_ZS_FUNC_ALWAYS : ff->depth_function;
+   unsigned loff[32];
+   for (unsigned l = 0; l < 32; l++)
+      loff[l] = (quad_dy(l) * fp->uw + quad_dx(l)) * fp->samples;
    struct isp_group isp = {
-      .p = p, .zbuf = t->z, .sp = sp, .ns = fp->samples, .bias = bias,
+      .p = p, .zbuf = t->z, .sp = sp, .ns = fp->samples, .bias = bias, .loff = loff,
       .defer = defer, .zwrite = !ff->disable_depth_write, .owner = t->owner, .dfr_id = dfr_id,
       .need_z = late_z || !ff->disable_depth_write ||
                 (zfunc != AGX_ZS_FUNC_ALWAYS && zfunc != AGX_ZS_FUNC_NEVER),
