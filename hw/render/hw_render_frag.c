@@ -1195,6 +1195,148 @@ resolve(struct tile *t)
    return ok;
 }
 
+/* The depth the ISP tests and writes for a sample: the primitive's plane
+ * at the sample point, biased and clamped to [0, 1] (isp_sample_z, the
+ * general path; isp_group_tri_f sums the same products). */
+static inline float
+isp_clamp_z(float z)
+{
+   /* The depth buffer holds [0, 1]: fragments are clamped.  Only zeros
+    * and NaN need libm's choice (the sign of a zero); every other value
+    * has one answer. */
+   if (z >= 1.0f)
+      z = 1.0f;
+   else if (z < 0.0f)
+      z = 0.0f;
+   else if (!(z > 0.0f))
+      z = fminf(fmaxf(z, 0.0f), 1.0f);
+   return z;
+}
+
+static inline float
+isp_sample_z(const struct prim *p, int64_t px, int64_t py, float bias)
+{
+   return isp_clamp_z(plane(p->zp, px / 256.0f, py / 256.0f) + bias);
+}
+
+bool hwr_isp_general;
+
+/* A 16x2 group of a triangle for the ISP's early tests (isp_group_tri). */
+struct isp_group {
+   const struct prim *p;
+   float *zbuf;                   /* the tile's depth */
+   const uint16_t (*sp)[2];
+   int64_t gx, gy;                /* group origin, absolute pixels */
+   unsigned ns;                   /* samples per pixel */
+   const unsigned *row;           /* sidx() of the group's rows, column 0 */
+   const unsigned *loff;          /* sidx() of lane l's sample 0 - row[0] */
+   float bias;
+   bool need_z;                   /* zs[] is read later (test, write, late) */
+   /* A deferred primitive (shade_prim's defer): passing samples are
+    * written back here, depth when zwrite, owner = dfr_id, not to zs[]. */
+   bool defer, zwrite;
+   uint32_t *owner, dfr_id;
+};
+
+/*
+ * The early depth test of the covered samples of a triangle's group
+ * without stencil: the general loop's tests in the same order of
+ * operations, with the compare function `f` a constant (the callers
+ * pass a literal so each function gets its own loop), the counters
+ * summed in locals, the depth buffer indexed from per-row bases, no
+ * depth computed when nothing will read it (ALWAYS/NEVER, no depth
+ * write, early test), and a deferred primitive's passing samples
+ * written back in the same walk.  cov[s]: the lanes sample s is
+ * covered in.
+ */
+static inline __attribute__((always_inline)) uint32_t
+isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *cov,
+                uint8_t pass[32], float zs[32][HWR_MAX_SAMPLES], uint64_t *n_cov,
+                uint64_t *n_fail)
+{
+   uint32_t pmask = 0;
+   uint64_t nc = 0, nf = 0;
+   for (unsigned s = 0; s < g->ns; s++) {
+      const uint32_t m = cov[s];
+      const unsigned nm = tessera_popcount32(m);
+      nc += nm;
+      if (!g->need_z && (f == AGX_ZS_FUNC_NEVER || (f == AGX_ZS_FUNC_ALWAYS && !g->defer))) {
+         if (f == AGX_ZS_FUNC_NEVER) {
+            nf += nm;
+            continue;
+         }
+         pmask |= m;
+         for (uint32_t lm = m; lm; lm &= lm - 1)
+            pass[__builtin_ctz(lm)] |= (uint8_t)(1u << s);
+         continue;
+      }
+      /* isp_sample_z()'s products, once per column and row: its plane()
+       * is (A * x + B * y) + C, then + bias, so the sum of the same
+       * products in the same order is the same float.  The sample points
+       * are below 2^24 (exact as floats) and fit 32 bits, whose
+       * conversion rounds as the 64-bit one does and vectorises. */
+      const float *zp = g->p->zp;
+      float ax[GROUP_W], by[GROUP_H];
+      for (unsigned c = 0; c < GROUP_W; c++)
+         ax[c] = zp[0] * ((float)(int32_t)((g->gx + c) * 256 + g->sp[s][0]) / 256.0f);
+      for (unsigned r = 0; r < GROUP_H; r++)
+         by[r] = zp[1] * ((float)(int32_t)((g->gy + r) * 256 + g->sp[s][1]) / 256.0f);
+      /* Most lanes covered: the sums for all of them, in lane order
+       * (lane 4q + 2r + b is column 2q + b of row r), a loop the
+       * compiler can vectorise; else per covered lane. */
+      float zl[32];
+      const bool dense = nm >= 16;
+      if (dense) {
+         for (unsigned q = 0; q < GROUP_W / 2; q++)
+            for (unsigned k = 0; k < 4; k++)
+               zl[4 * q + k] = ax[2 * q + (k & 1)] + by[k >> 1] + zp[2] + g->bias;
+      }
+      for (uint32_t lm = m; lm; lm &= lm - 1) {
+         const unsigned l = (unsigned)__builtin_ctz(lm);
+         const float z = isp_clamp_z(dense ? zl[l]
+                                           : ax[quad_dx(l)] + by[quad_dy(l)] + zp[2] + g->bias);
+         const unsigned i = g->row[0] + g->loff[l] + s;
+         const float zold = g->zbuf[i];
+         const bool ok = zs_func(f, z, zold);
+         if (g->defer) {
+            /* shade_prim's write-back of a deferred sample, now: no
+             * other sample reads this one's depth or owner (stores of
+             * the old values keep them, and avoid a branch) */
+            if (g->zwrite)
+               g->zbuf[i] = ok ? z : zold;
+            g->owner[i] = ok ? g->dfr_id : g->owner[i];
+         } else {
+            zs[l][s] = z;
+         }
+         pass[l] |= (uint8_t)((unsigned)ok << s);
+         pmask |= (uint32_t)ok << l;
+         nf += !ok;
+      }
+   }
+   *n_cov += nc;
+   *n_fail += nf;
+   return pmask;
+}
+
+static uint32_t
+isp_group_tri(const struct isp_group *g, enum agx_zs_func f, const uint32_t *cov,
+              uint8_t pass[32], float zs[32][HWR_MAX_SAMPLES], uint64_t *n_cov,
+              uint64_t *n_fail)
+{
+#define ISP_F(F) case F: return isp_group_tri_f(g, F, cov, pass, zs, n_cov, n_fail)
+   switch (f) {
+   ISP_F(AGX_ZS_FUNC_NEVER);
+   ISP_F(AGX_ZS_FUNC_LESS);
+   ISP_F(AGX_ZS_FUNC_EQUAL);
+   ISP_F(AGX_ZS_FUNC_LEQUAL);
+   ISP_F(AGX_ZS_FUNC_GREATER);
+   ISP_F(AGX_ZS_FUNC_NOT_EQUAL);
+   ISP_F(AGX_ZS_FUNC_GEQUAL);
+   default: return isp_group_tri_f(g, AGX_ZS_FUNC_ALWAYS, cov, pass, zs, n_cov, n_fail);
+   }
+#undef ISP_F
+}
+
 /*
  * The tests of a fragment whose shader writes depth or stencil, run when
  * the values are emitted (zs_emit) or, for a lane that never emitted them,
@@ -1354,6 +1496,21 @@ shade_prim(struct tile *t, struct prim *p)
       spy0 = sp[s][1] < spy0 ? sp[s][1] : spy0;
       spy1 = sp[s][1] > spy1 ? sp[s][1] : spy1;
    }
+   /* Triangles without stencil take isp_group_tri(); everything else,
+    * and every primitive when a test sets hwr_isp_general, the general
+    * per-sample loop, the reference. */
+   bool fast_isp = tri && !stencil && !hwr_isp_general;
+   /* A late test runs after the shader: none now. */
+   enum agx_zs_func zfunc = late_z ? AGX_ZS_FUNC_ALWAYS : ff->depth_function;
+   unsigned loff[32];
+   for (unsigned l = 0; l < 32; l++)
+      loff[l] = (quad_dy(l) * fp->uw + quad_dx(l)) * fp->samples;
+   struct isp_group isp = {
+      .p = p, .zbuf = t->z, .sp = sp, .ns = fp->samples, .bias = bias, .loff = loff,
+      .defer = defer, .zwrite = !ff->disable_depth_write, .owner = t->owner, .dfr_id = dfr_id,
+      .need_z = late_z || !ff->disable_depth_write ||
+                (zfunc != AGX_ZS_FUNC_ALWAYS && zfunc != AGX_ZS_FUNC_NEVER),
+   };
    for (long gy = gy0; gy <= y1; gy += GROUP_H) {
       for (long gx = gx0; gx <= x1; gx += GROUP_W) {
          if (tri && tri_misses_box(p, gx * 256 + spx0, (gx + GROUP_W - 1) * 256 + spx1,
@@ -1392,7 +1549,35 @@ shade_prim(struct tile *t, struct prim *p)
          unsigned nrect = tessera_popcount32(rect);
          t->j.cycles += (uint64_t)nrect * HWR_CYC_RASTER_PIXEL;
          pe->c[HW_PROF_PIXELS_RASTER] += nrect;
-         for (uint32_t lm = rect & cand; lm; lm &= lm - 1) {
+         /* sidx() of the group's rows at column 0, sample 0: a lane's
+          * samples follow at + quad_dx(l) * samples. */
+         unsigned row[GROUP_H];
+         for (unsigned r = 0; r < GROUP_H; r++)
+            row[r] = sidx(fp, (unsigned)(gx - t->x0), (unsigned)(gy + r - t->y0), 0);
+         if (fast_isp) {
+            /* The common case, a triangle without stencil: the same tests,
+             * per sample over the covered lanes (isp_group_tri). */
+            uint32_t cov[HWR_MAX_SAMPLES];
+            for (unsigned s = 0; s < fp->samples; s++)
+               cov[s] = tcov[s] & rect;
+            isp.gx = gx;
+            isp.gy = gy;
+            isp.row = row;
+            uint64_t n_cov = 0, n_fail = 0;
+            pmask = isp_group_tri(&isp, zfunc, cov, pass, zs, &n_cov, &n_fail);
+            pe->c[HW_PROF_SAMPLES_COVERED] += n_cov;
+            pe->c[HW_PROF_SAMPLES_ZS_FAIL] += n_fail;
+            if (defer && pmask) {
+               /* written back already; every covered sample passed or
+                * failed the depth test (no stencil here) */
+               uint64_t npass = n_cov - n_fail;
+               owns = true;
+               passed_total += npass;
+               pe->c[HW_PROF_SAMPLES_HSR_HIDDEN] += npass;
+               continue;
+            }
+         }
+         for (uint32_t lm = fast_isp ? 0 : rect & cand; lm; lm &= lm - 1) {
             unsigned l = (unsigned)__builtin_ctz(lm);
             long x = gx + (long)quad_dx(l), y = gy + (long)quad_dy(l);
             for (unsigned s = 0; s < fp->samples; s++) {
@@ -1400,16 +1585,7 @@ shade_prim(struct tile *t, struct prim *p)
                if (tri ? !(tcov[s] >> l & 1) : !covers(p, px, py))
                   continue;
                pe->c[HW_PROF_SAMPLES_COVERED]++;
-               float z = plane(p->zp, px / 256.0f, py / 256.0f) + bias;
-               /* The depth buffer holds [0, 1]: fragments are clamped.
-                * Only zeros and NaN need libm's choice (the sign of a
-                * zero); every other value has one answer. */
-               if (z >= 1.0f)
-                  z = 1.0f;
-               else if (z < 0.0f)
-                  z = 0.0f;
-               else if (!(z > 0.0f))
-                  z = fminf(fmaxf(z, 0.0f), 1.0f);
+               float z = isp_sample_z(p, px, py, bias);
                zs[l][s] = z;
                unsigned i = sidx(fp, (unsigned)(x - t->x0), (unsigned)(y - t->y0), s);
                uint8_t *sv = &t->s[i];
@@ -1434,24 +1610,24 @@ shade_prim(struct tile *t, struct prim *p)
          if (!pmask)
             continue;
          if (defer) {
+            uint64_t npass = 0;
             for (uint32_t lm = pmask; lm; lm &= lm - 1) {
                unsigned l = (unsigned)__builtin_ctz(lm);
-               unsigned lx = gx + quad_dx(l) - t->x0, ly = gy + quad_dy(l) - t->y0;
-               for (unsigned s = 0; s < fp->samples; s++) {
-                  if (!(pass[l] >> s & 1))
-                     continue;
-                  unsigned i = sidx(fp, lx, ly, s);
+               unsigned i0 = row[quad_dy(l)] + quad_dx(l) * fp->samples;
+               npass += tessera_popcount32(pass[l]);
+               for (unsigned sm = pass[l]; sm; sm &= sm - 1) {
+                  unsigned s = (unsigned)__builtin_ctz(sm), i = i0 + s;
                   if (!ff->disable_depth_write)
                      t->z[i] = zs[l][s];
                   if (stencil)
                      sten_write(&t->s[i], sten_op(sf->depth_pass, t->s[i], ref), (uint8_t)sf->write_mask);
                   t->owner[i] = dfr_id;
-                  owns = true;
-                  passed_total++;
-                  /* hidden until resolve() shades it */
-                  pe->c[HW_PROF_SAMPLES_HSR_HIDDEN]++;
                }
             }
+            owns = true;          /* pmask: some sample passed */
+            passed_total += npass;
+            /* hidden until resolve() shades it */
+            pe->c[HW_PROF_SAMPLES_HSR_HIDDEN] += npass;
             continue;
          }
          struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
@@ -1465,23 +1641,29 @@ shade_prim(struct tile *t, struct prim *p)
                return false;
             t->j.cycles += cyc;
          }
+         if (shaded) {
+            unsigned nfrag = tessera_popcount32(pmask);
+            t->stats.fragments += nfrag;
+            pe->c[HW_PROF_FRAGMENTS] += nfrag;
+            t->j.cycles += (uint64_t)nfrag * HWR_CYC_FRAGMENT;
+         }
+         /* Only a depth or stencil write needs the samples one by one. */
+         bool zs_write = !ff->disable_depth_write || stencil;
          for (uint32_t lm = pmask; lm; lm &= lm - 1) {
             unsigned l = (unsigned)__builtin_ctz(lm);
-            if (shaded) {
-               t->stats.fragments++;
-               pe->c[HW_PROF_FRAGMENTS]++;
-               t->j.cycles += HWR_CYC_FRAGMENT;
-            }
             /* A lane that emitted nothing is tested with its own depth
              * and the state's stencil reference. */
             if (late_z && !(r.tested >> l & 1))
                late_zs_test(&r, l);
+            uint8_t lpass = r.cov[l] & pass[l];
+            if (!zs_write) {
+               passed_total += tessera_popcount32(lpass);
+               continue;
+            }
             uint8_t lref = (r.sset >> l & 1) ? r.sref[l] : ref;
-            unsigned lx = gx + quad_dx(l) - t->x0, ly = gy + quad_dy(l) - t->y0;
-            for (unsigned s = 0; s < fp->samples; s++) {
-               if (!(((r.cov[l] & pass[l]) >> s) & 1))
-                  continue;
-               unsigned i = sidx(fp, lx, ly, s);
+            unsigned i0 = row[quad_dy(l)] + quad_dx(l) * fp->samples;
+            for (unsigned sm = lpass; sm; sm &= sm - 1) {
+               unsigned s = (unsigned)__builtin_ctz(sm), i = i0 + s;
                if (!ff->disable_depth_write)
                   t->z[i] = (r.zset >> l & 1) ? r.zout[l] : zs[l][s];
                if (stencil)

@@ -175,6 +175,12 @@ struct hwr_prof {
    unsigned nworkers;
 };
 
+/* Tests set this (before a render) to run every primitive's early
+ * depth/stencil tests through the fragment pipe's general per-sample loop,
+ * the reference its triangle fast path must match bit for bit (images,
+ * depth, stencil, cycles, profile counters). */
+extern bool hwr_isp_general;
+
 /* Error helpers: record the first failure; return false. */
 bool hwr_fail(struct hwr_job *j, const char *fmt, ...)
    __attribute__((format(printf, 2, 3)));
