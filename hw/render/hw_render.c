@@ -54,6 +54,8 @@ hwr_read(struct hwr_job *j, struct hw_mmu *m, uint64_t va, void *dst,
    return true;
 }
 
+bool hwr_fast_paths = true;
+
 /* ------------------------------------------------------------ pool */
 
 static void *

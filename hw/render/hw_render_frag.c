@@ -845,15 +845,29 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
       return hwr_fail(j, "TVB primitive at +%u is malformed", off);
    p->off = off;
    uint64_t va = j->pl->tvb_heap + off + AGX_TVB_PRIMITIVE_LENGTH;
+   /* The vertices follow the header back to back: one read of all of
+    * them instead of two per vertex (a primitive is loaded for every
+    * tile it touches).  The reads are contiguous either way, so the
+    * first faulting address, and the bytes, are the same. */
+   size_t vsz = AGX_TVB_VERTEX_LENGTH + 4 * (size_t)p->h.varyings;
+   uint8_t all[3 * (AGX_TVB_VERTEX_LENGTH + 4 * HWR_MAX_SLOTS)];
+   bool one = hwr_fast_paths;
+   if (one && !hwr_read(j, &t->isp, va, all, p->h.vertices * vsz))
+      return false;
    for (unsigned i = 0; i < p->h.vertices; i++) {
-      uint8_t vb[AGX_TVB_VERTEX_LENGTH];
-      if (!hwr_read(j, &t->isp, va, vb, sizeof(vb)) ||
-          !hwr_read(j, &t->isp, va + sizeof(vb), p->vary[i], 4 * p->h.varyings))
+      uint8_t vbuf[AGX_TVB_VERTEX_LENGTH];
+      const uint8_t *vb = vbuf;
+      if (one) {
+         vb = all + i * vsz;
+         memcpy(p->vary[i], vb + AGX_TVB_VERTEX_LENGTH, 4 * p->h.varyings);
+      } else if (!hwr_read(j, &t->isp, va, vbuf, sizeof(vbuf)) ||
+                 !hwr_read(j, &t->isp, va + sizeof(vbuf), p->vary[i], 4 * p->h.varyings)) {
          return false;
+      }
       agx_tvb_vertex_unpack(vb, &p->v[i]);
       p->X[i] = hwr_snap256(p->v[i].x);
       p->Y[i] = hwr_snap256(p->v[i].y);
-      va += sizeof(vb) + 4 * p->h.varyings;
+      va += vsz;
    }
    if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
       tri_setup(p);

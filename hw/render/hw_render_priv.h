@@ -61,8 +61,32 @@
 static inline int64_t
 hwr_snap256(float x)
 {
-   return (int64_t)llroundf(x * 256.0f);
+   float y = x * 256.0f;
+   /* Fast path for every coordinate a viewport can produce: llroundf is a
+    * libm call per vertex on both sides (~1% of a small-draw trace).
+    * Below 2^23 the truncation t fits an int32 and y - t is exact
+    * (Sterbenz: t and y are within a factor of 2, or t is 0), so the
+    * half-away-from-zero rounding below is llroundf's, bit for bit.  NaN,
+    * infinities and larger magnitudes take llroundf itself (the reference;
+    * tests/unit/test_hw_render.c compares the two). */
+   if (fabsf(y) < 8388608.0f) {
+      int32_t t = (int32_t)y;
+      float f = y - (float)t;
+      if (f >= 0.5f)
+         t++;
+      else if (f <= -0.5f)
+         t--;
+      return t;
+   }
+   return (int64_t)llroundf(y);
 }
+
+/* The render core's speed-only fast paths (hw_render_vtx.c: trivial
+ * clip accept; hw_render_frag.c: one read per primitive record).  On by
+ * default; the unit tests turn them off to render the same scene through
+ * the general paths and require identical images and cycles.  Not for
+ * production use: set it only while no job runs. */
+extern bool hwr_fast_paths;
 
 enum hwr_stage { HWR_VERTEX, HWR_FRAGMENT, HWR_TILE_PROGRAM, HWR_EOT };
 

@@ -357,13 +357,14 @@ vs_start(void *user, struct hw_usc_simd *s)
 {
    struct vs_run *r = user;
    unsigned simd = hw_usc_simd_index(s);
-   for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
-      unsigned i = r->base + simd * HW_USC_SIMD_WIDTH + l;
-      if (i < r->n) {
-         hw_usc_simd_write32(s, 5, l, r->vid[i]);
-         hw_usc_simd_write32(s, 6, l, r->iid[i]);
-      }
-   }
+   unsigned first = r->base + simd * HW_USC_SIMD_WIDTH;
+   if (first >= r->n)
+      return;
+   /* whole rows: one call per register, not one per lane */
+   uint32_t *r5 = hw_usc_simd_row32(s, 5), *r6 = hw_usc_simd_row32(s, 6);
+   unsigned cnt = r->n - first < HW_USC_SIMD_WIDTH ? r->n - first : HW_USC_SIMD_WIDTH;
+   memcpy(r5, r->vid + first, cnt * sizeof(uint32_t));
+   memcpy(r6, r->iid + first, cnt * sizeof(uint32_t));
 }
 
 static enum hw_usc_status
@@ -392,7 +393,12 @@ vs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
       return HW_USC_UNSUPPORTED;
    }
    const struct agx_operand *val = &in->operands[1], *idx = &in->operands[2];
+   if (!exec)
+      return HW_USC_OK;
    unsigned simd = hw_usc_simd_index(s);
+   /* the value register's 32 lanes at once (every output of every
+    * vertex passes here) */
+   const uint32_t *vrow = hw_usc_simd_row32(s, val->value);
    for (unsigned l = 0; l < HW_USC_SIMD_WIDTH; l++) {
       if (!(exec >> l & 1))
          continue;
@@ -402,7 +408,7 @@ vs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
          return HW_USC_OUT_OF_BOUNDS;
       unsigned i = r->base + simd * HW_USC_SIMD_WIDTH + l;
       if (i < r->n)
-         r->out[(size_t)i * r->slots + slot] = hw_usc_simd_read32(s, val->value, l);
+         r->out[(size_t)i * r->slots + slot] = vrow[l];
    }
    return HW_USC_OK;
 }
@@ -663,6 +669,31 @@ plane_dist(const struct vctx *v, const struct cvert *p, unsigned k)
       return slot < v->outputs ? c[slot] : 1.0f;
    }
    }
+}
+
+/*
+ * Whether nv vertices are inside the fixed planes 0-6 (w > 0, the guard
+ * band, depth): plane_dist()'s expressions, bit for bit, with its `< 0`
+ * test (a NaN distance counts as inside there too), without a call and
+ * a switch per vertex and plane -- emit_prim's trivial accept runs this
+ * for every primitive of every draw.  The general loop over plane_dist()
+ * is the reference (hwr_fast_paths off).
+ */
+static inline bool
+fixed_planes_inside(const struct vctx *v, const struct cvert *cv, unsigned nv)
+{
+   const float g = 64.0f;   /* plane_dist's guard band */
+   bool dc = v->st.cull.depth_clip;
+   for (unsigned i = 0; i < nv; i++) {
+      const float *c = cv[i].c;
+      float gw = g * c[3];
+      if (c[3] - 1e-6f < 0 || gw - c[0] < 0 || gw + c[0] < 0 ||
+          gw - c[1] < 0 || gw + c[1] < 0)
+         return false;
+      if (dc && (c[2] < 0 || c[3] - c[2] < 0))
+         return false;
+   }
+   return true;
 }
 
 /*
@@ -1029,7 +1060,12 @@ emit_prim(struct vctx *v, const uint32_t *out,
    }
    /* Trivially inside every plane: no clipping needed (the common case). */
    bool inside = true;
-   for (unsigned k = 0; k < 7 + 16 && inside; k++) {
+   unsigned k0 = 0;
+   if (hwr_fast_paths) {
+      inside = fixed_planes_inside(v, cv, nv);
+      k0 = 7;
+   }
+   for (unsigned k = k0; k < 7 + 16 && inside; k++) {
       if (k >= 7 && !(v->st.os.clip_distance_planes >> (k - 7) & 1))
          continue;
       for (unsigned i = 0; i < nv; i++)

@@ -262,6 +262,13 @@ enum hw_usc_status hw_usc_run_preshader(const struct hw_usc_launch *launch,
                                         struct hw_usc_stats *stats,
                                         struct hw_usc_result *res);
 
+/* The interpreter's speed-only fast paths (hw_usc_mem.c: one page
+ * mapping per lane for a device load's components).  On by default; the
+ * unit tests turn them off to run the same code through the general
+ * paths and require identical registers, faults and statistics.  Set it
+ * only while no shader runs. */
+extern bool hw_usc_fast_paths;
+
 /* ---- register access for hooks and tests ---------------------------- */
 
 uint32_t hw_usc_simd_read32(const struct hw_usc_simd *s, unsigned reg, unsigned lane);

@@ -375,6 +375,36 @@ exec_ldst(struct hw_usc_simd *s, const struct usc_inst *in, enum space sp, bool 
             goto bad;
          bytes += 4;
       } else {
+         /* Fast path (vertex fetch: every attribute of every vertex comes
+          * through here): a device load whose components all lie in one
+          * page maps that page once instead of once per component.  The
+          * components sit at consecutive elements, so one page means one
+          * translation for all of them, as the loop below would do
+          * component by component; when it fails (a fault, soft or hard)
+          * the loop below runs as if this had not been tried: a hard
+          * fault is recorded once, at the first component's address,
+          * either way (hw_usc_fast_paths off: the loop alone). */
+         if (load && sp == SP_DEVICE && mask && hw_usc_fast_paths) {
+            unsigned lo = (unsigned)__builtin_ctz(mask), hi = 31u - (unsigned)__builtin_clz(mask);
+            int64_t e0 = (off * (1ll << shift) + (int64_t)lo) * (int64_t)item;
+            uint64_t a0 = base + (uint64_t)e0;
+            uint64_t span = (uint64_t)(hi - lo + 1) * item;
+            uint64_t a1 = a0 + span - 1;
+            const uint8_t *p = NULL;
+            if (a1 >= a0 && (a0 >> HW_PAGE_SHIFT) == (a1 >> HW_PAGE_SHIFT))
+               p = hw_mmu_map(s->mmu, a0, (size_t)span, false);
+            if (p) {
+               for (unsigned i = lo; i <= hi; i++) {
+                  if (!(mask >> i & 1))
+                     continue;
+                  uint32_t v = 0;
+                  memcpy(&v, p + (size_t)(i - lo) * item, item);   /* little-endian host */
+                  vals[j++] = unpack(f, i, v, size);
+                  bytes += item;
+               }
+               goto loaded;
+            }
+         }
          for (unsigned i = 0; i < 4; i++) {
             if (!(mask >> i & 1))
                continue;
@@ -403,6 +433,7 @@ exec_ldst(struct hw_usc_simd *s, const struct usc_inst *in, enum space sp, bool 
             bytes += item;
          }
       }
+loaded:
       if (load) {
          for (unsigned n = 0; n < nregs; n++) {
             uint32_t v = size == 16 ? (vals[n] & 0xffff) : vals[n];

@@ -11,6 +11,8 @@
 
 #include "hw/usc/hw_usc_internal.h"
 
+bool hw_usc_fast_paths = true;
+
 const char *
 hw_usc_status_name(enum hw_usc_status s)
 {

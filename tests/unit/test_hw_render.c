@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "hw/render/hw_render_priv.h"
 #include "test_hw_render_scene.h"
 
 /* ------------------------------------------------------------ oracle */
@@ -429,6 +430,120 @@ test_tvb_overflow(void **state)
    compare(small.rt, big.rt, W, H, 0);
    scene_teardown(&small);
    scene_teardown(&big);
+}
+
+/*
+ * hwr_snap256's fast path against llroundf (its general path and the
+ * reference): halves of both signs at every magnitude up to 2^23, the
+ * values next to them, the 2^23 boundary, random bit patterns, zeros,
+ * infinities and NaN.
+ */
+static void
+check_snap(float x)
+{
+   int64_t want = (int64_t)llroundf(x * 256.0f);
+   int64_t got = hwr_snap256(x);
+   if (got != want)
+      fail_msg("hwr_snap256(%a) = %lld, llroundf says %lld", (double)x,
+               (long long)got, (long long)want);
+}
+
+static void
+test_snap256_fast(void **state)
+{
+   (void)state;
+   for (int e = -12; e <= 24; e++) {
+      for (int m = 0; m < 64; m++) {
+         float h = ldexpf(1.0f, e) * (float)m + 0.5f;     /* k + 1/2 */
+         for (int sg = -1; sg <= 1; sg += 2) {
+            float y = sg * h;
+            float xs[3] = { y, nextafterf(y, INFINITY), nextafterf(y, -INFINITY) };
+            for (unsigned i = 0; i < 3; i++)
+               check_snap(xs[i] / 256.0f);
+         }
+      }
+   }
+   const float big = 8388608.0f / 256.0f;   /* |x * 256| = 2^23 */
+   float edge[] = { big, -big, nextafterf(big, 0), -nextafterf(big, 0),
+                    nextafterf(big, INFINITY), 0.0f, -0.0f, 1e-45f, -1e-45f,
+                    0.5f / 256.0f, -0.5f / 256.0f, 1e30f, -1e30f };
+   for (unsigned i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+      check_snap(edge[i]);
+   uint32_t seed = 1;
+   for (unsigned i = 0; i < 2000000; i++) {
+      seed = seed * 1664525u + 1013904223u;
+      float x;
+      uint32_t b = seed;
+      if (i & 1)   /* window-sized values, where the fast path runs */
+         x = (float)(int32_t)(seed >> 6) / 65536.0f;
+      else
+         memcpy(&x, &b, 4);
+      if (isnan(x) || fabsf(x * 256.0f) >= 9.2e18f)
+         continue;   /* llroundf's result is unspecified there */
+      check_snap(x);
+   }
+}
+
+/*
+ * The render core's fast paths (hwr_fast_paths: emit_prim's trivial
+ * accept of the fixed clip planes, load_prim's one read per primitive)
+ * against the general paths: the same scene of triangles inside, across
+ * and outside the guard band, behind the eye and past the depth planes
+ * must give the same image, vertex and fragment cycles and statistics.
+ */
+static void
+clip_mix(struct scene *s, unsigned n)
+{
+   struct vtx *v = malloc(n * 3 * sizeof(*v));
+   uint32_t seed = 777;
+   for (unsigned i = 0; i < 3 * n; i++) {
+      float r[5];
+      for (unsigned k = 0; k < 5; k++) {
+         seed = seed * 1103515245u + 12345u;
+         r[k] = (float)(seed >> 8 & 0xffff) / 65536.0f;
+      }
+      /* mostly small triangles on screen, some huge or behind the eye */
+      float w = i % 11 == 0 ? r[3] * 2.0f - 0.3f : 0.5f + r[3];
+      float span = i % 5 == 0 ? 160.0f : 2.4f;
+      struct vtx a = { (r[0] * 2 - 1) * span * w, (r[1] * 2 - 1) * span * w,
+                       (r[2] * 1.6f - 0.3f) * w, w, r[4], 1 - r[4], r[2], 1 };
+      if (i % 3 && i % 5)   /* the other corners near the first */
+         a.x = v[i - i % 3].x + (r[0] - 0.5f) * 0.3f, a.y = v[i - i % 3].y + (r[1] - 0.5f) * 0.3f;
+      v[i] = a;
+   }
+   struct draw_state ds = default_state;
+   ds.zfunc = AGX_ZS_FUNC_LEQUAL;
+   emit_state(s, &ds, vs_src, v, n * 3 * sizeof(*v));
+   emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, n * 3, 1, false);
+   free(v);
+}
+
+static void
+test_fast_paths_match_general(void **state)
+{
+   (void)state;
+   struct scene a, b;
+   scene_init(&a, 96, 96, 1, 0xff202020u, 2, 1 << 20);
+   clip_mix(&a, 1500);
+   assert_true(hwr_fast_paths);
+   assert_true(run(&a));
+   hwr_fast_paths = false;
+   scene_init(&b, 96, 96, 1, 0xff202020u, 2, 1 << 20);
+   clip_mix(&b, 1500);
+   bool ok = run(&b);
+   hwr_fast_paths = true;
+   assert_true(ok);
+   print_message("primitives %llu clipped %llu culled %llu\n",
+                 (unsigned long long)a.stats.primitives,
+                 (unsigned long long)a.stats.clipped, (unsigned long long)a.stats.culled);
+   assert_true(a.stats.clipped > 50);
+   assert_true(a.stats.primitives > 500);
+   assert_memory_equal(&a.stats, &b.stats, sizeof(a.stats));
+   compare(a.rt, b.rt, 96, 96, 0);
+   assert_int_equal(a.ts_v[1] - a.ts_v[0], b.ts_v[1] - b.ts_v[0]);
+   assert_int_equal(a.ts_f[1] - a.ts_f[0], b.ts_f[1] - b.ts_f[0]);
+   scene_teardown(&b);
+   scene_teardown(&a);
 }
 
 static void
@@ -1006,6 +1121,8 @@ main(void)
       cmocka_unit_test(test_msaa_edge),
       cmocka_unit_test(test_tvb_overflow),
       cmocka_unit_test(test_threads_deterministic),
+      cmocka_unit_test(test_snap256_fast),
+      cmocka_unit_test(test_fast_paths_match_general),
       cmocka_unit_test(test_vertex_scratch_kept),
       cmocka_unit_test(test_vertex_rows_compact),
       cmocka_unit_test(test_vertex_atomics_in_order),

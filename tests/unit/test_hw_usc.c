@@ -23,6 +23,7 @@
 #define TEST_GPU_BASE 0x100000000ull
 #define TEST_GPU_SIZE (4u << 20)
 extern uint8_t usc_test_mem[TEST_GPU_SIZE];
+extern unsigned usc_test_maps;   /* hw_mmu_map calls (test_hw_usc_mmu.c) */
 extern uint64_t usc_test_ro_page;
 
 /* Memory map of the tests (offsets into the double's buffer). */
@@ -889,6 +890,78 @@ test_device_formats(void **state)
    assert_int_equal(w, w11);                  /* rg11b10f round trip */
 }
 
+/*
+ * The device-load fast path (hw_usc_fast_paths: one mapping for the
+ * components of a lane's load when they share a page) against the
+ * general per-component loop: component masks with and without gaps,
+ * 8/16/32-bit and normalised formats, shifted indices, lanes whose
+ * components cross a page boundary or run off mapped memory (hard and
+ * soft faults) must give the same registers, status, fault and
+ * statistics, with fewer mappings.
+ */
+static void
+test_device_load_fast_path(void **state)
+{
+   (void)state;
+   static const char src[] =
+      "get_sr r1, sr52\n"
+      "device_load 0, i32, xyzw, r10_r11_r12_r13, u0_u1, r1, unsigned\n"
+      "device_load 0, i32, xz, r14_r15, u0_u1, r1, unsigned, lsl 1\n"
+      "device_load 0, i16, yw, r16l_r16h, u0_u1, r1, unsigned\n"
+      "device_load 0, i8, xyzw, r17_r18_r19_r20, u0_u1, r1, unsigned\n"
+      "device_load 0, u8norm, xyz, r21_r22_r23, u0_u1, r1, unsigned\n"
+      "device_load 0, s16norm, xyzw, r24_r25_r26_r27, u0_u1, r1, unsigned\n"
+      "wait 0\n"
+      "stop\n";
+   /* every byte of the test memory distinct enough */
+   for (size_t i = 0; i < TEST_GPU_SIZE; i += 4096)
+      for (size_t k = 0; k < 4096; k++)
+         usc_test_mem[i + k] = (uint8_t)((i >> 12) * 131 + k * 29 + 7);
+   const uint64_t page = HW_PAGE_SIZE;
+   const uint64_t bases[] = {
+      GPU(BUF_A),                          /* inside one page */
+      GPU(BUF_A + 3 * page - 40),          /* lanes cross a page boundary */
+      GPU(BUF_A + 5 * page - 6),           /* lane 0 already crosses */
+      TEST_GPU_BASE + TEST_GPU_SIZE - 64,  /* lanes run off mapped memory */
+   };
+   for (unsigned b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+      for (unsigned soft = 0; soft < 2; soft++) {
+         struct opts o;
+         opts_default(&o);
+         o.uni[0] = (uint32_t)bases[b];
+         o.uni[1] = (uint32_t)(bases[b] >> 32);
+         o.soft_faults = soft;
+         static uint32_t want_r[HW_USC_NUM_GPRS][HW_USC_SIMD_WIDTH];
+         struct hw_usc_result want_res, got_res;
+         memset(&want_res, 0, sizeof(want_res));
+         memset(&got_res, 0, sizeof(got_res));
+         hw_usc_fast_paths = false;
+         usc_test_maps = 0;
+         enum hw_usc_status want = run(src, &o, &want_res);
+         unsigned want_maps = usc_test_maps;
+         struct hw_usc_stats want_stats = last_stats;
+         memcpy(want_r, cap_r[0], sizeof(want_r));
+         hw_usc_fast_paths = true;
+         usc_test_maps = 0;
+         enum hw_usc_status got = run(src, &o, &got_res);
+         unsigned got_maps = usc_test_maps;
+         print_message("base %u soft %u: %s, %u -> %u mappings\n", b, soft,
+                       hw_usc_status_name(got), want_maps, got_maps);
+         assert_int_equal(got, want);
+         assert_memory_equal(&last_stats, &want_stats, sizeof(want_stats));
+         if (want == HW_USC_OK) {
+            assert_memory_equal(cap_r[0], want_r, sizeof(want_r));
+         } else {
+            assert_int_equal(got_res.pc, want_res.pc);
+            assert_memory_equal(&got_res.fault, &want_res.fault, sizeof(want_res.fault));
+            assert_string_equal(got_res.message, want_res.message);
+         }
+         if (b == 0)
+            assert_true(got_maps < want_maps);
+      }
+   }
+}
+
 static void
 test_strict_wait(void **state)
 {
@@ -1371,6 +1444,7 @@ main(void)
       cmocka_unit_test(test_simd_ops),
       cmocka_unit_test(test_ballot),
       cmocka_unit_test(test_device_formats),
+      cmocka_unit_test(test_device_load_fast_path),
       cmocka_unit_test(test_strict_wait),
       cmocka_unit_test(test_threadgroup_transpose),
       cmocka_unit_test(test_stack_and_bounds),
