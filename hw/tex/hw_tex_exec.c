@@ -28,6 +28,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,9 +54,6 @@ struct exec {
    uint64_t view_addr, sampler_addr, image_addr;
    bool view_ok, sampler_ok, image_ok;
    unsigned view_gen, sampler_gen;  /* bumped when view / sampler is decoded */
-   struct hw_tex_view view;
-   struct hw_tex_sampler sampler;
-   struct hw_tex_image image;
    /* operands and fields looked up once per execution */
    const struct agx_operand *R, *C, *D, *T, *S, *O, *U;
    uint32_t tt, cs, mask;
@@ -63,6 +61,12 @@ struct exec {
    uint32_t *rrow[4];
    unsigned rsh[4];
    bool rrows;
+   /* Decoded descriptors, last: valid only while view_ok / sampler_ok /
+    * image_ok say so (the decoders write them whole), so hw_tex_execute
+    * clears only the fields before them, not a kilobyte per instruction. */
+   struct hw_tex_view view;
+   struct hw_tex_sampler sampler;
+   struct hw_tex_image image;
 };
 
 /* Operands and fields by name, through per-opcode index tables (the
@@ -676,7 +680,7 @@ hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
    /* Big (descriptor caches): static storage would not be thread safe,
     * so it lives on the caller's stack. */
    struct exec e;
-   memset(&e, 0, sizeof(e));
+   memset(&e, 0, offsetof(struct exec, view));
    e.ctx = ctx;
    e.simd = simd;
    e.in = instr;
