@@ -61,12 +61,15 @@ struct exec {
    uint32_t *rrow[4];
    unsigned rsh[4];
    bool rrows;
+   /* Operand register rows fetched so far (bit r: row[r] is valid). */
+   uint64_t row_valid[2];
    /* Decoded descriptors, last: valid only while view_ok / sampler_ok /
     * image_ok say so (the decoders write them whole), so hw_tex_execute
     * clears only the fields before them, not a kilobyte per instruction. */
    struct hw_tex_view view;
    struct hw_tex_sampler sampler;
    struct hw_tex_image image;
+   uint32_t *row[128];
 };
 
 /* Operands and fields by name, through per-opcode index tables (the
@@ -100,16 +103,33 @@ field(const struct agx_instr *in, unsigned k)
    return hw_isa_field(in, (const int8_t (*)[HW_ISA_NAMES_MAX])field_idx, k);
 }
 
-static uint16_t
-rd16(struct exec *e, unsigned half, unsigned lane)
+/* Register reads go through the rows (hw_usc_simd_row32), fetched once
+ * per register and instruction: the same values as the per-lane
+ * accessors, whose first touch of a register is the row fetch's, without
+ * a call per lane and operand (every lane reads several). */
+static inline const uint32_t *
+reg_row(struct exec *e, unsigned reg)
 {
-   return hw_usc_simd_read16(e->simd, half & 0xff, lane);
+   reg &= 127;
+   uint64_t bit = 1ull << (reg & 63);
+   if (!(e->row_valid[reg >> 6] & bit)) {
+      e->row[reg] = hw_usc_simd_row32(e->simd, reg);
+      e->row_valid[reg >> 6] |= bit;
+   }
+   return e->row[reg];
 }
 
-static uint32_t
+static inline uint16_t
+rd16(struct exec *e, unsigned half, unsigned lane)
+{
+   half &= 0xff;
+   return (uint16_t)(reg_row(e, half >> 1)[lane & 31] >> ((half & 1) * 16));
+}
+
+static inline uint32_t
 rd32(struct exec *e, unsigned reg, unsigned lane)
 {
-   return hw_usc_simd_read32(e->simd, reg & 0x7f, lane);
+   return reg_row(e, reg)[lane & 31];
 }
 
 static uint16_t

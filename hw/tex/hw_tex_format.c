@@ -80,11 +80,28 @@ decode_small(uint32_t v, unsigned mant_bits)
    return (double)(m | (1u << mant_bits)) * pow2d((int)e - 15 - (int)mant_bits);
 }
 
+/* decode_small's value (test_small_float_decode_exact), built from bits:
+ * every half is a float exactly (denormals as m * 2^-24, a normal float),
+ * and NaNs become the quiet NaN the double path gives, sign kept.  Every
+ * lane's fp16 lod bias and coordinates come through here. */
 float
 hw_tex_half_to_float(uint16_t h)
 {
-   double d = decode_small(h & 0x7fffu, 10);
-   return (float)((h & 0x8000u) ? -d : d);
+   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+   uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+   uint32_t bits;
+   if (e == 0) {
+      float d = (float)m * 0x1p-24f;
+      memcpy(&bits, &d, sizeof(bits));
+      bits |= sign;
+   } else if (e == 31) {
+      bits = sign | (m ? 0x7fc00000u : 0x7f800000u);
+   } else {
+      bits = sign | (e + 112) << 23 | m << 13;
+   }
+   float f;
+   memcpy(&f, &bits, sizeof(f));
+   return f;
 }
 
 /* IEEE half (NaN -> 0x7e00, overflow -> inf or, toward zero, 65504):

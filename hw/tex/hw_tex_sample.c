@@ -592,24 +592,34 @@ addr_y(const struct level_addr *la, uint32_t y)
           (uint64_t)(hw_tex_spread16(y & la->my) << 1) * la->block;
 }
 
-/* read_texel + hw_tex_unpack for a fast_view texel at address a: the
- * same mapping attempt and fallback copy, the same table decode. */
-static inline enum hw_tex_status
-fast_texel(struct hw_mmu *mmu, const struct hw_tex_format *f, const float *unorm,
-           const float *srgb, uint64_t a, float out[4])
+/* read_texel's memory access for a fast_view texel at address a: the
+ * same mapping attempt and fallback copy into buf; NULL after a hard
+ * fault. */
+static inline const uint8_t *
+fast_map(struct hw_mmu *mmu, const struct hw_tex_format *f, uint64_t a, uint8_t buf[4])
 {
-   uint8_t buf[4];
    const uint8_t *p = hw_mmu_map_read(mmu, a, f->bytes);
-   if (!p) {
-      if (!hw_mmu_read(mmu, a, buf, f->bytes))
-         return HW_TEX_FAULT;
-      p = buf;
+   if (p)
+      return p;
+   return hw_mmu_read(mmu, a, buf, f->bytes) ? buf : NULL;
+}
+
+/* hw_tex_unpack of a fast_view texel, with its tables. */
+static inline void
+fast_decode(const struct hw_tex_format *f, const float *unorm, const float *srgb,
+            const uint8_t *p, float out[4])
+{
+   if (f->comps == 4 && !f->srgb) {
+      out[0] = unorm[p[0]];
+      out[1] = unorm[p[1]];
+      out[2] = unorm[p[2]];
+      out[3] = unorm[p[3]];
+      return;
    }
    out[0] = out[1] = out[2] = 0.0f;
    out[3] = 1.0f;
    for (unsigned c = 0; c < f->comps; c++)
       out[c] = f->srgb && c < 3 ? srgb[p[c]] : unorm[p[c]];
-   return HW_TEX_OK;
 }
 
 /* Filters one level: nearest or (bi/tri)linear over the footprint. */
@@ -640,9 +650,15 @@ filter_level(struct hw_mmu *mmu, const struct hw_tex_view *v,
           level_addr_init(v, layer, level, &la)) {
          const float *unorm, *srgb;
          hw_tex_unorm8_tables(&unorm, &srgb);
-         return fast_texel(mmu, &v->fmt, unorm, srgb,
-                           la.base + addr_x(&la, (uint32_t)idx[0]) + addr_y(&la, (uint32_t)idx[1]),
-                           out->f);
+         uint8_t buf[4];
+         const uint8_t *p = fast_map(mmu, &v->fmt,
+                                     la.base + addr_x(&la, (uint32_t)idx[0]) +
+                                        addr_y(&la, (uint32_t)idx[1]),
+                                     buf);
+         if (!p)
+            return HW_TEX_FAULT;
+         fast_decode(&v->fmt, unorm, srgb, p, out->f);
+         return HW_TEX_OK;
       }
       return texel_at(mmu, v, s, idx[0], idx[1], idx[2], layer, level, req, c->ref, out);
    }
@@ -658,16 +674,22 @@ filter_level(struct hw_mmu *mmu, const struct hw_tex_view *v,
       hw_tex_unorm8_tables(&unorm, &srgb);
       uint64_t ax[2] = { addr_x(&la, (uint32_t)fp.idx[0][0]), addr_x(&la, (uint32_t)fp.idx[0][1]) };
       uint64_t ay[2] = { addr_y(&la, (uint32_t)fp.idx[1][0]), addr_y(&la, (uint32_t)fp.idx[1][1]) };
+      /* All four mapped first (in the loop's order, stopping at a fault
+       * as it does), then decoded: the loads overlap. */
+      uint8_t buf[4][4];
+      const uint8_t *p[4];
+      for (unsigned i = 0; i < 4; i++) {
+         p[i] = fast_map(mmu, &v->fmt, la.base + ax[i & 1] + ay[i >> 1], buf[i]);
+         if (!p[i])
+            return HW_TEX_FAULT;
+      }
       float acc[4] = { 0, 0, 0, 0 };
       for (unsigned iy = 0; iy < 2; iy++)
          for (unsigned ix = 0; ix < 2; ix++) {
             float w = (ix ? fp.frac[0] : 1.0f - fp.frac[0]);
             w *= (iy ? fp.frac[1] : 1.0f - fp.frac[1]);
             float t[4];
-            enum hw_tex_status st =
-               fast_texel(mmu, &v->fmt, unorm, srgb, la.base + ax[ix] + ay[iy], t);
-            if (st != HW_TEX_OK)
-               return st;
+            fast_decode(&v->fmt, unorm, srgb, p[iy * 2 + ix], t);
             for (unsigned k = 0; k < 4; k++)
                acc[k] += w * t[k];
          }
