@@ -46,8 +46,6 @@ struct exec {
    const struct hw_tex_ctx *ctx;
    struct hw_usc_simd *simd;
    const struct agx_instr *in;
-   struct hw_mmu tex_mmu;          /* reads as HW_UNIT_TEX */
-   struct hw_mmu pbe_mmu;          /* writes as HW_UNIT_PBE */
    char *err;
    size_t err_size;
    /* one-entry descriptor caches, keyed by GPU address */
@@ -70,6 +68,9 @@ struct exec {
    struct hw_tex_sampler sampler;
    struct hw_tex_image image;
    uint32_t *row[128];
+   /* Assigned whole before use (pbe_mmu only by the image writes). */
+   struct hw_mmu tex_mmu;          /* reads as HW_UNIT_TEX */
+   struct hw_mmu pbe_mmu;          /* writes as HW_UNIT_PBE */
 };
 
 /* Operands and fields by name, through per-opcode index tables (the
@@ -716,8 +717,6 @@ hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
    e.tex_mmu = *um;
    e.tex_mmu.unit = HW_UNIT_TEX;
    memset(&e.tex_mmu.fault, 0, sizeof(e.tex_mmu.fault));
-   e.pbe_mmu = e.tex_mmu;
-   e.pbe_mmu.unit = HW_UNIT_PBE;
    pthread_once(&names_once, names_init);
    e.R = operand(instr, OP_R);
    e.C = operand(instr, OP_C);
@@ -745,9 +744,12 @@ hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
    case AGX_OP_TEXTURE_LOAD:
       return exec_sample(&e, exec_mask, true);
    case AGX_OP_IMAGE_WRITE:
-      return exec_image_write(&e, exec_mask);
    case AGX_OP_IMAGE_WRITE_BLOCK:
-      return exec_block(&e, exec_mask, tile);
+      /* The PBE's client view, only for the instructions that write. */
+      e.pbe_mmu = e.tex_mmu;
+      e.pbe_mmu.unit = HW_UNIT_PBE;
+      return instr->op == AGX_OP_IMAGE_WRITE ? exec_image_write(&e, exec_mask)
+                                             : exec_block(&e, exec_mask, tile);
    default:
       return HW_USC_UNSUPPORTED;
    }

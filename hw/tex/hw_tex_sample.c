@@ -863,10 +863,24 @@ hw_tex_load(struct hw_mmu *mmu, const struct hw_tex_view *v, int32_t x, int32_t 
        (uint32_t)z >= depth)
       return HW_TEX_OK;
    union hw_texel raw;
-   enum hw_tex_status st = read_texel(mmu, v, (uint32_t)x, (uint32_t)y, (uint32_t)z, l,
-                                      sample, &raw);
-   if (st != HW_TEX_OK)
-      return st;
+   struct level_addr la;
+   if (fast_view(v) && level_addr_init(v, (uint32_t)z, l, &la)) {
+      /* read_texel's access and decode (sample is 0: fast views have one) */
+      const float *unorm, *srgb;
+      hw_tex_unorm8_tables(&unorm, &srgb);
+      uint8_t buf[4];
+      const uint8_t *p = fast_map(mmu, &v->fmt,
+                                  la.base + addr_x(&la, (uint32_t)x) + addr_y(&la, (uint32_t)y),
+                                  buf);
+      if (!p)
+         return HW_TEX_FAULT;
+      fast_decode(&v->fmt, unorm, srgb, p, raw.f);
+   } else {
+      enum hw_tex_status st = read_texel(mmu, v, (uint32_t)x, (uint32_t)y, (uint32_t)z, l,
+                                         sample, &raw);
+      if (st != HW_TEX_OK)
+         return st;
+   }
    apply_swizzle(v, &raw, out, false);
    return HW_TEX_OK;
 }

@@ -1270,8 +1270,8 @@ fp_coord(void)
 }
 
 /*
- * The 8-bit unorm nearest and bilinear fast paths of filter_level
- * (hw_tex_sample.c) against the general path, which clearing
+ * The 8-bit unorm fast paths (filter_level's nearest and bilinear,
+ * hw_tex_load's, in hw_tex_sample.c) against the general path, which clearing
  * hw_tex_sample_fast_paths forces: the same bits out, the same status and
  * the same recorded fault, for twiddled (mipmapped, arrays, odd sizes) and
  * linear images, 1, 2 and 4 components, sRGB, every wrap mode, nearest /
@@ -1316,6 +1316,22 @@ test_fast_paths_match_general(void **state)
          t.swizzle_r = AGX_CHANNEL_B;    /* BGRA through the swizzle */
          t.swizzle_b = AGX_CHANNEL_R;
          struct hw_tex_view v = decode_view(&t);
+         /* texture_load's fast path, in and out of range */
+         for (unsigned k = 0; k < 512; k++) {
+            int32_t x = (int32_t)(fp_rand() % 80) - 4, y = (int32_t)(fp_rand() % 50) - 4;
+            int32_t z = (int32_t)(fp_rand() % 4);
+            uint32_t level = fp_rand() % 6;
+            union hw_texel a, b;
+            hw_tex_sample_fast_paths = true;
+            assert_int_equal(hw_tex_load(&tex_mmu, &v, x, y, z, level, 0, &a), HW_TEX_OK);
+            hw_tex_sample_fast_paths = false;
+            assert_int_equal(hw_tex_load(&tex_mmu, &v, x, y, z, level, 0, &b), HW_TEX_OK);
+            hw_tex_sample_fast_paths = true;
+            if (memcmp(&a, &b, sizeof(a)) != 0)
+               fail_msg("load img %u ch %u (%d, %d, %d) level %u differs", img, ch, x, y, z,
+                        level);
+            cases++;
+         }
          for (unsigned w = 0; w < 6; w++) {
             for (unsigned f = 0; f < 4; f++) {
                for (unsigned mip = 0; mip < 3; mip++) {
