@@ -196,9 +196,46 @@ view_decode(struct hw_tex_view *v, const uint8_t desc[HW_TEX_DESC_BYTES],
                       layer_stride, err, err_size);
 }
 
+/* Samplers likewise, keyed by their 8 bytes and the border record given
+ * (or its absence). */
+static _Thread_local struct {
+   bool valid, has_border;
+   uint8_t desc[HW_TEX_SAMPLER_BYTES];
+   uint8_t border[HW_TEX_BORDER_BYTES];
+   struct hw_tex_sampler sampler;
+} sampler_cache[DESC_CACHE_SLOTS];
+
+static bool sampler_decode(struct hw_tex_sampler *s, const uint8_t desc[HW_TEX_SAMPLER_BYTES],
+                           const uint8_t *border, char *err, size_t err_size);
+
 bool
 hw_tex_sampler_decode(struct hw_tex_sampler *s, const uint8_t desc[HW_TEX_SAMPLER_BYTES],
                       const uint8_t *border, char *err, size_t err_size)
+{
+   uint64_t w;
+   memcpy(&w, desc, sizeof(w));
+   w *= 0x9e3779b97f4a7c15ull;
+   unsigned i = (unsigned)(w >> 60) % DESC_CACHE_SLOTS;
+   if (sampler_cache[i].valid && sampler_cache[i].has_border == (border != NULL) &&
+       memcmp(sampler_cache[i].desc, desc, HW_TEX_SAMPLER_BYTES) == 0 &&
+       (!border || memcmp(sampler_cache[i].border, border, HW_TEX_BORDER_BYTES) == 0)) {
+      *s = sampler_cache[i].sampler;
+      return true;
+   }
+   if (!sampler_decode(s, desc, border, err, err_size))
+      return false;
+   memcpy(sampler_cache[i].desc, desc, HW_TEX_SAMPLER_BYTES);
+   sampler_cache[i].has_border = border != NULL;
+   if (border)
+      memcpy(sampler_cache[i].border, border, HW_TEX_BORDER_BYTES);
+   sampler_cache[i].sampler = *s;
+   sampler_cache[i].valid = true;
+   return true;
+}
+
+static bool
+sampler_decode(struct hw_tex_sampler *s, const uint8_t desc[HW_TEX_SAMPLER_BYTES],
+               const uint8_t *border, char *err, size_t err_size)
 {
    struct agx_sampler d;
    (void)agx_sampler_unpack(desc, &d);

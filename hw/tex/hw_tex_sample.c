@@ -5,6 +5,7 @@
  * filter weights, which are fixed point (HW_TEX_WEIGHT_BITS).
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "cmdstream/agx_pack.h"
@@ -549,7 +550,7 @@ fast_view(const struct hw_tex_view *v)
           v->fmt.bits[0] == 8 && v->fmt.type == AGX_TEXTURE_TYPE_UNORM && v->samples == 1;
 }
 
-static bool
+static inline __attribute__((always_inline)) bool
 level_addr_init(const struct hw_tex_view *v, uint32_t layer, unsigned level,
                 struct level_addr *la)
 {
@@ -560,6 +561,9 @@ level_addr_init(const struct hw_tex_view *v, uint32_t layer, unsigned level,
    la->block = l->block_bytes;
    if (!l->twiddled) {
       la->row_bytes = l->row_stride;
+      la->sx = la->sy = 0;
+      la->mx = la->my = 0;
+      la->tile_bytes = 0;
       return true;
    }
    unsigned tw = lv->tile_w, th = lv->tile_h;
@@ -574,7 +578,7 @@ level_addr_init(const struct hw_tex_view *v, uint32_t layer, unsigned level,
    return true;
 }
 
-static inline uint64_t
+static inline __attribute__((always_inline)) uint64_t
 addr_x(const struct level_addr *la, uint32_t x)
 {
    if (!la->twiddled)
@@ -583,7 +587,7 @@ addr_x(const struct level_addr *la, uint32_t x)
           (uint64_t)hw_tex_spread16(x & la->mx) * la->block;
 }
 
-static inline uint64_t
+static inline __attribute__((always_inline)) uint64_t
 addr_y(const struct level_addr *la, uint32_t y)
 {
    if (!la->twiddled)
@@ -592,10 +596,27 @@ addr_y(const struct level_addr *la, uint32_t y)
           (uint64_t)(hw_tex_spread16(y & la->my) << 1) * la->block;
 }
 
+/* hw_tex_unorm8_tables, looked up once per process: its pthread_once was
+ * a libc call per sampled lane.  The pointers are published with release
+ * after the call returned (tables filled), read with acquire. */
+static _Atomic(const float *) fast_unorm8, fast_srgb8;
+
+static inline __attribute__((always_inline)) void
+fast_tables(const float **unorm, const float **srgb)
+{
+   *unorm = atomic_load_explicit(&fast_unorm8, memory_order_acquire);
+   *srgb = atomic_load_explicit(&fast_srgb8, memory_order_acquire);
+   if (*unorm && *srgb)
+      return;
+   hw_tex_unorm8_tables(unorm, srgb);
+   atomic_store_explicit(&fast_srgb8, *srgb, memory_order_release);
+   atomic_store_explicit(&fast_unorm8, *unorm, memory_order_release);
+}
+
 /* read_texel's memory access for a fast_view texel at address a: the
  * same mapping attempt and fallback copy into buf; NULL after a hard
  * fault. */
-static inline const uint8_t *
+static inline __attribute__((always_inline)) const uint8_t *
 fast_map(struct hw_mmu *mmu, const struct hw_tex_format *f, uint64_t a, uint8_t buf[4])
 {
    const uint8_t *p = hw_mmu_map_read(mmu, a, f->bytes);
@@ -605,7 +626,7 @@ fast_map(struct hw_mmu *mmu, const struct hw_tex_format *f, uint64_t a, uint8_t 
 }
 
 /* hw_tex_unpack of a fast_view texel, with its tables. */
-static inline void
+static inline __attribute__((always_inline)) void
 fast_decode(const struct hw_tex_format *f, const float *unorm, const float *srgb,
             const uint8_t *p, float out[4])
 {
@@ -649,7 +670,7 @@ filter_level(struct hw_mmu *mmu, const struct hw_tex_view *v,
       if (axes <= 2 && !req->compare && idx[0] >= 0 && idx[1] >= 0 && fast_view(v) &&
           level_addr_init(v, layer, level, &la)) {
          const float *unorm, *srgb;
-         hw_tex_unorm8_tables(&unorm, &srgb);
+         fast_tables(&unorm, &srgb);
          uint8_t buf[4];
          const uint8_t *p = fast_map(mmu, &v->fmt,
                                      la.base + addr_x(&la, (uint32_t)idx[0]) +
@@ -671,7 +692,7 @@ filter_level(struct hw_mmu *mmu, const struct hw_tex_view *v,
       /* Bilinear inside the level: the loop below without the border and
        * seam cases; texels and weights in its order. */
       const float *unorm, *srgb;
-      hw_tex_unorm8_tables(&unorm, &srgb);
+      fast_tables(&unorm, &srgb);
       uint64_t ax[2] = { addr_x(&la, (uint32_t)fp.idx[0][0]), addr_x(&la, (uint32_t)fp.idx[0][1]) };
       uint64_t ay[2] = { addr_y(&la, (uint32_t)fp.idx[1][0]), addr_y(&la, (uint32_t)fp.idx[1][1]) };
       /* All four mapped first (in the loop's order, stopping at a fault
@@ -867,7 +888,7 @@ hw_tex_load(struct hw_mmu *mmu, const struct hw_tex_view *v, int32_t x, int32_t 
    if (fast_view(v) && level_addr_init(v, (uint32_t)z, l, &la)) {
       /* read_texel's access and decode (sample is 0: fast views have one) */
       const float *unorm, *srgb;
-      hw_tex_unorm8_tables(&unorm, &srgb);
+      fast_tables(&unorm, &srgb);
       uint8_t buf[4];
       const uint8_t *p = fast_map(mmu, &v->fmt,
                                   la.base + addr_x(&la, (uint32_t)x) + addr_y(&la, (uint32_t)y),

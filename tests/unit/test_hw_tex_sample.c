@@ -1401,6 +1401,64 @@ test_fast_paths_match_general(void **state)
                (unsigned long long)fb.addr);
 }
 
+/* The decoders' per-thread caches (hw_tex_desc.c) return what decoding
+ * gives: a descriptor differing in any field decodes afresh, a bad one
+ * still fails with its message after a good one, and a repeat of an
+ * earlier one decodes as it did. */
+static void
+test_decode_cache(void **state)
+{
+   (void)state;
+   char err[160];
+   struct hw_tex_view a, b, c;
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.channels = AGX_CHANNELS_R8G8B8A8;
+   t.type = AGX_TEXTURE_TYPE_UNORM;
+   t.width = 64;
+   t.height = 40;
+   t.address = IMG_VA;
+   a = decode_view(&t);
+   t.address = IMG2_VA;
+   b = decode_view(&t);
+   assert_true(a.base == IMG_VA && b.base == IMG2_VA);
+   t.width = 65;
+   b = decode_view(&t);
+   assert_int_equal(b.layout.width, 65);
+   t.width = 64;
+   t.address = IMG_VA;
+   c = decode_view(&t);
+   assert_true(c.base == a.base && c.layout.width == 64);
+   assert_memory_equal(&c.layout, &a.layout, sizeof(a.layout));
+   assert_memory_equal(&c.fmt, &a.fmt, sizeof(a.fmt));
+   struct agx_texture_packed p;
+   t.swizzle_r = 7;
+   agx_texture_pack(&p, &t);
+   for (int k = 0; k < 2; k++) {
+      err[0] = 0;
+      assert_false(hw_tex_view_decode(&c, p.opaque, err, sizeof(err)));
+      assert_non_null(strstr(err, "swizzle"));
+   }
+
+   struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+   struct hw_tex_sampler s1 = decode_sampler(&sd, NULL);
+   sd.wrap_s = AGX_WRAP_CLAMP_TO_EDGE;
+   struct hw_tex_sampler s2 = decode_sampler(&sd, NULL);
+   assert_int_equal(s1.wrap[0], AGX_WRAP_REPEAT);
+   assert_int_equal(s2.wrap[0], AGX_WRAP_CLAMP_TO_EDGE);
+   /* the same sampler with two custom borders */
+   sd.border_colour = AGX_BORDER_COLOUR_CUSTOM;
+   uint32_t b1[4] = { 1, 2, 3, 4 }, b2[4] = { 5, 6, 7, 8 };
+   s1 = decode_sampler(&sd, b1);
+   s2 = decode_sampler(&sd, b2);
+   assert_int_equal(s1.border_raw[0], 1);
+   assert_int_equal(s2.border_raw[0], 5);
+   struct agx_sampler_packed sp;
+   agx_sampler_pack(&sp, &sd);
+   assert_false(hw_tex_sampler_decode(&s1, sp.opaque, NULL, err, sizeof(err)));
+   assert_non_null(strstr(err, "border"));
+}
+
 int
 main(void)
 {
@@ -1427,6 +1485,7 @@ main(void)
       cmocka_unit_test_setup(test_mixed_filters_no_mip, setup),
       cmocka_unit_test_setup(test_bad_descriptors, setup),
       cmocka_unit_test_setup(test_fast_paths_match_general, setup),
+      cmocka_unit_test_setup(test_decode_cache, setup),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
