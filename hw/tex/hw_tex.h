@@ -216,6 +216,13 @@ enum hw_tex_status hw_tex_sample_lambda(struct hw_mmu *mmu, const struct hw_tex_
                                         union hw_texel *out);
 
 /*
+ * Tests only: clearing it makes sampling take the general path
+ * everywhere, the reference the fast paths (hw_tex_sample.c) must match
+ * bit for bit.  Not synchronised: set it before sampling starts.
+ */
+extern bool hw_tex_sample_fast_paths;
+
+/*
  * texture_load: integer texel (x, y, z-or-layer) of level first_level +
  * level.  Out-of-range coordinates, levels or samples return all zeros
  * (robust access), not a fault.

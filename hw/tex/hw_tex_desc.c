@@ -45,9 +45,85 @@ make_layout(struct hw_tex_layout *l, bool linear, unsigned block, uint32_t w,
    return true;
 }
 
+/*
+ * Decoded-descriptor caches.  Every texture instruction of every SIMD
+ * group decodes its descriptors again (the instruction's one-entry cache
+ * lives only for that execution), and building a twiddled layout
+ * (agx_image_layout_twiddled) per group was a visible share of a
+ * texture-heavy trace.  Decoding is a pure function of the 24 descriptor
+ * bytes, so a small per-thread table keyed by those bytes returns the very
+ * same struct; only successful decodes are kept, so errors and their
+ * messages come from the decoder every time.
+ */
+#define DESC_CACHE_SLOTS 16
+
+static unsigned
+desc_slot(const uint8_t d[HW_TEX_DESC_BYTES])
+{
+   uint64_t w[3];
+   memcpy(w, d, sizeof(w));
+   uint64_t h = (w[0] ^ (w[1] * 0x9e3779b97f4a7c15ull) ^ (w[2] * 0xc2b2ae3d27d4eb4full));
+   h ^= h >> 29;
+   h *= 0xbf58476d1ce4e5b9ull;
+   return (unsigned)(h >> 60) % DESC_CACHE_SLOTS;
+}
+
+_Static_assert(HW_TEX_DESC_BYTES == 24, "desc_slot hashes three words");
+
+static _Thread_local struct {
+   bool valid;
+   uint8_t desc[HW_TEX_DESC_BYTES];
+   struct hw_tex_view view;
+} view_cache[DESC_CACHE_SLOTS];
+
+static _Thread_local struct {
+   bool valid;
+   uint8_t desc[HW_TEX_DESC_BYTES];
+   struct hw_tex_image image;
+} image_cache[DESC_CACHE_SLOTS];
+
+static bool view_decode(struct hw_tex_view *v, const uint8_t desc[HW_TEX_DESC_BYTES],
+                        char *err, size_t err_size);
+static bool image_decode(struct hw_tex_image *im, const uint8_t desc[HW_TEX_DESC_BYTES],
+                         char *err, size_t err_size);
+
 bool
 hw_tex_view_decode(struct hw_tex_view *v, const uint8_t desc[HW_TEX_DESC_BYTES],
                    char *err, size_t err_size)
+{
+   unsigned i = desc_slot(desc);
+   if (view_cache[i].valid && memcmp(view_cache[i].desc, desc, HW_TEX_DESC_BYTES) == 0) {
+      *v = view_cache[i].view;
+      return true;
+   }
+   if (!view_decode(v, desc, err, err_size))
+      return false;
+   memcpy(view_cache[i].desc, desc, HW_TEX_DESC_BYTES);
+   view_cache[i].view = *v;
+   view_cache[i].valid = true;
+   return true;
+}
+
+bool
+hw_tex_image_decode(struct hw_tex_image *im, const uint8_t desc[HW_TEX_DESC_BYTES],
+                    char *err, size_t err_size)
+{
+   unsigned i = desc_slot(desc);
+   if (image_cache[i].valid && memcmp(image_cache[i].desc, desc, HW_TEX_DESC_BYTES) == 0) {
+      *im = image_cache[i].image;
+      return true;
+   }
+   if (!image_decode(im, desc, err, err_size))
+      return false;
+   memcpy(image_cache[i].desc, desc, HW_TEX_DESC_BYTES);
+   image_cache[i].image = *im;
+   image_cache[i].valid = true;
+   return true;
+}
+
+static bool
+view_decode(struct hw_tex_view *v, const uint8_t desc[HW_TEX_DESC_BYTES],
+            char *err, size_t err_size)
 {
    struct agx_texture t;
    /* Unknown bits are ignored, as the hardware would. */
@@ -120,9 +196,46 @@ hw_tex_view_decode(struct hw_tex_view *v, const uint8_t desc[HW_TEX_DESC_BYTES],
                       layer_stride, err, err_size);
 }
 
+/* Samplers likewise, keyed by their 8 bytes and the border record given
+ * (or its absence). */
+static _Thread_local struct {
+   bool valid, has_border;
+   uint8_t desc[HW_TEX_SAMPLER_BYTES];
+   uint8_t border[HW_TEX_BORDER_BYTES];
+   struct hw_tex_sampler sampler;
+} sampler_cache[DESC_CACHE_SLOTS];
+
+static bool sampler_decode(struct hw_tex_sampler *s, const uint8_t desc[HW_TEX_SAMPLER_BYTES],
+                           const uint8_t *border, char *err, size_t err_size);
+
 bool
 hw_tex_sampler_decode(struct hw_tex_sampler *s, const uint8_t desc[HW_TEX_SAMPLER_BYTES],
                       const uint8_t *border, char *err, size_t err_size)
+{
+   uint64_t w;
+   memcpy(&w, desc, sizeof(w));
+   w *= 0x9e3779b97f4a7c15ull;
+   unsigned i = (unsigned)(w >> 60) % DESC_CACHE_SLOTS;
+   if (sampler_cache[i].valid && sampler_cache[i].has_border == (border != NULL) &&
+       memcmp(sampler_cache[i].desc, desc, HW_TEX_SAMPLER_BYTES) == 0 &&
+       (!border || memcmp(sampler_cache[i].border, border, HW_TEX_BORDER_BYTES) == 0)) {
+      *s = sampler_cache[i].sampler;
+      return true;
+   }
+   if (!sampler_decode(s, desc, border, err, err_size))
+      return false;
+   memcpy(sampler_cache[i].desc, desc, HW_TEX_SAMPLER_BYTES);
+   sampler_cache[i].has_border = border != NULL;
+   if (border)
+      memcpy(sampler_cache[i].border, border, HW_TEX_BORDER_BYTES);
+   sampler_cache[i].sampler = *s;
+   sampler_cache[i].valid = true;
+   return true;
+}
+
+static bool
+sampler_decode(struct hw_tex_sampler *s, const uint8_t desc[HW_TEX_SAMPLER_BYTES],
+               const uint8_t *border, char *err, size_t err_size)
 {
    struct agx_sampler d;
    (void)agx_sampler_unpack(desc, &d);
@@ -159,9 +272,9 @@ hw_tex_sampler_decode(struct hw_tex_sampler *s, const uint8_t desc[HW_TEX_SAMPLE
    return true;
 }
 
-bool
-hw_tex_image_decode(struct hw_tex_image *im, const uint8_t desc[HW_TEX_DESC_BYTES],
-                    char *err, size_t err_size)
+static bool
+image_decode(struct hw_tex_image *im, const uint8_t desc[HW_TEX_DESC_BYTES],
+             char *err, size_t err_size)
 {
    struct agx_pbe p;
    (void)agx_pbe_unpack(desc, &p);

@@ -28,6 +28,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,17 +46,12 @@ struct exec {
    const struct hw_tex_ctx *ctx;
    struct hw_usc_simd *simd;
    const struct agx_instr *in;
-   struct hw_mmu tex_mmu;          /* reads as HW_UNIT_TEX */
-   struct hw_mmu pbe_mmu;          /* writes as HW_UNIT_PBE */
    char *err;
    size_t err_size;
    /* one-entry descriptor caches, keyed by GPU address */
    uint64_t view_addr, sampler_addr, image_addr;
    bool view_ok, sampler_ok, image_ok;
    unsigned view_gen, sampler_gen;  /* bumped when view / sampler is decoded */
-   struct hw_tex_view view;
-   struct hw_tex_sampler sampler;
-   struct hw_tex_image image;
    /* operands and fields looked up once per execution */
    const struct agx_operand *R, *C, *D, *T, *S, *O, *U;
    uint32_t tt, cs, mask;
@@ -63,6 +59,18 @@ struct exec {
    uint32_t *rrow[4];
    unsigned rsh[4];
    bool rrows;
+   /* Operand register rows fetched so far (bit r: row[r] is valid). */
+   uint64_t row_valid[2];
+   /* Decoded descriptors, last: valid only while view_ok / sampler_ok /
+    * image_ok say so (the decoders write them whole), so hw_tex_execute
+    * clears only the fields before them, not a kilobyte per instruction. */
+   struct hw_tex_view view;
+   struct hw_tex_sampler sampler;
+   struct hw_tex_image image;
+   uint32_t *row[128];
+   /* Assigned whole before use (pbe_mmu only by the image writes). */
+   struct hw_mmu tex_mmu;          /* reads as HW_UNIT_TEX */
+   struct hw_mmu pbe_mmu;          /* writes as HW_UNIT_PBE */
 };
 
 /* Operands and fields by name, through per-opcode index tables (the
@@ -96,16 +104,33 @@ field(const struct agx_instr *in, unsigned k)
    return hw_isa_field(in, (const int8_t (*)[HW_ISA_NAMES_MAX])field_idx, k);
 }
 
-static uint16_t
-rd16(struct exec *e, unsigned half, unsigned lane)
+/* Register reads go through the rows (hw_usc_simd_row32), fetched once
+ * per register and instruction: the same values as the per-lane
+ * accessors, whose first touch of a register is the row fetch's, without
+ * a call per lane and operand (every lane reads several). */
+static inline const uint32_t *
+reg_row(struct exec *e, unsigned reg)
 {
-   return hw_usc_simd_read16(e->simd, half & 0xff, lane);
+   reg &= 127;
+   uint64_t bit = 1ull << (reg & 63);
+   if (!(e->row_valid[reg >> 6] & bit)) {
+      e->row[reg] = hw_usc_simd_row32(e->simd, reg);
+      e->row_valid[reg >> 6] |= bit;
+   }
+   return e->row[reg];
 }
 
-static uint32_t
+static inline uint16_t
+rd16(struct exec *e, unsigned half, unsigned lane)
+{
+   half &= 0xff;
+   return (uint16_t)(reg_row(e, half >> 1)[lane & 31] >> ((half & 1) * 16));
+}
+
+static inline uint32_t
 rd32(struct exec *e, unsigned reg, unsigned lane)
 {
-   return hw_usc_simd_read32(e->simd, reg & 0x7f, lane);
+   return reg_row(e, reg)[lane & 31];
 }
 
 static uint16_t
@@ -676,7 +701,7 @@ hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
    /* Big (descriptor caches): static storage would not be thread safe,
     * so it lives on the caller's stack. */
    struct exec e;
-   memset(&e, 0, sizeof(e));
+   memset(&e, 0, offsetof(struct exec, view));
    e.ctx = ctx;
    e.simd = simd;
    e.in = instr;
@@ -692,8 +717,6 @@ hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
    e.tex_mmu = *um;
    e.tex_mmu.unit = HW_UNIT_TEX;
    memset(&e.tex_mmu.fault, 0, sizeof(e.tex_mmu.fault));
-   e.pbe_mmu = e.tex_mmu;
-   e.pbe_mmu.unit = HW_UNIT_PBE;
    pthread_once(&names_once, names_init);
    e.R = operand(instr, OP_R);
    e.C = operand(instr, OP_C);
@@ -721,9 +744,12 @@ hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
    case AGX_OP_TEXTURE_LOAD:
       return exec_sample(&e, exec_mask, true);
    case AGX_OP_IMAGE_WRITE:
-      return exec_image_write(&e, exec_mask);
    case AGX_OP_IMAGE_WRITE_BLOCK:
-      return exec_block(&e, exec_mask, tile);
+      /* The PBE's client view, only for the instructions that write. */
+      e.pbe_mmu = e.tex_mmu;
+      e.pbe_mmu.unit = HW_UNIT_PBE;
+      return instr->op == AGX_OP_IMAGE_WRITE ? exec_image_write(&e, exec_mask)
+                                             : exec_block(&e, exec_mask, tile);
    default:
       return HW_USC_UNSUPPORTED;
    }

@@ -53,22 +53,55 @@ encode_small(double a, unsigned mant_bits, bool rtz, bool overflow_inf)
    return ((uint32_t)biased << mant_bits) | ((uint32_t)r - one);
 }
 
+/* 2^k as a double, for k in the normal range (-1022..1023): built from
+ * its bits, so the exact scalings below need no libm call. */
+static inline double
+pow2d(int k)
+{
+   uint64_t b = (uint64_t)(k + 1023) << 52;
+   double d;
+   memcpy(&d, &b, sizeof(d));
+   return d;
+}
+
+/* The value of v as an unsigned small float.  m * 2^k with |k| <= 24 and
+ * m < 2^11 is exact in double, so multiplying by pow2d(k) gives exactly
+ * ldexp(m, k), the definition (test_hw_tex_format checks every input
+ * against it): this decodes fp16 lod biases and coordinates of every
+ * lane, where libm's scalbn was a visible share of the time. */
 static double
 decode_small(uint32_t v, unsigned mant_bits)
 {
    uint32_t e = v >> mant_bits, m = v & ((1u << mant_bits) - 1);
    if (e == 0)
-      return ldexp((double)m, -14 - (int)mant_bits);
+      return (double)m * pow2d(-14 - (int)mant_bits);
    if (e == 31)
       return m ? NAN : INFINITY;
-   return ldexp((double)(m | (1u << mant_bits)), (int)e - 15 - (int)mant_bits);
+   return (double)(m | (1u << mant_bits)) * pow2d((int)e - 15 - (int)mant_bits);
 }
 
+/* decode_small's value (test_small_float_decode_exact), built from bits:
+ * every half is a float exactly (denormals as m * 2^-24, a normal float),
+ * and NaNs become the quiet NaN the double path gives, sign kept.  Every
+ * lane's fp16 lod bias and coordinates come through here. */
 float
 hw_tex_half_to_float(uint16_t h)
 {
-   double d = decode_small(h & 0x7fffu, 10);
-   return (float)((h & 0x8000u) ? -d : d);
+   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+   uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+   uint32_t bits;
+   if (e == 0) {
+      float d = (float)m * 0x1p-24f;
+      memcpy(&bits, &d, sizeof(bits));
+      bits |= sign;
+   } else if (e == 31) {
+      bits = sign | (m ? 0x7fc00000u : 0x7f800000u);
+   } else {
+      bits = sign | (e + 112) << 23 | m << 13;
+   }
+   float f;
+   memcpy(&f, &bits, sizeof(f));
+   return f;
 }
 
 /* IEEE half (NaN -> 0x7e00, overflow -> inf or, toward zero, 65504):
@@ -385,6 +418,14 @@ table_init(void)
       unorm8_table[i] = hw_tex_unorm_to_float(i, 8);
       srgb8_table[i] = hw_tex_srgb_to_linear(unorm8_table[i]);
    }
+}
+
+void
+hw_tex_unorm8_tables(const float **unorm, const float **srgb)
+{
+   pthread_once(&table_once, table_init);
+   *unorm = unorm8_table;
+   *srgb = srgb8_table;
 }
 
 static uint32_t

@@ -104,6 +104,12 @@ void hw_tex_unpack_block(const struct hw_tex_format *fmt, const uint8_t *src,
 void hw_tex_pack(const struct hw_tex_format *fmt, const union hw_texel *in,
                  bool rtz, uint8_t *dst);
 
+/* The tables hw_tex_unpack decodes 8-bit unorm components with:
+ * unorm[v] = hw_tex_unorm_to_float(v, 8), srgb[v] its sRGB-to-linear
+ * value, for v in 0..255 (callers decoding many texels look them up
+ * once; the values are those of the scalar functions, bit for bit). */
+void hw_tex_unorm8_tables(const float **unorm, const float **srgb);
+
 /* 1.0 / 1 in the format's class (for swizzle ONE, alpha, borders). */
 uint32_t hw_tex_one(const struct hw_tex_format *fmt);
 

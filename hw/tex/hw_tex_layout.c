@@ -12,24 +12,10 @@
 
 _Static_assert(HW_TEX_MAX_LEVELS == AGX_IMAGE_MAX_LEVELS, "level arrays differ");
 
-/* Spreads the low 16 bits of v to the even bit positions (bit i to 2i):
- * the usual shift-and-mask ladder, a handful of operations instead of a
- * loop over 16 bits (twiddled offsets are computed per texel). */
-static inline uint32_t
-spread16(uint32_t v)
-{
-   v &= 0xffffu;
-   v = (v | (v << 8)) & 0x00ff00ffu;
-   v = (v | (v << 4)) & 0x0f0f0f0fu;
-   v = (v | (v << 2)) & 0x33333333u;
-   v = (v | (v << 1)) & 0x55555555u;
-   return v;
-}
-
 uint32_t
 hw_tex_morton(uint32_t x, uint32_t y)
 {
-   return spread16(x) | spread16(y) << 1;
+   return hw_tex_spread16(x) | hw_tex_spread16(y) << 1;
 }
 
 static bool

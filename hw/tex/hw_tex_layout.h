@@ -55,8 +55,23 @@ struct hw_tex_layout {
    struct hw_tex_level level[HW_TEX_MAX_LEVELS];
 };
 
+/* Spreads the low 16 bits of v to the even bit positions (bit i to 2i):
+ * the usual shift-and-mask ladder, a handful of operations instead of a
+ * loop over 16 bits (twiddled offsets are computed per texel). */
+static inline uint32_t
+hw_tex_spread16(uint32_t v)
+{
+   v &= 0xffffu;
+   v = (v | (v << 8)) & 0x00ff00ffu;
+   v = (v | (v << 4)) & 0x0f0f0f0fu;
+   v = (v | (v << 2)) & 0x33333333u;
+   v = (v | (v << 1)) & 0x55555555u;
+   return v;
+}
+
 /* Morton index of (x, y) inside a tile: x bit i -> bit 2i, y bit i -> 2i+1
- * (bits 0-15 of x and y; higher bits are ignored). */
+ * (bits 0-15 of x and y; higher bits are ignored):
+ * hw_tex_spread16(x) | hw_tex_spread16(y) << 1. */
 uint32_t hw_tex_morton(uint32_t x, uint32_t y);
 
 /*

@@ -5,6 +5,7 @@
  * filter weights, which are fixed point (HW_TEX_WEIGHT_BITS).
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "cmdstream/agx_pack.h"
@@ -509,6 +510,139 @@ footprint_texel(struct hw_mmu *mmu, const struct hw_tex_view *v,
    return texel_at(mmu, v, s, x, y, z, layer, level, req, ref, t);
 }
 
+/*
+ * Fast paths.  Nearly every sampled texel is an 8-bit unorm (RGBA8,
+ * BGRA8 through the swizzle, R8, RG8; sRGB or not) in a twiddled or
+ * linear image, filtered nearest or bilinear away from the border.  For
+ * those, filter_level resolves the level's addressing once per call
+ * (struct level_addr) and decodes with hw_tex_unpack's tables, instead of
+ * going through footprint_texel / texel_at / read_texel / hw_tex_offset /
+ * hw_tex_unpack per texel.  The general path stays the reference: the
+ * fast paths make the same memory calls in the same order, compute the
+ * same offsets and decode to the same bits, and accumulate with the same
+ * weights in the same order; test_hw_tex_sample compares the two with
+ * hw_tex_sample_fast_paths cleared.
+ */
+bool hw_tex_sample_fast_paths = true;
+
+/* Byte address of texel (x, y) of one level of one layer:
+ * base + xoff(x) + yoff(y).  Twiddled: tile (tx, ty) and Morton index
+ * m = spread(x) | spread(y) << 1 (disjoint bits, so a sum) give
+ * ((ty * tiles_per_row + tx) * tw * th + m) * block, which splits into an
+ * x part and a y part; linear: x * block + y * row_stride. */
+struct level_addr {
+   uint64_t base;
+   bool twiddled;
+   unsigned sx, sy;          /* log2 of the tile size */
+   uint32_t mx, my;          /* tile size - 1 */
+   uint64_t tile_bytes;      /* twiddled: bytes of one tile */
+   uint64_t row_bytes;       /* twiddled: a row of tiles; linear: row_stride */
+   uint32_t block;
+};
+
+/* Whether the fast paths read v: 8-bit unorm components, byte arrays,
+ * one sample, power-of-two tiles (the layouts Mesa and the model build;
+ * hw_tex_offset divides otherwise). */
+static bool
+fast_view(const struct hw_tex_view *v)
+{
+   return hw_tex_sample_fast_paths && v->fmt.packing == HW_TEX_PACK_ARRAY &&
+          v->fmt.bits[0] == 8 && v->fmt.type == AGX_TEXTURE_TYPE_UNORM && v->samples == 1;
+}
+
+static inline __attribute__((always_inline)) bool
+level_addr_init(const struct hw_tex_view *v, uint32_t layer, unsigned level,
+                struct level_addr *la)
+{
+   const struct hw_tex_layout *l = &v->layout;
+   const struct hw_tex_level *lv = &l->level[level];
+   la->base = v->base + ((uint64_t)layer * l->layer_stride + lv->offset);
+   la->twiddled = l->twiddled;
+   la->block = l->block_bytes;
+   if (!l->twiddled) {
+      la->row_bytes = l->row_stride;
+      la->sx = la->sy = 0;
+      la->mx = la->my = 0;
+      la->tile_bytes = 0;
+      return true;
+   }
+   unsigned tw = lv->tile_w, th = lv->tile_h;
+   if (!tw || !th || (tw & (tw - 1)) || (th & (th - 1)))
+      return false;
+   la->sx = (unsigned)__builtin_ctz(tw);
+   la->sy = (unsigned)__builtin_ctz(th);
+   la->mx = tw - 1;
+   la->my = th - 1;
+   la->tile_bytes = (uint64_t)tw * th * l->block_bytes;
+   la->row_bytes = (uint64_t)lv->tiles_per_row * la->tile_bytes;
+   return true;
+}
+
+static inline __attribute__((always_inline)) uint64_t
+addr_x(const struct level_addr *la, uint32_t x)
+{
+   if (!la->twiddled)
+      return (uint64_t)x * la->block;
+   return (uint64_t)(x >> la->sx) * la->tile_bytes +
+          (uint64_t)hw_tex_spread16(x & la->mx) * la->block;
+}
+
+static inline __attribute__((always_inline)) uint64_t
+addr_y(const struct level_addr *la, uint32_t y)
+{
+   if (!la->twiddled)
+      return (uint64_t)y * la->row_bytes;
+   return (uint64_t)(y >> la->sy) * la->row_bytes +
+          (uint64_t)(hw_tex_spread16(y & la->my) << 1) * la->block;
+}
+
+/* hw_tex_unorm8_tables, looked up once per process: its pthread_once was
+ * a libc call per sampled lane.  The pointers are published with release
+ * after the call returned (tables filled), read with acquire. */
+static _Atomic(const float *) fast_unorm8, fast_srgb8;
+
+static inline __attribute__((always_inline)) void
+fast_tables(const float **unorm, const float **srgb)
+{
+   *unorm = atomic_load_explicit(&fast_unorm8, memory_order_acquire);
+   *srgb = atomic_load_explicit(&fast_srgb8, memory_order_acquire);
+   if (*unorm && *srgb)
+      return;
+   hw_tex_unorm8_tables(unorm, srgb);
+   atomic_store_explicit(&fast_srgb8, *srgb, memory_order_release);
+   atomic_store_explicit(&fast_unorm8, *unorm, memory_order_release);
+}
+
+/* read_texel's memory access for a fast_view texel at address a: the
+ * same mapping attempt and fallback copy into buf; NULL after a hard
+ * fault. */
+static inline __attribute__((always_inline)) const uint8_t *
+fast_map(struct hw_mmu *mmu, const struct hw_tex_format *f, uint64_t a, uint8_t buf[4])
+{
+   const uint8_t *p = hw_mmu_map_read(mmu, a, f->bytes);
+   if (p)
+      return p;
+   return hw_mmu_read(mmu, a, buf, f->bytes) ? buf : NULL;
+}
+
+/* hw_tex_unpack of a fast_view texel, with its tables. */
+static inline __attribute__((always_inline)) void
+fast_decode(const struct hw_tex_format *f, const float *unorm, const float *srgb,
+            const uint8_t *p, float out[4])
+{
+   if (f->comps == 4 && !f->srgb) {
+      out[0] = unorm[p[0]];
+      out[1] = unorm[p[1]];
+      out[2] = unorm[p[2]];
+      out[3] = unorm[p[3]];
+      return;
+   }
+   out[0] = out[1] = out[2] = 0.0f;
+   out[3] = 1.0f;
+   for (unsigned c = 0; c < f->comps; c++)
+      out[c] = f->srgb && c < 3 ? srgb[p[c]] : unorm[p[c]];
+}
+
 /* Filters one level: nearest or (bi/tri)linear over the footprint. */
 static enum hw_tex_status
 filter_level(struct hw_mmu *mmu, const struct hw_tex_view *v,
@@ -532,10 +666,57 @@ filter_level(struct hw_mmu *mmu, const struct hw_tex_view *v,
          float u = texel_coord(s, coord[a], n) + (float)c->offset[a];
          idx[a] = nearest_index(u, n, mode);
       }
+      struct level_addr la;
+      if (axes <= 2 && !req->compare && idx[0] >= 0 && idx[1] >= 0 && fast_view(v) &&
+          level_addr_init(v, layer, level, &la)) {
+         const float *unorm, *srgb;
+         fast_tables(&unorm, &srgb);
+         uint8_t buf[4];
+         const uint8_t *p = fast_map(mmu, &v->fmt,
+                                     la.base + addr_x(&la, (uint32_t)idx[0]) +
+                                        addr_y(&la, (uint32_t)idx[1]),
+                                     buf);
+         if (!p)
+            return HW_TEX_FAULT;
+         fast_decode(&v->fmt, unorm, srgb, p, out->f);
+         return HW_TEX_OK;
+      }
       return texel_at(mmu, v, s, idx[0], idx[1], idx[2], layer, level, req, c->ref, out);
    }
    struct footprint fp;
    make_footprint(v, s, coord, c->offset, axes, level, linear, &fp);
+   struct level_addr la;
+   if (axes == 2 && !req->compare && !fp.seamless && fp.idx[0][0] >= 0 &&
+       fp.idx[0][1] >= 0 && fp.idx[1][0] >= 0 && fp.idx[1][1] >= 0 && fast_view(v) &&
+       level_addr_init(v, layer, level, &la)) {
+      /* Bilinear inside the level: the loop below without the border and
+       * seam cases; texels and weights in its order. */
+      const float *unorm, *srgb;
+      fast_tables(&unorm, &srgb);
+      uint64_t ax[2] = { addr_x(&la, (uint32_t)fp.idx[0][0]), addr_x(&la, (uint32_t)fp.idx[0][1]) };
+      uint64_t ay[2] = { addr_y(&la, (uint32_t)fp.idx[1][0]), addr_y(&la, (uint32_t)fp.idx[1][1]) };
+      /* All four mapped first (in the loop's order, stopping at a fault
+       * as it does), then decoded: the loads overlap. */
+      uint8_t buf[4][4];
+      const uint8_t *p[4];
+      for (unsigned i = 0; i < 4; i++) {
+         p[i] = fast_map(mmu, &v->fmt, la.base + ax[i & 1] + ay[i >> 1], buf[i]);
+         if (!p[i])
+            return HW_TEX_FAULT;
+      }
+      float acc[4] = { 0, 0, 0, 0 };
+      for (unsigned iy = 0; iy < 2; iy++)
+         for (unsigned ix = 0; ix < 2; ix++) {
+            float w = (ix ? fp.frac[0] : 1.0f - fp.frac[0]);
+            w *= (iy ? fp.frac[1] : 1.0f - fp.frac[1]);
+            float t[4];
+            fast_decode(&v->fmt, unorm, srgb, p[iy * 2 + ix], t);
+            for (unsigned k = 0; k < 4; k++)
+               acc[k] += w * t[k];
+         }
+      memcpy(out->f, acc, sizeof(acc));
+      return HW_TEX_OK;
+   }
    float acc[4] = { 0, 0, 0, 0 };
    unsigned nz = axes > 2 ? 2 : 1, ny = axes > 1 ? 2 : 1;
    for (unsigned iz = 0; iz < nz; iz++)
@@ -703,10 +884,24 @@ hw_tex_load(struct hw_mmu *mmu, const struct hw_tex_view *v, int32_t x, int32_t 
        (uint32_t)z >= depth)
       return HW_TEX_OK;
    union hw_texel raw;
-   enum hw_tex_status st = read_texel(mmu, v, (uint32_t)x, (uint32_t)y, (uint32_t)z, l,
-                                      sample, &raw);
-   if (st != HW_TEX_OK)
-      return st;
+   struct level_addr la;
+   if (fast_view(v) && level_addr_init(v, (uint32_t)z, l, &la)) {
+      /* read_texel's access and decode (sample is 0: fast views have one) */
+      const float *unorm, *srgb;
+      fast_tables(&unorm, &srgb);
+      uint8_t buf[4];
+      const uint8_t *p = fast_map(mmu, &v->fmt,
+                                  la.base + addr_x(&la, (uint32_t)x) + addr_y(&la, (uint32_t)y),
+                                  buf);
+      if (!p)
+         return HW_TEX_FAULT;
+      fast_decode(&v->fmt, unorm, srgb, p, raw.f);
+   } else {
+      enum hw_tex_status st = read_texel(mmu, v, (uint32_t)x, (uint32_t)y, (uint32_t)z, l,
+                                         sample, &raw);
+      if (st != HW_TEX_OK)
+         return st;
+   }
    apply_swizzle(v, &raw, out, false);
    return HW_TEX_OK;
 }

@@ -818,6 +818,44 @@ test_tile_rg11b10f(void **state)
    assert_float_equal(tessera_uif(hw_tex_tile_load_comp(14, 0, w, false)), 2.0f - 1.0f / 64.0f, 0);
 }
 
+/* decode_small builds its powers of two from bits instead of calling
+ * ldexp: every fp16, fp11 and fp10 input must decode to exactly the bits
+ * the ldexp definition gives (NaNs to the same canonical NaN). */
+static float
+ref_small(uint32_t v, unsigned mant_bits, bool sign)
+{
+   uint32_t e = v >> mant_bits, m = v & ((1u << mant_bits) - 1);
+   double d;
+   if (e == 0)
+      d = ldexp((double)m, -14 - (int)mant_bits);
+   else if (e == 31)
+      d = m ? NAN : INFINITY;
+   else
+      d = ldexp((double)(m | (1u << mant_bits)), (int)e - 15 - (int)mant_bits);
+   return (float)(sign ? -d : d);
+}
+
+static uint32_t
+fbits(float f)
+{
+   uint32_t u;
+   memcpy(&u, &f, sizeof(u));
+   return u;
+}
+
+static void
+test_small_float_decode_exact(void **state)
+{
+   (void)state;
+   for (uint32_t h = 0; h < 0x10000; h++)
+      assert_int_equal(fbits(hw_tex_half_to_float((uint16_t)h)),
+                       fbits(ref_small(h & 0x7fff, 10, h & 0x8000)));
+   for (uint32_t v = 0; v < 0x800; v++)
+      assert_int_equal(fbits(hw_tex_ufloat_to_float(v, 6)), fbits(ref_small(v, 6, false)));
+   for (uint32_t v = 0; v < 0x400; v++)
+      assert_int_equal(fbits(hw_tex_ufloat_to_float(v, 5)), fbits(ref_small(v, 5, false)));
+}
+
 int
 main(void)
 {
@@ -838,6 +876,7 @@ main(void)
       cmocka_unit_test(test_astc),
       cmocka_unit_test(test_tile_store_batch),
       cmocka_unit_test(test_tile_rg11b10f),
+      cmocka_unit_test(test_small_float_decode_exact),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

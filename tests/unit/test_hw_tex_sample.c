@@ -1250,6 +1250,215 @@ test_bad_descriptors(void **state)
    assert_false(hw_tex_image_decode(&im, pp.opaque, err, sizeof(err)));
 }
 
+/* ---- fast paths against the general path --------------------------------- */
+
+static uint32_t fp_rng = 12345;
+
+static uint32_t
+fp_rand(void)
+{
+   fp_rng = fp_rng * 1664525u + 1013904223u;
+   return fp_rng >> 8;
+}
+
+/* A coordinate in [-1.5, 2.5) with a fine fraction: inside, across the
+ * edges and past them, so every wrap mode and border case is reached. */
+static float
+fp_coord(void)
+{
+   return (float)(fp_rand() % 4096) / 1024.0f - 1.5f;
+}
+
+/*
+ * The 8-bit unorm fast paths (filter_level's nearest and bilinear,
+ * hw_tex_load's, in hw_tex_sample.c) against the general path, which clearing
+ * hw_tex_sample_fast_paths forces: the same bits out, the same status and
+ * the same recorded fault, for twiddled (mipmapped, arrays, odd sizes) and
+ * linear images, 1, 2 and 4 components, sRGB, every wrap mode, nearest /
+ * linear / mixed filters, all mip filters and texel offsets.
+ */
+static void
+test_fast_paths_match_general(void **state)
+{
+   (void)state;
+   static const unsigned chans[] = { AGX_CHANNELS_R8G8B8A8, AGX_CHANNELS_R8,
+                                     AGX_CHANNELS_R8G8 };
+   static const unsigned all_wraps[] = {
+      AGX_WRAP_REPEAT, AGX_WRAP_CLAMP_TO_EDGE, AGX_WRAP_MIRRORED_REPEAT,
+      AGX_WRAP_CLAMP_TO_BORDER, AGX_WRAP_CLAMP_GL, AGX_WRAP_MIRRORED_CLAMP_TO_EDGE,
+   };
+   for (size_t i = 0; i < (1u << 20); i++)
+      tex_test_mem[0x100000 + i] = (uint8_t)fp_rand();
+   unsigned cases = 0;
+   for (unsigned img = 0; img < 5; img++) {
+      for (unsigned ch = 0; ch < 3; ch++) {
+         bool srgb = img == 1 && chans[ch] == AGX_CHANNELS_R8G8B8A8;
+         struct agx_texture t;
+         if (img == 3) {
+            t = tex_linear(chans[ch], AGX_TEXTURE_TYPE_UNORM, 13, 9, 64);
+         } else {
+            t = (struct agx_texture){ AGX_TEXTURE_HEADER };
+            t.layout = AGX_LAYOUT_TWIDDLED;
+            t.channels = (enum agx_channels)chans[ch];
+            t.type = AGX_TEXTURE_TYPE_UNORM;
+            t.width = img == 2 ? 37 : 64;
+            t.height = img == 2 ? 23 : 40;
+            t.address = IMG_VA;
+            t.unk_mipmapped = true;
+            t.first_level = img == 4 ? 1 : 0;
+            t.last_level = 4;
+            if (img == 2) {
+               t.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY;
+               t.depth = 3;
+            }
+         }
+         t.srgb = srgb;
+         t.swizzle_r = AGX_CHANNEL_B;    /* BGRA through the swizzle */
+         t.swizzle_b = AGX_CHANNEL_R;
+         struct hw_tex_view v = decode_view(&t);
+         /* texture_load's fast path, in and out of range */
+         for (unsigned k = 0; k < 512; k++) {
+            int32_t x = (int32_t)(fp_rand() % 80) - 4, y = (int32_t)(fp_rand() % 50) - 4;
+            int32_t z = (int32_t)(fp_rand() % 4);
+            uint32_t level = fp_rand() % 6;
+            union hw_texel a, b;
+            hw_tex_sample_fast_paths = true;
+            assert_int_equal(hw_tex_load(&tex_mmu, &v, x, y, z, level, 0, &a), HW_TEX_OK);
+            hw_tex_sample_fast_paths = false;
+            assert_int_equal(hw_tex_load(&tex_mmu, &v, x, y, z, level, 0, &b), HW_TEX_OK);
+            hw_tex_sample_fast_paths = true;
+            if (memcmp(&a, &b, sizeof(a)) != 0)
+               fail_msg("load img %u ch %u (%d, %d, %d) level %u differs", img, ch, x, y, z,
+                        level);
+            cases++;
+         }
+         for (unsigned w = 0; w < 6; w++) {
+            for (unsigned f = 0; f < 4; f++) {
+               for (unsigned mip = 0; mip < 3; mip++) {
+                  struct agx_sampler sd = sampler(f & 1 ? AGX_FILTER_LINEAR : AGX_FILTER_NEAREST,
+                                                  mip, all_wraps[w]);
+                  if (f >= 2)   /* mixed: the other filter when magnifying */
+                     sd.magnify = f & 1 ? AGX_FILTER_NEAREST : AGX_FILTER_LINEAR;
+                  sd.wrap_t = (enum agx_wrap)all_wraps[(w + 1) % 6];
+                  sd.border_colour = AGX_BORDER_COLOUR_OPAQUE_WHITE;
+                  struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+                  for (unsigned k = 0; k < 64; k++) {
+                     struct hw_tex_coord c = { .s = fp_coord(), .t = fp_coord(),
+                                               .layer = fp_rand() % 4 };
+                     if (k & 1) {
+                        c.offset[0] = (int8_t)(fp_rand() % 16) - 8;
+                        c.offset[1] = (int8_t)(fp_rand() % 16) - 8;
+                     }
+                     struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT,
+                                               .lod = (float)(fp_rand() % 64) / 8.0f - 2.0f,
+                                               .min_lod = -INFINITY };
+                     union hw_texel a, b;
+                     hw_tex_sample_fast_paths = true;
+                     enum hw_tex_status sa = hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &a);
+                     hw_tex_sample_fast_paths = false;
+                     enum hw_tex_status sb = hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &b);
+                     hw_tex_sample_fast_paths = true;
+                     assert_int_equal(sa, HW_TEX_OK);
+                     assert_int_equal(sb, HW_TEX_OK);
+                     if (memcmp(&a, &b, sizeof(a)) != 0)
+                        fail_msg("img %u ch %u wrap %u filter %u mip %u (%g, %g): "
+                                 "%08x %08x %08x %08x vs %08x %08x %08x %08x",
+                                 img, ch, w, f, mip, (double)c.s, (double)c.t, a.u[0], a.u[1],
+                                 a.u[2], a.u[3], b.u[0], b.u[1], b.u[2], b.u[3]);
+                     cases++;
+                  }
+               }
+            }
+         }
+      }
+   }
+   assert_true(cases > 10000);
+
+   /* A hard fault part-way through a bilinear footprint: the same status
+    * and the same first fault (the fast path's memory calls are the
+    * general path's, in order).  The texture's first row is mapped, the
+    * rest of it past the end of test memory. */
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 4, 4, 4096);
+   t.address = TEX_GPU_BASE + TEX_GPU_SIZE - 4096;
+   struct hw_tex_view v = decode_view(&t);
+   struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+   struct hw_tex_sampler s = decode_sampler(&sd, NULL);
+   struct hw_tex_coord c = { .s = 0.4f, .t = 0.2f };
+   struct hw_tex_lod lod = { .mode = HW_TEX_LOD_EXPLICIT, .min_lod = -INFINITY };
+   union hw_texel o;
+   struct hw_fault fa, fb;
+   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
+   assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &o), HW_TEX_FAULT);
+   fa = tex_mmu.fault;
+   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
+   hw_tex_sample_fast_paths = false;
+   assert_int_equal(hw_tex_sample(&tex_mmu, &v, &s, &plain, &c, &lod, &o), HW_TEX_FAULT);
+   hw_tex_sample_fast_paths = true;
+   fb = tex_mmu.fault;
+   assert_true(fa.valid && fb.valid);
+   if (fa.addr != fb.addr || fa.addr < TEX_GPU_BASE + TEX_GPU_SIZE)
+      fail_msg("fault at 0x%llx vs 0x%llx", (unsigned long long)fa.addr,
+               (unsigned long long)fb.addr);
+}
+
+/* The decoders' per-thread caches (hw_tex_desc.c) return what decoding
+ * gives: a descriptor differing in any field decodes afresh, a bad one
+ * still fails with its message after a good one, and a repeat of an
+ * earlier one decodes as it did. */
+static void
+test_decode_cache(void **state)
+{
+   (void)state;
+   char err[160];
+   struct hw_tex_view a, b, c;
+   struct agx_texture t = { AGX_TEXTURE_HEADER };
+   t.layout = AGX_LAYOUT_TWIDDLED;
+   t.channels = AGX_CHANNELS_R8G8B8A8;
+   t.type = AGX_TEXTURE_TYPE_UNORM;
+   t.width = 64;
+   t.height = 40;
+   t.address = IMG_VA;
+   a = decode_view(&t);
+   t.address = IMG2_VA;
+   b = decode_view(&t);
+   assert_true(a.base == IMG_VA && b.base == IMG2_VA);
+   t.width = 65;
+   b = decode_view(&t);
+   assert_int_equal(b.layout.width, 65);
+   t.width = 64;
+   t.address = IMG_VA;
+   c = decode_view(&t);
+   assert_true(c.base == a.base && c.layout.width == 64);
+   assert_memory_equal(&c.layout, &a.layout, sizeof(a.layout));
+   assert_memory_equal(&c.fmt, &a.fmt, sizeof(a.fmt));
+   struct agx_texture_packed p;
+   t.swizzle_r = 7;
+   agx_texture_pack(&p, &t);
+   for (int k = 0; k < 2; k++) {
+      err[0] = 0;
+      assert_false(hw_tex_view_decode(&c, p.opaque, err, sizeof(err)));
+      assert_non_null(strstr(err, "swizzle"));
+   }
+
+   struct agx_sampler sd = sampler(AGX_FILTER_LINEAR, AGX_MIP_FILTER_NONE, AGX_WRAP_REPEAT);
+   struct hw_tex_sampler s1 = decode_sampler(&sd, NULL);
+   sd.wrap_s = AGX_WRAP_CLAMP_TO_EDGE;
+   struct hw_tex_sampler s2 = decode_sampler(&sd, NULL);
+   assert_int_equal(s1.wrap[0], AGX_WRAP_REPEAT);
+   assert_int_equal(s2.wrap[0], AGX_WRAP_CLAMP_TO_EDGE);
+   /* the same sampler with two custom borders */
+   sd.border_colour = AGX_BORDER_COLOUR_CUSTOM;
+   uint32_t b1[4] = { 1, 2, 3, 4 }, b2[4] = { 5, 6, 7, 8 };
+   s1 = decode_sampler(&sd, b1);
+   s2 = decode_sampler(&sd, b2);
+   assert_int_equal(s1.border_raw[0], 1);
+   assert_int_equal(s2.border_raw[0], 5);
+   struct agx_sampler_packed sp;
+   agx_sampler_pack(&sp, &sd);
+   assert_false(hw_tex_sampler_decode(&s1, sp.opaque, NULL, err, sizeof(err)));
+   assert_non_null(strstr(err, "border"));
+}
+
 int
 main(void)
 {
@@ -1275,6 +1484,8 @@ main(void)
       cmocka_unit_test_setup(test_nearest_extremes, setup),
       cmocka_unit_test_setup(test_mixed_filters_no_mip, setup),
       cmocka_unit_test_setup(test_bad_descriptors, setup),
+      cmocka_unit_test_setup(test_fast_paths_match_general, setup),
+      cmocka_unit_test_setup(test_decode_cache, setup),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
