@@ -552,8 +552,9 @@ snapshot_bo(struct cap_file *f, struct cap_bo *bo)
    /* wp: arm before reading, so a write racing with the read faults and
     * is caught by the next snapshot */
    if (cap.opt.mem == CAP_MEM_WP && !bo->full) {
-      cap_wp_collect(f, bo);
-      return;
+      if (cap_wp_collect(f, bo))
+         return;
+      bo->full = true;   /* a mapping lost its tracking: read whole, re-arm */
    }
    /* A GPU that does not finish (wait_queues_idle false) leaves the
     * object stale: read now, the CPU's writes are not lost, and what the

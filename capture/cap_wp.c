@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "capture/cap_priv.h"
+#include "capture/cap_uffd.h"
 
 #define HOT_WINDOW 64u
 #define HOT_IDLE 32u
@@ -60,6 +61,12 @@ static atomic_ulong n_faults, n_protects, n_maps;
 static _Atomic uint64_t fault_ns;
 static size_t host_page;
 static bool wp_on;
+/* The userfaultfd mechanism (cap_uffd.h), per process; uf_err is why it
+ * is closed (ENOTSUP: forced off), uf_reopen set in a forked child. */
+static struct cap_uffd uf = CAP_UFFD_CLOSED;
+static int uf_err = ENOTSUP;
+static bool uf_reopen;
+static atomic_ulong n_uffd_maps, n_uffd_refused, n_scans, n_scan_pages;
 
 bool
 cap_wp_fault(const siginfo_t *si)
@@ -72,6 +79,8 @@ cap_wp_fault(const siginfo_t *si)
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || a < m->addr || a >= m->addr + m->len)
          continue;
+      if (atomic_load(&m->uffd))
+         return false;   /* the kernel resolves its write faults: not ours */
       size_t pg = (a - m->addr) / host_page;
       int saved = errno;
       uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;   /* async-signal-safe */
@@ -93,7 +102,15 @@ cap_wp_init(bool own_segv)
       return false;   /* e.g. a sanitizer keeps SIGSEGV to itself */
    host_page = (size_t)sysconf(_SC_PAGESIZE);
    wp_on = true;
+   if (!cap.opt.wp_mprotect)
+      uf_err = -cap_uffd_open(&uf);
    return true;
+}
+
+void
+cap_wp_after_fork(void)
+{
+   uf_reopen = wp_on && !cap.opt.wp_mprotect;
 }
 
 void
@@ -121,11 +138,35 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
       bo->full = true;   /* untracked mapping: read the object whole */
       return;
    }
+   if (uf_reopen) {
+      /* a forked child: the inherited descriptors track the parent */
+      uf_reopen = false;
+      cap_uffd_close(&uf);
+      uf_err = -cap_uffd_open(&uf);
+   }
+   /* Async userfaultfd where the kernel can write-protect this mapping
+    * (shmem and anonymous memory, Linux >= 6.7): a first write costs a
+    * minor fault resolved in the kernel instead of a signal and two
+    * mprotect calls with TLB shootdowns. Refused (device memory mapped
+    * VM_PFNMAP, a regular file's pages): mprotect, as before. */
+   bool by_uffd = false;
+   if (uf.uffd >= 0) {
+      if (cap_uffd_track(&uf, addr, pages * host_page) == 0)
+         by_uffd = true;
+      else
+         atomic_fetch_add(&n_uffd_refused, 1);
+   }
    *m = (struct cap_cpumap){ (uintptr_t)addr, pages * host_page, prot, f->id, bo->handle,
-                             bo_offset, dirty, false, 0, last_dirty, hot, hot_hash, 0 };
+                             bo_offset, dirty, false, 0, last_dirty, hot, hot_hash, 0,
+                             by_uffd };
    if (atomic_load(&maps_end) <= slot)
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
    atomic_store(&maps[slot], m);
+   if (by_uffd) {
+      m->armed = true;   /* every page protected, from before the program has it */
+      atomic_fetch_add(&n_uffd_maps, 1);
+      return;
+   }
    atomic_fetch_add(&n_maps, 1);
    /* Armed before the program has the address: every write through the
     * mapping is caught from its first one, so the object's recorded
@@ -208,6 +249,34 @@ record_pages(struct cap_file *f, struct cap_bo *bo, const struct cap_cpumap *m,
    cap.snap_bytes += size;
 }
 
+/* A userfaultfd mapping whose scan failed (it is no longer registered,
+ * e.g. the program replaced part of it): mprotect from now on, starting
+ * with a whole read of the object (not armed). */
+static void
+uffd_to_mprotect(struct cap_cpumap *m)
+{
+   atomic_store(&m->uffd, false);
+   m->armed = false;
+   atomic_fetch_sub(&n_uffd_maps, 1);
+   atomic_fetch_add(&n_maps, 1);
+}
+
+struct scan_ctx {
+   struct cap_file *f;
+   struct cap_bo *bo;
+   const struct cap_cpumap *m;
+   const uint8_t **view;
+};
+
+/* A run of written pages, already protected again: read them */
+static void
+on_written(void *ctx, uintptr_t start, uintptr_t end)
+{
+   struct scan_ctx *c = ctx;
+   record_pages(c->f, c->bo, c->m, c->view, (start - c->m->addr) / host_page,
+                (end - c->m->addr) / host_page);
+}
+
 /* What collect does with one page. */
 enum { PG_SKIP, PG_PROTECT, PG_READ };
 
@@ -217,10 +286,26 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
    if (!host_page)
       return false;
    const uint8_t *view = NULL;
+   bool ok = true;
    for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
+      if (atomic_load(&m->uffd)) {
+         /* No hot pages here: a page rewritten every frame costs a minor
+          * fault the kernel resolves, and the scan protects it again
+          * with the others (one call and TLB flush per mapping). */
+         struct scan_ctx c = { f, bo, m, &view };
+         atomic_fetch_add(&n_scans, 1);
+         long n = cap_uffd_scan(&uf, (void *)m->addr, m->len, on_written, &c);
+         if (n < 0) {
+            uffd_to_mprotect(m);
+            ok = false;   /* the caller reads the object whole and arms it */
+         } else {
+            atomic_fetch_add(&n_scan_pages, (unsigned long)n);
+         }
+         continue;
+      }
       size_t pages = m->len / host_page;
       m->collects++;
       for (size_t p = 0; p < pages;) {
@@ -292,7 +377,7 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
          p++;
       }
    }
-   return true;
+   return ok;
 }
 
 void
@@ -322,6 +407,16 @@ cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
+      if (atomic_load(&m->uffd)) {
+         /* protect what was written (the caller reads it all next) */
+         atomic_fetch_add(&n_scans, 1);
+         long n = cap_uffd_scan(&uf, (void *)m->addr, m->len, NULL, NULL);
+         if (n >= 0) {
+            atomic_fetch_add(&n_scan_pages, (unsigned long)n);
+            continue;
+         }
+         uffd_to_mprotect(m);
+      }
       size_t pages = m->len / host_page;
       bool any = !m->armed || m->nhot;
       for (size_t p = 0; p < pages; p++)
@@ -357,4 +452,15 @@ cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mapp
    *faults = atomic_load(&n_faults);
    *protects = atomic_load(&n_protects);
    *mappings = atomic_load(&n_maps);
+}
+
+void
+cap_wp_uffd_stats(unsigned long *maps, unsigned long *refused, unsigned long *scans,
+                  unsigned long *pages, int *open_err)
+{
+   *maps = atomic_load(&n_uffd_maps);
+   *refused = atomic_load(&n_uffd_refused);
+   *scans = atomic_load(&n_scans);
+   *pages = atomic_load(&n_scan_pages);
+   *open_err = uf.uffd >= 0 ? 0 : uf_err;
 }
