@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The "wp" memory strategy: the program's CPU mappings of GPU objects are
- * write-protected after each snapshot; the first write to a page faults
- * into our SIGSEGV handler, which marks the page dirty and gives write
- * access back. A snapshot then reads only dirty pages (plus whole objects
- * the GPU may have written, once per frame: see cap_frame_locked()).
+ * write-protected after each snapshot, and a snapshot reads only the pages
+ * written since (plus whole objects the GPU may have written, at
+ * keyframes: cap_reread_gpu_written()). Two mechanisms, chosen per
+ * mapping at cap_wp_register():
+ *  - async userfaultfd (cap_uffd.h), where the kernel offers it: writes
+ *    are resolved in the kernel, collect finds them with PAGEMAP_SCAN,
+ *    which protects them again atomically; no hot pages are needed;
+ *  - mprotect (the fallback; TESSERA_CAPTURE_WP_TRACK=mprotect forces
+ *    it): the first write to a page faults into our SIGSEGV handler,
+ *    which marks the page dirty and gives write access back.
  *
  * The handler runs on any thread at any time, so the mapping table is a
  * fixed array of atomically published entries; entries are never freed
@@ -13,7 +19,7 @@
  *
  * The SIGSEGV handler is cap_crash.c's, which asks cap_wp_fault() first.
  *
- * Hot pages. A write fault costs a signal and two mprotect() calls (the
+ * Hot pages (mprotect mechanism). A write fault costs a signal and two mprotect() calls (the
  * handler's, and the collect's that protects the page again), ~30 us on a
  * 2-core VM where each mprotect shoots down the other CPU's TLB; reading
  * and hashing a 4 KiB page costs well under 1 us. A GL driver rewrites
@@ -29,9 +35,10 @@
  * half-done result; cap_wp_cool() protects them before the first
  * submission that binds the object writable.
  *
- * Limits (docs/capture.md): a program that mprotect()s these mappings itself, or lets a system
- * call write into them (read(2) into a mapped object gets EFAULT while the
- * page is protected) should use the default "hash" strategy.
+ * Limits of the mprotect mechanism (docs/capture.md): a program that
+ * mprotect()s these mappings itself, or lets a system call write into them
+ * (read(2) into a mapped object gets EFAULT while the page is protected)
+ * should use the "hash" strategy.
  */
 #include <dlfcn.h>
 #include <errno.h>
