@@ -250,6 +250,10 @@ bool cap_wp_fault(const siginfo_t *si);
 void cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f,
                      struct cap_bo *bo, uint64_t bo_offset);
 void cap_wp_unmap(void *addr, size_t len);
+/* Before the collects of a submission: finds the pages written in every
+ * userfaultfd mapping since the last scan (one PAGEMAP_SCAN), protects
+ * them again and marks them dirty for collect. */
+void cap_wp_scan(void);
 /* Records the CPU-dirty pages of bo and write-protects them again.
  * Returns false if the object has a mapping the tracker cannot vouch for. */
 bool cap_wp_collect(struct cap_file *f, struct cap_bo *bo);

@@ -618,6 +618,8 @@ snapshot_vm(struct cap_file *f, struct cap_vm *vm)
       if (bo && !bo->gpu_dirty && (vm->map.m[i].flags & DRM_ASAHI_BIND_WRITE))
          cap_wp_cool(f, bo);
    }
+   if (cap.opt.mem == CAP_MEM_WP)
+      cap_wp_scan();   /* the userfaultfd mappings' writes, for collect */
    cap.gen++;
    for (size_t i = 0; i < vm->map.count && recording(); i++) {
       struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);

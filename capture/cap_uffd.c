@@ -142,8 +142,8 @@ cap_uffd_track(const struct cap_uffd *u, void *addr, size_t len)
 }
 
 long
-cap_uffd_scan(const struct cap_uffd *u, void *addr, size_t len, cap_uffd_written_fn fn,
-              void *ctx)
+cap_uffd_scan(const struct cap_uffd *u, void *addr, size_t len, bool strict,
+              cap_uffd_written_fn fn, void *ctx)
 {
    if (u->pagemap < 0)
       return -EBADF;
@@ -155,7 +155,7 @@ cap_uffd_scan(const struct cap_uffd *u, void *addr, size_t len, cap_uffd_written
       struct cap_pm_scan_arg a = {
          .size = sizeof(a),
          /* CHECK_WPASYNC: an untracked range is an error, not "unwritten" */
-         .flags = CAP_PM_SCAN_WP_MATCHING | CAP_PM_SCAN_CHECK_WPASYNC,
+         .flags = CAP_PM_SCAN_WP_MATCHING | (strict ? CAP_PM_SCAN_CHECK_WPASYNC : 0),
          .start = s, .end = e,
          .vec = (uintptr_t)regs, .vec_len = sizeof(regs) / sizeof(regs[0]),
          .category_mask = CAP_PAGE_IS_WRITTEN, .return_mask = CAP_PAGE_IS_WRITTEN,

@@ -18,6 +18,7 @@
 #ifndef CAP_UFFD_H
 #define CAP_UFFD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,10 +51,13 @@ typedef void (*cap_uffd_written_fn)(void *ctx, uintptr_t start, uintptr_t end);
 /* Finds the pages of [addr, addr + len) written since they were last
  * protected, protects them again (atomically with finding them: a write
  * after this call is found by the next one) and calls fn (may be NULL)
- * for each run, after protecting it. The number of pages written, or
- * -errno (e.g. EPERM: part of the range is not, or no longer, tracked;
- * then some runs may already have been reported and protected). */
-long cap_uffd_scan(const struct cap_uffd *u, void *addr, size_t len,
+ * for each run, after protecting it. strict: every mapping of the range
+ * must be tracked, else -EPERM (a mapping that lost its registration is
+ * an error, not "nothing written"); not strict: untracked mappings in the
+ * range are skipped (one call over the span of many tracked mappings).
+ * The number of pages written, or -errno (then some runs may already have
+ * been reported and protected). */
+long cap_uffd_scan(const struct cap_uffd *u, void *addr, size_t len, bool strict,
                    cap_uffd_written_fn fn, void *ctx);
 
 #endif

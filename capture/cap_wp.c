@@ -74,6 +74,7 @@ static struct cap_uffd uf = CAP_UFFD_CLOSED;
 static int uf_err = ENOTSUP;
 static bool uf_reopen;
 static atomic_ulong n_uffd_maps, n_uffd_refused, n_scans, n_scan_pages;
+static bool scan_ranges_stale;   /* cap_wp_scan()'s ranges, under cap.lock */
 
 bool
 cap_wp_fault(const siginfo_t *si)
@@ -172,6 +173,7 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    if (by_uffd) {
       m->armed = true;   /* every page protected, from before the program has it */
       atomic_fetch_add(&n_uffd_maps, 1);
+      scan_ranges_stale = true;
       return;
    }
    atomic_fetch_add(&n_maps, 1);
@@ -196,6 +198,7 @@ unregister(unsigned i)
    struct cap_cpumap *m = atomic_exchange(&maps[i], NULL);
    if (!m)
       return;
+   scan_ranges_stale = true;
    /* A fault on another thread may still hold m: keep it (rare: mappings
     * of GPU objects are few and long lived). */
    (void)m;
@@ -256,32 +259,97 @@ record_pages(struct cap_file *f, struct cap_bo *bo, const struct cap_cpumap *m,
    cap.snap_bytes += size;
 }
 
-/* A userfaultfd mapping whose scan failed (it is no longer registered,
- * e.g. the program replaced part of it): mprotect from now on, starting
- * with a whole read of the object (not armed). */
+/* A userfaultfd mapping whose strict scan failed (it is no longer
+ * registered): mprotect from now on (cap_wp_arm protects it whole, its
+ * object being read whole). */
 static void
 uffd_to_mprotect(struct cap_cpumap *m)
 {
    atomic_store(&m->uffd, false);
    m->armed = false;
+   scan_ranges_stale = true;
    atomic_fetch_sub(&n_uffd_maps, 1);
    atomic_fetch_add(&n_maps, 1);
 }
 
-struct scan_ctx {
-   struct cap_file *f;
-   struct cap_bo *bo;
-   const struct cap_cpumap *m;
-   const uint8_t **view;
-};
-
-/* A run of written pages, already protected again: read them */
+/* A run of written pages from cap_wp_scan(), already protected again:
+ * marked dirty in every userfaultfd mapping it overlaps, read by the next
+ * collect of the mapping's object. */
 static void
-on_written(void *ctx, uintptr_t start, uintptr_t end)
+mark_written(void *ctx, uintptr_t start, uintptr_t end)
 {
-   struct scan_ctx *c = ctx;
-   record_pages(c->f, c->bo, c->m, c->view, (start - c->m->addr) / host_page,
-                (end - c->m->addr) / host_page);
+   (void)ctx;
+   for (unsigned i = 0, n = atomic_load(&maps_end); i < n; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (!m || !atomic_load(&m->uffd) || end <= m->addr || start >= m->addr + m->len)
+         continue;
+      uintptr_t a = start > m->addr ? start : m->addr;
+      uintptr_t e = end < m->addr + m->len ? end : m->addr + m->len;
+      for (size_t p = (a - m->addr) / host_page; p < (e - m->addr) / host_page; p++)
+         atomic_store(&m->dirty[p], 1);
+   }
+}
+
+/* Scan ranges: the userfaultfd mappings sorted by address, neighbours
+ * closer than SCAN_GAP merged. PAGEMAP_SCAN's cost is mostly per mapping
+ * (VMA) it walks, tracked or not: one call per tracked mapping (~25 per
+ * es2gears submission) cost more than the faults they replaced, and so did
+ * one call over the span of all of them (~1000 other mappings of
+ * libraries and heaps in between, ~100 us). Rebuilt when the set changes. */
+#define SCAN_GAP (256u << 10)
+static struct { uintptr_t lo, hi; } scan_ranges[CAP_MAX_CPUMAPS];
+static unsigned n_scan_ranges;
+
+static int
+cmp_range(const void *a, const void *b)
+{
+   uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+   return x < y ? -1 : x > y;
+}
+
+static void
+build_scan_ranges(void)
+{
+   n_scan_ranges = 0;
+   for (unsigned i = 0, n = atomic_load(&maps_end); i < n; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (m && atomic_load(&m->uffd)) {
+         scan_ranges[n_scan_ranges].lo = m->addr;
+         scan_ranges[n_scan_ranges++].hi = m->addr + m->len;
+      }
+   }
+   qsort(scan_ranges, n_scan_ranges, sizeof(scan_ranges[0]), cmp_range);
+   unsigned k = 0;
+   for (unsigned i = 0; i < n_scan_ranges; i++) {
+      if (k && scan_ranges[i].lo <= scan_ranges[k - 1].hi + SCAN_GAP) {
+         if (scan_ranges[i].hi > scan_ranges[k - 1].hi)
+            scan_ranges[k - 1].hi = scan_ranges[i].hi;
+      } else {
+         scan_ranges[k++] = scan_ranges[i];
+      }
+   }
+   n_scan_ranges = k;
+   scan_ranges_stale = false;
+}
+
+void
+cap_wp_scan(void)
+{
+   if (uf.uffd < 0 || !atomic_load(&n_uffd_maps))
+      return;
+   if (scan_ranges_stale)
+      build_scan_ranges();
+   for (unsigned i = 0; i < n_scan_ranges; i++) {
+      atomic_fetch_add(&n_scans, 1);
+      /* not strict: untracked mappings in a range's gaps are skipped */
+      long n = cap_uffd_scan(&uf, (void *)scan_ranges[i].lo,
+                             scan_ranges[i].hi - scan_ranges[i].lo, false, mark_written, NULL);
+      if (n > 0)
+         atomic_fetch_add(&n_scan_pages, (unsigned long)n);
+      /* n < 0 (cannot happen short of a kernel change): the runs reported
+       * are marked; a mapping that lost its registration is found by the
+       * strict scan of its next whole read (cap_wp_arm) */
+   }
 }
 
 /* What collect does with one page. */
@@ -293,23 +361,22 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
    if (!host_page)
       return false;
    const uint8_t *view = NULL;
-   bool ok = true;
    for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
       if (atomic_load(&m->uffd)) {
-         /* No hot pages here: a page rewritten every frame costs a minor
-          * fault the kernel resolves, and the scan protects it again
-          * with the others (one call and TLB flush per mapping). */
-         struct scan_ctx c = { f, bo, m, &view };
-         atomic_fetch_add(&n_scans, 1);
-         long n = cap_uffd_scan(&uf, (void *)m->addr, m->len, on_written, &c);
-         if (n < 0) {
-            uffd_to_mprotect(m);
-            ok = false;   /* the caller reads the object whole and arms it */
-         } else {
-            atomic_fetch_add(&n_scan_pages, (unsigned long)n);
+         /* the pages cap_wp_scan() found written, protected again by it.
+          * No hot pages here: a page rewritten every frame costs a minor
+          * fault the kernel resolves and its share of one scan. */
+         size_t pages = m->len / host_page;
+         for (size_t p = 0; p < pages;) {
+            size_t q = p;
+            while (q < pages && atomic_load(&m->dirty[q]))
+               atomic_store(&m->dirty[q++], 0);
+            if (q > p)
+               record_pages(f, bo, m, &view, p, q);
+            p = q + 1;
          }
          continue;
       }
@@ -384,7 +451,7 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
          p++;
       }
    }
-   return ok;
+   return true;
 }
 
 void
@@ -415,11 +482,13 @@ cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
       if (atomic_load(&m->uffd)) {
-         /* protect what was written (the caller reads it all next) */
+         /* protect what was written (the caller reads it all next); strict:
+          * a mapping that lost its registration is found here */
          atomic_fetch_add(&n_scans, 1);
-         long n = cap_uffd_scan(&uf, (void *)m->addr, m->len, NULL, NULL);
+         long n = cap_uffd_scan(&uf, (void *)m->addr, m->len, true, NULL, NULL);
          if (n >= 0) {
             atomic_fetch_add(&n_scan_pages, (unsigned long)n);
+            memset((void *)m->dirty, 0, m->len / host_page);
             continue;
          }
          uffd_to_mprotect(m);

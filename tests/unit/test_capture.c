@@ -161,7 +161,7 @@ scan(const struct cap_uffd *u, char *p, size_t len, struct runs *r)
    r->base = (uintptr_t)p;
    r->page = sysconf(_SC_PAGESIZE);
    r->n = 0;
-   return cap_uffd_scan(u, p, len, on_run, r);
+   return cap_uffd_scan(u, p, len, true, on_run, r);
 }
 
 /* Writes between two scans (the layer's two submissions) are found, each
@@ -252,6 +252,20 @@ test_uffd_refuses(void **state)
    p[2 * pg] = 1;
    assert_int_equal(scan(&u, p, len, &r), 1);
    assert_int_equal(r.p[0], 2);
+   /* not strict: one scan over the span of a tracked and an untracked
+    * mapping reports the tracked one's writes only */
+   char *q = mmap(NULL, 3 * len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+   assert_true(q != MAP_FAILED);
+   assert_int_equal(cap_uffd_track(&u, q, len), 0);
+   assert_int_equal(cap_uffd_track(&u, q + 2 * len, len), 0);
+   q[len + 1] = 1;   /* untracked, between the two */
+   q[2 * len + 3 * pg] = 1;
+   r.base = (uintptr_t)q;
+   r.n = 0;
+   assert_int_equal(cap_uffd_scan(&u, q, 3 * len, false, on_run, &r), 1);
+   assert_int_equal(r.p[0], 11);
+   assert_true(cap_uffd_scan(&u, q, 3 * len, true, NULL, NULL) < 0);
+   munmap(q, 3 * len);
    munmap(p, len);
    /* a closed tracker refuses everything */
    cap_uffd_close(&u);
