@@ -333,7 +333,7 @@ cap_finish(void)
             cap_wp_uffd_stats(&umaps, &refused, &scans, &pages, &uerr);
             if (uerr)
                fprintf(stderr, "tessera capture: %s: wp uffd: unavailable (%s)\n",
-                       cap.trace_path, uerr == ENOTSUP ? "TESSERA_CAPTURE_WP_TRACK=mprotect"
+                       cap.trace_path, uerr == ENOTSUP ? "not asked for: TESSERA_CAPTURE_WP_TRACK=uffd"
                                                        : strerror(uerr));
             else
                fprintf(stderr, "tessera capture: %s: wp uffd: %lu mappings, %lu refused, "

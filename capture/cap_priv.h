@@ -273,7 +273,7 @@ uint64_t cap_wp_fault_cpu_ns(void);
 /* The userfaultfd mechanism: mappings tracked by it, mappings it refused
  * (tracked by mprotect instead), PAGEMAP_SCAN calls and pages they found
  * written; *open_err is 0 if it is available, else the errno of opening
- * it (ENOTSUP: forced off by TESSERA_CAPTURE_WP_TRACK=mprotect). */
+ * it (ENOTSUP: not asked for, TESSERA_CAPTURE_WP_TRACK is not uffd). */
 void cap_wp_uffd_stats(unsigned long *maps, unsigned long *refused, unsigned long *scans,
                        unsigned long *pages, int *open_err);
 /* In a forked child: the userfaultfd and pagemap descriptors are the

@@ -5,12 +5,14 @@
  * written since (plus whole objects the GPU may have written, at
  * keyframes: cap_reread_gpu_written()). Two mechanisms, chosen per
  * mapping at cap_wp_register():
- *  - async userfaultfd (cap_uffd.h), where the kernel offers it: writes
- *    are resolved in the kernel, collect finds them with PAGEMAP_SCAN,
- *    which protects them again atomically; no hot pages are needed;
- *  - mprotect (the fallback; TESSERA_CAPTURE_WP_TRACK=mprotect forces
- *    it): the first write to a page faults into our SIGSEGV handler,
- *    which marks the page dirty and gives write access back.
+ *  - mprotect (the default, and the fallback): the first write to a page
+ *    faults into our SIGSEGV handler, which marks the page dirty and gives
+ *    write access back;
+ *  - async userfaultfd (cap_uffd.h; TESSERA_CAPTURE_WP_TRACK=uffd), where
+ *    the kernel offers it: writes are resolved in the kernel,
+ *    cap_wp_scan() finds them with PAGEMAP_SCAN, which protects them again
+ *    atomically; no hot pages. Not the default: on es2gears it measured
+ *    no cheaper (docs/capture.md).
  *
  * The handler runs on any thread at any time, so the mapping table is a
  * fixed array of atomically published entries; entries are never freed
@@ -68,8 +70,9 @@ static atomic_ulong n_faults, n_protects, n_maps;
 static _Atomic uint64_t fault_ns;
 static size_t host_page;
 static bool wp_on;
-/* The userfaultfd mechanism (cap_uffd.h), per process; uf_err is why it
- * is closed (ENOTSUP: forced off), uf_reopen set in a forked child. */
+/* The userfaultfd mechanism (cap_uffd.h), per process, if
+ * TESSERA_CAPTURE_WP_TRACK=uffd; uf_err is why it is closed (ENOTSUP: not
+ * asked for), uf_reopen set in a forked child. */
 static struct cap_uffd uf = CAP_UFFD_CLOSED;
 static int uf_err = ENOTSUP;
 static bool uf_reopen;
@@ -110,7 +113,7 @@ cap_wp_init(bool own_segv)
       return false;   /* e.g. a sanitizer keeps SIGSEGV to itself */
    host_page = (size_t)sysconf(_SC_PAGESIZE);
    wp_on = true;
-   if (!cap.opt.wp_mprotect)
+   if (cap.opt.wp_uffd)
       uf_err = -cap_uffd_open(&uf);
    return true;
 }
@@ -118,7 +121,14 @@ cap_wp_init(bool own_segv)
 void
 cap_wp_after_fork(void)
 {
-   uf_reopen = wp_on && !cap.opt.wp_mprotect;
+   /* Closed now, not at the next mapping: a scan through the parent's
+    * /proc/self/pagemap would take the parent's written pages from it.
+    * (The parent keeps its own references: its registrations stay.) The
+    * parent's mappings in the table are not registered in the child: the
+    * child's scans skip them, the fault handler leaves them alone. */
+   cap_uffd_close(&uf);
+   uf_err = ENOTSUP;
+   uf_reopen = wp_on && cap.opt.wp_uffd;
 }
 
 void
@@ -158,8 +168,10 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
     * mprotect calls with TLB shootdowns. Refused (device memory mapped
     * VM_PFNMAP, a regular file's pages): mprotect, as before. */
    bool by_uffd = false;
+   static unsigned n_registered;
+   bool refuse = cap.opt.wp_mixed && (n_registered++ & 1);   /* a test's refusal */
    if (uf.uffd >= 0) {
-      if (cap_uffd_track(&uf, addr, pages * host_page) == 0)
+      if (!refuse && cap_uffd_track(&uf, addr, pages * host_page) == 0)
          by_uffd = true;
       else
          atomic_fetch_add(&n_uffd_refused, 1);

@@ -10,15 +10,18 @@
 # most, plus the first arming of each mapping) instead of growing with the
 # objects re-read per frame.
 # Both change-tracking mechanisms of wp (docs/capture.md): async userfaultfd
-# write-protection (the default where the kernel has it: the writes between
-# two submissions are found by PAGEMAP_SCAN, no write fault reaches the
-# layer, every mapping is tracked by it) and mprotect/SIGSEGV (forced with
-# TESSERA_CAPTURE_WP_TRACK=mprotect, the fallback).
+# write-protection (TESSERA_CAPTURE_WP_TRACK=uffd, where the kernel has it:
+# the writes between two submissions are found by PAGEMAP_SCAN, no write
+# fault reaches the layer, every mapping is tracked by it), mprotect/SIGSEGV
+# (the default and the fallback), and both in one process
+# (TESSERA_CAPTURE_WP_TRACK=mixed: every second mapping's registration is
+# treated as refused, as the kernel refuses device memory, and falls back
+# to mprotect).
 . "$(dirname "$0")/../capture/lib.sh"
 
 ref=$(LD_PRELOAD="${LD_PRELOAD:-} $top/build/release/lib/tessera-shim.so" \
       "$bin/capture_scene" -n 14 -e 1 -r)
-for track in auto mprotect; do
+for track in uffd mprotect mixed; do
 t=$work/rearm-$track.tsr
 out=$(TESSERA_CAPTURE_WP_TRACK=$track TESSERA_CAPTURE_STATS=1 "$tessera" capture --shim --mem wp -o "$t" -- \
       "$bin/capture_scene" -n 14 -e 1 -r 2> "$work/stats")
@@ -32,11 +35,18 @@ read -r faults protects maps < <(echo "$stats" |
     sed -n 's/.* wp: \([0-9]*\) write faults, \([0-9]*\) write-protections, \([0-9]*\) mappings$/\1 \2 \3/p')
 [ -n "$maps" ] || fail "cannot parse: $stats"
 if [ $track = mprotect ]; then
-    echo "$ustats" | grep -q 'unavailable (TESSERA_CAPTURE_WP_TRACK=mprotect)' ||
+    echo "$ustats" | grep -q 'unavailable (not asked for' ||
         fail "userfaultfd not forced off: $ustats"
     [ "$faults" -ge 14 ] || fail "$faults write faults for 14 uniform writes"
     [ "$protects" -le $((faults + maps)) ] ||
         fail "$protects write-protections for $faults faults and $maps mappings (re-arming clean mappings?)"
+elif [ $track = mixed ]; then
+    read -r umaps refused scans written < <(echo "$ustats" |
+        sed -n 's/.* wp uffd: \([0-9]*\) mappings, \([0-9]*\) refused, \([0-9]*\) scans, \([0-9]*\) pages written$/\1 \2 \3 \4/p')
+    [ -n "$written" ] || fail "mixed: no userfaultfd here? $ustats"
+    [ "$umaps" -ge 1 ] && [ "$refused" -ge 1 ] && [ "$maps" = "$refused" ] ||
+        fail "mixed: not both mechanisms, each refused mapping by mprotect: $stats / $ustats"
+    [ $((faults + written)) -ge 14 ] || fail "mixed: $faults faults and $written pages for 14 uniform writes"
 elif echo "$ustats" | grep -q unavailable; then
     echo "capture_wp_rearm: no async userfaultfd on this kernel ($ustats): the mprotect path was checked above"
     [ "$faults" -ge 14 ] || fail "$faults write faults for 14 uniform writes"

@@ -99,11 +99,15 @@ test_options(void **state)
    const char *const bad_mem[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_MEM",
                                    "fast", NULL };
    assert_int_equal(parse(bad_mem, &o, err), -EINVAL);
-   assert_false(o.wp_mprotect);   /* default: userfaultfd where available */
+   assert_false(o.wp_uffd);   /* default: mprotect */
    const char *const wp_track[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_WP_TRACK",
-                                    "mprotect", NULL };
+                                    "uffd", NULL };
    assert_int_equal(parse(wp_track, &o, err), 0);
-   assert_true(o.wp_mprotect);
+   assert_true(o.wp_uffd && !o.wp_mixed);
+   const char *const wp_mixed[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_WP_TRACK",
+                                    "mixed", NULL };
+   assert_int_equal(parse(wp_mixed, &o, err), 0);
+   assert_true(o.wp_mixed && o.wp_uffd);
    const char *const bad_track[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_WP_TRACK",
                                      "sigsegv", NULL };
    assert_int_equal(parse(bad_track, &o, err), -EINVAL);
