@@ -162,11 +162,11 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
       cap_uffd_close(&uf);
       uf_err = -cap_uffd_open(&uf);
    }
-   /* Async userfaultfd where the kernel can write-protect this mapping
-    * (shmem and anonymous memory, Linux >= 6.7): a first write costs a
-    * minor fault resolved in the kernel instead of a signal and two
-    * mprotect calls with TLB shootdowns. Refused (device memory mapped
-    * VM_PFNMAP, a regular file's pages): mprotect, as before. */
+   /* Async userfaultfd (TESSERA_CAPTURE_WP_TRACK=uffd) where the kernel
+    * can write-protect this mapping (Linux >= 6.7): a write costs a minor
+    * fault resolved in the kernel instead of a signal and two mprotect
+    * calls. Refused (another userfaultfd tracks it, or VM_PFNMAP device
+    * memory, which PAGEMAP_SCAN would not see): mprotect, as by default. */
    bool by_uffd = false;
    static unsigned n_registered;
    bool refuse = cap.opt.wp_mixed && (n_registered++ & 1);   /* a test's refusal */

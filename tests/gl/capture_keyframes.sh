@@ -33,7 +33,8 @@
 #     mprotect calls): pages the driver rewrites frame after frame are hot,
 #     left writable and read at each submission (it took ~600). With the
 #     userfaultfd mechanism (TESSERA_CAPTURE_WP_TRACK=uffd) writes never fault into the layer: no write
-#     fault at all, every mapping tracked by it, and the pages its scans
+#     fault at all when every mapping is tracked by it (with mappings
+#     refused, =mixed, the mprotect limit holds), and the pages its scans
 #     found written (each a kernel-resolved fault, ~630) are printed.
 #   - bad options: --gpu-memory bogus, --keyframe-every 0: exit 2, a message.
 . "$(dirname "$0")/lib/common.sh"
@@ -82,8 +83,11 @@ elif echo "$ustats" | grep -q unavailable; then
     else
         check ok reads
     fi
-elif ! echo "$ustats" | grep -q ' mappings, 0 refused,' || [ "$faults" != 0 ]; then
-    check FAILED reads "not every mapping tracked by userfaultfd: $faults write faults, $ustats"
+elif echo "$ustats" | grep -q ' mappings, 0 refused,' && [ "$faults" != 0 ]; then
+    check FAILED reads "$faults write faults with every mapping tracked by userfaultfd: $ustats"
+elif [ "$faults" -gt 400 ]; then
+    # mappings refused (mixed): tracked by mprotect, its limit holds
+    check FAILED reads "$faults write faults (hot pages not left writable?), $ustats"
 else
     echo "wp by userfaultfd: ${ustats#*wp uffd: }"
     check ok reads
