@@ -271,6 +271,7 @@ atfork_child(void)
    cap.reaper_busy_fd = -1;
    cap.hook_installed = false;
    cap_hook_reset_after_fork();
+   cap_wp_after_fork();
    for (unsigned i = 0; i < CAP_MAX_FDS; i++) {
       atomic_store_explicit(&fd_kind[i], CAP_FD_UNKNOWN, memory_order_relaxed);
       fd_file[i] = NULL;
@@ -327,6 +328,17 @@ cap_finish(void)
             cap_wp_stats(&faults, &protects, &maps);
             fprintf(stderr, "tessera capture: %s: wp: %lu write faults, %lu write-protections, "
                     "%lu mappings\n", cap.trace_path, faults, protects, maps);
+            unsigned long umaps, refused, scans, pages;
+            int uerr;
+            cap_wp_uffd_stats(&umaps, &refused, &scans, &pages, &uerr);
+            if (uerr)
+               fprintf(stderr, "tessera capture: %s: wp uffd: unavailable (%s)\n",
+                       cap.trace_path, uerr == ENOTSUP ? "not asked for: TESSERA_CAPTURE_WP_TRACK=uffd"
+                                                       : strerror(uerr));
+            else
+               fprintf(stderr, "tessera capture: %s: wp uffd: %lu mappings, %lu refused, "
+                       "%lu scans, %lu pages written\n", cap.trace_path, umaps, refused,
+                       scans, pages);
          }
       }
       sigset_t old;

@@ -218,6 +218,14 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
       else
          return fail(err, errlen, "memory strategy (hash|wp)", v);
    }
+   if ((v = get("TESSERA_CAPTURE_WP_TRACK")) && *v) {
+      if (strcmp(v, "uffd") == 0)
+         o->wp_uffd = true;
+      else if (strcmp(v, "mixed") == 0)
+         o->wp_uffd = o->wp_mixed = true;
+      else if (strcmp(v, "mprotect") != 0)
+         return fail(err, errlen, "TESSERA_CAPTURE_WP_TRACK (mprotect|uffd|mixed)", v);
+   }
    if ((v = get("TESSERA_CAPTURE_GPU_MEMORY")) && *v) {
       if (strcmp(v, "full") == 0)
          o->gpu_memory_full = true;

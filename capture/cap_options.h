@@ -70,6 +70,14 @@ struct cap_options {
    uint64_t frame_every;      /* TESSERA_CAPTURE_FRAME_EVERY=N submissions; 0 off */
    enum cap_frame_on frame_on; /* TESSERA_CAPTURE_FRAME_ON (default swap) */
    enum cap_mem_strategy mem; /* TESSERA_CAPTURE_MEM=hash|wp (default wp) */
+   /* TESSERA_CAPTURE_WP_TRACK=mprotect|uffd|mixed (default mprotect): how
+    * wp finds written pages; uffd uses async userfaultfd write-protection
+    * where the kernel offers it for a mapping and mprotect/SIGSEGV for the
+    * rest (it measured no cheaper on es2gears, docs/capture.md, hence not
+    * the default); mixed (tests) is uffd with every second mapping treated
+    * as refused by the kernel */
+   bool wp_uffd;
+   bool wp_mixed;
    uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
    /* TESSERA_CAPTURE_GPU_MEMORY=full|keyframes (default keyframes): record
     * what the GPU wrote before every frame marker and GEM_CLOSE (full), or

@@ -110,6 +110,11 @@ struct cap_cpumap {
    uint8_t *hot;                 /* per page: 0, or collects in a row unchanged + 1 */
    struct tsr_hash *hot_hash;    /* per hot page: its contents when last read */
    size_t nhot;
+   /* Tracked by async userfaultfd write-protection (cap_uffd.h) instead
+    * of mprotect: its writes never reach the SIGSEGV handler, collect
+    * finds them with PAGEMAP_SCAN, `dirty` and the hot pages stay unused.
+    * Cleared (under cap.lock) if a scan fails: mprotect from then on. */
+   _Atomic bool uffd;
 };
 
 /* A submission waiting for its out-sync (cap_reaper.c). */
@@ -245,6 +250,10 @@ bool cap_wp_fault(const siginfo_t *si);
 void cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f,
                      struct cap_bo *bo, uint64_t bo_offset);
 void cap_wp_unmap(void *addr, size_t len);
+/* Before the collects of a submission: finds the pages written in every
+ * userfaultfd mapping since the last scan (one PAGEMAP_SCAN), protects
+ * them again and marks them dirty for collect. */
+void cap_wp_scan(void);
 /* Records the CPU-dirty pages of bo and write-protects them again.
  * Returns false if the object has a mapping the tracker cannot vouch for. */
 bool cap_wp_collect(struct cap_file *f, struct cap_bo *bo);
@@ -261,5 +270,14 @@ void cap_wp_forget_bo(uint32_t file_id, uint32_t handle);
 void cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mappings);
 /* CPU time spent in the write-fault handler (only with cap.stats). */
 uint64_t cap_wp_fault_cpu_ns(void);
+/* The userfaultfd mechanism: mappings tracked by it, mappings it refused
+ * (tracked by mprotect instead), PAGEMAP_SCAN calls and pages they found
+ * written; *open_err is 0 if it is available, else the errno of opening
+ * it (ENOTSUP: not asked for, TESSERA_CAPTURE_WP_TRACK is not uffd). */
+void cap_wp_uffd_stats(unsigned long *maps, unsigned long *refused, unsigned long *scans,
+                       unsigned long *pages, int *open_err);
+/* In a forked child: the userfaultfd and pagemap descriptors are the
+ * parent's; open the child's own at its next mapping. */
+void cap_wp_after_fork(void);
 
 #endif

@@ -552,8 +552,9 @@ snapshot_bo(struct cap_file *f, struct cap_bo *bo)
    /* wp: arm before reading, so a write racing with the read faults and
     * is caught by the next snapshot */
    if (cap.opt.mem == CAP_MEM_WP && !bo->full) {
-      cap_wp_collect(f, bo);
-      return;
+      if (cap_wp_collect(f, bo))
+         return;
+      bo->full = true;   /* a mapping lost its tracking: read whole, re-arm */
    }
    /* A GPU that does not finish (wait_queues_idle false) leaves the
     * object stale: read now, the CPU's writes are not lost, and what the
@@ -617,6 +618,8 @@ snapshot_vm(struct cap_file *f, struct cap_vm *vm)
       if (bo && !bo->gpu_dirty && (vm->map.m[i].flags & DRM_ASAHI_BIND_WRITE))
          cap_wp_cool(f, bo);
    }
+   if (cap.opt.mem == CAP_MEM_WP)
+      cap_wp_scan();   /* the userfaultfd mappings' writes, for collect */
    cap.gen++;
    for (size_t i = 0; i < vm->map.count && recording(); i++) {
       struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);

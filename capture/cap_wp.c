@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The "wp" memory strategy: the program's CPU mappings of GPU objects are
- * write-protected after each snapshot; the first write to a page faults
- * into our SIGSEGV handler, which marks the page dirty and gives write
- * access back. A snapshot then reads only dirty pages (plus whole objects
- * the GPU may have written, once per frame: see cap_frame_locked()).
+ * write-protected after each snapshot, and a snapshot reads only the pages
+ * written since (plus whole objects the GPU may have written, at
+ * keyframes: cap_reread_gpu_written()). Two mechanisms, chosen per
+ * mapping at cap_wp_register():
+ *  - mprotect (the default, and the fallback): the first write to a page
+ *    faults into our SIGSEGV handler, which marks the page dirty and gives
+ *    write access back;
+ *  - async userfaultfd (cap_uffd.h; TESSERA_CAPTURE_WP_TRACK=uffd), where
+ *    the kernel offers it: writes are resolved in the kernel,
+ *    cap_wp_scan() finds them with PAGEMAP_SCAN, which protects them again
+ *    atomically; no hot pages. Not the default: on es2gears it measured
+ *    no cheaper (docs/capture.md).
  *
  * The handler runs on any thread at any time, so the mapping table is a
  * fixed array of atomically published entries; entries are never freed
@@ -13,7 +21,7 @@
  *
  * The SIGSEGV handler is cap_crash.c's, which asks cap_wp_fault() first.
  *
- * Hot pages. A write fault costs a signal and two mprotect() calls (the
+ * Hot pages (mprotect mechanism). A write fault costs a signal and two mprotect() calls (the
  * handler's, and the collect's that protects the page again), ~30 us on a
  * 2-core VM where each mprotect shoots down the other CPU's TLB; reading
  * and hashing a 4 KiB page costs well under 1 us. A GL driver rewrites
@@ -29,9 +37,10 @@
  * half-done result; cap_wp_cool() protects them before the first
  * submission that binds the object writable.
  *
- * Limits (docs/capture.md): a program that mprotect()s these mappings itself, or lets a system
- * call write into them (read(2) into a mapped object gets EFAULT while the
- * page is protected) should use the default "hash" strategy.
+ * Limits of the mprotect mechanism (docs/capture.md): a program that
+ * mprotect()s these mappings itself, or lets a system call write into them
+ * (read(2) into a mapped object gets EFAULT while the page is protected)
+ * should use the "hash" strategy.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,6 +52,7 @@
 #include <unistd.h>
 
 #include "capture/cap_priv.h"
+#include "capture/cap_uffd.h"
 
 #define HOT_WINDOW 64u
 #define HOT_IDLE 32u
@@ -60,6 +70,14 @@ static atomic_ulong n_faults, n_protects, n_maps;
 static _Atomic uint64_t fault_ns;
 static size_t host_page;
 static bool wp_on;
+/* The userfaultfd mechanism (cap_uffd.h), per process, if
+ * TESSERA_CAPTURE_WP_TRACK=uffd; uf_err is why it is closed (ENOTSUP: not
+ * asked for), uf_reopen set in a forked child. */
+static struct cap_uffd uf = CAP_UFFD_CLOSED;
+static int uf_err = ENOTSUP;
+static bool uf_reopen;
+static atomic_ulong n_uffd_maps, n_uffd_refused, n_scans, n_scan_pages;
+static bool scan_ranges_stale;   /* cap_wp_scan()'s ranges, under cap.lock */
 
 bool
 cap_wp_fault(const siginfo_t *si)
@@ -72,6 +90,8 @@ cap_wp_fault(const siginfo_t *si)
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || a < m->addr || a >= m->addr + m->len)
          continue;
+      if (atomic_load(&m->uffd))
+         return false;   /* the kernel resolves its write faults: not ours */
       size_t pg = (a - m->addr) / host_page;
       int saved = errno;
       uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;   /* async-signal-safe */
@@ -93,7 +113,22 @@ cap_wp_init(bool own_segv)
       return false;   /* e.g. a sanitizer keeps SIGSEGV to itself */
    host_page = (size_t)sysconf(_SC_PAGESIZE);
    wp_on = true;
+   if (cap.opt.wp_uffd)
+      uf_err = -cap_uffd_open(&uf);
    return true;
+}
+
+void
+cap_wp_after_fork(void)
+{
+   /* Closed now, not at the next mapping: a scan through the parent's
+    * /proc/self/pagemap would take the parent's written pages from it.
+    * (The parent keeps its own references: its registrations stay.) The
+    * parent's mappings in the table are not registered in the child: the
+    * child's scans skip them, the fault handler leaves them alone. */
+   cap_uffd_close(&uf);
+   uf_err = ENOTSUP;
+   uf_reopen = wp_on && cap.opt.wp_uffd;
 }
 
 void
@@ -121,11 +156,38 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
       bo->full = true;   /* untracked mapping: read the object whole */
       return;
    }
+   if (uf_reopen) {
+      /* a forked child: the inherited descriptors track the parent */
+      uf_reopen = false;
+      cap_uffd_close(&uf);
+      uf_err = -cap_uffd_open(&uf);
+   }
+   /* Async userfaultfd (TESSERA_CAPTURE_WP_TRACK=uffd) where the kernel
+    * can write-protect this mapping (Linux >= 6.7): a write costs a minor
+    * fault resolved in the kernel instead of a signal and two mprotect
+    * calls. Refused (another userfaultfd tracks it, or VM_PFNMAP device
+    * memory, which PAGEMAP_SCAN would not see): mprotect, as by default. */
+   bool by_uffd = false;
+   static unsigned n_registered;
+   bool refuse = cap.opt.wp_mixed && (n_registered++ & 1);   /* a test's refusal */
+   if (uf.uffd >= 0) {
+      if (!refuse && cap_uffd_track(&uf, addr, pages * host_page) == 0)
+         by_uffd = true;
+      else
+         atomic_fetch_add(&n_uffd_refused, 1);
+   }
    *m = (struct cap_cpumap){ (uintptr_t)addr, pages * host_page, prot, f->id, bo->handle,
-                             bo_offset, dirty, false, 0, last_dirty, hot, hot_hash, 0 };
+                             bo_offset, dirty, false, 0, last_dirty, hot, hot_hash, 0,
+                             by_uffd };
    if (atomic_load(&maps_end) <= slot)
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
    atomic_store(&maps[slot], m);
+   if (by_uffd) {
+      m->armed = true;   /* every page protected, from before the program has it */
+      atomic_fetch_add(&n_uffd_maps, 1);
+      scan_ranges_stale = true;
+      return;
+   }
    atomic_fetch_add(&n_maps, 1);
    /* Armed before the program has the address: every write through the
     * mapping is caught from its first one, so the object's recorded
@@ -148,6 +210,7 @@ unregister(unsigned i)
    struct cap_cpumap *m = atomic_exchange(&maps[i], NULL);
    if (!m)
       return;
+   scan_ranges_stale = true;
    /* A fault on another thread may still hold m: keep it (rare: mappings
     * of GPU objects are few and long lived). */
    (void)m;
@@ -208,6 +271,99 @@ record_pages(struct cap_file *f, struct cap_bo *bo, const struct cap_cpumap *m,
    cap.snap_bytes += size;
 }
 
+/* A userfaultfd mapping whose strict scan failed (it is no longer
+ * registered): mprotect from now on (cap_wp_arm protects it whole, its
+ * object being read whole). */
+static void
+uffd_to_mprotect(struct cap_cpumap *m)
+{
+   atomic_store(&m->uffd, false);
+   m->armed = false;
+   scan_ranges_stale = true;
+   atomic_fetch_sub(&n_uffd_maps, 1);
+   atomic_fetch_add(&n_maps, 1);
+}
+
+/* A run of written pages from cap_wp_scan(), already protected again:
+ * marked dirty in every userfaultfd mapping it overlaps, read by the next
+ * collect of the mapping's object. */
+static void
+mark_written(void *ctx, uintptr_t start, uintptr_t end)
+{
+   (void)ctx;
+   for (unsigned i = 0, n = atomic_load(&maps_end); i < n; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (!m || !atomic_load(&m->uffd) || end <= m->addr || start >= m->addr + m->len)
+         continue;
+      uintptr_t a = start > m->addr ? start : m->addr;
+      uintptr_t e = end < m->addr + m->len ? end : m->addr + m->len;
+      for (size_t p = (a - m->addr) / host_page; p < (e - m->addr) / host_page; p++)
+         atomic_store(&m->dirty[p], 1);
+   }
+}
+
+/* Scan ranges: the userfaultfd mappings sorted by address, neighbours
+ * closer than SCAN_GAP merged. PAGEMAP_SCAN's cost is mostly per mapping
+ * (VMA) it walks, tracked or not: one call per tracked mapping (~25 per
+ * es2gears submission) cost more than the faults they replaced, and so did
+ * one call over the span of all of them (~1000 other mappings of
+ * libraries and heaps in between, ~100 us). Rebuilt when the set changes. */
+#define SCAN_GAP (256u << 10)
+static struct { uintptr_t lo, hi; } scan_ranges[CAP_MAX_CPUMAPS];
+static unsigned n_scan_ranges;
+
+static int
+cmp_range(const void *a, const void *b)
+{
+   uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+   return x < y ? -1 : x > y;
+}
+
+static void
+build_scan_ranges(void)
+{
+   n_scan_ranges = 0;
+   for (unsigned i = 0, n = atomic_load(&maps_end); i < n; i++) {
+      struct cap_cpumap *m = atomic_load(&maps[i]);
+      if (m && atomic_load(&m->uffd)) {
+         scan_ranges[n_scan_ranges].lo = m->addr;
+         scan_ranges[n_scan_ranges++].hi = m->addr + m->len;
+      }
+   }
+   qsort(scan_ranges, n_scan_ranges, sizeof(scan_ranges[0]), cmp_range);
+   unsigned k = 0;
+   for (unsigned i = 0; i < n_scan_ranges; i++) {
+      if (k && scan_ranges[i].lo <= scan_ranges[k - 1].hi + SCAN_GAP) {
+         if (scan_ranges[i].hi > scan_ranges[k - 1].hi)
+            scan_ranges[k - 1].hi = scan_ranges[i].hi;
+      } else {
+         scan_ranges[k++] = scan_ranges[i];
+      }
+   }
+   n_scan_ranges = k;
+   scan_ranges_stale = false;
+}
+
+void
+cap_wp_scan(void)
+{
+   if (uf.uffd < 0 || !atomic_load(&n_uffd_maps))
+      return;
+   if (scan_ranges_stale)
+      build_scan_ranges();
+   for (unsigned i = 0; i < n_scan_ranges; i++) {
+      atomic_fetch_add(&n_scans, 1);
+      /* not strict: untracked mappings in a range's gaps are skipped */
+      long n = cap_uffd_scan(&uf, (void *)scan_ranges[i].lo,
+                             scan_ranges[i].hi - scan_ranges[i].lo, false, mark_written, NULL);
+      if (n > 0)
+         atomic_fetch_add(&n_scan_pages, (unsigned long)n);
+      /* n < 0 (cannot happen short of a kernel change): the runs reported
+       * are marked; a mapping that lost its registration is found by the
+       * strict scan of its next whole read (cap_wp_arm) */
+   }
+}
+
 /* What collect does with one page. */
 enum { PG_SKIP, PG_PROTECT, PG_READ };
 
@@ -221,6 +377,21 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
+      if (atomic_load(&m->uffd)) {
+         /* the pages cap_wp_scan() found written, protected again by it.
+          * No hot pages here: a page rewritten every frame costs a minor
+          * fault the kernel resolves and its share of one scan. */
+         size_t pages = m->len / host_page;
+         for (size_t p = 0; p < pages;) {
+            size_t q = p;
+            while (q < pages && atomic_load(&m->dirty[q]))
+               atomic_store(&m->dirty[q++], 0);
+            if (q > p)
+               record_pages(f, bo, m, &view, p, q);
+            p = q + 1;
+         }
+         continue;
+      }
       size_t pages = m->len / host_page;
       m->collects++;
       for (size_t p = 0; p < pages;) {
@@ -322,6 +493,18 @@ cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
+      if (atomic_load(&m->uffd)) {
+         /* protect what was written (the caller reads it all next); strict:
+          * a mapping that lost its registration is found here */
+         atomic_fetch_add(&n_scans, 1);
+         long n = cap_uffd_scan(&uf, (void *)m->addr, m->len, true, NULL, NULL);
+         if (n >= 0) {
+            atomic_fetch_add(&n_scan_pages, (unsigned long)n);
+            memset((void *)m->dirty, 0, m->len / host_page);
+            continue;
+         }
+         uffd_to_mprotect(m);
+      }
       size_t pages = m->len / host_page;
       bool any = !m->armed || m->nhot;
       for (size_t p = 0; p < pages; p++)
@@ -357,4 +540,15 @@ cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mapp
    *faults = atomic_load(&n_faults);
    *protects = atomic_load(&n_protects);
    *mappings = atomic_load(&n_maps);
+}
+
+void
+cap_wp_uffd_stats(unsigned long *maps, unsigned long *refused, unsigned long *scans,
+                  unsigned long *pages, int *open_err)
+{
+   *maps = atomic_load(&n_uffd_maps);
+   *refused = atomic_load(&n_uffd_refused);
+   *scans = atomic_load(&n_scans);
+   *pages = atomic_load(&n_scan_pages);
+   *open_err = uf.uffd >= 0 ? 0 : uf_err;
 }

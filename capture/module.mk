@@ -5,7 +5,7 @@
 # cap_cmdbuf.h), unit tested. docs/capture.md.
 
 LIBS += capture
-capture_SRCS := capture/cap_options.c capture/cap_cmdbuf.c capture/cap_launch.c
+capture_SRCS := capture/cap_options.c capture/cap_cmdbuf.c capture/cap_launch.c capture/cap_uffd.c
 
 SHLIBS += tessera-capture
 tessera-capture_SRCS := capture/cap_layer.c capture/cap_state.c capture/cap_reaper.c \

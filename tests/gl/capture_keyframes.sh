@@ -28,9 +28,14 @@
 #   - reads: the default capture (wp) reads at most 5 MiB besides the
 #     keyframes' re-reads (TESSERA_CAPTURE_STATS): objects created while
 #     recording are not read whole, their CPU mappings are write-protected
-#     from the start (it read every new object whole, 8 MiB); and takes at
-#     most 400 write faults: pages the driver rewrites frame after frame are
-#     hot, left writable and read at each submission (it took ~600).
+#     from the start (it read every new object whole, 8 MiB). With wp's
+#     mprotect mechanism (the default): at most 400 write faults (each a signal and two
+#     mprotect calls): pages the driver rewrites frame after frame are hot,
+#     left writable and read at each submission (it took ~600). With the
+#     userfaultfd mechanism (TESSERA_CAPTURE_WP_TRACK=uffd) writes never fault into the layer: no write
+#     fault at all when every mapping is tracked by it (with mappings
+#     refused, =mixed, the mprotect limit holds), and the pages its scans
+#     found written (each a kernel-resolved fault, ~630) are printed.
 #   - bad options: --gpu-memory bogus, --keyframe-every 0: exit 2, a message.
 . "$(dirname "$0")/lib/common.sh"
 
@@ -69,9 +74,22 @@ elif [ $((rn - rr)) -gt 5 ]; then
     check FAILED reads "$((rn - rr)) MiB read besides the keyframes' $rr MiB"
 elif ! faults=$(sed -n 's/.* wp: \([0-9]*\) write faults,.*/\1/p' "$work/key.log") || [ -z "$faults" ]; then
     check FAILED reads "no wp statistics: $(grep 'tessera capture' "$work/key.log" | head -n 4)"
+elif ! ustats=$(grep ' wp uffd: ' "$work/key.log"); then
+    check FAILED reads "no wp uffd statistics: $(grep 'tessera capture' "$work/key.log" | head -n 5)"
+elif echo "$ustats" | grep -q unavailable; then
+    echo "wp by mprotect: $faults write faults (${ustats#*wp uffd: })"
+    if [ "$faults" -gt 400 ]; then
+        check FAILED reads "$faults write faults (hot pages not left writable?)"
+    else
+        check ok reads
+    fi
+elif echo "$ustats" | grep -q ' mappings, 0 refused,' && [ "$faults" != 0 ]; then
+    check FAILED reads "$faults write faults with every mapping tracked by userfaultfd: $ustats"
 elif [ "$faults" -gt 400 ]; then
-    check FAILED reads "$faults write faults (hot pages not left writable?)"
+    # mappings refused (mixed): tracked by mprotect, its limit holds
+    check FAILED reads "$faults write faults (hot pages not left writable?), $ustats"
 else
+    echo "wp by userfaultfd: ${ustats#*wp uffd: }"
     check ok reads
 fi
 

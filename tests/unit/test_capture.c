@@ -2,7 +2,7 @@
 /*
  * Unit tests of the capture layer's process-independent parts: options
  * from the environment, ranges and signals, trace naming and command-buffer
- * timestamp scanning. The VM mapping list and the shader index the layer
+ * timestamp scanning, userfaultfd write tracking (cap_uffd.h). The VM mapping list and the shader index the layer
  * uses are tested with uapi/ (test_uapi_vm_map, test_uapi_shaders).
  */
 #include <errno.h>
@@ -15,9 +15,13 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "capture/cap_cmdbuf.h"
 #include "capture/cap_options.h"
+#include "capture/cap_uffd.h"
 #include "drm-uapi/asahi_drm.h"
 
 /* ------------------------------------------------------------- options */
@@ -95,6 +99,18 @@ test_options(void **state)
    const char *const bad_mem[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_MEM",
                                    "fast", NULL };
    assert_int_equal(parse(bad_mem, &o, err), -EINVAL);
+   assert_false(o.wp_uffd);   /* default: mprotect */
+   const char *const wp_track[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_WP_TRACK",
+                                    "uffd", NULL };
+   assert_int_equal(parse(wp_track, &o, err), 0);
+   assert_true(o.wp_uffd && !o.wp_mixed);
+   const char *const wp_mixed[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_WP_TRACK",
+                                    "mixed", NULL };
+   assert_int_equal(parse(wp_mixed, &o, err), 0);
+   assert_true(o.wp_mixed && o.wp_uffd);
+   const char *const bad_track[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_WP_TRACK",
+                                     "sigsegv", NULL };
+   assert_int_equal(parse(bad_track, &o, err), -EINVAL);
    const char *const bad_sig[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_SIGNAL",
                                    "KILL", NULL };
    assert_int_equal(parse(bad_sig, &o, err), -EINVAL);
@@ -123,6 +139,141 @@ test_options(void **state)
                                   "none", NULL };
    assert_int_equal(parse(no_sig, &o, err), 0);
    assert_int_equal(o.trigger_signal, 0);
+}
+
+/* ---------------------------------------------------------------- uffd */
+
+struct runs {
+   uintptr_t base;
+   long page;
+   unsigned n;
+   long p[8], q[8];
+};
+
+static void
+on_run(void *ctx, uintptr_t start, uintptr_t end)
+{
+   struct runs *r = ctx;
+   assert_true(r->n < 8);
+   r->p[r->n] = (long)((start - r->base) / (uintptr_t)r->page);
+   r->q[r->n++] = (long)((end - r->base) / (uintptr_t)r->page);
+}
+
+static long
+scan(const struct cap_uffd *u, char *p, size_t len, struct runs *r)
+{
+   r->base = (uintptr_t)p;
+   r->page = sysconf(_SC_PAGESIZE);
+   r->n = 0;
+   return cap_uffd_scan(u, p, len, true, on_run, r);
+}
+
+/* Writes between two scans (the layer's two submissions) are found, each
+ * once, on a shared memfd mapping as the shim's GEM objects are; also a
+ * page first touched after tracking started. */
+static void
+test_uffd_tracks_writes(void **state)
+{
+   (void)state;
+   struct cap_uffd u;
+   int e = cap_uffd_open(&u);
+   if (e == -ENOSYS || e == -EPERM || e == -EINVAL) {
+      print_message("no async userfaultfd write-protection here (%s): skipped\n", strerror(-e));
+      skip();
+   }
+   assert_int_equal(e, 0);
+   long pg = sysconf(_SC_PAGESIZE);
+   size_t len = 16 * (size_t)pg;
+   int fd = memfd_create("test-uffd", MFD_CLOEXEC);
+   assert_true(fd >= 0);
+   assert_int_equal(ftruncate(fd, (off_t)len), 0);
+   char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+   assert_true(p != MAP_FAILED);
+   p[1 * pg] = 1;   /* populated before tracking, the rest not */
+   assert_int_equal(cap_uffd_track(&u, p, len), 0);
+   struct runs r;
+   assert_int_equal(scan(&u, p, len, &r), 0);
+   p[3 * pg] = 2;
+   p[4 * pg + 7] = 3;
+   p[9 * pg] = 4;
+   p[1 * pg] = 5;
+   assert_int_equal(scan(&u, p, len, &r), 4);
+   assert_int_equal(r.n, 3);
+   assert_int_equal(r.p[0], 1);
+   assert_int_equal(r.q[0], 2);
+   assert_int_equal(r.p[1], 3);
+   assert_int_equal(r.q[1], 5);
+   assert_int_equal(r.p[2], 9);
+   assert_int_equal(r.q[2], 10);
+   /* protected again by the scan: nothing new, then a rewrite is found */
+   assert_int_equal(scan(&u, p, len, &r), 0);
+   p[4 * pg] = 6;
+   assert_int_equal(scan(&u, p, len, &r), 1);
+   assert_int_equal(r.p[0], 4);
+   /* a system call writing into a protected page succeeds (the kernel
+    * resolves the fault), and is found */
+   int pipefd[2];
+   assert_int_equal(pipe(pipefd), 0);
+   assert_int_equal(write(pipefd[1], "x", 1), 1);
+   assert_int_equal(read(pipefd[0], p + 12 * pg, 1), 1);
+   assert_int_equal(scan(&u, p, len, &r), 1);
+   assert_int_equal(r.p[0], 12);
+   close(pipefd[0]);
+   close(pipefd[1]);
+   munmap(p, len);
+   close(fd);
+   cap_uffd_close(&u);
+}
+
+/* A mapping the kernel refuses to track is left as it was, writable (the
+ * layer then tracks it with mprotect): here one that another userfaultfd
+ * (the program's own) tracks already. A scan over an untracked mapping
+ * fails instead of reporting nothing written (the layer then reads the
+ * object whole and falls back to mprotect). */
+static void
+test_uffd_refuses(void **state)
+{
+   (void)state;
+   struct cap_uffd u, other;
+   int e = cap_uffd_open(&u);
+   if (e == -ENOSYS || e == -EPERM || e == -EINVAL)
+      skip();
+   assert_int_equal(e, 0);
+   assert_int_equal(cap_uffd_open(&other), 0);
+   long pg = sysconf(_SC_PAGESIZE);
+   size_t len = 4 * (size_t)pg;
+   char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+   assert_true(p != MAP_FAILED);
+   struct runs r;
+   assert_true(scan(&u, p, len, &r) < 0);   /* not tracked yet */
+   assert_int_equal(cap_uffd_track(&other, p, len), 0);
+   assert_int_equal(cap_uffd_track(&u, p, len), -EBUSY);
+   cap_uffd_close(&other);   /* its registration ends with it */
+   p[pg] = 1;   /* writable */
+   assert_true(scan(&u, p, len, &r) < 0);
+   /* and now ours is accepted */
+   assert_int_equal(cap_uffd_track(&u, p, len), 0);
+   p[2 * pg] = 1;
+   assert_int_equal(scan(&u, p, len, &r), 1);
+   assert_int_equal(r.p[0], 2);
+   /* not strict: one scan over the span of a tracked and an untracked
+    * mapping reports the tracked one's writes only */
+   char *q = mmap(NULL, 3 * len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+   assert_true(q != MAP_FAILED);
+   assert_int_equal(cap_uffd_track(&u, q, len), 0);
+   assert_int_equal(cap_uffd_track(&u, q + 2 * len, len), 0);
+   q[len + 1] = 1;   /* untracked, between the two */
+   q[2 * len + 3 * pg] = 1;
+   r.base = (uintptr_t)q;
+   r.n = 0;
+   assert_int_equal(cap_uffd_scan(&u, q, 3 * len, false, on_run, &r), 1);
+   assert_int_equal(r.p[0], 11);
+   assert_true(cap_uffd_scan(&u, q, 3 * len, true, NULL, NULL) < 0);
+   munmap(q, 3 * len);
+   munmap(p, len);
+   /* a closed tracker refuses everything */
+   cap_uffd_close(&u);
+   assert_int_equal(cap_uffd_track(&u, p, len), -EBADF);
 }
 
 static void
@@ -241,6 +392,8 @@ main(void)
       cmocka_unit_test(test_ranges),
       cmocka_unit_test(test_naming),
       cmocka_unit_test(test_cmdbuf),
+      cmocka_unit_test(test_uffd_tracks_writes),
+      cmocka_unit_test(test_uffd_refuses),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
