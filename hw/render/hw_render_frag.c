@@ -597,11 +597,19 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
       return HW_USC_OK;
    case AGX_OP_SAMPLE_MASK: {
       const struct agx_operand *S = &in->operands[0], *M = &in->operands[1];
+      if (!exec)
+         return HW_USC_OK;
+      /* hw_usc_simd_read16 with the rows looked up once */
+      const uint32_t *srow = S->type == AGX_OPERAND_IMM ? NULL
+                             : hw_usc_simd_row32(s, (S->value & 255) >> 1);
+      const uint32_t *mrow = M->type == AGX_OPERAND_IMM ? NULL
+                             : hw_usc_simd_row32(s, (M->value & 255) >> 1);
+      unsigned ssh = (S->value & 1) * 16, msh = (M->value & 1) * 16;
       for (unsigned l = 0; l < 32; l++) {
          if (!(exec >> l & 1))
             continue;
-         uint32_t sm = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm : hw_usc_simd_read16(s, S->value, l);
-         uint32_t mv = M->type == AGX_OPERAND_IMM ? (uint32_t)M->imm : hw_usc_simd_read16(s, M->value, l);
+         uint32_t sm = srow ? (srow[l] >> ssh) & 0xffff : (uint32_t)S->imm;
+         uint32_t mv = mrow ? (mrow[l] >> msh) & 0xffff : (uint32_t)M->imm;
          /* Samples in S whose bit in M is 0 are killed; the others run
           * their tests. It never adds coverage: a helper lane (no
           * sample covered) stays one, or its stores would write the
