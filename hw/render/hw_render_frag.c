@@ -496,32 +496,66 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
             lane[n++] = (uint8_t)l;
          }
       }
+      /* RGBA8 (u8norm, the four components in four consecutive bytes):
+       * the pixels move whole between the tilebuffer and a dense copy
+       * (px[i] = the 4 bytes at off[i]), which the per-component calls
+       * convert from / into, instead of four scattered byte accesses per
+       * sample. The accesses stay inside the sample and distinct samples
+       * do not overlap, so the tilebuffer ends up with the same bytes. */
+      /* Every lane one access (loads read one sample; single-sample
+       * stores): the entries are lanes 0-31 in order, so the register
+       * rows move as whole 32-lane rows (loops the compiler vectorises). */
+      bool dense = n == 32 && (load || fp->samples == 1);
+      bool whole = F == HW_TEX_MEM_U8NORM && mask == 0xf;
+      uint8_t px[32 * HWR_MAX_SAMPLES][4];
+      size_t poff[32 * HWR_MAX_SAMPLES];
+      if (whole) {
+         for (unsigned i = 0; i < n; i++)
+            poff[i] = (size_t)i * 4;
+         if (load)
+            for (unsigned i = 0; i < n; i++)
+               memcpy(px[i], r->t->tb + off[i], 4);
+      }
       unsigned k = 0;
       for (unsigned c = 0; c < 4 && n; c++) {
          if (!(mask >> c & 1))
             continue;
-         uint8_t *base = r->t->tb + (packed ? 0 : c * bytes);
+         uint8_t *base = whole ? &px[0][c] : r->t->tb + (packed ? 0 : c * bytes);
+         const size_t *at = whole ? poff : off;
          uint32_t *rw = row[k];
+         uint32_t hm = 0xffffu << sh[k];
          if (load) {
-            hw_tex_tile_load_comps(F, c, base, off, val, n, r16);
-            if (r16)
+            hw_tex_tile_load_comps(F, c, base, at, val, n, r16);
+            if (dense && r16)
+               for (unsigned i = 0; i < 32; i++)
+                  rw[i] = (rw[i] & ~hm) | (val[i] & 0xffff) << sh[k];
+            else if (dense)
+               memcpy(rw, val, 32 * 4);
+            else if (r16)
                for (unsigned i = 0; i < n; i++)
-                  rw[lane[i]] = (rw[lane[i]] & ~(0xffffu << sh[k])) |
-                                (val[i] & 0xffff) << sh[k];
+                  rw[lane[i]] = (rw[lane[i]] & ~hm) | (val[i] & 0xffff) << sh[k];
             else
                for (unsigned i = 0; i < n; i++)
                   rw[lane[i]] = val[i];
          } else {
-            if (r16)
+            if (dense && r16)
+               for (unsigned i = 0; i < 32; i++)
+                  val[i] = (rw[i] >> sh[k]) & 0xffff;
+            else if (dense)
+               memcpy(val, rw, 32 * 4);
+            else if (r16)
                for (unsigned i = 0; i < n; i++)
                   val[i] = (rw[lane[i]] >> sh[k]) & 0xffff;
             else
                for (unsigned i = 0; i < n; i++)
                   val[i] = rw[lane[i]];
-            hw_tex_tile_store_comps(F, c, base, off, val, n, r16);
+            hw_tex_tile_store_comps(F, c, base, at, val, n, r16);
          }
          k++;
       }
+      if (whole && !load)
+         for (unsigned i = 0; i < n; i++)
+            memcpy(r->t->tb + off[i], px[i], 4);
       return HW_USC_OK;
    }
    for (unsigned l = 0; l < 32; l++) {

@@ -1511,8 +1511,26 @@ render_fast_ref(unsigned samples, bool reference, uint32_t *img, uint64_t *cycle
    const unsigned W = 40, H = 20;
    struct scene s;
    scene_init(&s, W, H, samples, BLACK, 2, 1 << 20);
+   const unsigned nfs = sizeof(fast_ref_fs) / sizeof(fast_ref_fs[0]);
+   /* first every shader over the whole target (full groups: every lane
+    * live and covered), then over random triangles */
+   for (unsigned d = 0; d <= nfs; d++) {
+      const float c0[4] = { 0.2f, 0.9f, 0.4f, 0.6f }, c1[4] = { 0.7f, 0.1f, 0.8f, 1.0f };
+      struct vtx v[6];
+      set_vtx(&v[0], -1, -1, 0.5f, c0);
+      set_vtx(&v[1], 1, -1, 0.5f, c1);
+      set_vtx(&v[2], 1, 1, 0.5f, c0);
+      v[3] = v[0];
+      v[4] = v[2];
+      set_vtx(&v[5], -1, 1, 0.5f, c1);
+      struct draw_state ds = default_state;
+      ds.pass = AGX_PASS_TYPE_TRANSLUCENT;   /* every draw shaded, in order */
+      ds.fs = d == nfs ? fs_blend_src : fast_ref_fs[(d + 7) % nfs];
+      emit_state(&s, &ds, vs_src, v, sizeof(v));
+      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   }
    uint32_t seed = 12345;
-   for (unsigned d = 0; d < 3 * (sizeof(fast_ref_fs) / sizeof(fast_ref_fs[0])); d++) {
+   for (unsigned d = 0; d < 3 * nfs; d++) {
       struct vtx v[3];
       for (unsigned i = 0; i < 3; i++) {
          float c[4];
@@ -1528,7 +1546,8 @@ render_fast_ref(unsigned samples, bool reference, uint32_t *img, uint64_t *cycle
          set_vtx(&v[i], x * 1.3f, y * 1.3f, 0.5f, c);
       }
       struct draw_state ds = default_state;
-      ds.fs = d % 3 == 2 ? fs_blend_src : fast_ref_fs[d % (sizeof(fast_ref_fs) / sizeof(fast_ref_fs[0]))];
+      ds.pass = AGX_PASS_TYPE_TRANSLUCENT;   /* every draw shaded, in order */
+      ds.fs = d % 3 == 2 ? fs_blend_src : fast_ref_fs[d % nfs];
       emit_state(&s, &ds, vs_src, v, sizeof(v));
       emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
    }
