@@ -64,4 +64,11 @@ void hw_render_set_profiler(struct hw_render *r, hw_prof_fn fn, void *user);
 void hw_render_execute(struct hw_render *r, const struct hw_exec_job *job,
                        struct hw_exec_result *res);
 
+/* Tests only: when true, the fragment stage's hooks take their per-lane
+ * reference paths (iter/iterproj, ld_tile/st_tile) instead of the batched
+ * fast paths, which must give the same registers, tilebuffer, images and
+ * cycles; a test renders a scene both ways and compares. Set it while no
+ * render job runs. */
+extern bool hw_render_frag_reference;
+
 #endif

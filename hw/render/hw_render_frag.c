@@ -18,6 +18,7 @@
 #include "hw/render/hw_render_tex.h"
 #include "hw/tex/hw_tex_layout.h"
 #include "tessera/float_bits.h"
+#include "tessera/half.h"
 
 /* Sample positions in 1/256 pixel from the pixel's top-left corner. */
 static const uint16_t sample_pos[3][4][2] = {
@@ -126,6 +127,8 @@ struct fs_run {
    char err[96];
 };
 
+bool hw_render_frag_reference;
+
 static unsigned
 sidx(const struct fpass *fp, unsigned px, unsigned py, unsigned s)
 {
@@ -211,20 +214,6 @@ lane_tile_xy(const struct fs_run *r, unsigned l, unsigned *px, unsigned *py)
    return *px < r->t->fp->uw && *py < r->t->fp->uh;
 }
 
-static float
-lane_x(const struct fs_run *r, unsigned l, unsigned s, bool sample)
-{
-   float off = sample ? positions(r->t->fp->samples)[s][0] / 256.0f : 0.5f;
-   return (float)(r->gx + quad_dx(l)) + off;
-}
-
-static float
-lane_y(const struct fs_run *r, unsigned l, unsigned s, bool sample)
-{
-   float off = sample ? positions(r->t->fp->samples)[s][1] / 256.0f : 0.5f;
-   return (float)(r->gy + quad_dy(l)) + off;
-}
-
 static void
 put(struct hw_usc_simd *s, const struct agx_operand *o, unsigned k, unsigned l,
     uint32_t bits32)
@@ -244,28 +233,33 @@ cf_index(const struct agx_operand *o)
    return o->value;
 }
 
+/* The per-lane reference of op_iter (hw_render_frag_reference), as the
+ * model had it before the batched version: a lane at a time, bindings
+ * checked at the first live lane. */
+static float
+lane_x(const struct fs_run *r, unsigned l, unsigned s, bool sample)
+{
+   float off = sample ? positions(r->t->fp->samples)[s][0] / 256.0f : 0.5f;
+   return (float)(r->gx + quad_dx(l)) + off;
+}
+
+static float
+lane_y(const struct fs_run *r, unsigned l, unsigned s, bool sample)
+{
+   float off = sample ? positions(r->t->fp->samples)[s][1] / 256.0f : 0.5f;
+   return (float)(r->gy + quad_dy(l)) + off;
+}
+
 static enum hw_usc_status
-op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
-        uint32_t exec)
+op_iter_ref(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
+            uint32_t exec)
 {
    const struct agx_operand *d = &in->operands[0], *I = &in->operands[1];
    const struct agx_operand *J = in->op == AGX_OP_ITERPROJ ? &in->operands[2] : NULL;
    uint32_t interp = fld(in, FLD_INTERP), samp = fld(in, FLD_S);
    bool at_sample = interp == 1 || interp == 3;
-   /* interpolation 3: S names a 16-bit register holding each lane's
-    * sample index (Mesa's interpolateAtSample with any index not an
-    * immediate -- a constant one too, behind a bcsel on samples_log2) */
    bool samp_reg = interp == 3;
    unsigned cnt = d->count ? d->count : 1;
-   /* Destination rows (as put() addresses them), looked up once. */
-   uint32_t *row[8];
-   unsigned sh[8];
-   bool rows = cnt <= 8;
-   for (unsigned k = 0; rows && k < cnt; k++) {
-      unsigned reg = d->size == 16 ? ((d->value + k) & 255) >> 1 : (d->value + k) & 127;
-      row[k] = hw_usc_simd_row32(s, reg);
-      sh[k] = d->size == 16 ? ((d->value + k) & 1) * 16 : 0;
-   }
    for (unsigned l = 0; l < 32; l++) {
       if (!(exec >> l & 1))
          continue;
@@ -288,13 +282,93 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          float v = plane(r->p->cf[c], x, y);
          if (J)
             v = v / jw;
-         if (!rows)
-            put(s, d, k, l, tessera_fui(v));
-         else if (d->size == 16)
-            row[k][l] = (row[k][l] & ~(0xffffu << sh[k])) |
-                        (uint32_t)hw_usc_f32_to_f16(v) << sh[k];
-         else
-            row[k][l] = tessera_fui(v);
+         put(s, d, k, l, tessera_fui(v));
+      }
+   }
+   return HW_USC_OK;
+}
+
+/*
+ * iter/iterproj: the plane of each coefficient register at each live
+ * lane's pixel centre (or sample), divided by the W plane for iterproj.
+ * Evaluated a component at a time over all 32 lanes with the same float
+ * operations per lane as plane() (no contraction under -std=c11, so the
+ * compiler may vectorise without changing a bit); lanes outside exec are
+ * computed and dropped, which has no effect. The f32 -> f16 rounding is
+ * hw_usc_f32_to_f16's, inline (tessera/half.h).
+ */
+static enum hw_usc_status
+op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
+        uint32_t exec)
+{
+   const struct agx_operand *d = &in->operands[0], *I = &in->operands[1];
+   const struct agx_operand *J = in->op == AGX_OP_ITERPROJ ? &in->operands[2] : NULL;
+   uint32_t interp = fld(in, FLD_INTERP), samp = fld(in, FLD_S);
+   bool at_sample = interp == 1 || interp == 3;
+   /* interpolation 3: S names a 16-bit register holding each lane's
+    * sample index (Mesa's interpolateAtSample with any index not an
+    * immediate -- a constant one too, behind a bcsel on samples_log2) */
+   bool samp_reg = interp == 3;
+   unsigned cnt = d->count ? d->count : 1;
+   if (!exec)
+      return HW_USC_OK;
+   /* The bindings are the same for every lane: checked once, before any
+    * register is written (the error ends the shader). */
+   if (J && (!r->p || cf_index(J) >= r->p->ncf))
+      return HW_USC_OUT_OF_BOUNDS;
+   for (unsigned k = 0; k < cnt; k++) {
+      unsigned c = cf_index(I) + k;
+      if (!r->p || c >= r->p->ncf) {
+         snprintf(r->err, sizeof(r->err), "iter reads cf%u past the bindings", c);
+         return HW_USC_OUT_OF_BOUNDS;
+      }
+   }
+   float x[32], y[32], jw[32], v[32];
+   if (at_sample) {
+      const uint16_t (*pos)[2] = positions(r->t->fp->samples);
+      for (unsigned l = 0; l < 32; l++) {
+         unsigned si = 0;
+         if (exec >> l & 1)
+            si = (samp_reg ? hw_usc_simd_read16(s, samp, l) : samp) % r->t->fp->samples;
+         x[l] = (float)(r->gx + quad_dx(l)) + pos[si][0] / 256.0f;
+         y[l] = (float)(r->gy + quad_dy(l)) + pos[si][1] / 256.0f;
+      }
+   } else {
+      for (unsigned l = 0; l < 32; l++) {
+         x[l] = (float)(r->gx + quad_dx(l)) + 0.5f;
+         y[l] = (float)(r->gy + quad_dy(l)) + 0.5f;
+      }
+   }
+   if (J) {
+      const float *p = r->p->cf[cf_index(J)];
+      for (unsigned l = 0; l < 32; l++)
+         jw[l] = p[0] * x[l] + p[1] * y[l] + p[2];
+   }
+   for (unsigned k = 0; k < cnt; k++) {
+      const float *p = r->p->cf[cf_index(I) + k];
+      for (unsigned l = 0; l < 32; l++)
+         v[l] = p[0] * x[l] + p[1] * y[l] + p[2];
+      if (J)
+         for (unsigned l = 0; l < 32; l++)
+            v[l] = v[l] / jw[l];
+      unsigned reg = d->size == 16 ? ((d->value + k) & 255) >> 1 : (d->value + k) & 127;
+      if (k >= 8) {
+         /* (a count past any the compiler emits: the generic write) */
+         for (uint32_t m = exec; m; m &= m - 1)
+            put(s, d, k, (unsigned)__builtin_ctz(m), tessera_fui(v[__builtin_ctz(m)]));
+         continue;
+      }
+      uint32_t *row = hw_usc_simd_row32(s, reg);
+      if (d->size == 16) {
+         unsigned sh = ((d->value + k) & 1) * 16;
+         for (uint32_t m = exec; m; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctz(m);
+            row[l] = (row[l] & ~(0xffffu << sh)) |
+                     (uint32_t)tessera_f64_to_f16((double)v[l], false) << sh;
+         }
+      } else {
+         for (unsigned l = 0; l < 32; l++)
+            row[l] = exec >> l & 1 ? tessera_fui(v[l]) : row[l];
       }
    }
    return HW_USC_OK;
@@ -379,12 +453,17 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    const uint32_t *srow = S->type == AGX_OPERAND_IMM ? NULL
                           : hw_usc_simd_row32(s, (S->value & 255) >> 1);
    unsigned ssh = (S->value & 1) * 16;
-   /* Stores that stay inside the sample (the usual case) are gathered per
-    * component and converted in one call per component: the format is
-    * dispatched once, not per lane. Lanes are distinct pixels and
-    * components distinct bytes (or bits of a packed word), so the order
-    * of the writes does not change the tilebuffer. */
-   bool fast = !load;
+   /* Accesses that stay inside the sample (the usual case) are gathered
+    * per component and converted in one call per component: the format
+    * is dispatched once, not per lane. Stores: lanes are distinct pixels
+    * and components distinct bytes (or bits of a packed word), so the
+    * order of the writes does not change the tilebuffer. Loads: the
+    * tilebuffer does not change, each lane's S is read before its own
+    * destination is written and a lane's writes touch only its column of
+    * the registers, so reading every S first gives the same registers.
+    * The per-lane loop below stays the reference (and raises the error
+    * of an access past the sample). */
+   bool fast = !hw_render_frag_reference;
    for (unsigned c = 0; c < 4; c++)
       if (mask >> c & 1 && oob[c])
          fast = false;
@@ -400,10 +479,16 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          unsigned l = (unsigned)__builtin_ctz(m);
          uint32_t smask = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm
                           : (srow[l] >> ssh) & 0xffff;
-         smask &= sall & r->cov[l];
+         smask &= load ? sall : sall & r->cov[l];
          unsigned px = bx + quad_dx(l), py = by + quad_dy(l);
          if (!smask || px >= fp->uw || py >= fp->uh)
             continue;
+         if (load) {
+            /* loads read the first selected sample */
+            off[n] = (size_t)sidx(fp, px, py, (unsigned)__builtin_ctz(smask)) * fp->ss + O;
+            lane[n++] = (uint8_t)l;
+            continue;
+         }
          for (unsigned smp = 0; smp < fp->samples; smp++) {
             if (!(smask >> smp & 1))
                continue;
@@ -411,19 +496,66 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
             lane[n++] = (uint8_t)l;
          }
       }
+      /* RGBA8 (u8norm, the four components in four consecutive bytes):
+       * the pixels move whole between the tilebuffer and a dense copy
+       * (px[i] = the 4 bytes at off[i]), which the per-component calls
+       * convert from / into, instead of four scattered byte accesses per
+       * sample. The accesses stay inside the sample and distinct samples
+       * do not overlap, so the tilebuffer ends up with the same bytes. */
+      /* Every lane one access (loads read one sample; single-sample
+       * stores): the entries are lanes 0-31 in order, so the register
+       * rows move as whole 32-lane rows (loops the compiler vectorises). */
+      bool dense = n == 32 && (load || fp->samples == 1);
+      bool whole = F == HW_TEX_MEM_U8NORM && mask == 0xf;
+      uint8_t px[32 * HWR_MAX_SAMPLES][4];
+      size_t poff[32 * HWR_MAX_SAMPLES];
+      if (whole) {
+         for (unsigned i = 0; i < n; i++)
+            poff[i] = (size_t)i * 4;
+         if (load)
+            for (unsigned i = 0; i < n; i++)
+               memcpy(px[i], r->t->tb + off[i], 4);
+      }
       unsigned k = 0;
       for (unsigned c = 0; c < 4 && n; c++) {
          if (!(mask >> c & 1))
             continue;
-         if (r16)
-            for (unsigned i = 0; i < n; i++)
-               val[i] = (row[k][lane[i]] >> sh[k]) & 0xffff;
-         else
-            for (unsigned i = 0; i < n; i++)
-               val[i] = row[k][lane[i]];
-         hw_tex_tile_store_comps(F, c, r->t->tb + (packed ? 0 : c * bytes), off, val, n, r16);
+         uint8_t *base = whole ? &px[0][c] : r->t->tb + (packed ? 0 : c * bytes);
+         const size_t *at = whole ? poff : off;
+         uint32_t *rw = row[k];
+         uint32_t hm = 0xffffu << sh[k];
+         if (load) {
+            hw_tex_tile_load_comps(F, c, base, at, val, n, r16);
+            if (dense && r16)
+               for (unsigned i = 0; i < 32; i++)
+                  rw[i] = (rw[i] & ~hm) | (val[i] & 0xffff) << sh[k];
+            else if (dense)
+               memcpy(rw, val, 32 * 4);
+            else if (r16)
+               for (unsigned i = 0; i < n; i++)
+                  rw[lane[i]] = (rw[lane[i]] & ~hm) | (val[i] & 0xffff) << sh[k];
+            else
+               for (unsigned i = 0; i < n; i++)
+                  rw[lane[i]] = val[i];
+         } else {
+            if (dense && r16)
+               for (unsigned i = 0; i < 32; i++)
+                  val[i] = (rw[i] >> sh[k]) & 0xffff;
+            else if (dense)
+               memcpy(val, rw, 32 * 4);
+            else if (r16)
+               for (unsigned i = 0; i < n; i++)
+                  val[i] = (rw[lane[i]] >> sh[k]) & 0xffff;
+            else
+               for (unsigned i = 0; i < n; i++)
+                  val[i] = rw[lane[i]];
+            hw_tex_tile_store_comps(F, c, base, at, val, n, r16);
+         }
          k++;
       }
+      if (whole && !load)
+         for (unsigned i = 0; i < n; i++)
+            memcpy(r->t->tb + off[i], px[i], 4);
       return HW_USC_OK;
    }
    for (unsigned l = 0; l < 32; l++) {
@@ -479,14 +611,15 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
 {
    struct fs_run *r = user;
-   pthread_once(&names_once, names_init);
+   /* (names_init ran in hwr_fragment_pass: this runs per instruction) */
    /* One SIMD group per launch: group index must be 0. */
    if (hw_usc_simd_index(s) != 0)
       exec = 0;
    switch (in->op) {
    case AGX_OP_ITER:
    case AGX_OP_ITERPROJ:
-      return op_iter(r, s, in, exec);
+      return hw_render_frag_reference ? op_iter_ref(r, s, in, exec)
+                                      : op_iter(r, s, in, exec);
    case AGX_OP_LDCF:
       return op_ldcf(r, s, in, exec);
    case AGX_OP_LDST_TILE:
@@ -498,11 +631,19 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
       return HW_USC_OK;
    case AGX_OP_SAMPLE_MASK: {
       const struct agx_operand *S = &in->operands[0], *M = &in->operands[1];
+      if (!exec)
+         return HW_USC_OK;
+      /* hw_usc_simd_read16 with the rows looked up once */
+      const uint32_t *srow = S->type == AGX_OPERAND_IMM ? NULL
+                             : hw_usc_simd_row32(s, (S->value & 255) >> 1);
+      const uint32_t *mrow = M->type == AGX_OPERAND_IMM ? NULL
+                             : hw_usc_simd_row32(s, (M->value & 255) >> 1);
+      unsigned ssh = (S->value & 1) * 16, msh = (M->value & 1) * 16;
       for (unsigned l = 0; l < 32; l++) {
          if (!(exec >> l & 1))
             continue;
-         uint32_t sm = S->type == AGX_OPERAND_IMM ? (uint32_t)S->imm : hw_usc_simd_read16(s, S->value, l);
-         uint32_t mv = M->type == AGX_OPERAND_IMM ? (uint32_t)M->imm : hw_usc_simd_read16(s, M->value, l);
+         uint32_t sm = srow ? (srow[l] >> ssh) & 0xffff : (uint32_t)S->imm;
+         uint32_t mv = mrow ? (mrow[l] >> msh) & 0xffff : (uint32_t)M->imm;
          /* Samples in S whose bit in M is 0 are killed; the others run
           * their tests. It never adds coverage: a helper lane (no
           * sample covered) stays one, or its stores would write the
@@ -2153,6 +2294,10 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
       .samples = pl->samples, .ss = pl->sample_size,
       .partial_bg = partial_bg, .partial_eot = partial_eot,
    };
+   /* The hooks' operand tables, once per process before any tile runs
+    * (not per hooked instruction: fs_hook is on every iter and ld/st_tile
+    * of every group). */
+   pthread_once(&names_once, names_init);
    agx_zls_control_unpack(&pl->zls_control, &fp.zls);
    if (!zls_layouts(&fp, pl))
       return false;

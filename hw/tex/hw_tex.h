@@ -303,6 +303,11 @@ void hw_tex_tile_store_comp(unsigned fmt, unsigned comp, uint8_t *dst, uint32_t 
 void hw_tex_tile_store_comps(unsigned fmt, unsigned comp, uint8_t *base, const size_t *off,
                              const uint32_t *reg, unsigned n, bool r16);
 uint32_t hw_tex_tile_load_comp(unsigned fmt, unsigned comp, const uint8_t *src, bool r16);
+/* Loads n values of component comp: reg[i] = hw_tex_tile_load_comp(fmt,
+ * comp, base + off[i], r16), with the format dispatched once per call
+ * (ld_tile gathers a group's lanes per component, as st_tile does). */
+void hw_tex_tile_load_comps(unsigned fmt, unsigned comp, const uint8_t *base, const size_t *off,
+                            uint32_t *reg, unsigned n, bool r16);
 
 /* ---- instructions ------------------------------------------------------ */
 

@@ -202,3 +202,66 @@ hw_tex_tile_load_comp(unsigned f, unsigned comp, const uint8_t *src, bool r16)
    }
    return r16 ? hw_usc_f32_to_f16(fv) : tessera_fui(fv);
 }
+
+/*
+ * The 8-bit loads (u8norm, srgba8) are pure functions of one byte, so
+ * tables built once with hw_tex_tile_load_comp itself give the same
+ * registers: [format: 0 u8norm (and srgba8 alpha), 1 srgba8 colour]
+ * [r16][byte]. They spare a group's loads a division per value, and the
+ * sRGB decode a powf.
+ */
+static uint32_t load8[2][2][256];
+static pthread_once_t load8_once = PTHREAD_ONCE_INIT;
+
+static void
+load8_init(void)
+{
+   for (unsigned r16 = 0; r16 < 2; r16++) {
+      for (unsigned b = 0; b < 256; b++) {
+         uint8_t px[4] = { (uint8_t)b, (uint8_t)b, (uint8_t)b, (uint8_t)b };
+         load8[0][r16][b] = hw_tex_tile_load_comp(4, 0, px, r16);
+         load8[1][r16][b] = hw_tex_tile_load_comp(10, 0, px, r16);
+      }
+   }
+}
+
+void
+hw_tex_tile_load_comps(unsigned f, unsigned comp, const uint8_t *base, const size_t *off,
+                       uint32_t *reg, unsigned n, bool r16)
+{
+   switch (f) {
+   case 0:
+      for (unsigned i = 0; i < n; i++)
+         reg[i] = base[off[i]];
+      return;
+   case 1:
+   case 3:
+      if (f == 3 && !r16)
+         break;   /* f16 into a 32-bit register: the per-value codec */
+      for (unsigned i = 0; i < n; i++) {
+         uint16_t v;
+         memcpy(&v, base + off[i], 2);
+         reg[i] = v;
+      }
+      return;
+   case 2:
+      for (unsigned i = 0; i < n; i++)
+         memcpy(&reg[i], base + off[i], 4);
+      return;
+   case 4:
+   case 10: {
+      pthread_once(&load8_once, load8_init);
+      /* srgba8 keeps the pixel in one word: component comp is byte comp,
+       * and its alpha is plain u8norm */
+      const uint32_t *t = load8[f == 10 && comp < 3][r16];
+      unsigned at = f == 10 ? comp : 0;
+      for (unsigned i = 0; i < n; i++)
+         reg[i] = t[base[off[i] + at]];
+      return;
+   }
+   default:
+      break;
+   }
+   for (unsigned i = 0; i < n; i++)
+      reg[i] = hw_tex_tile_load_comp(f, comp, base + off[i], r16);
+}

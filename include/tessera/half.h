@@ -36,8 +36,11 @@ tessera_f64_to_f16(double d, bool rtz)
    if (e - 1009u < 30u) {
       uint32_t q = (e - 1008u) << 10 | (uint32_t)(m >> 42);
       uint64_t rem = m & ((1ull << 42) - 1);
-      if (!rtz && (rem > (1ull << 41) || (rem == (1ull << 41) && (q & 1))))
-         q++;
+      /* nearest-even without a branch on the dropped bits (which a
+       * mispredicted branch paid for per lane): rem + lsb > half is
+       * rem > half, or rem == half with q odd */
+      if (!rtz)
+         q += (uint32_t)(rem + (q & 1) > (1ull << 41));
       return (uint16_t)(sign | q);
    }
    if (e == 0x7ff)

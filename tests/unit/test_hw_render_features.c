@@ -1472,6 +1472,113 @@ test_iter_sample_register(void **state)
    }
 }
 
+/*
+ * The fragment hooks' batched fast paths (iter/iterproj over all lanes,
+ * ld_tile gathered per component through hw_tex_tile_load_comps) against
+ * their per-lane references (hw_render_frag_reference): overlapping
+ * triangles at odd positions (partial quads: helper and inactive lanes,
+ * partial tiles of a 40x20 target), 1, 2 and 4 samples, each shader
+ * dumping raw register bits into the pixel (i32 / i16 stores) so that any
+ * difference in a bit shows: iter f32 and f16 (centre and sample 1),
+ * iterproj, ld_tile u8norm into 16- and 32-bit registers, ld_tile i8,
+ * and the u8norm blend. Images and modelled cycles must be identical.
+ */
+static const char *const fast_ref_fs[] = {
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r5, i32, 0, x, 0, 255, 0\nstop\n",
+   "iter r8l_r8h_r9l_r9h, cf0, 1, sample, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r8l_r8h, i16, 0, xy, 0, 255, 0\nstop\n",
+   "iter r8l_r8h_r9l_r9h, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r9l_r9h, i16, 0, xy, 0, 255, 0\nstop\n",
+   "iterproj r4_r5, cf1, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r5, i32, 0, x, 0, 255, 0\nstop\n",
+   "wait_pix 1, 0\n"
+   "ld_tile r12l_r12h_r13l_r13h, u8norm, 0, xyzw, 0, 255, 0\n"
+   "st_tile r12h_r13l, i16, 0, xy, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "wait_pix 1, 0\n"
+   "ld_tile r12_r13_r14_r15, u8norm, 0, xyzw, 0, 255, 0\n"
+   "st_tile r14, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "wait_pix 1, 0\n"
+   "ld_tile r12l_r12h_r13l_r13h, i8, 0, xyzw, 0, 255, 0\n"
+   "st_tile r13l_r13h, i16, 0, xy, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "iter r8l_r8h_r9l_r9h, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r8l_r8h_r9l_r9h, u8norm, 0, xyzw, 0, 255, 0\nstop\n",
+};
+
+static void
+render_fast_ref(unsigned samples, bool reference, uint32_t *img, uint64_t *cycles)
+{
+   const unsigned W = 40, H = 20;
+   struct scene s;
+   scene_init(&s, W, H, samples, BLACK, 2, 1 << 20);
+   const unsigned nfs = sizeof(fast_ref_fs) / sizeof(fast_ref_fs[0]);
+   /* first every shader over the whole target (full groups: every lane
+    * live and covered), then over random triangles */
+   for (unsigned d = 0; d <= nfs; d++) {
+      const float c0[4] = { 0.2f, 0.9f, 0.4f, 0.6f }, c1[4] = { 0.7f, 0.1f, 0.8f, 1.0f };
+      struct vtx v[6];
+      set_vtx(&v[0], -1, -1, 0.5f, c0);
+      set_vtx(&v[1], 1, -1, 0.5f, c1);
+      set_vtx(&v[2], 1, 1, 0.5f, c0);
+      v[3] = v[0];
+      v[4] = v[2];
+      set_vtx(&v[5], -1, 1, 0.5f, c1);
+      struct draw_state ds = default_state;
+      ds.pass = AGX_PASS_TYPE_TRANSLUCENT;   /* every draw shaded, in order */
+      ds.fs = d == nfs ? fs_blend_src : fast_ref_fs[(d + 7) % nfs];
+      emit_state(&s, &ds, vs_src, v, sizeof(v));
+      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   }
+   uint32_t seed = 12345;
+   for (unsigned d = 0; d < 3 * nfs; d++) {
+      struct vtx v[3];
+      for (unsigned i = 0; i < 3; i++) {
+         float c[4];
+         for (unsigned k = 0; k < 4; k++) {
+            seed = seed * 1103515245u + 12345u;
+            c[k] = (float)(seed >> 8 & 0xffff) / 65535.0f;
+         }
+         c[3] = 0.5f + c[3] * 0.5f;   /* iterproj divides by alpha */
+         seed = seed * 1103515245u + 12345u;
+         float x = (float)(seed >> 8 & 0xffff) / 32768.0f - 1.0f;
+         seed = seed * 1103515245u + 12345u;
+         float y = (float)(seed >> 8 & 0xffff) / 32768.0f - 1.0f;
+         set_vtx(&v[i], x * 1.3f, y * 1.3f, 0.5f, c);
+      }
+      struct draw_state ds = default_state;
+      ds.pass = AGX_PASS_TYPE_TRANSLUCENT;   /* every draw shaded, in order */
+      ds.fs = d % 3 == 2 ? fs_blend_src : fast_ref_fs[d % nfs];
+      emit_state(&s, &ds, vs_src, v, sizeof(v));
+      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   }
+   hw_render_frag_reference = reference;
+   bool ok = run(&s);
+   hw_render_frag_reference = false;
+   assert_true(ok);
+   memcpy(img, s.rt, (size_t)W * H * samples * 4);
+   *cycles = s.stats.fragment_cycles;
+   scene_teardown(&s);
+}
+
+static void
+test_frag_fast_paths_exact(void **state)
+{
+   (void)state;
+   enum { N = 40 * 20 * 4 };
+   static uint32_t fast[N], ref[N];
+   for (unsigned samples = 1; samples <= 4; samples *= 2) {
+      uint64_t cf, cr;
+      render_fast_ref(samples, false, fast, &cf);
+      render_fast_ref(samples, true, ref, &cr);
+      unsigned n = 40 * 20 * samples, distinct = 0;
+      assert_int_equal(count_diff(fast, ref, n), 0);
+      assert_int_equal(cf, cr);
+      for (unsigned i = 1; i < n; i++)
+         distinct += fast[i] != fast[i - 1];
+      assert_true(distinct > n / 4);   /* the draws wrote varied bits */
+   }
+}
+
 /* A fragment shader with scratch (Mesa: stack_adjust by the scratch size
  * + 40 bytes, then stack_store/stack_load at byte offsets) gets a stack
  * of that size per thread: the colour goes through it unchanged. */
@@ -1662,6 +1769,7 @@ main(void)
       cmocka_unit_test(test_fragment_stack),
       cmocka_unit_test(test_ldcf_bin_relative),
       cmocka_unit_test(test_iter_sample_register),
+      cmocka_unit_test(test_frag_fast_paths_exact),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }

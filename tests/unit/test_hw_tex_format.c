@@ -768,6 +768,54 @@ test_tile_store_batch(void **state)
    }
 }
 
+/* hw_tex_tile_load_comps (ld_tile's per-component gather) returns what
+ * hw_tex_tile_load_comp returns value by value: every tile format,
+ * component and register size, over sample words whose every byte takes
+ * each of the 256 values (the 8-bit formats' tables: u8norm, srgba8
+ * colour and alpha) and pseudo-random words (the wider formats). */
+static void
+test_tile_load_batch(void **state)
+{
+   (void)state;
+   enum { N = 4096 };
+   static uint8_t mem[N * 4 + 4];
+   static size_t off[N];
+   static uint32_t got[N];
+   for (unsigned i = 0; i < N; i++) {
+      /* words 0-255: every byte i; then scattered patterns */
+      uint32_t w = i < 256 ? i * 0x01010101u : i * 2654435761u ^ (i >> 3);
+      memcpy(&mem[i * 4], &w, 4);
+      off[i] = (size_t)((i * 7) % N) * 4;   /* scattered */
+   }
+   for (unsigned f = 0; f <= 15; f++) {
+      unsigned bytes;
+      if (!hw_tex_tile_fmt_bytes(f, &bytes))
+         continue;
+      bool packed = hw_tex_tile_fmt_packed(f);
+      for (unsigned comp = 0; comp < 4; comp++) {
+         for (unsigned r16 = 0; r16 < 2; r16++) {
+            const uint8_t *base = mem + (packed ? 0 : comp * bytes) % 4;
+            memset(got, 0xa5, sizeof(got));
+            hw_tex_tile_load_comps(f, comp, base, off, got, N, r16);
+            for (unsigned i = 0; i < N; i++)
+               assert_int_equal(got[i], hw_tex_tile_load_comp(f, comp, base + off[i], r16));
+         }
+      }
+   }
+   /* and exact values: u8norm 0x80 = 128 / 255, as f32 and f16 */
+   size_t o = 0;
+   uint8_t px[4] = { 0x80, 0xff, 0, 0 };
+   uint32_t v;
+   hw_tex_tile_load_comps(4, 0, px, &o, &v, 1, false);
+   assert_int_equal(v, tessera_fui(128.0f / 255.0f));
+   hw_tex_tile_load_comps(4, 0, px + 1, &o, &v, 1, true);
+   assert_int_equal(v, 0x3c00);
+   hw_tex_tile_load_comps(10, 3, px, &o, &v, 1, false);   /* srgba8 alpha: linear */
+   assert_int_equal(v, tessera_fui(0.0f));
+   hw_tex_tile_load_comps(10, 1, px, &o, &v, 1, false);   /* srgba8 G: 0xff -> 1 */
+   assert_int_equal(v, tessera_fui(1.0f));
+}
+
 /* st_tile / ld_tile with rg11b10f (12; 14 rounds towards zero), the
  * tilebuffer format Mesa's agx_tilebuffer gives R11G11B10_FLOAT render
  * targets: one 32-bit word per sample, R in bits 0-10, G in 11-21 (5-bit
@@ -875,6 +923,7 @@ main(void)
       cmocka_unit_test(test_s3tc),
       cmocka_unit_test(test_astc),
       cmocka_unit_test(test_tile_store_batch),
+      cmocka_unit_test(test_tile_load_batch),
       cmocka_unit_test(test_tile_rg11b10f),
       cmocka_unit_test(test_small_float_decode_exact),
    };
