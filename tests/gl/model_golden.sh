@@ -26,10 +26,13 @@ golden=$top/tests/gl/model-golden.txt
 update=false
 [ "${1:-}" = --update ] && update=true
 # driver:trace
-cases="tessera:es2gears tessera:glmark2-es2-build tessera:glmark2-es2-texture tessera:glmark2-es2-pulsar tessera:glxgears asahi:es2gears asahi:glmark2-es2-build asahi:chromium-compose-glx:final"
+# MODEL_GOLDEN_CASES picks a subset (tests/gl/usc_native.sh)
+cases=${MODEL_GOLDEN_CASES:-"tessera:es2gears tessera:glmark2-es2-build tessera:glmark2-es2-texture tessera:glmark2-es2-pulsar tessera:glxgears asahi:es2gears asahi:glmark2-es2-build asahi:chromium-compose-glx:final"}
 checks=""
 for c in $cases; do c=${c%:final}; checks="$checks golden-${c%%:*}-${c#*:}"; done
 
+# (--update rewrites the whole file from the cases run)
+$update && [ -n "${MODEL_GOLDEN_CASES:-}" ] && abort "--update regenerates every case: unset MODEL_GOLDEN_CASES"
 [ -f "$golden" ] || $update || abort "missing $golden (tests/gl/model_golden.sh --update)"
 
 # figures TRACE.tsr THREADS [final] -> "images MD5 cycles MD5 TOTAL" on stdout
