@@ -344,8 +344,10 @@ coord_int(const struct raw_coords *rc, unsigned i)
    return rc->half ? (int32_t)(int16_t)rc->c[i] : (int32_t)rc->c[i];
 }
 
-/* Writes the masked components of a result texel into R for one lane. */
-static void
+/* Writes the masked components of a result texel into R for one lane.
+ * Always inlined: called per lane from exec_sample's loop and from
+ * exec_load_lanes, where a call per lane was a visible share. */
+static inline __attribute__((always_inline)) void
 write_result(struct exec *e, unsigned lane, const union hw_texel *t, bool is_float)
 {
    const struct agx_operand *R = e->R;
