@@ -232,6 +232,20 @@ enum hw_tex_status hw_tex_load(struct hw_mmu *mmu, const struct hw_tex_view *v,
                                uint32_t sample, union hw_texel *out);
 
 /*
+ * hw_tex_load of sample 0 of level `level`, layer (or slice) z, for each
+ * lane l of `mask` at (x[l], y[l]), lanes in increasing order: out[l]
+ * gets what hw_tex_load would, bit for bit.  For a whole SIMD group of
+ * adjacent pixels (a background program reloading a render target) the
+ * level's checks and addressing are set up once, not per lane.  Stops at
+ * the first hard fault (HW_TEX_FAULT, the fault recorded as hw_tex_load
+ * would); *loaded is the set of lanes whose out[] was written.
+ */
+enum hw_tex_status hw_tex_load_lanes(struct hw_mmu *mmu, const struct hw_tex_view *v,
+                                     const int32_t x[32], const int32_t y[32], int32_t z,
+                                     uint32_t level, uint32_t mask, union hw_texel out[32],
+                                     uint32_t *loaded);
+
+/*
  * image_write of one texel through a PBE image: level = descriptor level +
  * level_add.  Out-of-range writes are dropped (HW_TEX_OK).
  */

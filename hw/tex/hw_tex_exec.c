@@ -344,8 +344,10 @@ coord_int(const struct raw_coords *rc, unsigned i)
    return rc->half ? (int32_t)(int16_t)rc->c[i] : (int32_t)rc->c[i];
 }
 
-/* Writes the masked components of a result texel into R for one lane. */
-static void
+/* Writes the masked components of a result texel into R for one lane.
+ * Always inlined: called per lane from exec_sample's loop and from
+ * exec_load_lanes, where a call per lane was a visible share. */
+static inline __attribute__((always_inline)) void
 write_result(struct exec *e, unsigned lane, const union hw_texel *t, bool is_float)
 {
    const struct agx_operand *R = e->R;
@@ -399,6 +401,58 @@ lane_coords(struct exec *e, unsigned dim, unsigned lane, struct hw_tex_coord *hc
    st[2] = hc->r;
 }
 
+/*
+ * texture_load of a 2D view at level 0, no offset, descriptor named by a
+ * lane-invariant operand: what Mesa's asahi background programs do to
+ * reload a render target at the start of each (partial) render, a whole
+ * group of adjacent pixels per instruction.  The view is looked up once
+ * and the texels loaded by hw_tex_load_lanes, which sets the level's
+ * addressing up once instead of per lane.  Same results, profile counts,
+ * status and first fault as exec_sample's lane loop (the reference, taken
+ * when hw_tex_sample_fast_paths is clear): lanes in the same order, the
+ * view decoded for the first active lane, a faulting lane counted as a
+ * load and the format counts of a faulting instruction dropped.
+ */
+static enum hw_usc_status
+exec_load_lanes(struct exec *e, uint32_t exec_mask)
+{
+   if (!exec_mask)
+      return HW_USC_OK;
+   enum hw_usc_status rs = get_view(e, (unsigned)__builtin_ctz(exec_mask));
+   if (rs != HW_USC_OK)
+      return rs;
+   int32_t x[HW_USC_SIMD_WIDTH], y[HW_USC_SIMD_WIDTH];
+   for (uint32_t m = exec_mask; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      struct raw_coords rc;
+      read_coords(e, AGX_TEXTURE_DIMENSION_2D, l, &rc);
+      x[l] = coord_int(&rc, 0);
+      y[l] = coord_int(&rc, 1);
+   }
+   union hw_texel out[HW_USC_SIMD_WIDTH];
+   uint32_t loaded;
+   enum hw_tex_status ts = hw_tex_load_lanes(&e->tex_mmu, &e->view, x, y, 0, 0, exec_mask,
+                                             out, &loaded);
+   bool is_float = e->view.fmt.cls == HW_TEX_CLASS_FLOAT || e->view.null;
+   for (uint32_t m = loaded; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      write_result(e, l, &out[l], is_float);
+   }
+   struct hw_prof_entry *prof = e->ctx->prof;
+   unsigned n = (unsigned)__builtin_popcount(loaded);
+   if (ts == HW_TEX_FAULT) {
+      if (prof)
+         prof->c[HW_PROF_TEX_LOADS] += n + 1;
+      return fault(e, &e->tex_mmu);
+   }
+   if (prof) {
+      prof->c[HW_PROF_TEX_LOADS] += n;
+      hw_prof_tex_add(prof, hw_prof_tex_key(e->view.fmt.channels, e->view.fmt.type,
+                                            e->view.fmt.srgb, e->view.null), n);
+   }
+   return HW_USC_OK;
+}
+
 static enum hw_usc_status
 exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
 {
@@ -419,6 +473,10 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
    const struct agx_operand *O = e->O;
    unsigned o_half = O ? (unsigned)O->imm : 0;
    unsigned naxes = tex_sizes[dim][0];
+   if (is_load && hw_tex_sample_fast_paths && dim == AGX_TEXTURE_DIMENSION_2D &&
+       lod_mode == 0 && !has_offset && !compare && !query &&
+       lane_invariant(e->T, (e->tt & 2) ? NUM_FILES_NONE : AGX_FILE_TEXTURE))
+      return exec_load_lanes(e, exec_mask);
 
    /* Implicit derivatives need every lane's coordinates (helpers too). */
    float st[HW_USC_SIMD_WIDTH][3];

@@ -905,3 +905,58 @@ hw_tex_load(struct hw_mmu *mmu, const struct hw_tex_view *v, int32_t x, int32_t 
    apply_swizzle(v, &raw, out, false);
    return HW_TEX_OK;
 }
+
+enum hw_tex_status
+hw_tex_load_lanes(struct hw_mmu *mmu, const struct hw_tex_view *v, const int32_t x[32],
+                  const int32_t y[32], int32_t z, uint32_t level, uint32_t mask,
+                  union hw_texel out[32], uint32_t *loaded)
+{
+   *loaded = 0;
+   uint32_t l = v->first_level + level;
+   uint32_t size[3] = { 0, 0, 0 };
+   struct level_addr la;
+   /* hw_tex_load's checks that do not depend on the lane, once; anything
+    * but an in-range fast view (null, bad level, layer out of range, a
+    * format or layout fast_view does not take) goes lane by lane through
+    * hw_tex_load itself. */
+   bool fast = fast_view(v) && !v->null && level <= 15 && l <= v->last_level;
+   if (fast) {
+      level_size(v, l, size);
+      uint32_t depth = v->dim == AGX_TEXTURE_DIMENSION_3D ? size[2] : v->layers;
+      fast = z >= 0 && (uint32_t)z < depth && level_addr_init(v, (uint32_t)z, l, &la);
+   }
+   if (!fast) {
+      for (uint32_t m = mask; m; m &= m - 1) {
+         unsigned i = (unsigned)__builtin_ctz(m);
+         enum hw_tex_status st = hw_tex_load(mmu, v, x[i], y[i], z, level, 0, &out[i]);
+         if (st == HW_TEX_FAULT)
+            return st;
+         *loaded |= 1u << i;
+      }
+      return HW_TEX_OK;
+   }
+   const float *unorm, *srgb;
+   fast_tables(&unorm, &srgb);
+   for (uint32_t m = mask; m; m &= m - 1) {
+      unsigned i = (unsigned)__builtin_ctz(m);
+      if (x[i] < 0 || y[i] < 0 || (uint32_t)x[i] >= size[0] || (uint32_t)y[i] >= size[1]) {
+         memset(&out[i], 0, sizeof(out[i]));
+         *loaded |= 1u << i;
+         continue;
+      }
+      uint8_t buf[4];
+      const uint8_t *p = fast_map(mmu, &v->fmt,
+                                  la.base + addr_x(&la, (uint32_t)x[i]) +
+                                     addr_y(&la, (uint32_t)y[i]),
+                                  buf);
+      if (!p) {
+         memset(&out[i], 0, sizeof(out[i]));
+         return HW_TEX_FAULT;
+      }
+      union hw_texel raw;
+      fast_decode(&v->fmt, unorm, srgb, p, raw.f);
+      apply_swizzle(v, &raw, &out[i], false);
+      *loaded |= 1u << i;
+   }
+   return HW_TEX_OK;
+}

@@ -759,6 +759,98 @@ test_prof_counts(void **state)
    assert_int_equal(e.tex[2].key, 0);
 }
 
+/* texture_load of 16x4 adjacent pixels over a 12x3 image (the last
+ * columns and row out of range), each component stored to its own array:
+ * what a background program reloading a render target does. */
+static const char *load_group_kernel =
+   "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
+   "and              r4, r1, 15\n"
+   "bfeil            r5, 0, r1, 4, mask 0x3\n"
+   "texture_load     0, 0b0000, 0b0, none, xyzw, 0b00, r6_r7_r8_r9, None, ts0, ss0, tex_2d, r4_r5, auto_lod, 0\n"
+   "wait             0\n"
+   "device_store     0, i32, x, r6, u2_u3, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r7, u4_u5, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r8, u6_u7, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r9, u8_u9, r1, unsigned, 0\n"
+   "stop\n";
+
+/* Runs load_group_kernel over 64 threads with the fast paths on or off;
+ * returns the status, the four output arrays in out, the profile in e. */
+static enum hw_usc_status
+run_load_group(bool fast, uint32_t out[4][64], struct hw_prof_entry *e)
+{
+   uint32_t u[HW_USC_NUM_UNIFORMS] = { 0 };
+   for (unsigned c = 0; c < 4; c++) {
+      uint64_t va = OUT_VA + c * 0x1000;
+      u[2 + 2 * c] = (uint32_t)va;
+      u[3 + 2 * c] = (uint32_t)(va >> 32);
+      memset(tex_host(va), 0x5a, 64 * 4);
+   }
+   memset(e, 0, sizeof(*e));
+   run_prof = e;
+   hw_tex_sample_fast_paths = fast;
+   struct hw_usc_result res;
+   memset(&res, 0, sizeof(res));
+   enum hw_usc_status st = run(load_group_kernel, 64, u, &res);
+   hw_tex_sample_fast_paths = true;
+   run_prof = NULL;
+   for (unsigned c = 0; c < 4; c++)
+      memcpy(out[c], tex_host(OUT_VA + c * 0x1000), 64 * 4);
+   return st;
+}
+
+/* exec_sample's texture_load of a whole group (exec_load_lanes, taken with
+ * the fast paths on) against its per-lane loop: the same registers, the
+ * same profile counts, and for a texture in unmapped memory the same
+ * fault, for 8-bit unorm (twiddled, linear, sRGB, swizzled) and float
+ * views. */
+static void
+test_load_group_matches_general(void **state)
+{
+   (void)state;
+   for (unsigned i = 0; i < 0x10000; i++)
+      tex_host(SRC_VA)[i] = (uint8_t)(i * 29 + 7);
+   struct agx_sampler s = { AGX_SAMPLER_HEADER };
+   put_sampler(0, &s);
+   for (unsigned k = 0; k < 6; k++) {
+      struct agx_texture t = { AGX_TEXTURE_HEADER };
+      t.layout = k == 1 ? AGX_LAYOUT_LINEAR : AGX_LAYOUT_TWIDDLED;
+      t.channels = k == 4 ? AGX_CHANNELS_R32 : k == 3 ? AGX_CHANNELS_R8G8 : AGX_CHANNELS_R8G8B8A8;
+      t.type = k == 4 ? AGX_TEXTURE_TYPE_FLOAT : AGX_TEXTURE_TYPE_UNORM;
+      t.width = 12;
+      t.height = 3;
+      t.address = k == 5 ? 0x40000000 : SRC_VA;            /* 5: unmapped */
+      if (k == 1)
+         t.stride = 64 - 16;
+      t.srgb = k == 2;
+      t.swizzle_r = AGX_CHANNEL_B;
+      t.swizzle_g = AGX_CHANNEL_G;
+      t.swizzle_b = AGX_CHANNEL_R;
+      t.swizzle_a = k == 3 ? AGX_CHANNEL_1 : AGX_CHANNEL_A;
+      put_texture(0, &t);
+      static uint32_t a[4][64], b[4][64];
+      struct hw_prof_entry pa, pb;
+      enum hw_usc_status sa = run_load_group(true, a, &pa);
+      struct hw_fault fa = last_mmu.fault;
+      enum hw_usc_status sb = run_load_group(false, b, &pb);
+      struct hw_fault fb = last_mmu.fault;
+      assert_int_equal(sa, k == 5 ? HW_USC_FAULT : HW_USC_OK);
+      assert_int_equal(sa, sb);
+      if (memcmp(a, b, sizeof(a)) != 0)
+         fail_msg("view %u: loaded values differ", k);
+      if (memcmp(&pa, &pb, sizeof(pa)) != 0)
+         fail_msg("view %u: profile counts differ", k);
+      assert_int_equal(fa.valid, fb.valid);
+      assert_int_equal(fa.addr, fb.addr);
+      if (k != 5) {
+         assert_int_equal(pa.c[HW_PROF_TEX_LOADS], 64);
+         /* texel (1, 2) of an 8-bit view is not all zero; (12, 0) is */
+         assert_true(a[0][2 * 16 + 1] | a[1][2 * 16 + 1] | a[2][2 * 16 + 1]);
+         assert_int_equal(a[0][12] | a[1][12] | a[2][12] | a[3][12], 0);
+      }
+   }
+}
+
 /* The per-format table keeps the smallest keys whatever the order of
  * the additions (per-worker tables merge in worker order). */
 static void
@@ -793,6 +885,7 @@ main(void)
       cmocka_unit_test_setup(test_sample_compare_offset, setup),
       cmocka_unit_test_setup(test_load_offset, setup),
       cmocka_unit_test_setup(test_fault_reported, setup),
+      cmocka_unit_test_setup(test_load_group_matches_general, setup),
       cmocka_unit_test_setup(test_block_needs_tile, setup),
       cmocka_unit_test_setup(test_block_store_instruction, setup),
       cmocka_unit_test_setup(test_block_store_partial_fault, setup),

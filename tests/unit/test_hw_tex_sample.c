@@ -1401,6 +1401,110 @@ test_fast_paths_match_general(void **state)
                (unsigned long long)fb.addr);
 }
 
+/*
+ * hw_tex_load_lanes (a SIMD group's texture_load, its level set up once)
+ * against hw_tex_load lane by lane with the fast paths off: the same bits
+ * for every lane of the mask (in range, out of range, bad levels and
+ * layers), no other lane written, and on a fault part-way through, the
+ * same first fault with exactly the lanes before it loaded.
+ */
+static void
+test_load_lanes_match_general(void **state)
+{
+   (void)state;
+   for (size_t i = 0; i < (1u << 20); i++)
+      tex_test_mem[0x100000 + i] = (uint8_t)fp_rand();
+   static const unsigned chans[] = { AGX_CHANNELS_R8G8B8A8, AGX_CHANNELS_R8,
+                                     AGX_CHANNELS_R8G8, AGX_CHANNELS_R32 };
+   unsigned cases = 0;
+   for (unsigned img = 0; img < 4; img++) {
+      for (unsigned ch = 0; ch < 4; ch++) {
+         struct agx_texture t;
+         unsigned type = chans[ch] == AGX_CHANNELS_R32 ? AGX_TEXTURE_TYPE_FLOAT
+                                                       : AGX_TEXTURE_TYPE_UNORM;
+         if (img == 3) {
+            t = tex_linear(chans[ch], type, 13, 9, 64);
+         } else {
+            t = (struct agx_texture){ AGX_TEXTURE_HEADER };
+            t.layout = AGX_LAYOUT_TWIDDLED;
+            t.channels = (enum agx_channels)chans[ch];
+            t.type = (enum agx_texture_type)type;
+            t.width = img == 2 ? 37 : 64;
+            t.height = img == 2 ? 23 : 40;
+            t.address = IMG_VA;
+            t.unk_mipmapped = true;
+            t.first_level = img == 1 ? 1 : 0;
+            t.last_level = 4;
+            if (img == 2) {
+               t.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY;
+               t.depth = 3;
+            }
+         }
+         t.srgb = img == 1 && chans[ch] == AGX_CHANNELS_R8G8B8A8;
+         t.swizzle_r = AGX_CHANNEL_B;
+         t.swizzle_b = AGX_CHANNEL_R;
+         struct hw_tex_view v = decode_view(&t);
+         for (unsigned k = 0; k < 64; k++) {
+            int32_t x[32], y[32];
+            /* a 16x2 group of adjacent pixels somewhere around the image,
+             * or scattered coordinates */
+            int32_t gx = (int32_t)(fp_rand() % 80) - 8, gy = (int32_t)(fp_rand() % 50) - 4;
+            for (unsigned l = 0; l < 32; l++) {
+               x[l] = k & 1 ? (int32_t)(fp_rand() % 80) - 4 : gx + (int32_t)(l % 16);
+               y[l] = k & 1 ? (int32_t)(fp_rand() % 50) - 4 : gy + (int32_t)(l / 16);
+            }
+            uint32_t mask = k & 2 ? fp_rand() | fp_rand() << 24 : 0xffffffffu;
+            int32_t z = k & 4 ? (int32_t)(fp_rand() % 5) - 1 : 0;
+            uint32_t level = k & 8 ? fp_rand() % 6 : 0;
+            union hw_texel a[32], b[32];
+            memset(a, 0xa5, sizeof(a));
+            memset(b, 0xa5, sizeof(b));
+            uint32_t loaded;
+            assert_int_equal(hw_tex_load_lanes(&tex_mmu, &v, x, y, z, level, mask, a, &loaded),
+                             HW_TEX_OK);
+            assert_int_equal(loaded, mask);
+            hw_tex_sample_fast_paths = false;
+            for (unsigned l = 0; l < 32; l++)
+               if (mask >> l & 1)
+                  assert_int_equal(hw_tex_load(&tex_mmu, &v, x[l], y[l], z, level, 0, &b[l]),
+                                   HW_TEX_OK);
+            hw_tex_sample_fast_paths = true;
+            if (memcmp(a, b, sizeof(a)) != 0)
+               fail_msg("img %u ch %u k %u: lanes differ", img, ch, k);
+            cases++;
+         }
+      }
+   }
+   assert_int_equal(cases, 4 * 4 * 64);
+
+   /* A row running off the end of mapped memory: lanes 0-3 in the last
+    * mapped row, lane 4 on (the fault), lanes after it not loaded. */
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 16, 4, 4096);
+   t.address = TEX_GPU_BASE + TEX_GPU_SIZE - 4096;
+   struct hw_tex_view v = decode_view(&t);
+   int32_t x[32], y[32];
+   for (unsigned l = 0; l < 32; l++) {
+      x[l] = (int32_t)(l % 4);
+      y[l] = l < 4 ? 0 : 1;
+   }
+   union hw_texel a[32], b;
+   uint32_t loaded;
+   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
+   assert_int_equal(hw_tex_load_lanes(&tex_mmu, &v, x, y, 0, 0, ~0u, a, &loaded), HW_TEX_FAULT);
+   assert_int_equal(loaded, 0xfu);
+   struct hw_fault fa = tex_mmu.fault;
+   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
+   hw_tex_sample_fast_paths = false;
+   for (unsigned l = 0; l < 4; l++) {
+      assert_int_equal(hw_tex_load(&tex_mmu, &v, x[l], y[l], 0, 0, 0, &b), HW_TEX_OK);
+      assert_memory_equal(&a[l], &b, sizeof(b));
+   }
+   assert_int_equal(hw_tex_load(&tex_mmu, &v, x[4], y[4], 0, 0, 0, &b), HW_TEX_FAULT);
+   hw_tex_sample_fast_paths = true;
+   assert_true(fa.valid && tex_mmu.fault.valid);
+   assert_int_equal(fa.addr, tex_mmu.fault.addr);
+}
+
 /* The decoders' per-thread caches (hw_tex_desc.c) return what decoding
  * gives: a descriptor differing in any field decodes afresh, a bad one
  * still fails with its message after a good one, and a repeat of an
@@ -1485,6 +1589,7 @@ main(void)
       cmocka_unit_test_setup(test_mixed_filters_no_mip, setup),
       cmocka_unit_test_setup(test_bad_descriptors, setup),
       cmocka_unit_test_setup(test_fast_paths_match_general, setup),
+      cmocka_unit_test_setup(test_load_lanes_match_general, setup),
       cmocka_unit_test_setup(test_decode_cache, setup),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
