@@ -22,6 +22,13 @@ SHLIBS += tessera-usc-native
 tessera-usc-native_SRCS := hw/usc/hw_usc_native.c hw/usc/hw_usc_native_ops.c \
                            hw/usc/hw_usc_float.c hw/usc/hw_usc_sr.c
 tessera-usc-native_LDLIBS := -Wl,--version-script=hw/usc/native.map $(LLVM_LDLIBS)
+# -z defs: whatever it calls of ours must be linked into it (an undefined
+# symbol would bind to the host's copy, or fail the dlopen); not under
+# clang's sanitizers (fuzz), whose shared objects leave the runtime to the
+# program.
+ifneq ($(VARIANT),fuzz)
+tessera-usc-native_LDLIBS += -Wl,-z,defs
+endif
 $(B)/lib/tessera-usc-native.so: hw/usc/native.map
 endif
 
