@@ -16,7 +16,8 @@
 # matter);
 # name_LDLIBS adds system libraries.
 # A library may set lib_LINKPRE / lib_LINKPOST: link flags every program
-# linking it gets before its objects / after the archives.
+# linking it gets before its objects / after the archives; and lib_RUNTIME:
+# files such a program loads at run time (plugins), built along with it.
 
 .DEFAULT_GOAL := all
 .SUFFIXES:
@@ -94,7 +95,7 @@ endef
 
 # $(1) = name, $(2) = output file, $(3) = extra link flags
 define bin_template
-$(2): $$(call objs,$$($(1)_SRCS)) $$(call libfiles,$$($(1)_LIBS))
+$(2): $$(call objs,$$($(1)_SRCS)) $$(call libfiles,$$($(1)_LIBS)) | $$(foreach l,$$(sort $$($(1)_LIBS)),$$($$(l)_RUNTIME))
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $(3) -o $$@ $$(foreach l,$$(sort $$($(1)_LIBS)),$$($$(l)_LINKPRE)) $$(call objs,$$($(1)_SRCS)) -Wl,--start-group $$(call libfiles,$$($(1)_LIBS)) -Wl,--end-group $$($(1)_LDLIBS) $$(foreach l,$$(sort $$($(1)_LIBS)),$$($$(l)_LINKPOST)) $$(LDLIBS)
 ALL_OBJS += $$(call objs,$$($(1)_SRCS))

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The loader of the USC native path (hw_usc_native_plugin.h): defines the
+ * usc_native_* functions hw_usc_internal.h declares and forwards them to
+ * tessera-usc-native.so, loaded the first time a shader asks for native
+ * code with the mode not 0.  Programs that never run a shader (tessera
+ * --version, dump, the capture launcher) thus never map LLVM.  No plugin,
+ * or one of another build: one warning line, and the interpreter runs
+ * everything (same results, slower).  No LLVM here.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hw/usc/hw_usc_native_plugin.h"
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static const struct usc_native_plugin_ops *plugin;   /* atomic; set once */
+static int loaded;                /* atomic: the load was tried */
+static int set_mode_value = -1;   /* usc_native_set_mode's, -1: none */
+static int env_mode = -1;         /* TESSERA_USC_NATIVE is "0": 0, else 1 */
+
+/* The directory of the object this loader is linked into (the program,
+ * the shim, a test), into dir[size]; false if unknown. */
+static bool
+own_dir(char *dir, size_t size)
+{
+   Dl_info info;
+   struct link_map *lm = NULL;
+   if (!dladdr1((void *)&own_dir, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+      return false;
+   if (lm->l_name && lm->l_name[0]) {
+      if (strlen(lm->l_name) >= size)
+         return false;
+      strcpy(dir, lm->l_name);
+   } else {   /* the main program: its l_name is empty */
+      ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+      if (n <= 0)
+         return false;
+      dir[n] = '\0';
+   }
+   char *slash = strrchr(dir, '/');
+   if (!slash)
+      strcpy(dir, ".");
+   else if (slash == dir)
+      dir[1] = '\0';
+   else
+      *slash = '\0';
+   return true;
+}
+
+static void
+load(void)
+{
+   char path[PATH_MAX + 64];
+   const char *env = getenv("TESSERA_USC_NATIVE_LIB");
+   if (env && *env) {
+      snprintf(path, sizeof(path), "%s", env);
+   } else {
+      char dir[PATH_MAX];
+      if (!own_dir(dir, sizeof(dir))) {
+         fprintf(stderr, "tessera: usc native: cannot locate %s (set "
+                 "TESSERA_USC_NATIVE_LIB); using the interpreter\n",
+                 USC_NATIVE_PLUGIN_NAME);
+         goto out;
+      }
+      /* next to the object (lib/: the shim), else ../lib (bin/, tests/) */
+      snprintf(path, sizeof(path), "%s/%s", dir, USC_NATIVE_PLUGIN_NAME);
+      if (access(path, F_OK))
+         snprintf(path, sizeof(path), "%s/../lib/%s", dir, USC_NATIVE_PLUGIN_NAME);
+   }
+   /* RTLD_LOCAL: its symbols (its own LLVM-free copies of the float and
+    * special-register helpers among them, though hidden) never resolve
+    * anything of the host's. */
+   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+   if (!h) {
+      fprintf(stderr, "tessera: usc native: cannot load the plugin: %s; "
+              "using the interpreter (same results, slower)\n", dlerror());
+      goto out;
+   }
+   const struct usc_native_plugin_ops *ops = dlsym(h, USC_NATIVE_PLUGIN_SYMBOL);
+   if (!ops) {
+      fprintf(stderr, "tessera: usc native: %s has no %s: not the plugin; "
+              "using the interpreter (same results, slower)\n", path,
+              USC_NATIVE_PLUGIN_SYMBOL);
+      dlclose(h);
+      goto out;
+   }
+   if (ops->version != USC_NATIVE_PLUGIN_VERSION || ops->size_ops != sizeof(*ops) ||
+       ops->size_shader != sizeof(struct hw_usc_shader) ||
+       ops->size_inst != sizeof(struct usc_inst) ||
+       ops->size_simd != sizeof(struct hw_usc_simd) ||
+       ops->size_native != sizeof(struct usc_native) ||
+       ops->size_run != sizeof(struct usc_native_run)) {
+      fprintf(stderr, "tessera: usc native: %s is the plugin of another build "
+              "(version %u, want %u; or other struct sizes); using the "
+              "interpreter (same results, slower)\n", path, ops->version,
+              USC_NATIVE_PLUGIN_VERSION);
+      dlclose(h);
+      goto out;
+   }
+   int m = __atomic_load_n(&set_mode_value, __ATOMIC_ACQUIRE);
+   if (m >= 0)
+      ops->set_mode(m);
+   /* never closed: shaders hold its code, its exit handlers are hooked */
+   __atomic_store_n(&plugin, ops, __ATOMIC_RELEASE);
+out:
+   __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
+}
+
+/* The plugin, loaded if need be; NULL if it is missing or unusable. */
+static const struct usc_native_plugin_ops *
+plugin_get(void)
+{
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+   if (ops || __atomic_load_n(&loaded, __ATOMIC_ACQUIRE))
+      return ops;
+   pthread_once(&load_once, load);
+   return __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+}
+
+/* Whether the mode (set_mode, else TESSERA_USC_NATIVE) is 0: then nothing
+ * is loaded.  Any other value, invalid ones included, loads the plugin,
+ * which parses it (and warns about an invalid one). */
+static bool
+mode_off(void)
+{
+   int m = __atomic_load_n(&set_mode_value, __ATOMIC_ACQUIRE);
+   if (m >= 0)
+      return m == 0;
+   int e = __atomic_load_n(&env_mode, __ATOMIC_RELAXED);
+   if (e < 0) {   /* racing threads compute the same */
+      const char *v = getenv("TESSERA_USC_NATIVE");
+      e = v && !strcmp(v, "0") ? 0 : 1;
+      __atomic_store_n(&env_mode, e, __ATOMIC_RELAXED);
+   }
+   return e == 0;
+}
+
+const struct usc_native *
+usc_native_get(const struct hw_usc_shader *sh)
+{
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+   if (!ops) {
+      if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE) || mode_off())
+         return NULL;
+      ops = plugin_get();
+      if (!ops)
+         return NULL;
+   }
+   return ops->get(sh);
+}
+
+void
+usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
+{
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+   if (ops)
+      ops->note(sh, instructions);
+}
+
+void
+usc_native_release(struct hw_usc_shader *sh)
+{
+   /* without the plugin nothing set the shader's native fields */
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+   if (ops)
+      ops->release(sh);
+}
+
+void
+usc_native_set_mode(int mode)
+{
+   /* a set_mode racing the load may reach the plugin or not (tests call
+    * it before running shaders) */
+   __atomic_store_n(&set_mode_value, mode, __ATOMIC_RELEASE);
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+   if (ops)
+      ops->set_mode(mode);
+}
+
+bool
+usc_native_translatable(const struct usc_inst *in)
+{
+   const struct usc_native_plugin_ops *ops = plugin_get();
+   return ops && ops->translatable(in);
+}
+
+void
+usc_native_shutdown(void)
+{
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+   if (ops)
+      ops->shutdown();
+}
