@@ -184,6 +184,16 @@ void usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
    __attribute__((weak));
 void usc_native_set_mode(int mode) __attribute__((weak));
 bool usc_native_translatable(const struct usc_inst *in) __attribute__((weak));
+/* The on-disk cache of compiled code (docs/usc.md, Native path):
+ *   usc_native_set_cache_dir: overrides TESSERA_USC_NATIVE_CACHE (a
+ *     directory; NULL or "" disables the cache) for later compiles (tests).
+ *   usc_native_cache_get_counts: objects loaded from it, stored to it,
+ *     files rejected (corrupt, truncated, foreign), stores that failed. */
+struct usc_native_cache_counts {
+   uint64_t hits, stored, rejected, unwritable;
+};
+void usc_native_set_cache_dir(const char *dir) __attribute__((weak));
+struct usc_native_cache_counts usc_native_cache_get_counts(void) __attribute__((weak));
 /* Disposes of the JIT when no shader holds native code (it is made again
  * on demand); for leak checkers at teardown. */
 void usc_native_shutdown(void) __attribute__((weak));
