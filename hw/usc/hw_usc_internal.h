@@ -193,6 +193,13 @@ struct usc_native_cache_counts {
    uint64_t hits, stored, rejected, unwritable;
 };
 void usc_native_set_cache_dir(const char *dir) __attribute__((weak));
+/* Compiling off the critical path (TESSERA_USC_NATIVE=1): a hot shader is
+ * compiled by a background thread while launches keep interpreting.
+ *   usc_native_set_async: overrides TESSERA_USC_NATIVE_ASYNC (0: compile
+ *     on the launching thread) (tests).
+ *   usc_native_wait_idle: returns once no compile is queued or under way. */
+void usc_native_set_async(bool async) __attribute__((weak));
+void usc_native_wait_idle(void) __attribute__((weak));
 struct usc_native_cache_counts usc_native_cache_get_counts(void) __attribute__((weak));
 /* Disposes of the JIT when no shader holds native code (it is made again
  * on demand); for leak checkers at teardown. */

@@ -1432,8 +1432,9 @@ struct usc_native_share {
    size_t bytes;
    unsigned count;
    uint8_t *code;                 /* NULL: a private entry */
-   unsigned refs;                 /* shaders using it (jit_lock) */
+   unsigned refs;                 /* shaders using it, and a queued compile (jit_lock) */
    uint64_t work;                 /* instructions run before compiling */
+   bool queued;                   /* handed to the compile thread */
    struct usc_native *native;     /* compiled code, &none_marker, or NULL */
    struct usc_native_share *next; /* hash chain */
 };
@@ -1472,6 +1473,153 @@ share_get_locked(const struct hw_usc_shader *sh)
    return e;
 }
 
+/* Compiles the entry's code unless it has some (or the process exits),
+ * then publishes it; called with jit_lock held. */
+static void
+compile_entry_locked(struct usc_native_share *e, const struct hw_usc_shader *sh)
+{
+   if (e->native)
+      return;
+   struct usc_native *made = NULL;
+   if (!jit_exiting && jit_init_locked()) {
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+      made = compile_locked(sh);
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+      /* after the first compile, so it runs before the destructors of the
+       * statics LLVM made on the way (exit handlers run in the reverse
+       * order of their registration) */
+      if (!jit_exit_hooked) {
+         jit_exit_hooked = true;
+         atexit(jit_at_exit);
+      }
+      if (made) {
+         stat_shaders++;
+         stat_runs += made->nruns;
+         stat_records += made->nrecords;
+         stat_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+                    (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+         stat_sharing += e->refs - 1 - e->queued;
+      }
+   }
+   /* exiting, or the JIT failed: interpreted from now on */
+   __atomic_store_n(&e->native, made ? made : (struct usc_native *)&none_marker,
+                    __ATOMIC_RELEASE);
+}
+
+/* ---- compiling off the critical path -----------------------------------
+ * With TESSERA_USC_NATIVE=1 a hot shader's compile (5-30 ms) is handed to
+ * one compile thread instead of stalling the render worker that crossed
+ * the threshold (on glxgears that was 60-100 ms of a 0.4 s replay).  The
+ * job holds a copy of the shader's records and a reference on the entry,
+ * so the shader may be freed meanwhile.  The thread compiles under
+ * jit_lock like a synchronous compile, so the exit guard (jit_at_exit)
+ * still waits for a compile under way and stops later ones.
+ * TESSERA_USC_NATIVE_ASYNC=0 compiles synchronously (as mode 2 always
+ * does: the tests want the code at once). */
+struct bg_job {
+   struct usc_native_share *e;
+   struct hw_usc_shader sh;   /* count and a copy of the records */
+   struct bg_job *next;
+};
+static struct bg_job *bg_head, **bg_tail = &bg_head;
+static pthread_cond_t bg_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t bg_idle = PTHREAD_COND_INITIALIZER;
+static unsigned bg_pending;
+static bool bg_started;
+static int bg_async = -1;
+
+static bool
+bg_enabled(void)
+{
+   int a = __atomic_load_n(&bg_async, __ATOMIC_ACQUIRE);
+   if (a < 0) {
+      const char *v = getenv("TESSERA_USC_NATIVE_ASYNC");
+      a = !(v && !strcmp(v, "0"));
+      __atomic_store_n(&bg_async, a, __ATOMIC_RELEASE);
+   }
+   return a;
+}
+
+static void share_put_locked(struct usc_native_share *e);
+
+static void *
+bg_main(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&jit_lock);
+   for (;;) {
+      while (!bg_head)
+         pthread_cond_wait(&bg_cond, &jit_lock);
+      struct bg_job *j = bg_head;
+      bg_head = j->next;
+      if (!bg_head)
+         bg_tail = &bg_head;
+      compile_entry_locked(j->e, &j->sh);
+      j->e->queued = false;
+      share_put_locked(j->e);   /* may free it: its shaders are gone */
+      free(j->sh.inst);
+      free(j);
+      if (!--bg_pending)
+         pthread_cond_broadcast(&bg_idle);
+   }
+   return NULL;
+}
+
+static void
+bg_queue(struct usc_native_share *e, const struct hw_usc_shader *sh)
+{
+   pthread_mutex_lock(&jit_lock);
+   if (e->queued || e->native || jit_exiting) {
+      pthread_mutex_unlock(&jit_lock);
+      return;
+   }
+   struct bg_job *j = calloc(1, sizeof(*j));
+   if (j)
+      j->sh.inst = malloc((sh->count ? sh->count : 1) * sizeof(*sh->inst));
+   if (!bg_started && j && j->sh.inst) {
+      pthread_t t;
+      pthread_attr_t at;
+      pthread_attr_init(&at);
+      pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+      bg_started = !pthread_create(&t, &at, bg_main, NULL);
+      pthread_attr_destroy(&at);
+   }
+   if (!j || !j->sh.inst || !bg_started) {   /* no thread: compile here */
+      if (j)
+         free(j->sh.inst);
+      free(j);
+      compile_entry_locked(e, sh);
+      pthread_mutex_unlock(&jit_lock);
+      return;
+   }
+   memcpy(j->sh.inst, sh->inst, sh->count * sizeof(*sh->inst));
+   j->sh.count = sh->count;
+   j->e = e;
+   e->refs++;
+   __atomic_store_n(&e->queued, true, __ATOMIC_RELEASE);
+   *bg_tail = j;
+   bg_tail = &j->next;
+   bg_pending++;
+   pthread_cond_signal(&bg_cond);
+   pthread_mutex_unlock(&jit_lock);
+}
+
+void
+usc_native_wait_idle(void)
+{
+   pthread_mutex_lock(&jit_lock);
+   while (bg_pending)
+      pthread_cond_wait(&bg_idle, &jit_lock);
+   pthread_mutex_unlock(&jit_lock);
+}
+
+void
+usc_native_set_async(bool async)
+{
+   __atomic_store_n(&bg_async, async, __ATOMIC_RELEASE);
+}
+
 const struct usc_native *
 usc_native_get(const struct hw_usc_shader *sh)
 {
@@ -1504,35 +1652,21 @@ usc_native_get(const struct hw_usc_shader *sh)
        * identical either way). */
       if (mode == 1 && __atomic_load_n(&e->work, __ATOMIC_RELAXED) < USC_NATIVE_HOT)
          return NULL;
-      pthread_mutex_lock(&jit_lock);
-      nat = e->native;
-      if (!nat) {
-         struct usc_native *made = NULL;
-         if (!jit_exiting && jit_init_locked()) {
-            struct timespec t0, t1;
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-            made = compile_locked(sh);
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-            /* after the first compile, so it runs before the destructors
-             * of the statics LLVM made on the way (exit handlers run in
-             * the reverse order of their registration) */
-            if (!jit_exit_hooked) {
-               jit_exit_hooked = true;
-               atexit(jit_at_exit);
-            }
-            if (made) {
-               stat_shaders++;
-               stat_runs += made->nruns;
-               stat_records += made->nrecords;
-               stat_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
-                          (uint64_t)(t1.tv_nsec - t0.tv_nsec);
-               stat_sharing += e->refs - 1;
-            }
-         }
-         nat = made ? made : &none_marker;
-         __atomic_store_n(&e->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
+      if (mode == 1 && bg_enabled()) {
+         /* off the critical path: the compile thread makes the code while
+          * this and other launches keep interpreting (the results are the
+          * same either way); a later launch picks the code up */
+         if (!__atomic_load_n(&e->queued, __ATOMIC_ACQUIRE))
+            bg_queue(e, sh);
+         nat = __atomic_load_n(&e->native, __ATOMIC_ACQUIRE);
+         if (!nat)
+            return NULL;
+      } else {
+         pthread_mutex_lock(&jit_lock);
+         compile_entry_locked(e, sh);
+         nat = e->native;
+         pthread_mutex_unlock(&jit_lock);
       }
-      pthread_mutex_unlock(&jit_lock);
    }
    __atomic_store_n(&w->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
    return nat == &none_marker ? NULL : nat;
@@ -1546,6 +1680,33 @@ usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
       __atomic_add_fetch(&e->work, instructions, __ATOMIC_RELAXED);
 }
 
+/* Drops a reference on the entry (a shader's, or a queued compile's);
+ * the last one frees it and its code.  Called with jit_lock held. */
+static void
+share_put_locked(struct usc_native_share *e)
+{
+   if (--e->refs)
+      return;
+   if (e->code) {
+      struct usc_native_share **pp = &share_table[e->hash % SHARE_BUCKETS];
+      while (*pp != e)
+         pp = &(*pp)->next;
+      *pp = e->next;
+   }
+   struct usc_native *nat = e->native;
+   if (nat && nat != &none_marker) {
+      if (nat->rt) {
+         jit_obj_put_locked(nat->rt);
+         jit_users--;
+      }
+      free(nat->at);
+      free(nat->runs);
+      free(nat);
+   }
+   free(e->code);
+   free(e);
+}
+
 void
 usc_native_release(struct hw_usc_shader *sh)
 {
@@ -1555,29 +1716,8 @@ usc_native_release(struct hw_usc_shader *sh)
    if (!e)
       return;
    pthread_mutex_lock(&jit_lock);
-   if (--e->refs) {
-      pthread_mutex_unlock(&jit_lock);
-      return;
-   }
-   if (e->code) {
-      struct usc_native_share **pp = &share_table[e->hash % SHARE_BUCKETS];
-      while (*pp != e)
-         pp = &(*pp)->next;
-      *pp = e->next;
-   }
-   struct usc_native *nat = e->native;
-   if (nat && nat != &none_marker && nat->rt) {
-      jit_obj_put_locked(nat->rt);
-      jit_users--;
-   }
+   share_put_locked(e);
    pthread_mutex_unlock(&jit_lock);
-   if (nat && nat != &none_marker) {
-      free(nat->at);
-      free(nat->runs);
-      free(nat);
-   }
-   free(e->code);
-   free(e);
 }
 
 void
@@ -1592,6 +1732,8 @@ void
 usc_native_shutdown(void)
 {
    pthread_mutex_lock(&jit_lock);
+   while (bg_pending)   /* a queued compile would make code after this */
+      pthread_cond_wait(&bg_idle, &jit_lock);
    if (jit && jit_users == 0) {
       LLVMOrcDisposeLLJIT(jit);
       jit = NULL;

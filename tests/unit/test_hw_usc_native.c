@@ -511,6 +511,51 @@ test_disk_cache(void **state)
    usc_native_set_mode(2);
 }
 
+/* TESSERA_USC_NATIVE=1 compiles off the critical path: the launch that
+ * makes a shader hot hands the compile to the compile thread and goes on
+ * interpreting; a later launch runs the code, with the same results.  A
+ * shader freed while its compile is queued leaves the job safe (ASan in
+ * the sanitizer build), and the synchronous path (async off) still works. */
+static void
+test_background_compile(void **state)
+{
+   (void)state;
+   static struct outcome a;
+   const char *src = "mov_imm r2, 9, 0b0\niadd r3, r2, r2\niadd r4, r3, r2\nstop\n";
+   uint8_t code[256];
+   size_t len = 0;
+   char err[160];
+   assert_true(agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)));
+   uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
+   for (int async = 1; async >= 0; async--) {
+      usc_native_set_async(async);
+      struct hw_usc_shader *sh = compile_mode(code, len, 1);
+      run_shader(sh, 32, uni, &a);
+      assert_int_equal(a.native_records, 0);
+      assert_int_equal(a.r[4][31], 27);
+      usc_native_note(sh, USC_NATIVE_HOT);   /* hot now */
+      const struct usc_native *nat = usc_native_get(sh);
+      if (async)
+         usc_native_wait_idle();
+      else
+         assert_non_null(nat);   /* compiled on this thread */
+      run_shader(sh, 32, uni, &a);
+      assert_int_equal(a.native_records, 3);
+      assert_int_equal(a.r[4][31], 27);
+      hw_usc_shader_free(sh);
+
+      /* freed while queued */
+      sh = compile_mode(code, len, 1);
+      run_shader(sh, 32, uni, &a);
+      usc_native_note(sh, USC_NATIVE_HOT);
+      (void)usc_native_get(sh);
+      hw_usc_shader_free(sh);
+      usc_native_wait_idle();
+   }
+   usc_native_set_async(true);
+   usc_native_set_mode(2);
+}
+
 int
 main(void)
 {
@@ -519,6 +564,7 @@ main(void)
       cmocka_unit_test(test_shared_code),
       cmocka_unit_test(test_ops_match_interpreter),
       cmocka_unit_test(test_disk_cache),
+      cmocka_unit_test(test_background_compile),
    };
    /* hermetic: a cache directory of the test's own, removed at the end */
    snprintf(cache_root, sizeof(cache_root), "/tmp/test_hw_usc_native.XXXXXX");
