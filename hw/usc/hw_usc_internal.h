@@ -184,6 +184,23 @@ void usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
    __attribute__((weak));
 void usc_native_set_mode(int mode) __attribute__((weak));
 bool usc_native_translatable(const struct usc_inst *in) __attribute__((weak));
+/* The on-disk cache of compiled code (docs/usc.md, Native path):
+ *   usc_native_set_cache_dir: overrides TESSERA_USC_NATIVE_CACHE (a
+ *     directory; NULL or "" disables the cache) for later compiles (tests).
+ *   usc_native_cache_get_counts: objects loaded from it, stored to it,
+ *     files rejected (corrupt, truncated, foreign), stores that failed. */
+struct usc_native_cache_counts {
+   uint64_t hits, stored, rejected, unwritable;
+};
+void usc_native_set_cache_dir(const char *dir) __attribute__((weak));
+/* Compiling off the critical path (TESSERA_USC_NATIVE=1): a hot shader is
+ * compiled by a background thread while launches keep interpreting.
+ *   usc_native_set_async: overrides TESSERA_USC_NATIVE_ASYNC (0: compile
+ *     on the launching thread) (tests).
+ *   usc_native_wait_idle: returns once no compile is queued or under way. */
+void usc_native_set_async(bool async) __attribute__((weak));
+void usc_native_wait_idle(void) __attribute__((weak));
+struct usc_native_cache_counts usc_native_cache_get_counts(void) __attribute__((weak));
 /* Disposes of the JIT when no shader holds native code (it is made again
  * on demand); for leak checkers at teardown. */
 void usc_native_shutdown(void) __attribute__((weak));

@@ -17,12 +17,16 @@
  * through weak references (hw_usc_internal.h), so a program linking
  * libhwusc.a without LLVM (Mesa's compiler test) simply has no native path.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hw/usc/hw_usc_internal.h"
 #include "tessera/float_bits.h"
@@ -32,13 +36,20 @@
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/blake3.h>
+#include <llvm/Config/llvm-config.h>   /* LLVM_VERSION_STRING (plain #defines) */
 
 /* ---- the process-wide JIT ---------------------------------------------- */
 
+#define SR_SYMBOL "tessera_usc_read_sr"
+
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
 static LLVMOrcLLJITRef jit;
+static LLVMTargetMachineRef tm;    /* compiles runs to object files */
+static char *tm_triple, *tm_cpu, *tm_features;
 static bool jit_failed;
-static unsigned jit_serial;        /* unique function names */
+static unsigned jit_serial;        /* unique temporary file names */
 static unsigned jit_users;         /* live shaders holding JIT code */
 static int native_mode = -1;       /* TESSERA_USC_NATIVE: 0 off, 1 hot shaders,
                                       2 every shader at its first launch */
@@ -61,6 +72,7 @@ jit_at_exit(void)
 /* Compile statistics (TESSERA_USC_NATIVE_STATS=1 prints them at exit);
  * compile time is the compiling thread's CPU time. */
 static uint64_t stat_shaders, stat_runs, stat_records, stat_ns, stat_sharing;
+static struct usc_native_cache_counts cache_counts;
 /* ALU/IMUL records left to the interpreter, by enum usc_op (and, for
  * float ops, by a 16-bit destination): what to translate next. */
 static uint64_t stat_left[U_HOOK + 1][2];
@@ -86,6 +98,12 @@ print_stats(void)
               (unsigned long long)stat_shaders, (unsigned long long)stat_runs,
               (unsigned long long)stat_records, stat_ns / 1e6,
               stat_ns / 1e6 / (double)stat_shaders, (unsigned long long)stat_sharing);
+   if (cache_counts.hits + cache_counts.stored + cache_counts.rejected + cache_counts.unwritable)
+      fprintf(stderr, "usc native cache: %llu loaded, %llu stored, %llu rejected, "
+              "%llu not stored (unwritable)\n",
+              (unsigned long long)cache_counts.hits, (unsigned long long)cache_counts.stored,
+              (unsigned long long)cache_counts.rejected,
+              (unsigned long long)cache_counts.unwritable);
    for (unsigned op = 0; op <= U_HOOK; op++)
       for (unsigned h = 0; h < 2; h++)
          if (stat_left[op][h])
@@ -176,8 +194,281 @@ jit_init_locked(void)
       return false;
    }
    LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(jit), gen);
+   /* usc_read_sr, which the code calls for the registers it does not
+    * compute itself, by name (an executable does not export it to dlsym) */
+   LLVMOrcCSymbolMapPair sr = {
+      .Name = LLVMOrcLLJITMangleAndIntern(jit, SR_SYMBOL),
+      .Sym = { .Address = (LLVMOrcExecutorAddress)(uintptr_t)&usc_read_sr,
+               .Flags = { .GenericFlags = LLVMJITSymbolGenericFlagsExported |
+                                          LLVMJITSymbolGenericFlagsCallable } },
+   };
+   e = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(jit), LLVMOrcAbsoluteSymbols(&sr, 1));
+   if (e) {
+      report_error("defining usc_read_sr", e);
+      LLVMOrcDisposeLLJIT(jit);
+      jit = NULL;
+      return false;
+   }
+   /* Code is compiled to an object file by our own target machine, set up
+    * as the JIT's would be (host triple, CPU and features, default
+    * optimisation, the JIT code model), so that the same bytes can go to
+    * the disk cache and into the JIT (LLVMOrcLLJITAddObjectFile). */
+   tm_triple = LLVMGetDefaultTargetTriple();
+   tm_cpu = LLVMGetHostCPUName();
+   tm_features = LLVMGetHostCPUFeatures();
+   LLVMTargetRef target;
+   char *msg = NULL;
+   if (LLVMGetTargetFromTriple(tm_triple, &target, &msg)) {
+      fprintf(stderr, "tessera: usc native: no target for %s: %s; using the interpreter\n",
+              tm_triple, msg ? msg : "?");
+      LLVMDisposeMessage(msg);
+      LLVMOrcDisposeLLJIT(jit);
+      jit = NULL;
+      return false;
+   }
+   tm = LLVMCreateTargetMachine(target, tm_triple, tm_cpu, tm_features, LLVMCodeGenLevelDefault,
+                                LLVMRelocDefault, LLVMCodeModelJITDefault);
+   if (!tm) {
+      fprintf(stderr, "tessera: usc native: no target machine; using the interpreter\n");
+      LLVMOrcDisposeLLJIT(jit);
+      jit = NULL;
+      return false;
+   }
    jit_failed = false;
    return true;
+}
+
+/* ---- the on-disk cache of compiled code ---------------------------------
+ *
+ * Like Mesa's shader disk cache for llvmpipe: the object file of a
+ * shader's runs is kept under a key that names everything its bytes
+ * depend on, so a later process loads it (LLVMOrcLLJITAddObjectFile)
+ * instead of running LLVM's code generator (5-30 ms a shader).
+ * Key: BLAKE3 of a format constant, USC_NATIVE_TRANSLATOR (bump it when
+ * the meaning of the runs' metadata or the function signature changes;
+ * changes of the generated IR change the key by themselves), LLVM's
+ * version, the host triple, CPU and features, and the module's IR text.
+ * A file: struct cache_header then the object; a file whose magic, key,
+ * length or checksum (BLAKE3 of the object) does not match is ignored
+ * with a one-line warning and replaced by a fresh compile.  Written to a
+ * temporary name and renamed, so readers never see a partial file.  A
+ * directory that cannot be made or written only costs the compile. */
+
+#define USC_NATIVE_TRANSLATOR 1u
+#define CACHE_FORMAT 1u
+static const char cache_magic[8] = { 'T', 'S', 'U', 'S', 'C', 'N', 'O', '\0' };
+
+struct cache_header {
+   char magic[8];
+   uint32_t format, translator;
+   uint8_t key[32];
+   uint64_t length;        /* bytes of object after the header */
+   uint8_t checksum[32];   /* BLAKE3 of those bytes */
+};
+
+static char *cache_dir;       /* NULL: disabled */
+static bool cache_dir_set;
+
+static void
+cache_dir_locked(void)
+{
+   if (cache_dir_set)
+      return;
+   cache_dir_set = true;
+   const char *e = getenv("TESSERA_USC_NATIVE_CACHE");
+   char buf[4096];
+   if (e) {
+      if (!*e || !strcmp(e, "0"))
+         return;
+      snprintf(buf, sizeof(buf), "%s", e);
+   } else {
+      const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+      if (x && *x == '/')
+         snprintf(buf, sizeof(buf), "%s/tessera/usc-native", x);
+      else if (h && *h)
+         snprintf(buf, sizeof(buf), "%s/.cache/tessera/usc-native", h);
+      else
+         return;
+   }
+   cache_dir = strdup(buf);
+}
+
+static void
+cache_path(char *out, size_t size, const uint8_t key[32])
+{
+   int o = snprintf(out, size, "%s/", cache_dir);
+   for (unsigned i = 0; i < 32 && o > 0 && (size_t)o + 3 < size; i++)
+      o += snprintf(out + o, size - (size_t)o, "%02x", key[i]);
+}
+
+/* The cached object of `key`, or NULL (absent, or rejected with a
+ * warning). */
+static LLVMMemoryBufferRef
+cache_load_locked(const uint8_t key[32])
+{
+   if (!cache_dir)
+      return NULL;
+   char path[4352];
+   cache_path(path, sizeof(path), key);
+   int fd = open(path, O_RDONLY | O_CLOEXEC);
+   if (fd < 0)
+      return NULL;
+   const char *bad = NULL;
+   struct stat st;
+   struct cache_header h;
+   uint8_t *obj = NULL;
+   if (fstat(fd, &st) || st.st_size < (off_t)sizeof(h) ||
+       read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
+      bad = "truncated header";
+   else if (memcmp(h.magic, cache_magic, sizeof(cache_magic)) || h.format != CACHE_FORMAT ||
+            h.translator != USC_NATIVE_TRANSLATOR)
+      bad = "not a cache file of this version";
+   else if (memcmp(h.key, key, 32))
+      bad = "key mismatch";
+   else if (h.length == 0 || h.length != (uint64_t)st.st_size - sizeof(h))
+      bad = "length mismatch";
+   else if (!(obj = malloc(h.length)))
+      bad = "out of memory";
+   else {
+      size_t got = 0;
+      while (got < h.length) {
+         ssize_t r = read(fd, obj + got, h.length - got);
+         if (r <= 0)
+            break;
+         got += (size_t)r;
+      }
+      uint8_t sum[32];
+      llvm_blake3_hasher b3;
+      llvm_blake3_hasher_init(&b3);
+      llvm_blake3_hasher_update(&b3, obj, got);
+      llvm_blake3_hasher_finalize(&b3, sum, sizeof(sum));
+      if (got != h.length)
+         bad = "truncated";
+      else if (memcmp(sum, h.checksum, sizeof(sum)))
+         bad = "checksum mismatch";
+   }
+   close(fd);
+   if (bad) {
+      fprintf(stderr, "tessera: usc native cache: ignoring %s (%s); compiling again\n", path, bad);
+      cache_counts.rejected++;
+      free(obj);
+      return NULL;
+   }
+   LLVMMemoryBufferRef mb =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)obj, h.length, "usc-cached");
+   free(obj);
+   return mb;
+}
+
+static bool
+write_all(int fd, const void *p, size_t n)
+{
+   while (n) {
+      ssize_t w = write(fd, p, n);
+      if (w <= 0)
+         return false;
+      p = (const char *)p + w;
+      n -= (size_t)w;
+   }
+   return true;
+}
+
+/* mkdir -p of the cache directory. */
+static void
+make_dirs(const char *dir)
+{
+   char p[4096];
+   snprintf(p, sizeof(p), "%s", dir);
+   for (char *c = p + 1; *c; c++) {
+      if (*c == '/') {
+         *c = '\0';
+         mkdir(p, 0755);
+         *c = '/';
+      }
+   }
+   mkdir(p, 0755);
+}
+
+static void
+cache_store_locked(const uint8_t key[32], LLVMMemoryBufferRef mb)
+{
+   if (!cache_dir)
+      return;
+   struct cache_header h = { .format = CACHE_FORMAT, .translator = USC_NATIVE_TRANSLATOR };
+   memcpy(h.magic, cache_magic, sizeof(h.magic));
+   memcpy(h.key, key, 32);
+   const void *obj = LLVMGetBufferStart(mb);
+   h.length = LLVMGetBufferSize(mb);
+   llvm_blake3_hasher b3;
+   llvm_blake3_hasher_init(&b3);
+   llvm_blake3_hasher_update(&b3, obj, h.length);
+   llvm_blake3_hasher_finalize(&b3, h.checksum, sizeof(h.checksum));
+   char path[4352], tmp[4416];
+   cache_path(path, sizeof(path), key);
+   snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path, (long)getpid(), jit_serial++);
+   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+   if (fd < 0 && errno == ENOENT) {
+      make_dirs(cache_dir);
+      fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+   }
+   if (fd < 0) {
+      cache_counts.unwritable++;
+      return;
+   }
+   bool ok = write_all(fd, &h, sizeof(h)) && write_all(fd, obj, h.length);
+   ok = !close(fd) && ok;
+   if (ok && !rename(tmp, path)) {
+      cache_counts.stored++;
+   } else {
+      unlink(tmp);
+      cache_counts.unwritable++;
+   }
+}
+
+/* Loaded objects, by key: shaders whose IR is the same (private entries,
+ * or code bytes that differ only outside the runs) share one, as its
+ * symbols can be defined only once in the JIT. */
+struct jit_obj {
+   uint8_t key[32];
+   unsigned refs;
+   LLVMOrcResourceTrackerRef rt;
+   struct jit_obj *next;
+};
+static struct jit_obj *jit_objs;
+
+static void
+jit_obj_put_locked(struct jit_obj *o)
+{
+   if (--o->refs)
+      return;
+   struct jit_obj **pp = &jit_objs;
+   while (*pp != o)
+      pp = &(*pp)->next;
+   *pp = o->next;
+   LLVMErrorRef err = LLVMOrcResourceTrackerRemove(o->rt);
+   if (err)
+      LLVMConsumeError(err);
+   LLVMOrcReleaseResourceTracker(o->rt);
+   free(o);
+}
+
+void
+usc_native_set_cache_dir(const char *dir)
+{
+   pthread_mutex_lock(&jit_lock);
+   free(cache_dir);
+   cache_dir = dir && *dir ? strdup(dir) : NULL;
+   cache_dir_set = true;
+   pthread_mutex_unlock(&jit_lock);
+}
+
+struct usc_native_cache_counts
+usc_native_cache_get_counts(void)
+{
+   pthread_mutex_lock(&jit_lock);
+   struct usc_native_cache_counts c = cache_counts;
+   pthread_mutex_unlock(&jit_lock);
+   return c;
 }
 
 /* ---- IR building ------------------------------------------------------- */
@@ -648,9 +939,12 @@ get_sr(struct nb *n, unsigned sr)
       return LLVMBuildAnd(n->b, LLVMBuildLShr(n->b, ex, lane_const(n, lane_index), ""),
                           splat_const(n, 1), "");
    default: {
-      LLVMValueRef f = LLVMConstIntToPtr(
-         LLVMConstInt(n->i64, (uint64_t)(uintptr_t)&usc_read_sr, false),
-         LLVMPointerType(n->sr_ty, 0));
+      /* by name, defined in the JIT as usc_read_sr's address
+       * (jit_init_locked): an address in the IR would differ between
+       * processes (ASLR) and so defeat the disk cache's key */
+      LLVMValueRef f = LLVMGetNamedFunction(n->mod, SR_SYMBOL);
+      if (!f)
+         f = LLVMAddFunction(n->mod, SR_SYMBOL, n->sr_ty);
       LLVMValueRef args[3] = { n->sarg, ci32(n, sr), n->sr_buf };
       LLVMBuildCall2(n->b, n->sr_ty, f, args, 3, "");
       LLVMValueRef ld = LLVMBuildLoad2(n->b, n->v32i32, n->sr_buf, "");
@@ -943,8 +1237,8 @@ compile_locked(const struct hw_usc_shader *sh)
    LLVMTypeRef params[4] = { n.i32ptr, n.i32ptr, n.i32, bytep };
    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(n.ctx), params, 4, false);
 
-   unsigned serial = jit_serial++, nruns = 0, nrec = 0;
-   char names[64];
+   unsigned nruns = 0, nrec = 0;
+   char names[128];
    for (unsigned i = 0; i < count;) {
       unsigned j = i;
       while (j < count && usc_native_translatable(&sh->inst[j]) && (j == i || !start[j]))
@@ -958,7 +1252,8 @@ compile_locked(const struct hw_usc_shader *sh)
          i = j > i ? j : i + 1;
          continue;
       }
-      snprintf(names, sizeof(names), "usc%u_%u", serial, i);
+      /* named by record for now; renamed by the key below */
+      snprintf(names, sizeof(names), "usc_%u", i);
       n.fn = LLVMAddFunction(n.mod, names, fty);
       LLVMSetLinkage(n.fn, LLVMExternalLinkage);
       n.rarg = LLVMGetParam(n.fn, 0);
@@ -1012,28 +1307,99 @@ compile_locked(const struct hw_usc_shader *sh)
       LLVMOrcDisposeThreadSafeContext(tsc);
       goto fail;
    }
-   LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
-   LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(jd);
-   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(n.mod, tsc);
-   LLVMOrcDisposeThreadSafeContext(tsc);
-   LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(jit, rt, tsm);
-   if (e) {
-      report_error("adding a module", e);
-      LLVMOrcDisposeThreadSafeModule(tsm);
-      LLVMOrcReleaseResourceTracker(rt);
-      goto fail;
+   /* The key: everything the object's bytes depend on (see the cache
+    * section above), the IR before the functions get their final names. */
+   uint8_t key[32];
+   {
+      llvm_blake3_hasher b3;
+      llvm_blake3_hasher_init(&b3);
+      const uint32_t v[2] = { CACHE_FORMAT, USC_NATIVE_TRANSLATOR };
+      llvm_blake3_hasher_update(&b3, v, sizeof(v));
+      const char *id[4] = { LLVM_VERSION_STRING, tm_triple, tm_cpu, tm_features };
+      for (unsigned k = 0; k < 4; k++)
+         llvm_blake3_hasher_update(&b3, id[k], strlen(id[k]) + 1);
+      char *ir = LLVMPrintModuleToString(n.mod);
+      llvm_blake3_hasher_update(&b3, ir, strlen(ir));
+      LLVMDisposeMessage(ir);
+      llvm_blake3_hasher_finalize(&b3, key, sizeof(key));
    }
-   nat->rt = rt;
+   /* Symbols carry the key, so objects of different code never clash in
+    * the JIT and a cached object's names match the module's. */
+   char kname[33];
+   for (unsigned k = 0; k < 16; k++)
+      snprintf(kname + 2 * k, 3, "%02x", key[k]);
+   for (unsigned i = 0; i < count; i++) {
+      if (!nat->at[i])
+         continue;
+      snprintf(names, sizeof(names), "usc_%u", i);
+      LLVMValueRef f = LLVMGetNamedFunction(n.mod, names);
+      snprintf(names, sizeof(names), "usc_%s_%u", kname, i);
+      LLVMSetValueName2(f, names, strlen(names));
+   }
+
+   struct jit_obj *obj = jit_objs;
+   while (obj && memcmp(obj->key, key, sizeof(key)))
+      obj = obj->next;
+   if (obj) {   /* the same code is loaded already */
+      obj->refs++;
+      LLVMDisposeModule(n.mod);
+      LLVMOrcDisposeThreadSafeContext(tsc);
+   } else {
+      obj = calloc(1, sizeof(*obj));
+      if (!obj) {
+         LLVMDisposeModule(n.mod);
+         LLVMOrcDisposeThreadSafeContext(tsc);
+         goto fail;
+      }
+      memcpy(obj->key, key, sizeof(key));
+      obj->refs = 1;
+      cache_dir_locked();
+      LLVMMemoryBufferRef mb = cache_load_locked(key);
+      if (mb) {
+         cache_counts.hits++;
+      } else {
+         char *msg = NULL;
+         LLVMSetTarget(n.mod, tm_triple);
+         LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+         LLVMSetModuleDataLayout(n.mod, dl);
+         LLVMDisposeTargetData(dl);
+         if (LLVMTargetMachineEmitToMemoryBuffer(tm, n.mod, LLVMObjectFile, &msg, &mb)) {
+            fprintf(stderr, "tessera: usc native: compiling: %s; using the interpreter\n",
+                    msg ? msg : "?");
+            LLVMDisposeMessage(msg);
+            mb = NULL;
+         } else {
+            cache_store_locked(key, mb);
+         }
+      }
+      LLVMDisposeModule(n.mod);
+      LLVMOrcDisposeThreadSafeContext(tsc);
+      if (!mb) {
+         free(obj);
+         goto fail;
+      }
+      LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
+      obj->rt = LLVMOrcJITDylibCreateResourceTracker(jd);
+      LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(jit, obj->rt, mb);   /* takes mb */
+      if (e) {
+         report_error("adding an object", e);
+         LLVMOrcReleaseResourceTracker(obj->rt);
+         free(obj);
+         goto fail;
+      }
+      obj->next = jit_objs;
+      jit_objs = obj;
+   }
+   nat->rt = obj;
    for (unsigned i = 0; i < count; i++) {
       if (!nat->at[i])
          continue;
       LLVMOrcExecutorAddress addr = 0;
-      snprintf(names, sizeof(names), "usc%u_%u", serial, i);
-      e = LLVMOrcLLJITLookup(jit, &addr, names);
+      snprintf(names, sizeof(names), "usc_%s_%u", kname, i);
+      LLVMErrorRef e = LLVMOrcLLJITLookup(jit, &addr, names);
       if (e) {
-         report_error("compiling", e);
-         LLVMOrcResourceTrackerRemove(rt);
-         LLVMOrcReleaseResourceTracker(rt);
+         report_error("linking", e);
+         jit_obj_put_locked(obj);
          nat->rt = NULL;
          goto fail;
       }
@@ -1066,8 +1432,9 @@ struct usc_native_share {
    size_t bytes;
    unsigned count;
    uint8_t *code;                 /* NULL: a private entry */
-   unsigned refs;                 /* shaders using it (jit_lock) */
+   unsigned refs;                 /* shaders using it, and a queued compile (jit_lock) */
    uint64_t work;                 /* instructions run before compiling */
+   bool queued;                   /* handed to the compile thread */
    struct usc_native *native;     /* compiled code, &none_marker, or NULL */
    struct usc_native_share *next; /* hash chain */
 };
@@ -1106,6 +1473,153 @@ share_get_locked(const struct hw_usc_shader *sh)
    return e;
 }
 
+/* Compiles the entry's code unless it has some (or the process exits),
+ * then publishes it; called with jit_lock held. */
+static void
+compile_entry_locked(struct usc_native_share *e, const struct hw_usc_shader *sh)
+{
+   if (e->native)
+      return;
+   struct usc_native *made = NULL;
+   if (!jit_exiting && jit_init_locked()) {
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+      made = compile_locked(sh);
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+      /* after the first compile, so it runs before the destructors of the
+       * statics LLVM made on the way (exit handlers run in the reverse
+       * order of their registration) */
+      if (!jit_exit_hooked) {
+         jit_exit_hooked = true;
+         atexit(jit_at_exit);
+      }
+      if (made) {
+         stat_shaders++;
+         stat_runs += made->nruns;
+         stat_records += made->nrecords;
+         stat_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+                    (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+         stat_sharing += e->refs - 1 - e->queued;
+      }
+   }
+   /* exiting, or the JIT failed: interpreted from now on */
+   __atomic_store_n(&e->native, made ? made : (struct usc_native *)&none_marker,
+                    __ATOMIC_RELEASE);
+}
+
+/* ---- compiling off the critical path -----------------------------------
+ * With TESSERA_USC_NATIVE=1 a hot shader's compile (5-30 ms) is handed to
+ * one compile thread instead of stalling the render worker that crossed
+ * the threshold (on glxgears that was 60-100 ms of a 0.4 s replay).  The
+ * job holds a copy of the shader's records and a reference on the entry,
+ * so the shader may be freed meanwhile.  The thread compiles under
+ * jit_lock like a synchronous compile, so the exit guard (jit_at_exit)
+ * still waits for a compile under way and stops later ones.
+ * TESSERA_USC_NATIVE_ASYNC=0 compiles synchronously (as mode 2 always
+ * does: the tests want the code at once). */
+struct bg_job {
+   struct usc_native_share *e;
+   struct hw_usc_shader sh;   /* count and a copy of the records */
+   struct bg_job *next;
+};
+static struct bg_job *bg_head, **bg_tail = &bg_head;
+static pthread_cond_t bg_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t bg_idle = PTHREAD_COND_INITIALIZER;
+static unsigned bg_pending;
+static bool bg_started;
+static int bg_async = -1;
+
+static bool
+bg_enabled(void)
+{
+   int a = __atomic_load_n(&bg_async, __ATOMIC_ACQUIRE);
+   if (a < 0) {
+      const char *v = getenv("TESSERA_USC_NATIVE_ASYNC");
+      a = !(v && !strcmp(v, "0"));
+      __atomic_store_n(&bg_async, a, __ATOMIC_RELEASE);
+   }
+   return a;
+}
+
+static void share_put_locked(struct usc_native_share *e);
+
+static void *
+bg_main(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&jit_lock);
+   for (;;) {
+      while (!bg_head)
+         pthread_cond_wait(&bg_cond, &jit_lock);
+      struct bg_job *j = bg_head;
+      bg_head = j->next;
+      if (!bg_head)
+         bg_tail = &bg_head;
+      compile_entry_locked(j->e, &j->sh);
+      j->e->queued = false;
+      share_put_locked(j->e);   /* may free it: its shaders are gone */
+      free(j->sh.inst);
+      free(j);
+      if (!--bg_pending)
+         pthread_cond_broadcast(&bg_idle);
+   }
+   return NULL;
+}
+
+static void
+bg_queue(struct usc_native_share *e, const struct hw_usc_shader *sh)
+{
+   pthread_mutex_lock(&jit_lock);
+   if (e->queued || e->native || jit_exiting) {
+      pthread_mutex_unlock(&jit_lock);
+      return;
+   }
+   struct bg_job *j = calloc(1, sizeof(*j));
+   if (j)
+      j->sh.inst = malloc((sh->count ? sh->count : 1) * sizeof(*sh->inst));
+   if (!bg_started && j && j->sh.inst) {
+      pthread_t t;
+      pthread_attr_t at;
+      pthread_attr_init(&at);
+      pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+      bg_started = !pthread_create(&t, &at, bg_main, NULL);
+      pthread_attr_destroy(&at);
+   }
+   if (!j || !j->sh.inst || !bg_started) {   /* no thread: compile here */
+      if (j)
+         free(j->sh.inst);
+      free(j);
+      compile_entry_locked(e, sh);
+      pthread_mutex_unlock(&jit_lock);
+      return;
+   }
+   memcpy(j->sh.inst, sh->inst, sh->count * sizeof(*sh->inst));
+   j->sh.count = sh->count;
+   j->e = e;
+   e->refs++;
+   __atomic_store_n(&e->queued, true, __ATOMIC_RELEASE);
+   *bg_tail = j;
+   bg_tail = &j->next;
+   bg_pending++;
+   pthread_cond_signal(&bg_cond);
+   pthread_mutex_unlock(&jit_lock);
+}
+
+void
+usc_native_wait_idle(void)
+{
+   pthread_mutex_lock(&jit_lock);
+   while (bg_pending)
+      pthread_cond_wait(&bg_idle, &jit_lock);
+   pthread_mutex_unlock(&jit_lock);
+}
+
+void
+usc_native_set_async(bool async)
+{
+   __atomic_store_n(&bg_async, async, __ATOMIC_RELEASE);
+}
+
 const struct usc_native *
 usc_native_get(const struct hw_usc_shader *sh)
 {
@@ -1138,35 +1652,21 @@ usc_native_get(const struct hw_usc_shader *sh)
        * identical either way). */
       if (mode == 1 && __atomic_load_n(&e->work, __ATOMIC_RELAXED) < USC_NATIVE_HOT)
          return NULL;
-      pthread_mutex_lock(&jit_lock);
-      nat = e->native;
-      if (!nat) {
-         struct usc_native *made = NULL;
-         if (!jit_exiting && jit_init_locked()) {
-            struct timespec t0, t1;
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-            made = compile_locked(sh);
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-            /* after the first compile, so it runs before the destructors
-             * of the statics LLVM made on the way (exit handlers run in
-             * the reverse order of their registration) */
-            if (!jit_exit_hooked) {
-               jit_exit_hooked = true;
-               atexit(jit_at_exit);
-            }
-            if (made) {
-               stat_shaders++;
-               stat_runs += made->nruns;
-               stat_records += made->nrecords;
-               stat_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
-                          (uint64_t)(t1.tv_nsec - t0.tv_nsec);
-               stat_sharing += e->refs - 1;
-            }
-         }
-         nat = made ? made : &none_marker;
-         __atomic_store_n(&e->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
+      if (mode == 1 && bg_enabled()) {
+         /* off the critical path: the compile thread makes the code while
+          * this and other launches keep interpreting (the results are the
+          * same either way); a later launch picks the code up */
+         if (!__atomic_load_n(&e->queued, __ATOMIC_ACQUIRE))
+            bg_queue(e, sh);
+         nat = __atomic_load_n(&e->native, __ATOMIC_ACQUIRE);
+         if (!nat)
+            return NULL;
+      } else {
+         pthread_mutex_lock(&jit_lock);
+         compile_entry_locked(e, sh);
+         nat = e->native;
+         pthread_mutex_unlock(&jit_lock);
       }
-      pthread_mutex_unlock(&jit_lock);
    }
    __atomic_store_n(&w->native, (struct usc_native *)nat, __ATOMIC_RELEASE);
    return nat == &none_marker ? NULL : nat;
@@ -1180,6 +1680,33 @@ usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
       __atomic_add_fetch(&e->work, instructions, __ATOMIC_RELAXED);
 }
 
+/* Drops a reference on the entry (a shader's, or a queued compile's);
+ * the last one frees it and its code.  Called with jit_lock held. */
+static void
+share_put_locked(struct usc_native_share *e)
+{
+   if (--e->refs)
+      return;
+   if (e->code) {
+      struct usc_native_share **pp = &share_table[e->hash % SHARE_BUCKETS];
+      while (*pp != e)
+         pp = &(*pp)->next;
+      *pp = e->next;
+   }
+   struct usc_native *nat = e->native;
+   if (nat && nat != &none_marker) {
+      if (nat->rt) {
+         jit_obj_put_locked(nat->rt);
+         jit_users--;
+      }
+      free(nat->at);
+      free(nat->runs);
+      free(nat);
+   }
+   free(e->code);
+   free(e);
+}
+
 void
 usc_native_release(struct hw_usc_shader *sh)
 {
@@ -1189,32 +1716,8 @@ usc_native_release(struct hw_usc_shader *sh)
    if (!e)
       return;
    pthread_mutex_lock(&jit_lock);
-   if (--e->refs) {
-      pthread_mutex_unlock(&jit_lock);
-      return;
-   }
-   if (e->code) {
-      struct usc_native_share **pp = &share_table[e->hash % SHARE_BUCKETS];
-      while (*pp != e)
-         pp = &(*pp)->next;
-      *pp = e->next;
-   }
-   struct usc_native *nat = e->native;
-   if (nat && nat != &none_marker && nat->rt) {
-      LLVMErrorRef err = LLVMOrcResourceTrackerRemove(nat->rt);
-      if (err)
-         LLVMConsumeError(err);
-      LLVMOrcReleaseResourceTracker(nat->rt);
-      jit_users--;
-   }
+   share_put_locked(e);
    pthread_mutex_unlock(&jit_lock);
-   if (nat && nat != &none_marker) {
-      free(nat->at);
-      free(nat->runs);
-      free(nat);
-   }
-   free(e->code);
-   free(e);
 }
 
 void
@@ -1229,9 +1732,17 @@ void
 usc_native_shutdown(void)
 {
    pthread_mutex_lock(&jit_lock);
+   while (bg_pending)   /* a queued compile would make code after this */
+      pthread_cond_wait(&bg_idle, &jit_lock);
    if (jit && jit_users == 0) {
       LLVMOrcDisposeLLJIT(jit);
       jit = NULL;
+      LLVMDisposeTargetMachine(tm);
+      tm = NULL;
+      LLVMDisposeMessage(tm_triple);
+      LLVMDisposeMessage(tm_cpu);
+      LLVMDisposeMessage(tm_features);
+      tm_triple = tm_cpu = tm_features = NULL;
    }
    pthread_mutex_unlock(&jit_lock);
 }

@@ -9,6 +9,7 @@
  * and the op must really have been translated.  Memory is the flat test
  * double of test_hw_usc_mmu.c.
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "hw/usc/hw_usc.h"
@@ -343,6 +345,217 @@ test_shared_code(void **state)
    usc_native_set_mode(2);
 }
 
+/* ---- the on-disk cache --------------------------------------------------
+ * The test runs with a cache directory of its own (main), so it is
+ * hermetic and starts cold. */
+static char cache_root[64];
+
+static void
+rm_tree(const char *dir)
+{
+   DIR *d = opendir(dir);
+   if (!d)
+      return;
+   struct dirent *de;
+   char p[512];
+   while ((de = readdir(d))) {
+      if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+         continue;
+      snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+      if (unlink(p))
+         rm_tree(p);
+   }
+   closedir(d);
+   rmdir(dir);
+}
+
+/* The single file in `dir` (fails the test otherwise). */
+static void
+only_file(const char *dir, char *out, size_t size)
+{
+   DIR *d = opendir(dir);
+   assert_non_null(d);
+   unsigned n = 0;
+   struct dirent *de;
+   while ((de = readdir(d))) {
+      if (de->d_name[0] == '.')
+         continue;
+      snprintf(out, size, "%s/%s", dir, de->d_name);
+      n++;
+   }
+   closedir(d);
+   assert_int_equal(n, 1);
+}
+
+static void
+run_inputs(const uint8_t *code, size_t len, int mode, struct outcome *out)
+{
+   uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
+   rng_state = 12345;
+   for (unsigned i = 0; i < 4; i++) {
+      uint64_t va = GPU(BUF(i));
+      uni[2 * i] = (uint32_t)va;
+      uni[2 * i + 1] = (uint32_t)(va >> 32);
+      for (unsigned l = 0; l < 32; l++) {
+         uint32_t v = rnd_value();
+         memcpy(usc_test_mem + BUF(i) + 4 * l, &v, 4);
+      }
+   }
+   uni[8] = rnd_value();
+   run_mode(code, len, mode, 32, uni, out);
+}
+
+static void
+assert_same(const struct outcome *a, const struct outcome *b)
+{
+   assert_memory_equal(a->r, b->r, sizeof(a->r));
+   assert_memory_equal(&a->st, &b->st, sizeof(a->st));
+}
+
+/* A cached object gives what a fresh compile and the interpreter give; a
+ * corrupt, truncated or foreign file is rejected and compiled again; an
+ * unwritable directory only costs the store. */
+static void
+test_disk_cache(void **state)
+{
+   (void)state;
+   static struct outcome interp, fresh, cached;
+   char dir[128], file[512];
+   snprintf(dir, sizeof(dir), "%s/a/b", cache_root);   /* made on the first store */
+   usc_native_set_cache_dir(dir);
+   char src[1024];
+   snprintf(src, sizeof(src), "%sfmadd32 r10, r2, r3, r4\nfadd32.sat r11, r10, r5\n"
+            "imadd r12, r2, r3, r4\nfmul16 r13l, r2l, r3h\nxor r14, r12, r11\nstop\n",
+            preamble);
+   uint8_t code[4096];
+   size_t len = 0;
+   char err[160];
+   assert_true(agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)));
+   struct usc_native_cache_counts c0 = usc_native_cache_get_counts(), c;
+
+   run_inputs(code, len, 0, &interp);
+   assert_int_equal(interp.native_records, 0);
+   run_inputs(code, len, 2, &fresh);   /* cold: compiled and stored */
+   c = usc_native_cache_get_counts();
+   assert_int_equal(c.stored, c0.stored + 1);
+   assert_int_equal(c.hits, c0.hits);
+   assert_int_equal(fresh.native_records, 6);
+   assert_same(&interp, &fresh);
+   run_inputs(code, len, 2, &cached);   /* warm: loaded (the shader above is freed) */
+   c = usc_native_cache_get_counts();
+   assert_int_equal(c.hits, c0.hits + 1);
+   assert_int_equal(c.stored, c0.stored + 1);
+   assert_int_equal(cached.native_records, 6);
+   assert_same(&interp, &cached);
+
+   /* damaged files: a flipped byte of the object, a truncated file, a
+    * foreign file under the name, a header of another key */
+   only_file(dir, file, sizeof(file));
+   FILE *f = fopen(file, "rb");
+   assert_non_null(f);
+   static uint8_t good[1 << 20];
+   size_t size = fread(good, 1, sizeof(good), f);
+   fclose(f);
+   assert_true(size > 200 && size < sizeof(good));
+   for (unsigned damage = 0; damage < 4; damage++) {
+      static uint8_t bad[1 << 20];
+      memcpy(bad, good, size);
+      size_t bad_size = size;
+      if (damage == 0)
+         bad[size - 7] ^= 0x20;
+      else if (damage == 1)
+         bad_size = size / 2;
+      else if (damage == 2)
+         bad_size = (size_t)snprintf((char *)bad, sizeof(bad), "not an object\n");
+      else
+         bad[20] ^= 1;   /* inside the key */
+      f = fopen(file, "wb");
+      assert_non_null(f);
+      assert_int_equal(fwrite(bad, 1, bad_size, f), bad_size);
+      fclose(f);
+      struct usc_native_cache_counts b = usc_native_cache_get_counts();
+      run_inputs(code, len, 2, &cached);
+      c = usc_native_cache_get_counts();
+      assert_int_equal(c.rejected, b.rejected + 1);
+      assert_int_equal(c.stored, b.stored + 1);   /* replaced */
+      assert_int_equal(c.hits, b.hits);
+      assert_int_equal(cached.native_records, 6);
+      assert_same(&interp, &cached);
+      run_inputs(code, len, 2, &cached);   /* and the replacement loads */
+      c = usc_native_cache_get_counts();
+      assert_int_equal(c.hits, b.hits + 1);
+      assert_same(&interp, &cached);
+   }
+
+   /* unwritable: a directory below a regular file (fails even as root) */
+   char blocked[600];
+   snprintf(blocked, sizeof(blocked), "%s/sub", file);
+   usc_native_set_cache_dir(blocked);
+   struct usc_native_cache_counts b = usc_native_cache_get_counts();
+   run_inputs(code, len, 2, &cached);
+   c = usc_native_cache_get_counts();
+   assert_int_equal(c.unwritable, b.unwritable + 1);
+   assert_int_equal(c.stored, b.stored);
+   assert_int_equal(cached.native_records, 6);
+   assert_same(&interp, &cached);
+   usc_native_set_cache_dir(NULL);   /* off: compiled, nothing stored */
+   b = usc_native_cache_get_counts();
+   run_inputs(code, len, 2, &cached);
+   c = usc_native_cache_get_counts();
+   assert_memory_equal(&b, &c, sizeof(b));
+   assert_int_equal(cached.native_records, 6);
+   assert_same(&interp, &cached);
+   char live[128];
+   snprintf(live, sizeof(live), "%s/live", cache_root);
+   usc_native_set_cache_dir(live);
+   usc_native_set_mode(2);
+}
+
+/* TESSERA_USC_NATIVE=1 compiles off the critical path: the launch that
+ * makes a shader hot hands the compile to the compile thread and goes on
+ * interpreting; a later launch runs the code, with the same results.  A
+ * shader freed while its compile is queued leaves the job safe (ASan in
+ * the sanitizer build), and the synchronous path (async off) still works. */
+static void
+test_background_compile(void **state)
+{
+   (void)state;
+   static struct outcome a;
+   const char *src = "mov_imm r2, 9, 0b0\niadd r3, r2, r2\niadd r4, r3, r2\nstop\n";
+   uint8_t code[256];
+   size_t len = 0;
+   char err[160];
+   assert_true(agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)));
+   uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
+   for (int async = 1; async >= 0; async--) {
+      usc_native_set_async(async);
+      struct hw_usc_shader *sh = compile_mode(code, len, 1);
+      run_shader(sh, 32, uni, &a);
+      assert_int_equal(a.native_records, 0);
+      assert_int_equal(a.r[4][31], 27);
+      usc_native_note(sh, USC_NATIVE_HOT);   /* hot now */
+      const struct usc_native *nat = usc_native_get(sh);
+      if (async)
+         usc_native_wait_idle();
+      else
+         assert_non_null(nat);   /* compiled on this thread */
+      run_shader(sh, 32, uni, &a);
+      assert_int_equal(a.native_records, 3);
+      assert_int_equal(a.r[4][31], 27);
+      hw_usc_shader_free(sh);
+
+      /* freed while queued */
+      sh = compile_mode(code, len, 1);
+      run_shader(sh, 32, uni, &a);
+      usc_native_note(sh, USC_NATIVE_HOT);
+      (void)usc_native_get(sh);
+      hw_usc_shader_free(sh);
+      usc_native_wait_idle();
+   }
+   usc_native_set_async(true);
+   usc_native_set_mode(2);
+}
+
 int
 main(void)
 {
@@ -350,8 +563,20 @@ main(void)
       cmocka_unit_test(test_switch_off),
       cmocka_unit_test(test_shared_code),
       cmocka_unit_test(test_ops_match_interpreter),
+      cmocka_unit_test(test_disk_cache),
+      cmocka_unit_test(test_background_compile),
    };
+   /* hermetic: a cache directory of the test's own, removed at the end */
+   snprintf(cache_root, sizeof(cache_root), "/tmp/test_hw_usc_native.XXXXXX");
+   if (!mkdtemp(cache_root)) {
+      perror("mkdtemp");
+      return 1;
+   }
+   char live[128];
+   snprintf(live, sizeof(live), "%s/live", cache_root);
+   usc_native_set_cache_dir(live);
    int rc = cmocka_run_group_tests(tests, NULL, NULL);
    usc_native_shutdown();
+   rm_tree(cache_root);
    return rc;
 }

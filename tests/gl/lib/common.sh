@@ -24,6 +24,8 @@ for p in eglretrace apitrace eglinfo es2_info; do
 done
 workloads=$(gl_workloads) || exit 1
 work=$(mktemp -d)
+# hermetic: the USC native path's disk cache (docs/usc.md) of this script only
+export TESSERA_USC_NATIVE_CACHE=$work/usc-native-cache
 gl_cleanup_hooks=()
 gl_cleanup() {
     local h
