@@ -96,7 +96,8 @@ load(void)
        ops->size_inst != sizeof(struct usc_inst) ||
        ops->size_simd != sizeof(struct hw_usc_simd) ||
        ops->size_native != sizeof(struct usc_native) ||
-       ops->size_run != sizeof(struct usc_native_run)) {
+       ops->size_run != sizeof(struct usc_native_run) ||
+       ops->size_counts != sizeof(struct usc_native_cache_counts)) {
       fprintf(stderr, "tessera: usc native: %s is the plugin of another build "
               "(version %u, want %u; or other struct sizes); using the "
               "interpreter (same results, slower)\n", path, ops->version,
@@ -197,4 +198,38 @@ usc_native_shutdown(void)
    const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
       ops->shutdown();
+}
+
+/* The cache directory, the async switch and their counters are settings of
+ * the plugin's compiles, for tests and tools: they load it (a program that
+ * asks for them is about to compile), and do nothing without it. */
+void
+usc_native_set_cache_dir(const char *dir)
+{
+   const struct usc_native_plugin_ops *ops = plugin_get();
+   if (ops)
+      ops->set_cache_dir(dir);
+}
+
+struct usc_native_cache_counts
+usc_native_cache_get_counts(void)
+{
+   const struct usc_native_plugin_ops *ops = plugin_get();
+   return ops ? ops->cache_get_counts() : (struct usc_native_cache_counts){ 0 };
+}
+
+void
+usc_native_set_async(bool async)
+{
+   const struct usc_native_plugin_ops *ops = plugin_get();
+   if (ops)
+      ops->set_async(async);
+}
+
+void
+usc_native_wait_idle(void)
+{
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+   if (ops)
+      ops->wait_idle();
 }

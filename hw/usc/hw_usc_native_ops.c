@@ -15,4 +15,8 @@ const struct usc_native_plugin_ops tessera_usc_native_ops = {
    .set_mode = usc_native_set_mode,
    .translatable = usc_native_translatable,
    .shutdown = usc_native_shutdown,
+   .set_cache_dir = usc_native_set_cache_dir,
+   .cache_get_counts = usc_native_cache_get_counts,
+   .set_async = usc_native_set_async,
+   .wait_idle = usc_native_wait_idle,
 };

@@ -25,7 +25,7 @@
 
 #include "hw/usc/hw_usc_internal.h"
 
-#define USC_NATIVE_PLUGIN_VERSION 1
+#define USC_NATIVE_PLUGIN_VERSION 2
 /* The plugin's file name, next to the object holding the loader, or in
  * ../lib from it (bin/, tests/); $TESSERA_USC_NATIVE_LIB overrides. */
 #define USC_NATIVE_PLUGIN_NAME "tessera-usc-native.so"
@@ -39,6 +39,7 @@ struct usc_native_plugin_ops {
    uint32_t size_simd;        /* sizeof(struct hw_usc_simd) */
    uint32_t size_native;      /* sizeof(struct usc_native) */
    uint32_t size_run;         /* sizeof(struct usc_native_run) */
+   uint32_t size_counts;      /* sizeof(struct usc_native_cache_counts) */
    /* the functions of the same names in hw_usc_internal.h */
    const struct usc_native *(*get)(const struct hw_usc_shader *sh);
    void (*release)(struct hw_usc_shader *sh);
@@ -46,6 +47,10 @@ struct usc_native_plugin_ops {
    void (*set_mode)(int mode);
    bool (*translatable)(const struct usc_inst *in);
    void (*shutdown)(void);
+   void (*set_cache_dir)(const char *dir);
+   struct usc_native_cache_counts (*cache_get_counts)(void);
+   void (*set_async)(bool async);
+   void (*wait_idle)(void);
 };
 
 #define USC_NATIVE_PLUGIN_OPS_INIT                                   \
@@ -55,6 +60,7 @@ struct usc_native_plugin_ops {
    .size_inst = sizeof(struct usc_inst),                             \
    .size_simd = sizeof(struct hw_usc_simd),                          \
    .size_native = sizeof(struct usc_native),                         \
-   .size_run = sizeof(struct usc_native_run)
+   .size_run = sizeof(struct usc_native_run),                        \
+   .size_counts = sizeof(struct usc_native_cache_counts)
 
 #endif
