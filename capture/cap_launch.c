@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,18 +281,31 @@ capture_run(const struct capture_request *r, char *const argv[], char *err, size
    }
    /* Forward before the fork, so no signal meant for the program can end
     * us in between; exec resets the handlers in the child. Restored in
-    * reverse order, which is right even if trig is SIGINT or SIGTERM. */
+    * reverse order, which is right even if trig is SIGINT or SIGTERM.
+    * The signals are also held from before the fork until child_pid is
+    * known: a program that triggers at once (kill -USR2 $PPID first
+    * thing) can otherwise land in forward() while child_pid is still 0
+    * if we are descheduled right after fork, and the trigger is lost. */
    struct sigaction sa, old_trig, old_int, old_term;
    memset(&sa, 0, sizeof(sa));
    sa.sa_handler = forward;
    sigemptyset(&sa.sa_mask);
-   if (trig > 0)
+   sigset_t held, old_mask;
+   sigemptyset(&held);
+   sigaddset(&held, SIGINT);
+   sigaddset(&held, SIGTERM);
+   if (trig > 0) {
       sigaction(trig, &sa, &old_trig);
+      sigaddset(&held, trig);
+   }
    sigaction(SIGINT, &sa, &old_int);
    sigaction(SIGTERM, &sa, &old_term);
    fflush(NULL);
+   pthread_sigmask(SIG_BLOCK, &held, &old_mask);
    pid_t pid = fork();
    if (pid == 0) {
+      /* the program starts with the caller's mask, not ours */
+      pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
       close(pfd[0]);
       char root[32];
       snprintf(root, sizeof(root), "TESSERA_CAPTURE_ROOT_PID=%d", (int)getpid());
@@ -316,6 +330,8 @@ capture_run(const struct capture_request *r, char *const argv[], char *err, size
    }
    int fork_errno = errno;
    child_pid = pid > 0 ? pid : 0;
+   /* anything that arrived since the fork is delivered now, and forwarded */
+   pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
    close(pfd[1]);
    capture_environ_free(env);
    int rc = -1, st = 0, exec_errno = 0;

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -174,6 +176,66 @@ test_forward(void **state)
    assert_ptr_equal(now.sa_handler, SIG_DFL);
 }
 
+/* The window between fork() returning in the launcher and the launcher
+ * knowing the child's pid, held open for 300 ms by a fork handler that
+ * runs in exactly that place. A trigger the program sends at once (as a
+ * program that captures itself from its first frame does) lands in that
+ * window; it must still reach the program. Under load the scheduler made
+ * that window on its own now and then. */
+static volatile int slow_parent;
+
+static void
+after_fork_in_parent(void)
+{
+   if (!slow_parent)
+      return;
+   struct timespec until, now;
+   clock_gettime(CLOCK_MONOTONIC, &until);
+   until.tv_nsec += 300 * 1000000L;
+   until.tv_sec += until.tv_nsec / 1000000000L;
+   until.tv_nsec %= 1000000000L;
+   do {   /* a signal delivered here interrupts the sleep: sleep on */
+      struct timespec left;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      left.tv_sec = until.tv_sec - now.tv_sec;
+      left.tv_nsec = until.tv_nsec - now.tv_nsec;
+      if (left.tv_nsec < 0) {
+         left.tv_sec--;
+         left.tv_nsec += 1000000000L;
+      }
+      if (left.tv_sec < 0)
+         break;
+      nanosleep(&left, NULL);
+   } while (1);
+}
+
+static void
+test_forward_before_pid_known(void **state)
+{
+   (void)state;
+   static bool registered;
+   if (!registered)
+      assert_int_equal(pthread_atfork(NULL, after_fork_in_parent, NULL), 0);
+   registered = true;
+   char err[256];
+   struct capture_request r = { .output = "/tmp/never-written.tsr", .layer = harmless_layer(),
+                                .signal = "USR2" };
+   slow_parent = 1;
+   int rc = run_sh(&r,
+                   "trap 'exit 42' USR2; kill -USR2 $PPID; i=0; "
+                   "while [ $i -lt 2000000 ]; do i=$((i+1)); done; exit 1",
+                   err, sizeof(err));
+   slow_parent = 0;
+   assert_int_equal(rc, 42);
+   struct sigaction now;
+   assert_int_equal(sigaction(SIGUSR2, NULL, &now), 0);
+   assert_ptr_equal(now.sa_handler, SIG_DFL);
+   sigset_t mask;
+   assert_int_equal(sigprocmask(SIG_SETMASK, NULL, &mask), 0);
+   assert_false(sigismember(&mask, SIGUSR2));   /* the caller's mask is back */
+   assert_false(sigismember(&mask, SIGINT));
+}
+
 int
 main(void)
 {
@@ -182,6 +244,7 @@ main(void)
       cmocka_unit_test(test_environ),
       cmocka_unit_test(test_run),
       cmocka_unit_test(test_forward),
+      cmocka_unit_test(test_forward_before_pid_known),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);
 }
