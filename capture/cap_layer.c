@@ -328,6 +328,11 @@ cap_finish(void)
             cap_wp_stats(&faults, &protects, &maps);
             fprintf(stderr, "tessera capture: %s: wp: %lu write faults, %lu write-protections, "
                     "%lu mappings\n", cap.trace_path, faults, protects, maps);
+            unsigned long hreads, hrecs, collects, skips;
+            cap_wp_hot_stats(&hreads, &hrecs, &collects, &skips);
+            fprintf(stderr, "tessera capture: %s: wp hot pages: %lu reads, %lu recorded; "
+                    "mapping collects: %lu, %lu skipped clean\n", cap.trace_path, hreads, hrecs,
+                    collects, skips);
             unsigned long umaps, refused, scans, pages;
             int uerr;
             cap_wp_uffd_stats(&umaps, &refused, &scans, &pages, &uerr);
