@@ -338,7 +338,6 @@ struct tsr_writer_stats {
    uint64_t pages_seen, pages_stored; /* pages hashed / distinct contents */
    uint64_t raw_bytes, file_bytes;    /* chunk payloads before / after zstd */
    uint64_t thread_cpu_ns;            /* CPU time of the writer's thread so far */
-   uint64_t chunk_buffers;            /* chunk buffers allocated (the rest reused) */
 };
 void tsr_writer_get_stats(struct tsr_writer *w, struct tsr_writer_stats *st);
 

@@ -28,18 +28,7 @@ struct wchunk {
    uint32_t type, count;
    uint32_t index; /* position in the chunk table */
    uint8_t *data;
-   size_t size, cap; /* cap: data's allocation, back to the pool when written */
-};
-
-/* Chunk buffers the thread has written, kept for the next chunks (under
- * the lock). A capture seals a records and a pages chunk every flush_ms:
- * allocating them afresh each time (up to a MiB each) made malloc return
- * memory to the kernel and fault it back in, ~300 page faults and their
- * zeroing for es2gears' 120 frames. */
-#define WRITER_POOL 4
-struct wbuf {
-   uint8_t *p;
-   size_t cap;
+   size_t size;
 };
 
 struct wpos {
@@ -99,56 +88,8 @@ struct tsr_writer {
    struct wobject *objs;
    uint32_t nobjs, objs_cap;
 
-   struct wbuf pool[WRITER_POOL];
-   unsigned npool;
-   /* The thread's compressed output, grown as needed (only the thread, or
-    * close() after it ended, uses it). */
-   uint8_t *out;
-   size_t out_cap;
-
    struct tsr_writer_stats st;
 };
-
-/* A buffer of at least `want` bytes, from the pool if one is big enough
- * (the smallest such), else a fresh one; *cap receives its size. Lock held. */
-static uint8_t *pool_get(struct tsr_writer *w, size_t want, size_t *cap)
-{
-   unsigned best = WRITER_POOL;
-   for (unsigned i = 0; i < w->npool; i++)
-      if (w->pool[i].cap >= want && (best == WRITER_POOL || w->pool[i].cap < w->pool[best].cap))
-         best = i;
-   if (best == WRITER_POOL) {
-      w->st.chunk_buffers++;
-      uint8_t *p = malloc(want);
-      *cap = p ? want : 0;
-      return p;
-   }
-   uint8_t *p = w->pool[best].p;
-   *cap = w->pool[best].cap;
-   w->pool[best] = w->pool[--w->npool];
-   return p;
-}
-
-/* Lock held. A full pool keeps the larger buffers. */
-static void pool_put(struct tsr_writer *w, uint8_t *p, size_t cap)
-{
-   if (!p)
-      return;
-   if (w->npool < WRITER_POOL) {
-      w->pool[w->npool++] = (struct wbuf){ p, cap };
-      return;
-   }
-   unsigned small = 0;
-   for (unsigned i = 1; i < WRITER_POOL; i++)
-      if (w->pool[i].cap < w->pool[small].cap)
-         small = i;
-   if (w->pool[small].cap >= cap) {
-      free(p);
-      return;
-   }
-   free(w->pool[small].p);
-   w->pool[small] = (struct wbuf){ p, cap };
-}
 
 static uint64_t now_ns(void)
 {
@@ -221,15 +162,9 @@ static int emit_chunk(struct tsr_writer *w, uint32_t type, uint32_t count,
                       const uint8_t *raw, size_t raw_size, ZSTD_CCtx *cctx)
 {
    size_t bound = ZSTD_compressBound(raw_size);
-   if (w->out_cap < TSR_CHUNK_HEADER_SIZE + bound) {
-      free(w->out);
-      w->out_cap = 0;
-      w->out = malloc(TSR_CHUNK_HEADER_SIZE + bound);
-      if (!w->out)
-         return -ENOMEM;
-      w->out_cap = TSR_CHUNK_HEADER_SIZE + bound;
-   }
-   uint8_t *buf = w->out;
+   uint8_t *buf = malloc(TSR_CHUNK_HEADER_SIZE + bound);
+   if (!buf)
+      return -ENOMEM;
    uint8_t *payload = buf + TSR_CHUNK_HEADER_SIZE;
    size_t stored = w->opts.zstd_level < 0
                       ? raw_size
@@ -253,6 +188,7 @@ static int emit_chunk(struct tsr_writer *w, uint32_t type, uint32_t count,
    tsr_wr64(h + 32, tsr_hash64(h, 32));
 
    int err = write_all(w->fd, buf, TSR_CHUNK_HEADER_SIZE + stored);
+   free(buf);
    if (err) {
       /* Best effort: drop the partial chunk so the file ends cleanly. */
       if (ftruncate(w->fd, (off_t)w->file_off) == 0)
@@ -285,11 +221,11 @@ static void *writer_thread(void *arg)
       uint64_t off = w->file_off;
       if (!failed)
          err = cctx ? emit_chunk(w, c.type, c.count, c.data, c.size, cctx) : -ENOMEM;
+      free(c.data);
 
       struct timespec cpu;
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
       pthread_mutex_lock(&w->lock);
-      pool_put(w, c.data, c.cap);
       w->st.thread_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
       if (!failed && !err) {
          w->chunk_off[c.index] = off;
@@ -311,7 +247,7 @@ static void *writer_thread(void *arg)
 /* Hands a filled buffer to the thread (lock held; waits while full). The
  * buffer is consumed in every case. */
 static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
-                   uint8_t *data, size_t size, size_t cap)
+                   uint8_t *data, size_t size)
 {
    if (w->error) {
       free(data);
@@ -339,7 +275,7 @@ static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
    while (w->q_len == w->opts.queue_chunks)
       pthread_cond_wait(&w->cond, &w->lock);
    unsigned slot = (w->q_head + w->q_len) % w->opts.queue_chunks;
-   w->queue[slot] = (struct wchunk){type, count, w->next_chunk++, data, size, cap};
+   w->queue[slot] = (struct wchunk){type, count, w->next_chunk++, data, size};
    w->q_len++;
    pthread_cond_broadcast(&w->cond);
    return 0;
@@ -350,8 +286,8 @@ static int flush_pages(struct tsr_writer *w)
    if (!w->pg_count)
       return 0;
    size_t n = w->pg_count;
-   size_t size = 8 + n * 16 + n * TSR_PAGE_SIZE, cap;
-   uint8_t *buf = pool_get(w, size, &cap);
+   size_t size = 8 + n * 16 + n * TSR_PAGE_SIZE;
+   uint8_t *buf = malloc(size);
    if (!buf) {
       set_error(w, -ENOMEM);
       return w->error;
@@ -361,7 +297,7 @@ static int flush_pages(struct tsr_writer *w)
    memcpy(buf + 8, w->pg_hash, n * 16);
    memcpy(buf + 8 + n * 16, w->pg_data, n * TSR_PAGE_SIZE);
    w->pg_count = 0;
-   return enqueue(w, TSR_CHUNK_PAGES, (uint32_t)n, buf, size, cap);
+   return enqueue(w, TSR_CHUNK_PAGES, (uint32_t)n, buf, size);
 }
 
 static int flush_records(struct tsr_writer *w)
@@ -376,12 +312,12 @@ static int flush_records(struct tsr_writer *w)
    for (uint32_t i = w->nframes; i > 0 && w->frames[i - 1].chunk == UINT32_MAX; i--)
       w->frames[i - 1].chunk = w->next_chunk;
    uint8_t *buf = w->rec;
-   size_t size = w->rec_size, cap = w->rec_cap;
+   size_t size = w->rec_size;
    uint32_t count = w->rec_count;
    w->rec = NULL;
    w->rec_size = w->rec_cap = 0;
    w->rec_count = 0;
-   return enqueue(w, TSR_CHUNK_RECORDS, count, buf, size, cap);
+   return enqueue(w, TSR_CHUNK_RECORDS, count, buf, size);
 }
 
 /* Starts a record of `size` payload bytes in the records chunk; returns a
@@ -400,12 +336,6 @@ static uint8_t *begin_record(struct tsr_writer *w, uint32_t type, uint32_t file,
    if (w->rec_size && w->rec_size + total > w->opts.chunk_bytes) {
       if (flush_records(w))
          return NULL;
-   }
-   if (!w->rec) {
-      /* a written chunk's buffer: no growing from 4 KiB again */
-      size_t cap;
-      w->rec = pool_get(w, total > 4096 ? total : 4096, &cap);
-      w->rec_cap = cap;
    }
    if (w->rec_size + total > w->rec_cap) {
       size_t cap = w->rec_cap ? w->rec_cap : 4096;
@@ -776,9 +706,6 @@ int tsr_writer_close(struct tsr_writer *w)
    free(w->chunk_count);
    free(w->queue);
    free(w->rec);
-   for (unsigned i = 0; i < w->npool; i++)
-      free(w->pool[i].p);
-   free(w->out);
    free(w->pg_hash);
    free(w->pg_data);
    free(w->name);

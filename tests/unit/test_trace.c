@@ -617,44 +617,6 @@ static void test_damaged_pages(void **state)
    free(d);
 }
 
-/* Chunk buffers are reused once the writer's thread has written them: a
- * capture seals chunks every few ms, and fresh buffers (up to a MiB each)
- * cost page faults every time. 60 flushes of a records and a pages chunk
- * each, waiting for the thread after each: a handful of buffers, and the
- * trace reads back every page. */
-static void test_chunk_buffers_reused(void **state)
-{
-   (void)state;
-   const char *path = tmp_path("reuse.tsr");
-   struct tsr_writer *w;
-   struct tsr_writer_options o = { .zstd_level = 1, .chunk_bytes = 16384 };
-   assert_int_equal(tsr_writer_open(&w, path, &o), 0);
-   static uint8_t a[64 * 4096];
-   assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, sizeof(a)}), 0);
-   for (unsigned i = 0; i < 60; i++) {
-      /* 6 pages a round: a full 4-page chunk and a partial one */
-      fill(a + (i % 58) * 4096, 6 * 4096, 5000 + i);
-      assert_int_equal(tsr_write_memory(w, 0, 1, (i % 58) * 4096, a + (i % 58) * 4096, 6 * 4096), 0);
-      assert_int_equal(tsr_write_frame(w, 1, "f"), 0);
-      assert_int_equal(tsr_writer_flush(w), 0);
-   }
-   struct tsr_writer_stats st;
-   tsr_writer_get_stats(w, &st);
-   assert_true(st.chunk_buffers <= 6);
-   assert_int_equal(tsr_writer_close(w), 0);
-   struct tsr_reader *r;
-   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
-   assert_true(tsr_reader_info(r)->chunks > 120);
-   struct tsr_record rec;
-   while (tsr_reader_next(r, &rec) > 0)
-      ;
-   uint8_t got[sizeof(a)];
-   assert_int_equal(tsr_reader_read_object(r, 0, 1, 0, got, sizeof(got)), sizeof(got));
-   assert_memory_equal(got, a, sizeof(a));
-   assert_int_equal(tsr_reader_verify(r, NULL), 0);
-   tsr_reader_close(r);
-}
-
 /* Repeated chunks (a copy right after the original, or at the end), with
  * the index dropped or left behind: a repeated records chunk must fail
  * tsr_reader_next() at a named record, a repeated pages chunk is damage. */
@@ -989,7 +951,6 @@ int main(void)
       cmocka_unit_test(test_header_truncation),
       cmocka_unit_test(test_damaged_pages),
       cmocka_unit_test(test_repeated_chunks),
-      cmocka_unit_test(test_chunk_buffers_reused),
       cmocka_unit_test(test_impossible_sequences),
       cmocka_unit_test(test_bad_files),
       cmocka_unit_test(test_write_failure),
