@@ -3,7 +3,8 @@
  * bench-swap-flush.so: an LD_PRELOAD object for bench/gl_capture_overhead
  * that does to a live program exactly one thing the capture layer does:
  * glFlush() before every eglSwapBuffers (capture/cap_layer.c,
- * flush_before_swap), and nothing else.
+ * flush_before_swap), and nothing else. The interposition itself is the
+ * layer's (capture/cap_interpose.h), so the two cannot drift apart.
  *
  * CONTRACT
  * - eglSwapBuffers, called directly or through a pointer that dlsym()
@@ -30,33 +31,20 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "capture/cap_interpose.h"
+
 #define EXPORT __attribute__((visibility("default")))
-/* ASan's runtime looks its interceptors up with dlsym(RTLD_NEXT, ...) while
- * it initialises, before its shadow memory exists: in a sanitizer build the
- * pass-through path must not be instrumented (as in capture/cap_layer.c). */
-#if defined(__GNUC__)
-#define SF_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
-#else
-#define SF_NO_SANITIZE
-#endif
 
 typedef unsigned (*swap_fn)(void *, void *);
-typedef void (*flush_fn)(void);
-typedef flush_fn (*gpa_fn)(const char *);
-typedef void *(*dlsym_fn)(void *, const char *);
 
-static _Atomic(dlsym_fn) real_dlsym;
-static _Atomic(swap_fn) handle_swap;
-static _Atomic(gpa_fn) handle_gpa;
+static _Atomic(cap_ip_dlsym_fn) real_dlsym;
+static void *_Atomic handle_swap;
+static _Atomic(cap_ip_gpa_fn) handle_gpa;
 
-SF_NO_SANITIZE static dlsym_fn
+CAP_NO_SANITIZE static cap_ip_dlsym_fn
 find_real_dlsym(void)
 {
-   /* dlsym moved into libc in glibc 2.34 */
-   static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
-   dlsym_fn fn = NULL;
-   for (unsigned i = 0; !fn && i < sizeof(versions) / sizeof(versions[0]); i++)
-      fn = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+   cap_ip_dlsym_fn fn = cap_ip_find_real_dlsym();
    real_dlsym = fn;
    return fn;
 }
@@ -65,46 +53,29 @@ EXPORT unsigned
 eglSwapBuffers(void *dpy, void *surface)
 {
    static _Atomic(swap_fn) next;
-   static _Atomic(flush_fn) flush;
    if (!real_dlsym && !find_real_dlsym())
       return 0;
    swap_fn fn = next;
    if (!fn) {
       fn = (swap_fn)real_dlsym(RTLD_NEXT, "eglSwapBuffers");
       if (!fn)
-         fn = handle_swap;
+         fn = (swap_fn)atomic_load(&handle_swap);
       next = fn;
    }
-   flush_fn f = flush;
-   if (!f) {
-      gpa_fn gpa = handle_gpa;
-      if (!gpa)
-         gpa = (gpa_fn)real_dlsym(RTLD_NEXT, "eglGetProcAddress");
-      f = gpa ? gpa("glFlush") : NULL;
-      flush = f;
-   }
-   if (f)
-      f();
+   cap_ip_flush_before_swap(&handle_gpa, real_dlsym);
    return fn ? fn(dpy, surface) : 0;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("optimize-sibling-calls")))
 #endif
-SF_NO_SANITIZE EXPORT void *
+CAP_NO_SANITIZE EXPORT void *
 dlsym(void *handle, const char *name)
 {
    if (!real_dlsym && !find_real_dlsym())
       return NULL;
-   if (handle != RTLD_NEXT && handle != RTLD_DEFAULT &&
-       strcmp(name, "eglSwapBuffers") == 0) {
-      void *fn = real_dlsym(handle, name);
-      if (fn && fn != (void *)eglSwapBuffers) {
-         handle_gpa = (gpa_fn)real_dlsym(handle, "eglGetProcAddress");
-         handle_swap = (swap_fn)fn;
-         return (void *)eglSwapBuffers;
-      }
-      return fn;
-   }
+   if (handle != RTLD_NEXT && handle != RTLD_DEFAULT && strcmp(name, "eglSwapBuffers") == 0)
+      return cap_ip_swap_lookup(real_dlsym, handle, name, (void *)eglSwapBuffers, &handle_swap,
+                                &handle_gpa);
    return real_dlsym(handle, name);
 }

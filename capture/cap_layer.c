@@ -25,6 +25,7 @@
 
 #include "tessera/preload_fd.h"
 #include "capture/cap_priv.h"
+#include "capture/cap_interpose.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -328,6 +329,11 @@ cap_finish(void)
             cap_wp_stats(&faults, &protects, &maps);
             fprintf(stderr, "tessera capture: %s: wp: %lu write faults, %lu write-protections, "
                     "%lu mappings\n", cap.trace_path, faults, protects, maps);
+            unsigned long hreads, hrecs, collects, skips;
+            cap_wp_hot_stats(&hreads, &hrecs, &collects, &skips);
+            fprintf(stderr, "tessera capture: %s: wp hot pages: %lu reads, %lu recorded; "
+                    "mapping collects: %lu, %lu skipped clean\n", cap.trace_path, hreads, hrecs,
+                    collects, skips);
             unsigned long umaps, refused, scans, pages;
             int uerr;
             cap_wp_uffd_stats(&umaps, &refused, &scans, &pages, &uerr);
@@ -674,13 +680,11 @@ typedef void (*glx_swap_fn)(void *, unsigned long);
 
 /* The swap functions found by dlsym() on a library handle (see dlsym below):
  * the real ones when the library is not in the global scope. */
-static _Atomic(swap_fn) handle_egl_swap;
+static void *_Atomic handle_egl_swap;
 static _Atomic(glx_swap_fn) handle_glx_swap;
 
-typedef void *(*gpa_fn)(const char *);
-typedef void (*flush_fn)(void);
 /* eglGetProcAddress of the library the program's eglSwapBuffers came from */
-static _Atomic(gpa_fn) handle_egl_gpa;
+static _Atomic(cap_ip_gpa_fn) handle_egl_gpa;
 
 /* eglSwapBuffers flushes the context only for window surfaces: on a
  * pbuffer or a surfaceless context (eglretrace --headless) it does
@@ -694,20 +698,9 @@ static _Atomic(gpa_fn) handle_egl_gpa;
 static void
 flush_before_swap(void)
 {
-   static _Atomic(flush_fn) flush;
-   static atomic_bool looked;
-   flush_fn fn = atomic_load(&flush);
-   if (!fn && !atomic_load(&looked)) {
-      gpa_fn gpa = atomic_load(&handle_egl_gpa);
-      if (!gpa)
-         gpa = (gpa_fn)dlsym(RTLD_NEXT, "eglGetProcAddress");
-      /* EGL 1.5 / libglvnd answer core GL functions too */
-      fn = gpa ? (flush_fn)gpa("glFlush") : NULL;
-      atomic_store(&flush, fn);
-      atomic_store(&looked, true);
-   }
-   if (fn)
-      fn();
+   /* shared with bench/swap_flush.c (the benchmark's flush-only baseline);
+    * the layer's own dlsym passes RTLD_NEXT lookups on as a tail call */
+   cap_ip_flush_before_swap(&handle_egl_gpa, dlsym);
 }
 
 /* A swap ends a frame only with --frame-on swap (the default). */
@@ -725,7 +718,7 @@ eglSwapBuffers(void *dpy, void *surface)
    static swap_fn real;
    if (!real)
       real = (swap_fn)dlsym(RTLD_NEXT, "eglSwapBuffers");
-   swap_fn fn = real ? real : handle_egl_swap;
+   swap_fn fn = real ? real : (swap_fn)atomic_load(&handle_egl_swap);
    if (!cap.disabled)
       flush_before_swap();
    unsigned r = fn ? fn(dpy, surface) : 0;
@@ -817,24 +810,12 @@ glFinish(void)
 typedef void *(*dlsym_fn)(void *, const char *);
 static _Atomic(dlsym_fn) real_dlsym;
 
-/* ASan's runtime looks its interceptors up with dlsym(RTLD_NEXT, ...) while
- * it initialises, before its shadow memory exists: in a sanitizer build of
- * this layer the pass-through path must not be instrumented (a shadow check
- * of `real_dlsym` or of the version table faults there). */
-#if defined(__GNUC__)
-#define CAP_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
-#else
-#define CAP_NO_SANITIZE
-#endif
-
+/* (CAP_NO_SANITIZE, cap_interpose.h: ASan looks its interceptors up with
+ * dlsym before its shadow memory exists) */
 CAP_NO_SANITIZE static dlsym_fn
 find_real_dlsym(void)
 {
-   /* dlvsym is not interposed; dlsym moved into libc in glibc 2.34. */
-   static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
-   dlsym_fn fn = NULL;
-   for (unsigned i = 0; !fn && i < sizeof(versions) / sizeof(versions[0]); i++)
-      fn = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+   dlsym_fn fn = cap_ip_find_real_dlsym();
    real_dlsym = fn;
    return fn;
 }
@@ -858,15 +839,13 @@ swap_lookup(void *handle, const char *name)
    bool egl = strcmp(name, "eglSwapBuffers") == 0;
    if (!egl && strcmp(name, "glXSwapBuffers") != 0)
       return NULL;
+   if (egl)
+      return cap_ip_swap_lookup(real_dlsym, handle, name, (void *)eglSwapBuffers,
+                                &handle_egl_swap, &handle_egl_gpa);
    void *fn = real_dlsym(handle, name);
    /* A handle whose scope is global (dlopen(NULL)) finds the layer itself. */
-   if (!fn || fn == (void *)eglSwapBuffers || fn == (void *)glXSwapBuffers)
+   if (!fn || fn == (void *)glXSwapBuffers)
       return fn;
-   if (egl) {
-      handle_egl_gpa = (gpa_fn)real_dlsym(handle, "eglGetProcAddress");
-      handle_egl_swap = (swap_fn)fn;
-      return (void *)eglSwapBuffers;
-   }
    handle_glx_swap = (glx_swap_fn)fn;
    return (void *)glXSwapBuffers;
 }

@@ -115,6 +115,12 @@ struct cap_cpumap {
     * finds them with PAGEMAP_SCAN, `dirty` and the hot pages stay unused.
     * Cleared (under cap.lock) if a scan fails: mprotect from then on. */
    _Atomic bool uffd;
+   /* Set after a page is marked in `dirty` (the fault handler, a scan,
+    * cap_wp_cool), cleared by collect before it looks at the pages: a
+    * mapping without it and without hot pages has nothing to collect, so
+    * collect skips its page loop (most of an es2gears submission's
+    * mappings, every submission). */
+   _Atomic bool any_dirty;
 };
 
 /* A submission waiting for its out-sync (cap_reaper.c). */
@@ -268,6 +274,10 @@ void cap_wp_forget_bo(uint32_t file_id, uint32_t handle);
 /* Write faults taken, mprotect calls that removed write access (after a
  * fault or to arm a mapping) and mappings tracked, for the statistics. */
 void cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mappings);
+/* Hot pages (TESSERA_CAPTURE_STATS): reads at collects, of them recorded
+ * (changed); collects of a mapping, of them skipped as clean. */
+void cap_wp_hot_stats(unsigned long *hot_reads, unsigned long *hot_records,
+                      unsigned long *collects, unsigned long *clean_skips);
 /* CPU time spent in the write-fault handler (only with cap.stats). */
 uint64_t cap_wp_fault_cpu_ns(void);
 /* The userfaultfd mechanism: mappings tracked by it, mappings it refused

@@ -154,6 +154,8 @@ static void *
 reaper_main(void *arg)
 {
    (void)arg;
+   /* its own name, so that profiles (perf --comm) tell its time apart */
+   pthread_setname_np(pthread_self(), "tessera-reaper");
    pthread_mutex_lock(&cap.lock);
    uint64_t stop_since = 0;
    for (;;) {

@@ -65,6 +65,8 @@ static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
 static _Atomic unsigned maps_end;
 /* Counts for TESSERA_CAPTURE_STATS (cap_wp_stats) */
 static atomic_ulong n_faults, n_protects, n_maps;
+/* under cap.lock */
+static unsigned long n_hot_reads, n_hot_records, n_collects, n_clean_skips;
 /* CPU time in the fault handler (with TESSERA_CAPTURE_STATS; the signal's
  * delivery and return are the kernel's and not counted) */
 static _Atomic uint64_t fault_ns;
@@ -96,6 +98,7 @@ cap_wp_fault(const siginfo_t *si)
       int saved = errno;
       uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;   /* async-signal-safe */
       atomic_store(&m->dirty[pg], 1);
+      atomic_store(&m->any_dirty, true);   /* after the page: collect's order */
       atomic_fetch_add(&n_faults, 1);
       mprotect((void *)(m->addr + pg * host_page), host_page, m->prot);
       if (cap.stats)
@@ -178,7 +181,7 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    }
    *m = (struct cap_cpumap){ (uintptr_t)addr, pages * host_page, prot, f->id, bo->handle,
                              bo_offset, dirty, false, 0, last_dirty, hot, hot_hash, 0,
-                             by_uffd };
+                             by_uffd, false };
    if (atomic_load(&maps_end) <= slot)
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
    atomic_store(&maps[slot], m);
@@ -299,6 +302,7 @@ mark_written(void *ctx, uintptr_t start, uintptr_t end)
       uintptr_t e = end < m->addr + m->len ? end : m->addr + m->len;
       for (size_t p = (a - m->addr) / host_page; p < (e - m->addr) / host_page; p++)
          atomic_store(&m->dirty[p], 1);
+      atomic_store(&m->any_dirty, true);
    }
 }
 
@@ -381,6 +385,8 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
          /* the pages cap_wp_scan() found written, protected again by it.
           * No hot pages here: a page rewritten every frame costs a minor
           * fault the kernel resolves and its share of one scan. */
+         if (!atomic_exchange(&m->any_dirty, false))
+            continue;
          size_t pages = m->len / host_page;
          for (size_t p = 0; p < pages;) {
             size_t q = p;
@@ -394,6 +400,15 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
       }
       size_t pages = m->len / host_page;
       m->collects++;
+      n_collects++;
+      /* Nothing written since the last collect and no hot page: every
+       * page is still protected and clean, nothing to look at. Cleared
+       * before the pages are looked at: a fault from now on sets it again
+       * after marking its page, and is collected next time. */
+      if (!atomic_exchange(&m->any_dirty, false) && !m->nhot) {
+         n_clean_skips++;
+         continue;
+      }
       for (size_t p = 0; p < pages;) {
          /* a run of pages to protect (dirty, not hot) */
          size_t q = p;
@@ -437,14 +452,20 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
             m->last_dirty[p] = 0;
             continue;
          }
+         /* Most hot reads find the page unchanged (es2gears: 2895 reads,
+          * 279 recorded), so it is hashed in place; the writer hashes a
+          * changed one again as it copies it (the page is writable). */
          struct tsr_hash h = tsr_hash_bytes(pg, host_page);
          bool was_dirty = atomic_exchange(&m->dirty[p], 0);
+         n_hot_reads++;
          if (!m->hot[p]) {
             m->nhot++;
             m->hot[p] = 1;
+            n_hot_records++;
             record_pages(f, bo, m, &view, p, p + 1);
          } else if (was_dirty || memcmp(h.b, m->hot_hash[p].b, sizeof(h.b))) {
             m->hot[p] = 1;
+            n_hot_records++;
             record_pages(f, bo, m, &view, p, p + 1);
          } else if (++m->hot[p] > HOT_IDLE) {
             /* unchanged for a while: protect it again (its contents are
@@ -482,6 +503,7 @@ cap_wp_cool(struct cap_file *f, struct cap_bo *bo)
          m->last_dirty[p] = 0;
          atomic_store(&m->dirty[p], 1);
       }
+      atomic_store(&m->any_dirty, true);
       m->nhot = 0;
    }
 }
@@ -540,6 +562,16 @@ cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mapp
    *faults = atomic_load(&n_faults);
    *protects = atomic_load(&n_protects);
    *mappings = atomic_load(&n_maps);
+}
+
+void
+cap_wp_hot_stats(unsigned long *hot_reads, unsigned long *hot_records, unsigned long *collects,
+                 unsigned long *clean_skips)
+{
+   *hot_reads = n_hot_reads;
+   *hot_records = n_hot_records;
+   *collects = n_collects;
+   *clean_skips = n_clean_skips;
 }
 
 void

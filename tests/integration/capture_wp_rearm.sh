@@ -8,7 +8,9 @@
 # all seven uniform values are in the trace, the replay validates, and the
 # write-protections stay within the faults (one re-protection per fault at
 # most, plus the first arming of each mapping) instead of growing with the
-# objects re-read per frame.
+# objects re-read per frame. A collect skips a mapping with no page written
+# since the last one and no hot page (without the page loop), and still
+# catches every write.
 # Both change-tracking mechanisms of wp (docs/capture.md): async userfaultfd
 # write-protection (TESSERA_CAPTURE_WP_TRACK=uffd, where the kernel has it:
 # the writes between two submissions are found by PAGEMAP_SCAN, no write
@@ -40,6 +42,15 @@ if [ $track = mprotect ]; then
     [ "$faults" -ge 14 ] || fail "$faults write faults for 14 uniform writes"
     [ "$protects" -le $((faults + maps)) ] ||
         fail "$protects write-protections for $faults faults and $maps mappings (re-arming clean mappings?)"
+    # a mapping nothing wrote since its last collect (and without hot
+    # pages) is skipped without looking at its pages; the writes are all
+    # still caught (output, uniforms and validation below)
+    hstats=$(grep ' wp hot pages: ' "$work/stats") || fail "no hot-page statistics: $(cat "$work/stats")"
+    echo "$hstats"
+    read -r collects skips < <(echo "$hstats" |
+        sed -n 's/.* mapping collects: \([0-9]*\), \([0-9]*\) skipped clean$/\1 \2/p')
+    [ -n "$skips" ] && [ "$skips" -ge 1 ] && [ "$skips" -lt "$collects" ] ||
+        fail "clean mappings not skipped at collect: $hstats"
 elif [ $track = mixed ]; then
     read -r umaps refused scans written < <(echo "$ustats" |
         sed -n 's/.* wp uffd: \([0-9]*\) mappings, \([0-9]*\) refused, \([0-9]*\) scans, \([0-9]*\) pages written$/\1 \2 \3 \4/p')
