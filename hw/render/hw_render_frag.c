@@ -1893,14 +1893,16 @@ bg_hook_ok(const struct agx_instr *in, void *user)
  * bg_reload_match accepts exactly that shape: position moves (get_sr of
  * sr80/sr81, 16- or 32-bit, and plain moves of them) building 32-bit
  * (x, y) in the texture_load's coordinate pair, then texture_load (2D,
- * level 0, no offset, compare or query, an indexed texture slot, four
- * 32-bit results), the wait on its slot, st_tile of those four registers
- * (all components, immediate sample mask, inside the sample) and stop.
+ * level 0, no offset, compare or query, an indexed texture slot, 32-bit
+ * results), the wait on its slot, st_tile of those registers (the same
+ * components -- Mesa reloads an R8 target with mask x --, an immediate
+ * sample mask, inside the sample) and stop.
  * Positions are below 2^15 (the largest render target is 16384 pixels),
  * so a 16-bit copy of one is the same value zero- or sign-extended.
  */
 struct bg_reload {
    uint32_t F, O, smask;          /* st_tile format, byte offset, samples */
+   uint32_t mask;                 /* components loaded and stored */
    unsigned bytes;                /* bytes of a component (packed: 1) */
    bool packed;
    struct hw_tex_view view;
@@ -1976,7 +1978,7 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
    uint8_t kind[256];
    memset(kind, RK_UNK, sizeof(kind));
    enum { SETUP, LOADED, WAITED, STORED } stage = SETUP;
-   uint32_t tex = 0, slot = 0, res = 0;
+   uint32_t tex = 0, slot = 0, res = 0, mask = 0;
    for (size_t off = 0; off < size;) {
       struct agx_instr in;
       if (agx_isa_decode(code + off, size - off, &in) != AGX_ISA_OK)
@@ -2007,11 +2009,12 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
                                   *C = operand(&in, "C"), *U = operand(&in, "U");
          if (!ifield(&in, "n", AGX_TEXTURE_DIMENSION_2D) || !ifield(&in, "lod", 0) ||
              !ifield(&in, "compare", 0) || !ifield(&in, "mode", 0) || !ifield(&in, "Ot", 0) ||
-             !ifield(&in, "Tt", 0) || !ifield(&in, "mask", 15) || !ifield(&in, "kill", 0) ||
-             !ifield(&in, "q6", 0) || !agx_instr_field(&in, "slot", &slot))
+             !ifield(&in, "Tt", 0) || !agx_instr_field(&in, "mask", &mask) || !mask ||
+             !ifield(&in, "kill", 0) || !ifield(&in, "q6", 0) ||
+             !agx_instr_field(&in, "slot", &slot))
             return false;
          if (!R || R->type != AGX_OPERAND_REG || R->file != AGX_FILE_GPR || R->size != 32 ||
-             R->count != 4 || !T || T->type != AGX_OPERAND_REG || T->file != AGX_FILE_TEXTURE ||
+             R->count != (unsigned)__builtin_popcount(mask) || !T || T->type != AGX_OPERAND_REG || T->file != AGX_FILE_TEXTURE ||
              !C || C->type != AGX_OPERAND_REG || C->file != AGX_FILE_GPR || C->size != 32 ||
              C->count != 2 || (U && U->type == AGX_OPERAND_REG))
             return false;
@@ -2029,12 +2032,17 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
       } else if (stage == WAITED && in.op == AGX_OP_LDST_TILE) {
          const struct agx_operand *R = operand(&in, "R"), *S = operand(&in, "S");
          uint32_t F, O;
-         if (!ifield(&in, "load", 0) || !ifield(&in, "mask", 15) || !ifield(&in, "explicit", 0) ||
-             !agx_instr_field(&in, "F", &F) || !agx_instr_field(&in, "O", &O))
+         /* the same components from the same registers: the k-th
+          * selected component is register R + k in both */
+         if (!ifield(&in, "load", 0) || !ifield(&in, "mask", mask) ||
+             !ifield(&in, "explicit", 0) || !agx_instr_field(&in, "F", &F) ||
+             !agx_instr_field(&in, "O", &O))
             return false;
          if (!R || R->type != AGX_OPERAND_REG || R->file != AGX_FILE_GPR || R->size != 32 ||
-             R->count != 4 || R->value != res || !S || S->type != AGX_OPERAND_IMM)
+             R->count != (unsigned)__builtin_popcount(mask) || R->value != res || !S ||
+             S->type != AGX_OPERAND_IMM)
             return false;
+         m->mask = mask;
          m->F = F;
          m->O = O;
          m->smask = (uint32_t)S->imm & ((1u << fp->samples) - 1);
@@ -2047,7 +2055,8 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
          if (!hw_tex_tile_fmt_bytes(m->F, &m->bytes))
             return false;
          m->packed = hw_tex_tile_fmt_packed(m->F);
-         if ((size_t)m->O + (m->packed ? 4 : 4 * m->bytes) > fp->ss)
+         unsigned last = 31 - (unsigned)__builtin_clz(m->mask);
+         if ((size_t)m->O + (m->packed ? 4 : (last + 1) * m->bytes) > fp->ss)
             return false;
          /* The view exec_load_lanes decodes (get_view); a descriptor that
           * faults or does not decode is the general path's to report. */
@@ -2102,6 +2111,8 @@ bg_reload_group(struct tile *t, const struct bg_reload *m, unsigned gx, unsigned
    }
    uint32_t val[32 * HWR_MAX_SAMPLES];
    for (unsigned c = 0; c < 4 && n; c++) {
+      if (!(m->mask >> c & 1))
+         continue;
       for (unsigned i = 0; i < n; i++)
          val[i] = out[lane[i]].u[c];
       hw_tex_tile_store_comps(m->F, c, t->tb + (m->packed ? 0 : c * m->bytes), off, val, n,

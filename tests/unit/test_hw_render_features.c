@@ -924,6 +924,14 @@ static const char *const reload_progs[] = {
    "get_sr r2, sr80\nget_sr r3, sr81\n"
    "texture_load 0, 0b0000, 0b0, none, xyzw, 0b00, r4_r5_r6_r7, None, ts0, ss0, tex_2d, r2_r3, auto_lod, 0\n"
    "wait 0\nst_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 5, 0\nstop\n",
+   /* Mesa's reload of an R8 target (one component), and two components
+    * at an offset */
+   "get_sr r0l, sr80\nget_sr r0h, sr81\nmov r3, r0h\nmov r2, r0l\n"
+   "texture_load 0, 0b1100, 0b0, none, x, 0b00, r0, None, ts0, ss0, tex_2d, r2_r3, auto_lod, 0\n"
+   "wait 0\nst_tile r0, u8norm, 0, x, 0, 255, 0\nstop\n",
+   "get_sr r2, sr80\nget_sr r3, sr81\n"
+   "texture_load 0, 0b0000, 0b0, none, yz, 0b00, r5_r6, None, ts0, ss0, tex_2d, r2_r3, auto_lod, 0\n"
+   "wait 0\nst_tile r5_r6, u8norm, 1, yz, 0, 255, 0\nstop\n",
    /* not a reload (x and y swapped: a transposed copy), general path
     * (RELOAD_NEAR_MISS) */
    "get_sr r0l, sr81\nget_sr r0h, sr80\nmov r3, r0h\nmov r2, r0l\n"
@@ -931,7 +939,7 @@ static const char *const reload_progs[] = {
    "wait 0\nst_tile r0_r1_r2_r3, u8norm, 0, xyzw, 0, 255, 0\nstop\n",
 };
 
-#define RELOAD_NEAR_MISS 4
+#define RELOAD_NEAR_MISS 6
 
 /* Re-describes the texture the reload reads: the colour target itself,
  * or (`own`) a random image of its own -- what a twiddled view of the
@@ -1028,7 +1036,9 @@ test_bg_reload_fast_exact(void **state)
          unsigned distinct = 0;
          for (unsigned i = 1; i < n; i++)
             distinct += fast[i] != fast[i - 1];
-         assert_true(distinct > n / 8);   /* the reloaded bytes survive */
+         /* the reloaded bytes survive (an sRGB view of one component
+          * into all 4 samples varies least) */
+         assert_true(distinct > n / 32);
       }
    }
 }
