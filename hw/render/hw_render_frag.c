@@ -2083,7 +2083,7 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
  * (nothing written) when a load faults: the group then runs normally and
  * reports the fault as always. */
 static bool
-bg_reload_group(struct tile *t, const struct bg_reload *m, unsigned gx, unsigned gy)
+bg_reload_group(struct tile *t, struct bg_reload *m, unsigned gx, unsigned gy)
 {
    struct fpass *fp = t->fp;
    int32_t x[32], y[32];
@@ -2093,10 +2093,13 @@ bg_reload_group(struct tile *t, const struct bg_reload *m, unsigned gx, unsigned
    }
    union hw_texel out[32];
    uint32_t loaded;
-   struct hw_mmu mmu = m->mmu;
-   if (hw_tex_load_lanes(&mmu, &m->view, x, y, 0, 0, ~0u, out, &loaded) != HW_TEX_OK ||
-       loaded != ~0u)
+   /* One MMU view for the tile's groups (the USC copies the group's per
+    * texture instruction): its TLB only caches translations. */
+   if (hw_tex_load_lanes(&m->mmu, &m->view, x, y, 0, 0, ~0u, out, &loaded) != HW_TEX_OK ||
+       loaded != ~0u) {
+      memset(&m->mmu.fault, 0, sizeof(m->mmu.fault));
       return false;
+   }
    size_t off[32 * HWR_MAX_SAMPLES];
    uint8_t lane[32 * HWR_MAX_SAMPLES];
    unsigned n = 0;

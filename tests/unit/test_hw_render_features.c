@@ -1043,6 +1043,35 @@ test_bg_reload_fast_exact(void **state)
    }
 }
 
+/* A reload whose texture runs off the end of mapped memory after its
+ * first two rows: the tile's first whole group loads, the next row of
+ * groups faults -- in the bulk path too, which must hand the group back
+ * to the USC so that the fragment job fails as on the general path
+ * (not a tile of zeros). */
+static void
+test_bg_reload_fault(void **state)
+{
+   (void)state;
+   for (unsigned v = 0; v < 2; v++) {
+      struct scene s;
+      scene_init(&s, 32, 32, 1, 0xff3080c0u, 2, 64 * 1024);
+      uint64_t end = USC_BASE + (uint64_t)MEM_PAGES * HW_PAGE_SIZE;
+      agx_pack(host(&s, s.rt_tex), TEXTURE, tx) {
+         tx.dimension = AGX_TEXTURE_DIMENSION_2D; tx.layout = AGX_LAYOUT_LINEAR;
+         tx.channels = AGX_CHANNELS_R8G8B8A8; tx.type = AGX_TEXTURE_TYPE_UNORM;
+         tx.width = 32; tx.height = 32; tx.address = end - 2 * 32 * 4;
+         tx.stride = 32 * 4 - 16;
+      }
+      s.bg_usc = scene_reload_program(&s, reload_progs[0]);
+      hw_render_bg_reload_fast = v == 0;
+      bool ok = run(&s);
+      hw_render_bg_reload_fast = true;
+      assert_false(ok);
+      assert_int_equal(s.failed_job, 0x201);   /* the fragment job */
+      scene_teardown(&s);
+   }
+}
+
 /* ------------------------------------------------------------ zs_emit */
 
 /* The shader replaces the depth with a constant (r6, the halves r6l_r6h;
@@ -1899,6 +1928,7 @@ main(void)
       cmocka_unit_test(test_tile_sizes),
       cmocka_unit_test(test_bg_invariant_copy),
       cmocka_unit_test(test_bg_reload_fast_exact),
+      cmocka_unit_test(test_bg_reload_fault),
       cmocka_unit_test(test_zs_emit_depth),
       cmocka_unit_test(test_zs_emit_stencil),
       cmocka_unit_test(test_flat_clipped),
