@@ -70,5 +70,11 @@ void hw_render_execute(struct hw_render *r, const struct hw_exec_job *job,
  * cycles; a test renders a scene both ways and compares. Set it while no
  * render job runs. */
 extern bool hw_render_frag_reference;
+/* Tests only: when false, reload background programs (a texel of the
+ * pixel's own coordinate stored into the tilebuffer; bg_reload_match in
+ * hw_render_frag.c) run on the USC group by group like any other instead
+ * of being loaded and stored in bulk. hw_render_frag_reference turns the
+ * bulk path off too. Set it while no render job runs. */
+extern bool hw_render_bg_reload_fast;
 
 #endif

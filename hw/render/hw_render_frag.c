@@ -128,6 +128,7 @@ struct fs_run {
 };
 
 bool hw_render_frag_reference;
+bool hw_render_bg_reload_fast = true;
 
 static unsigned
 sidx(const struct fpass *fp, unsigned px, unsigned py, unsigned s)
@@ -1860,6 +1861,269 @@ bg_hook_ok(const struct agx_instr *in, void *user)
    return in->op == AGX_OP_WAIT_PIX || in->op == AGX_OP_SIGNAL_PIX;
 }
 
+/*
+ * The reload background program. A partial render (and a pass that loads
+ * its render target) starts each tile with a program that reads the
+ * pixel's own texel of the render target and stores it unchanged into the
+ * tilebuffer -- Mesa's asahi driver (agx_bg_eot.c) emits
+ *
+ *    get_sr      r0l, sr80          (thread_position_in_grid.x)
+ *    get_sr      r0h, sr81          (.y)
+ *    mov         r3, r0h
+ *    mov         r2, r0l
+ *    texture_load ... r0_r1_r2_r3, ts0, tex_2d, r2_r3, auto_lod
+ *    wait        0
+ *    st_tile     r0_r1_r2_r3, u8norm, 0, xyzw, 0, 255, 0
+ *    stop
+ *
+ * Headless, its TVB heap overflows dozens of times a frame, and running
+ * this per 16x2 group (launch, registers, hooks) was a third of the CPU
+ * time of a replay. For such a program a whole group (every lane live,
+ * covered and inside the tile) does exactly: texels (x, y) of the view
+ * for the 32 lanes' pixels, as exec_load_lanes loads them
+ * (hw_tex_load_lanes), each component's 32-bit result stored by st_tile's
+ * format conversion (hw_tex_tile_store_comps) to the lane's selected
+ * samples. bg_reload_group does that without the USC. Its time: the
+ * program is straight-line and every lane of a whole group is live, so
+ * each whole group costs the cycles and counts of the first one, which
+ * runs normally (as the clear copy in tile_program does). The general
+ * path (hw_render_frag_reference) stays the reference: the unit test
+ * test_bg_reload_fast_exact compares tilebuffers and cycles.
+ *
+ * bg_reload_match accepts exactly that shape: position moves (get_sr of
+ * sr80/sr81, 16- or 32-bit, and plain moves of them) building 32-bit
+ * (x, y) in the texture_load's coordinate pair, then texture_load (2D,
+ * level 0, no offset, compare or query, an indexed texture slot, 32-bit
+ * results), the wait on its slot, st_tile of those registers (the same
+ * components -- Mesa reloads an R8 target with mask x --, an immediate
+ * sample mask, inside the sample) and stop.
+ * Positions are below 2^15 (the largest render target is 16384 pixels),
+ * so a 16-bit copy of one is the same value zero- or sign-extended.
+ */
+struct bg_reload {
+   uint32_t F, O, smask;          /* st_tile format, byte offset, samples */
+   uint32_t mask;                 /* components loaded and stored */
+   unsigned bytes;                /* bytes of a component (packed: 1) */
+   bool packed;
+   struct hw_tex_view view;
+   struct hw_mmu mmu;             /* the texture unit's view of memory */
+};
+
+enum { RK_UNK, RK_X, RK_Y, RK_ZERO };
+
+/* Kinds of 16-bit halves a plain register operand reads (a 16-bit one
+ * zero-extended); false for anything but a GPR without modifiers. */
+static bool
+rk_read(const uint8_t *kind, const struct agx_operand *o, uint8_t out[2])
+{
+   if (o->type != AGX_OPERAND_REG || o->file != AGX_FILE_GPR || o->count != 1 ||
+       (o->flags & ~(AGX_OPF_CACHE | AGX_OPF_DISCARD)))
+      return false;
+   if (o->size == 16) {
+      out[0] = kind[o->value & 255];
+      out[1] = RK_ZERO;
+      return true;
+   }
+   if (o->size != 32)
+      return false;
+   out[0] = kind[(2u * o->value) & 255];
+   out[1] = kind[(2u * o->value + 1) & 255];
+   return true;
+}
+
+static bool
+rk_write(uint8_t *kind, const struct agx_operand *o, const uint8_t v[2])
+{
+   if (o->type != AGX_OPERAND_REG || o->file != AGX_FILE_GPR || o->count != 1 ||
+       (o->flags & ~(AGX_OPF_CACHE | AGX_OPF_DISCARD)))
+      return false;
+   if (o->size == 16) {
+      kind[o->value & 255] = v[0];
+      return true;
+   }
+   if (o->size != 32)
+      return false;
+   kind[(2u * o->value) & 255] = v[0];
+   kind[(2u * o->value + 1) & 255] = v[1];
+   return true;
+}
+
+static bool
+ifield(const struct agx_instr *in, const char *name, uint32_t want)
+{
+   uint32_t v;
+   return agx_instr_field(in, name, &v) && v == want;
+}
+
+static const struct agx_operand *
+operand(const struct agx_instr *in, const char *name)
+{
+   for (unsigned i = 0; i < in->num_operands; i++) {
+      const char *n = agx_isa_op_operand_name(in->op, i);
+      if (n && !strcmp(n, name))
+         return &in->operands[i];
+   }
+   return NULL;
+}
+
+static bool
+bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reload *m)
+{
+   struct fpass *fp = t->fp;
+   uint8_t code[96];
+   size_t size = hw_usc_shader_bytes(pipe->shader);
+   struct hw_mmu cm = t->usc;
+   if (size > sizeof(code) || !hw_mmu_read(&cm, pipe->code_va, code, size))
+      return false;
+   uint8_t kind[256];
+   memset(kind, RK_UNK, sizeof(kind));
+   enum { SETUP, LOADED, WAITED, STORED } stage = SETUP;
+   uint32_t tex = 0, slot = 0, res = 0, mask = 0;
+   for (size_t off = 0; off < size;) {
+      struct agx_instr in;
+      if (agx_isa_decode(code + off, size - off, &in) != AGX_ISA_OK)
+         return false;
+      off += in.length;
+      if (stage == SETUP && in.op == AGX_OP_GET_SR) {
+         const struct agx_operand *D = operand(&in, "D"), *SR = operand(&in, "SR");
+         if (!D || !SR || SR->type != AGX_OPERAND_REG || (SR->value != 80 && SR->value != 81))
+            return false;
+         uint8_t v[2] = { SR->value == 80 ? RK_X : RK_Y, RK_ZERO };
+         if (!rk_write(kind, D, v))
+            return false;
+      } else if (stage == SETUP && in.op == AGX_OP_BITOP) {
+         /* tt 0b1010 with B = 0 (Mesa's mov), or 0b0011 / 0b1100: A */
+         const struct agx_operand *D = operand(&in, "D"), *A = operand(&in, "A"),
+                                  *B = operand(&in, "B");
+         uint32_t tt;
+         uint8_t v[2];
+         if (!D || !A || !agx_instr_field(&in, "tt", &tt) || !rk_read(kind, A, v))
+            return false;
+         if (tt == 10 ? !(B && B->type == AGX_OPERAND_IMM && B->imm == 0)
+                      : tt != 3 && tt != 12)
+            return false;
+         if (!rk_write(kind, D, v))
+            return false;
+      } else if (stage == SETUP && in.op == AGX_OP_TEXTURE_LOAD) {
+         const struct agx_operand *R = operand(&in, "R"), *T = operand(&in, "T"),
+                                  *C = operand(&in, "C"), *U = operand(&in, "U");
+         if (!ifield(&in, "n", AGX_TEXTURE_DIMENSION_2D) || !ifield(&in, "lod", 0) ||
+             !ifield(&in, "compare", 0) || !ifield(&in, "mode", 0) || !ifield(&in, "Ot", 0) ||
+             !ifield(&in, "Tt", 0) || !agx_instr_field(&in, "mask", &mask) || !mask ||
+             !ifield(&in, "kill", 0) || !ifield(&in, "q6", 0) ||
+             !agx_instr_field(&in, "slot", &slot))
+            return false;
+         if (!R || R->type != AGX_OPERAND_REG || R->file != AGX_FILE_GPR || R->size != 32 ||
+             R->count != (unsigned)__builtin_popcount(mask) || !T || T->type != AGX_OPERAND_REG || T->file != AGX_FILE_TEXTURE ||
+             !C || C->type != AGX_OPERAND_REG || C->file != AGX_FILE_GPR || C->size != 32 ||
+             C->count != 2 || (U && U->type == AGX_OPERAND_REG))
+            return false;
+         unsigned c = 2u * C->value;
+         if (c + 3 > 255 || kind[c] != RK_X || kind[c + 1] != RK_ZERO || kind[c + 2] != RK_Y ||
+             kind[c + 3] != RK_ZERO)
+            return false;
+         tex = T->value;
+         res = R->value;
+         stage = LOADED;
+      } else if (stage == LOADED && in.op == AGX_OP_WAIT) {
+         if (!ifield(&in, "i", slot))
+            return false;
+         stage = WAITED;
+      } else if (stage == WAITED && in.op == AGX_OP_LDST_TILE) {
+         const struct agx_operand *R = operand(&in, "R"), *S = operand(&in, "S");
+         uint32_t F, O;
+         /* the same components from the same registers: the k-th
+          * selected component is register R + k in both */
+         if (!ifield(&in, "load", 0) || !ifield(&in, "mask", mask) ||
+             !ifield(&in, "explicit", 0) || !agx_instr_field(&in, "F", &F) ||
+             !agx_instr_field(&in, "O", &O))
+            return false;
+         if (!R || R->type != AGX_OPERAND_REG || R->file != AGX_FILE_GPR || R->size != 32 ||
+             R->count != (unsigned)__builtin_popcount(mask) || R->value != res || !S ||
+             S->type != AGX_OPERAND_IMM)
+            return false;
+         m->mask = mask;
+         m->F = F;
+         m->O = O;
+         m->smask = (uint32_t)S->imm & ((1u << fp->samples) - 1);
+         stage = STORED;
+      } else if (stage == STORED && in.op == AGX_OP_STOP) {
+         if (off != size)
+            return false;
+         /* st_tile's format and bounds as op_tile checks them: what it
+          * refuses stays with it (the error is raised there). */
+         if (!hw_tex_tile_fmt_bytes(m->F, &m->bytes))
+            return false;
+         m->packed = hw_tex_tile_fmt_packed(m->F);
+         unsigned last = 31 - (unsigned)__builtin_clz(m->mask);
+         if ((size_t)m->O + (m->packed ? 4 : (last + 1) * m->bytes) > fp->ss)
+            return false;
+         /* The view exec_load_lanes decodes (get_view); a descriptor that
+          * faults or does not decode is the general path's to report. */
+         uint8_t d[HW_TEX_DESC_BYTES];
+         char err[96];
+         m->mmu = t->usc;
+         m->mmu.unit = HW_UNIT_TEX;
+         memset(&m->mmu.fault, 0, sizeof(m->mmu.fault));
+         struct hw_mmu dm = m->mmu;
+         return hw_mmu_read(&dm, hwr_tex_address(pipe, t->j.pl->sampler_heap, tex), d,
+                            sizeof(d)) &&
+                hw_tex_view_decode(&m->view, d, err, sizeof(err));
+      } else {
+         return false;
+      }
+   }
+   return false;
+}
+
+/* One whole group (every lane live and covered, every pixel inside the
+ * tile) of a matched reload program, as the USC would run it: texels
+ * loaded as exec_load_lanes does, each component's 32-bit result stored
+ * as op_tile stores a lane's register to its selected samples. False
+ * (nothing written) when a load faults: the group then runs normally and
+ * reports the fault as always. */
+static bool
+bg_reload_group(struct tile *t, struct bg_reload *m, unsigned gx, unsigned gy)
+{
+   struct fpass *fp = t->fp;
+   int32_t x[32], y[32];
+   for (unsigned l = 0; l < 32; l++) {
+      x[l] = (int32_t)(gx + quad_dx(l));
+      y[l] = (int32_t)(gy + quad_dy(l));
+   }
+   union hw_texel out[32];
+   uint32_t loaded;
+   /* One MMU view for the tile's groups (the USC copies the group's per
+    * texture instruction): its TLB only caches translations. */
+   if (hw_tex_load_lanes(&m->mmu, &m->view, x, y, 0, 0, ~0u, out, &loaded) != HW_TEX_OK ||
+       loaded != ~0u) {
+      memset(&m->mmu.fault, 0, sizeof(m->mmu.fault));
+      return false;
+   }
+   size_t off[32 * HWR_MAX_SAMPLES];
+   uint8_t lane[32 * HWR_MAX_SAMPLES];
+   unsigned n = 0;
+   for (unsigned l = 0; l < 32; l++) {
+      unsigned px = gx - t->x0 + quad_dx(l), py = gy - t->y0 + quad_dy(l);
+      for (unsigned smp = 0; smp < fp->samples; smp++) {
+         if (!(m->smask >> smp & 1))
+            continue;
+         off[n] = (size_t)sidx(fp, px, py, smp) * fp->ss + m->O;
+         lane[n++] = (uint8_t)l;
+      }
+   }
+   uint32_t val[32 * HWR_MAX_SAMPLES];
+   for (unsigned c = 0; c < 4 && n; c++) {
+      if (!(m->mask >> c & 1))
+         continue;
+      for (unsigned i = 0; i < n; i++)
+         val[i] = out[lane[i]].u[c];
+      hw_tex_tile_store_comps(m->F, c, t->tb + (m->packed ? 0 : c * m->bytes), off, val, n,
+                              false);
+   }
+   return true;
+}
+
 static bool
 tile_program(struct tile *t, uint32_t usc, bool eot)
 {
@@ -1872,6 +2136,7 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
    bool ok = hwr_pipeline_load(&t->j, &t->usc, usc & ~63u,
                                eot ? HWR_EOT : HWR_TILE_PROGRAM, pipe);
    uint64_t cyc = 0;
+   struct bg_reload *rl = NULL;
    if (ok && eot) {
       /* End of tile: one thread; thread_position_in_grid is the origin. */
       struct fs_run r = { .t = t, .gx = t->x0, .gy = t->y0 };
@@ -1902,17 +2167,36 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
        * others copy its two tilebuffer rows and add its cycles and profile
        * counts. Edge groups (partial coverage) run as before. */
       bool invariant = hw_usc_shader_launch_invariant(pipe->shader, bg_hook_ok, NULL);
+      /* A reload program (bg_reload_match): whole groups after the first
+       * are loaded and stored in bulk, with the first one's time. Not
+       * when profiling (the texture unit's per-format counts are kept
+       * by hw_tex_execute) nor when the reference is asked for. */
+      if (!invariant && hw_render_bg_reload_fast && !hw_render_frag_reference && !t->j.prof) {
+         rl = malloc(sizeof(*rl));
+         if (rl && !bg_reload_match(t, pipe, rl)) {
+            free(rl);
+            rl = NULL;
+         }
+      }
       bool have = false;
       uint64_t gcyc = 0, dprof[HW_PROF_NUM];
       size_t row = (size_t)GROUP_W * fp->samples * fp->ss;
       const uint8_t *src = NULL;
       for (unsigned gy = t->y0; ok && gy < t->y0 + t->h; gy += GROUP_H) {
          for (unsigned gx = t->x0; ok && gx < t->x0 + t->w; gx += GROUP_W) {
-            bool whole = invariant && gx + GROUP_W <= t->x0 + t->w &&
+            bool whole = (invariant || rl) && gx + GROUP_W <= t->x0 + t->w &&
                          gy + GROUP_H <= t->y0 + t->h &&
                          gx - t->x0 + GROUP_W <= fp->uw && gy - t->y0 + GROUP_H <= fp->uh;
             uint8_t *dst = t->tb + (size_t)sidx(fp, gx - t->x0, gy - t->y0, 0) * fp->ss;
-            if (whole && have) {
+            if (whole && have && rl) {
+               if (bg_reload_group(t, rl, gx, gy)) {
+                  cyc += gcyc;
+                  for (unsigned k = 0; k < HW_PROF_NUM; k++)
+                     t->pe->c[k] += dprof[k];
+                  continue;
+               }
+               /* a fault: the group runs (and reports it) below */
+            } else if (whole && have) {
                for (unsigned y = 0; y < GROUP_H; y++)
                   memcpy(dst + (size_t)y * fp->uw * fp->samples * fp->ss,
                          src + (size_t)y * fp->uw * fp->samples * fp->ss, row);
@@ -1925,7 +2209,7 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
             for (unsigned l = 0; l < 32; l++)
                if (gx + quad_dx(l) < t->x0 + t->w && gy + quad_dy(l) < t->y0 + t->h)
                   r.cov[l] = (uint8_t)((1u << fp->samples) - 1);
-            if (whole) {
+            if (whole && !have) {
                uint64_t c0 = cyc;
                memcpy(dprof, t->pe->c, sizeof(dprof));
                ok = run_group(t, &r, pipe, &cyc);
@@ -1941,6 +2225,7 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
       }
    }
    t->j.cycles += cyc;
+   free(rl);
    free(pipe);
    return ok;
 }

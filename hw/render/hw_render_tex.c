@@ -45,3 +45,11 @@ hwr_tex_op(const struct hwr_pipeline *pipe, uint64_t sampler_heap,
    ctx.prof = prof;
    return hw_tex_execute(&ctx, s, in, exec, tile, err, err_size);
 }
+
+uint64_t
+hwr_tex_address(const struct hwr_pipeline *pipe, uint64_t sampler_heap, uint32_t idx)
+{
+   struct hw_tex_ctx ctx;
+   tex_ctx(pipe, sampler_heap, &ctx);
+   return hw_tex_ctx_texture_address(&ctx, idx);
+}

@@ -23,4 +23,8 @@ enum hw_usc_status hwr_tex_op(const struct hwr_pipeline *pipe, uint64_t sampler_
                               uint32_t exec, const struct hw_tex_tile *tile,
                               struct hw_prof_entry *prof, char *err, size_t err_size);
 
+/* GPU address of the descriptor of indexed texture slot idx (ts<idx>) as
+ * hwr_tex_op's texture instructions look it up for this pipeline. */
+uint64_t hwr_tex_address(const struct hwr_pipeline *pipe, uint64_t sampler_heap, uint32_t idx);
+
 #endif

@@ -355,6 +355,12 @@ struct hw_tex_ctx {
    struct hw_prof_entry *prof;
 };
 
+/* GPU address of the texture descriptor in slot idx (an indexed ts<idx>
+ * operand): the last of ctx's Texture words loading it, else
+ * texture_table + idx * HW_TEX_DESC_BYTES -- the lookup texture
+ * instructions make. */
+uint64_t hw_tex_ctx_texture_address(const struct hw_tex_ctx *ctx, uint32_t idx);
+
 /* The sampler table stride a launch's Sampler States count (enum
  * agx_sampler_states) selects. */
 unsigned hw_tex_sampler_stride(unsigned sampler_states);

@@ -186,6 +186,13 @@ slot_address(const struct hw_tex_slots *slots, unsigned n, uint64_t table,
    return table + (uint64_t)idx * stride;
 }
 
+uint64_t
+hw_tex_ctx_texture_address(const struct hw_tex_ctx *ctx, uint32_t idx)
+{
+   return slot_address(ctx->tex_slots, ctx->ntex_slots, ctx->texture_table, idx,
+                       HW_TEX_DESC_BYTES);
+}
+
 /* GPU address of the descriptor named by T (texture/PBE) for one lane. */
 static uint64_t
 desc_address(struct exec *e, unsigned lane)
@@ -196,8 +203,7 @@ desc_address(struct exec *e, unsigned lane)
       return 0;
    if (!(tt & 2)) {
       uint32_t idx = T->file == AGX_FILE_TEXTURE ? T->value : small_operand(e, T, lane);
-      return slot_address(e->ctx->tex_slots, e->ctx->ntex_slots, e->ctx->texture_table, idx,
-                          HW_TEX_DESC_BYTES);
+      return hw_tex_ctx_texture_address(e->ctx, idx);
    }
    /* Bindless: 64-bit heap base in a uniform pair plus a byte offset. */
    const struct agx_operand *U = e->U;

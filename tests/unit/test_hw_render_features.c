@@ -905,6 +905,173 @@ test_bg_invariant_copy(void **state)
    }
 }
 
+/* ------------------------------------------------------- reload fast path */
+
+/* Mesa asahi's reload background program (agx_bg_eot.c, as a capture of
+ * glmark2 on the asahi driver shows it): 16-bit positions moved into the
+ * 32-bit coordinate pair, texture_load, st_tile of the texel. FMT is the
+ * st_tile format. */
+#define RELOAD_MESA(fmt)                                                   \
+   "get_sr r0l, sr80\nget_sr r0h, sr81\nmov r3, r0h\nmov r2, r0l\n"       \
+   "texture_load 0, 0b1100, 0b0, none, xyzw, 0b00, r0_r1_r2_r3, None, ts0, ss0, tex_2d, r2_r3, auto_lod, 0\n" \
+   "wait 0\nst_tile r0_r1_r2_r3, " fmt ", 0, xyzw, 0, 255, 0\nstop\n"
+
+static const char *const reload_progs[] = {
+   RELOAD_MESA("u8norm"),
+   RELOAD_MESA("srgba8"),
+   RELOAD_MESA("rgb10a2"),
+   /* 32-bit positions straight into the pair, a 3-sample mask */
+   "get_sr r2, sr80\nget_sr r3, sr81\n"
+   "texture_load 0, 0b0000, 0b0, none, xyzw, 0b00, r4_r5_r6_r7, None, ts0, ss0, tex_2d, r2_r3, auto_lod, 0\n"
+   "wait 0\nst_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 5, 0\nstop\n",
+   /* Mesa's reload of an R8 target (one component), and two components
+    * at an offset */
+   "get_sr r0l, sr80\nget_sr r0h, sr81\nmov r3, r0h\nmov r2, r0l\n"
+   "texture_load 0, 0b1100, 0b0, none, x, 0b00, r0, None, ts0, ss0, tex_2d, r2_r3, auto_lod, 0\n"
+   "wait 0\nst_tile r0, u8norm, 0, x, 0, 255, 0\nstop\n",
+   "get_sr r2, sr80\nget_sr r3, sr81\n"
+   "texture_load 0, 0b0000, 0b0, none, yz, 0b00, r5_r6, None, ts0, ss0, tex_2d, r2_r3, auto_lod, 0\n"
+   "wait 0\nst_tile r5_r6, u8norm, 1, yz, 0, 255, 0\nstop\n",
+   /* not a reload (x and y swapped: a transposed copy), general path
+    * (RELOAD_NEAR_MISS) */
+   "get_sr r0l, sr81\nget_sr r0h, sr80\nmov r3, r0h\nmov r2, r0l\n"
+   "texture_load 0, 0b1100, 0b0, none, xyzw, 0b00, r0_r1_r2_r3, None, ts0, ss0, tex_2d, r2_r3, auto_lod, 0\n"
+   "wait 0\nst_tile r0_r1_r2_r3, u8norm, 0, xyzw, 0, 255, 0\nstop\n",
+};
+
+#define RELOAD_NEAR_MISS 6
+
+/* Re-describes the texture the reload reads: the colour target itself,
+ * or (`own`) a random image of its own -- what a twiddled view of the
+ * linear target or the transposed near miss would read of the target
+ * are pixels of other tiles, which their end-of-tile programs write
+ * meanwhile. */
+static void
+reload_texture(struct scene *s, bool srgb, enum agx_layout layout, bool own, uint32_t seed)
+{
+   uint64_t va = s->rt_va;
+   if (own) {
+      size_t bytes = (size_t)64 * 64 * 4 * s->samples;
+      va = alloc(s, bytes, 16384);
+      uint8_t *p = host(s, va);
+      for (size_t i = 0; i < bytes; i++) {
+         seed = seed * 1103515245u + 12345u;
+         p[i] = (uint8_t)(seed >> 16);
+      }
+   }
+   enum agx_texture_dimension dim = s->samples > 1 ? AGX_TEXTURE_DIMENSION_2D_MS
+                                                   : AGX_TEXTURE_DIMENSION_2D;
+   enum agx_sample_count sc = s->samples == 4 ? AGX_SAMPLE_COUNT_4 : AGX_SAMPLE_COUNT_2;
+   agx_pack(host(s, s->rt_tex), TEXTURE, tx) {
+      tx.dimension = dim; tx.samples = sc; tx.layout = layout;
+      tx.channels = AGX_CHANNELS_R8G8B8A8; tx.type = AGX_TEXTURE_TYPE_UNORM;
+      tx.srgb = srgb;
+      tx.width = s->w; tx.height = s->h; tx.address = va;
+      tx.stride = s->w * 4 * s->samples - 16;
+   }
+}
+
+static void
+render_reload(unsigned prog, unsigned samples, unsigned tile, bool srgb, enum agx_layout layout,
+              bool reference, uint32_t *img, uint64_t *ticks, struct hw_render_stats *st)
+{
+   const unsigned W = 52, H = 37;
+   struct scene s;
+   /* a small TVB: the triangles overflow it, so partial renders reload */
+   scene_init(&s, W, H, samples, 0xff3080c0u, 2, 16 * 1024);
+   s.utile_w = s.utile_h = tile;
+   /* the first pass reloads too (a LOAD of the target): every byte value */
+   uint32_t seed = 777 + prog;
+   uint8_t *rt = (uint8_t *)s.rt;
+   for (size_t i = 0; i < (size_t)W * H * samples * 4; i++) {
+      seed = seed * 1103515245u + 12345u;
+      rt[i] = (uint8_t)(seed >> 16);
+   }
+   reload_texture(&s, srgb, layout, layout == AGX_LAYOUT_TWIDDLED || prog == RELOAD_NEAR_MISS, seed);
+   s.bg_usc = s.pbg_usc = scene_reload_program(&s, reload_progs[prog]);
+   many_triangles(&s, 1000);
+   hw_render_bg_reload_fast = !reference;
+   bool ok = run(&s);
+   hw_render_bg_reload_fast = true;
+   assert_true(ok);
+   memcpy(img, s.rt, (size_t)W * H * samples * 4);
+   *ticks = s.ts_f[1] - s.ts_f[0];
+   *st = s.stats;
+   scene_teardown(&s);
+}
+
+/*
+ * Reload background programs (bg_reload_match) take a bulk path for the
+ * whole groups of a tile after the first: the same tilebuffer bytes (the
+ * end-of-tile program stores them raw) and the same modelled time and
+ * statistics as the general path (hw_render_frag_reference) on every
+ * group, for Mesa's program and a 32-bit-position variant, u8norm /
+ * srgba8 / rgb10a2 tilebuffers, RGBA8 unorm and sRGB views (linear and
+ * twiddled), 1 and 4 samples, 16x16 and 32x32 tiles, a 52x37 target
+ * (edge groups), with partial renders. A near miss (x and y swapped) must
+ * stay on the general path.
+ */
+static void
+test_bg_reload_fast_exact(void **state)
+{
+   (void)state;
+   enum { N = 52 * 37 * 4 };
+   static uint32_t fast[N], ref[N];
+   const unsigned nprog = sizeof(reload_progs) / sizeof(reload_progs[0]);
+   for (unsigned prog = 0; prog < nprog; prog++) {
+      for (unsigned v = 0; v < 4; v++) {
+         unsigned samples = v & 1 ? 4 : 1, tile = v & 2 ? 16 : 32;
+         bool srgb = (prog + v) % 2;
+         enum agx_layout layout = (prog + v) % 3 == 2 ? AGX_LAYOUT_TWIDDLED : AGX_LAYOUT_LINEAR;
+         uint64_t tf, tr;
+         struct hw_render_stats sf, sr;
+         render_reload(prog, samples, tile, srgb, layout, false, fast, &tf, &sf);
+         render_reload(prog, samples, tile, srgb, layout, true, ref, &tr, &sr);
+         unsigned n = 52 * 37 * samples;
+         assert_int_equal(count_diff(fast, ref, n), 0);
+         assert_true(tf == tr);
+         assert_int_equal(sf.fragment_cycles, sr.fragment_cycles);
+         assert_memory_equal(&sf, &sr, sizeof(sf));
+         assert_true(sf.partial_renders >= 2);
+         unsigned distinct = 0;
+         for (unsigned i = 1; i < n; i++)
+            distinct += fast[i] != fast[i - 1];
+         /* the reloaded bytes survive (an sRGB view of one component
+          * into all 4 samples varies least) */
+         assert_true(distinct > n / 32);
+      }
+   }
+}
+
+/* A reload whose texture runs off the end of mapped memory after its
+ * first two rows: the tile's first whole group loads, the next row of
+ * groups faults -- in the bulk path too, which must hand the group back
+ * to the USC so that the fragment job fails as on the general path
+ * (not a tile of zeros). */
+static void
+test_bg_reload_fault(void **state)
+{
+   (void)state;
+   for (unsigned v = 0; v < 2; v++) {
+      struct scene s;
+      scene_init(&s, 32, 32, 1, 0xff3080c0u, 2, 64 * 1024);
+      uint64_t end = USC_BASE + (uint64_t)MEM_PAGES * HW_PAGE_SIZE;
+      agx_pack(host(&s, s.rt_tex), TEXTURE, tx) {
+         tx.dimension = AGX_TEXTURE_DIMENSION_2D; tx.layout = AGX_LAYOUT_LINEAR;
+         tx.channels = AGX_CHANNELS_R8G8B8A8; tx.type = AGX_TEXTURE_TYPE_UNORM;
+         tx.width = 32; tx.height = 32; tx.address = end - 2 * 32 * 4;
+         tx.stride = 32 * 4 - 16;
+      }
+      s.bg_usc = scene_reload_program(&s, reload_progs[0]);
+      hw_render_bg_reload_fast = v == 0;
+      bool ok = run(&s);
+      hw_render_bg_reload_fast = true;
+      assert_false(ok);
+      assert_int_equal(s.failed_job, 0x201);   /* the fragment job */
+      scene_teardown(&s);
+   }
+}
+
 /* ------------------------------------------------------------ zs_emit */
 
 /* The shader replaces the depth with a constant (r6, the halves r6l_r6h;
@@ -1760,6 +1927,8 @@ main(void)
       cmocka_unit_test(test_layered),
       cmocka_unit_test(test_tile_sizes),
       cmocka_unit_test(test_bg_invariant_copy),
+      cmocka_unit_test(test_bg_reload_fast_exact),
+      cmocka_unit_test(test_bg_reload_fault),
       cmocka_unit_test(test_zs_emit_depth),
       cmocka_unit_test(test_zs_emit_stencil),
       cmocka_unit_test(test_flat_clipped),

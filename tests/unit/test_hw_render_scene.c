@@ -225,6 +225,7 @@ scene_init(struct scene *s, unsigned w, unsigned h, unsigned samples,
       tx.width = w; tx.height = h; tx.address = s->rt_va; tx.stride = w * 4 * samples - 16;
    }
    uint64_t tex = put(s, d, sizeof(d), 16);
+   s->rt_tex = tex;
 
    float cc[4];
    for (unsigned c = 0; c < 4; c++)
@@ -234,6 +235,12 @@ scene_init(struct scene *s, unsigned w, unsigned h, unsigned samples,
    s->pbg_usc = pipeline(s, shader(s, bg_load_src), NULL, 0, tex, true);
    s->eot_usc = pipeline(s, shader(s, eot_src), NULL, 0, pbe, false);
    s->peot_usc = s->eot_usc;
+}
+
+uint32_t
+scene_reload_program(struct scene *s, const char *src)
+{
+   return pipeline(s, shader(s, src), NULL, 0, s->rt_tex, true);
 }
 
 /* Mesa's layered end-of-tile program (agx_bg_eot.c): the layer is

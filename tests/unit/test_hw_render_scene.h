@@ -65,6 +65,9 @@ struct scene {
    unsigned layers;
    uint64_t layer_stride;
    uint32_t *rt_array;
+   /* The texture descriptor of the colour target (scene_init) that the
+    * reload programs read (scene_reload_program). */
+   uint64_t rt_tex;
 };
 
 /* Back-face stencil of a two-sided draw. */
@@ -126,6 +129,9 @@ void scene_teardown(struct scene *s);
 /* A background pipeline: the assembly `prefix` followed by the scene's
  * clear program (scene_init's clear colour in u0..u3). */
 uint32_t scene_bg_program(struct scene *s, const char *prefix);
+/* A background pipeline running `src` with texture slot 0 = the colour
+ * target's texture descriptor (s->rt_tex): a reload program. */
+uint32_t scene_reload_program(struct scene *s, const char *src);
 /* VDM state (vertex pipeline, 8 outputs) + a PPP record for ds. */
 void emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
                 const void *verts, unsigned vbytes);
