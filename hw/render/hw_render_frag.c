@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tessera/bits.h"
+#include "hw/render/hw_render_cover.h"
 #include "hw/render/hw_render_priv.h"
 #include "hw/render/hw_render_tex.h"
 #include "hw/tex/hw_tex_layout.h"
@@ -37,10 +38,8 @@ struct prim {
    float cf[HWR_MAX_CF][3];       /* A, B, C at the window origin (iter) */
    float cf_bin[HWR_MAX_CF];      /* C at the tile's bin corner (ldcf) */
    unsigned ncf;
-   /* Triangle edges in coverage order (tri_setup): start, delta and
-    * whether E == 0 counts (top-left rule). */
-   int64_t eax[3], eay[3], edx[3], edy[3];
-   bool etl[3];
+   /* Triangle edges in coverage order (hwr_tri_setup) */
+   struct hwr_tri e;
 };
 
 struct fstate {                   /* a decoded TVB State */
@@ -972,7 +971,6 @@ setup_cf(struct tile *t, struct prim *p)
    return true;
 }
 
-static void tri_setup(struct prim *p);
 
 static bool
 load_prim(struct tile *t, uint32_t off, struct prim *p)
@@ -1011,7 +1009,7 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
       va += vsz;
    }
    if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
-      tri_setup(p);
+      hwr_tri_setup(&p->e, p->X, p->Y);
    float zf[3] = { p->v[0].z, p->h.vertices > 1 ? p->v[1].z : 0, p->h.vertices > 2 ? p->v[2].z : 0 };
    make_plane(p, zf, p->zp);
    t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * (16 + 4 * p->h.varyings)) >> HWR_CYC_MEM_BYTE_SHIFT;
@@ -1020,60 +1018,16 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
 
 /* ------------------------------------------------------- rasteriser */
 
-static bool
-top_left(int64_t dx, int64_t dy)
-{
-   return dy < 0 || (dy == 0 && dx > 0);
-}
-
 /* Triangle coverage with the top-left rule on the 1/256 grid. */
 static bool
 tri_covers(const int64_t *X, const int64_t *Y, int64_t px, int64_t py)
 {
-   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
-   int o[3] = { 0, 1, 2 };
-   if (area < 0) { o[1] = 2; o[2] = 1; }
-   for (unsigned e = 0; e < 3; e++) {
-      unsigned a = o[e], b = o[(e + 1) % 3];
-      int64_t dx = X[b] - X[a], dy = Y[b] - Y[a];
-      int64_t E = dx * (py - Y[a]) - dy * (px - X[a]);
-      if (E < 0 || (E == 0 && !top_left(dx, dy)))
-         return false;
-   }
-   return true;
+   struct hwr_tri e;
+   hwr_tri_setup(&e, X, Y);
+   return hwr_tri_covers(&e, px, py);
 }
 
-/* tri_covers() with the per-triangle part (orientation, edges, top-left
- * flags) done once per primitive: the same integer tests. */
-static void
-tri_setup(struct prim *p)
-{
-   const int64_t *X = p->X, *Y = p->Y;
-   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
-   int o[3] = { 0, 1, 2 };
-   if (area < 0) { o[1] = 2; o[2] = 1; }
-   for (unsigned e = 0; e < 3; e++) {
-      unsigned a = o[e], b = o[(e + 1) % 3];
-      p->eax[e] = X[a];
-      p->eay[e] = Y[a];
-      p->edx[e] = X[b] - X[a];
-      p->edy[e] = Y[b] - Y[a];
-      p->etl[e] = top_left(p->edx[e], p->edy[e]);
-   }
-}
-
-static bool
-tri_covers_setup(const struct prim *p, int64_t px, int64_t py)
-{
-   for (unsigned e = 0; e < 3; e++) {
-      int64_t E = p->edx[e] * (py - p->eay[e]) - p->edy[e] * (px - p->eax[e]);
-      if (E < 0 || (E == 0 && !p->etl[e]))
-         return false;
-   }
-   return true;
-}
-
-/* tri_covers_setup() at the point (px, py) + 256 * (quad_dx(l), quad_dy(l))
+/* hwr_tri_covers() at the point (px, py) + 256 * (quad_dx(l), quad_dy(l))
  * of every lane l of a 16x2 group, as a lane mask.  Each edge function is
  * evaluated at the start of each row and stepped by whole pixels (exact
  * integers); it is linear along the row, so a row whose two ends pass (or
@@ -1098,11 +1052,11 @@ tri_group_cover(const struct prim *p, int64_t px, int64_t py)
    uint32_t m = 0xffffffffu;
    for (unsigned e = 0; e < 3 && m; e++) {
       /* covered iff E > 0, or E == 0 on a top-left edge: E >= thr */
-      const int64_t thr = p->etl[e] ? 0 : 1;
-      const int64_t sx = -p->edy[e] * 256;
-      int64_t E = p->edx[e] * (py - p->eay[e]) - p->edy[e] * (px - p->eax[e]);
+      const int64_t thr = p->e.etl[e] ? 0 : 1;
+      const int64_t sx = -p->e.edy[e] * 256;
+      int64_t E = p->e.edx[e] * (py - p->e.eay[e]) - p->e.edy[e] * (px - p->e.eax[e]);
       uint32_t em = 0;
-      for (unsigned y = 0; y < GROUP_H; y++, E += p->edx[e] * 256) {
+      for (unsigned y = 0; y < GROUP_H; y++, E += p->e.edx[e] * 256) {
          const int64_t last = E + sx * (GROUP_W - 1);
          uint32_t cols;   /* bit c: column c passes */
          if (E >= thr && last >= thr) {
@@ -1128,15 +1082,15 @@ tri_group_cover(const struct prim *p, int64_t px, int64_t py)
 }
 
 /* Whether some edge of the (set up) triangle is negative at all four
- * corners of [px0, px1] x [py0, py1]: then tri_covers_setup() is false
+ * corners of [px0, px1] x [py0, py1]: then hwr_tri_covers() is false
  * at every point of the box. */
 static bool
 tri_misses_box(const struct prim *p, int64_t px0, int64_t px1, int64_t py0, int64_t py1)
 {
    for (unsigned e = 0; e < 3; e++) {
       /* E = edx * (py - eay) - edy * (px - eax): take each term's max */
-      int64_t a = p->edx[e] >= 0 ? p->edx[e] * (py1 - p->eay[e]) : p->edx[e] * (py0 - p->eay[e]);
-      int64_t b = p->edy[e] >= 0 ? p->edy[e] * (px0 - p->eax[e]) : p->edy[e] * (px1 - p->eax[e]);
+      int64_t a = p->e.edx[e] >= 0 ? p->e.edx[e] * (py1 - p->e.eay[e]) : p->e.edx[e] * (py0 - p->e.eay[e]);
+      int64_t b = p->e.edy[e] >= 0 ? p->e.edy[e] * (px0 - p->e.eax[e]) : p->e.edy[e] * (px1 - p->e.eax[e]);
       if (a - b < 0)
          return true;
    }
@@ -1148,7 +1102,7 @@ covers(const struct prim *p, int64_t px, int64_t py)
 {
    switch (p->h.type) {
    case AGX_TVB_PRIMITIVE_TYPE_TRIANGLE:
-      return tri_covers_setup(p, px, py);
+      return hwr_tri_covers(&p->e, px, py);
    case AGX_TVB_PRIMITIVE_TYPE_POINT: {
       int64_t h = (int64_t)llrintf(p->h.size * 128.0f);
       return px >= p->X[0] - h && px < p->X[0] + h && py >= p->Y[0] - h && py < p->Y[0] + h;
@@ -1666,9 +1620,47 @@ shade_prim(struct tile *t, struct prim *p)
       .need_z = late_z || !ff->disable_depth_write ||
                 (zfunc != AGX_ZS_FUNC_ALWAYS && zfunc != AGX_ZS_FUNC_NEVER),
    };
+   /* Triangles find each row's covered span once (hwr_tri_row_span: a
+    * few divisions per row and sample instead of edge tests per group),
+    * then visit only the groups the spans reach; hwr_isp_general keeps
+    * the per-group edge tests (tri_misses_box, tri_group_cover), the
+    * reference. A group no span reaches is what tri_misses_box skips or
+    * a group without coverage: only its raster count, which the span
+    * path adds for the whole group row at once (the same sum). */
+   const bool span = tri && !hwr_isp_general;
    for (long gy = gy0; gy <= y1; gy += GROUP_H) {
-      for (long gx = gx0; gx <= x1; gx += GROUP_W) {
-         if (tri && tri_misses_box(p, gx * 256 + spx0, (gx + GROUP_W - 1) * 256 + spx1,
+      long gxa = gx0, gxb = x1;
+      int64_t slo[HWR_MAX_SAMPLES][GROUP_H], shi[HWR_MAX_SAMPLES][GROUP_H];
+      if (span) {
+         long ny = (gy + GROUP_H - 1 < y1 ? gy + GROUP_H - 1 : y1) - (gy > y0 ? gy : y0) + 1;
+         uint64_t npix = (uint64_t)ny * (uint64_t)(x1 - x0 + 1);
+         t->j.cycles += npix * HWR_CYC_RASTER_PIXEL;
+         pe->c[HW_PROF_PIXELS_RASTER] += npix;
+         int64_t ulo = INT64_MAX, uhi = INT64_MIN;
+         for (unsigned s = 0; s < fp->samples; s++) {
+            for (unsigned r = 0; r < GROUP_H; r++) {
+               int64_t lo, hi;
+               long y = gy + (long)r;
+               if (y < y0 || y > y1 ||
+                   !hwr_tri_row_span(&p->e, (int64_t)x0 * 256 + sp[s][0],
+                                     (int64_t)y * 256 + sp[s][1], x1 - x0 + 1, &lo, &hi)) {
+                  slo[s][r] = 1;   /* empty */
+                  shi[s][r] = 0;
+                  continue;
+               }
+               slo[s][r] = x0 + lo;
+               shi[s][r] = x0 + hi;
+               ulo = slo[s][r] < ulo ? slo[s][r] : ulo;
+               uhi = shi[s][r] > uhi ? shi[s][r] : uhi;
+            }
+         }
+         if (ulo > uhi)
+            continue;
+         gxa = gx0 + ((long)(ulo - gx0) & ~(long)(GROUP_W - 1));
+         gxb = (long)uhi;
+      }
+      for (long gx = gxa; gx <= gxb; gx += GROUP_W) {
+         if (tri && !span && tri_misses_box(p, gx * 256 + spx0, (gx + GROUP_W - 1) * 256 + spx1,
                                    gy * 256 + spy0, (gy + GROUP_H - 1) * 256 + spy1)) {
             /* No sample of the group is covered: only the raster count
              * of its pixels inside the rectangle remains (below). */
@@ -1685,9 +1677,21 @@ shade_prim(struct tile *t, struct prim *p)
          float zs[32][HWR_MAX_SAMPLES];
          /* Triangles: the lanes each sample is covered in, from the edge
           * functions at the group's origin stepped by whole pixels (the
-          * same integers tri_covers_setup() computes per point). */
+          * same integers hwr_tri_covers() computes per point). */
          uint32_t tcov[HWR_MAX_SAMPLES], cand = 0xffffffffu;
-         if (tri) {
+         if (span) {
+            cand = 0;
+            for (unsigned s = 0; s < fp->samples; s++) {
+               tcov[s] = 0;
+               for (unsigned r = 0; r < GROUP_H; r++) {
+                  int64_t a = slo[s][r] > gx ? slo[s][r] - gx : 0;
+                  int64_t b = shi[s][r] < gx + GROUP_W - 1 ? shi[s][r] - gx : GROUP_W - 1;
+                  if (a <= b)
+                     tcov[s] |= group_row_lanes((2u << b) - (1u << a)) << (2 * r);
+               }
+               cand |= tcov[s];
+            }
+         } else if (tri) {
             cand = 0;
             for (unsigned s = 0; s < fp->samples; s++) {
                tcov[s] = tri_group_cover(p, gx * 256 + sp[s][0], gy * 256 + sp[s][1]);
@@ -1701,9 +1705,11 @@ shade_prim(struct tile *t, struct prim *p)
          uint32_t cols = c0 <= c1 ? (uint32_t)((2u << c1) - (1u << c0)) : 0;
          uint32_t rect = (gy >= y0 && gy <= y1 ? group_row_lanes(cols) : 0) |
                          (gy + 1 >= y0 && gy + 1 <= y1 ? group_row_lanes(cols) << 2 : 0);
-         unsigned nrect = tessera_popcount32(rect);
-         t->j.cycles += (uint64_t)nrect * HWR_CYC_RASTER_PIXEL;
-         pe->c[HW_PROF_PIXELS_RASTER] += nrect;
+         if (!span) {
+            unsigned nrect = tessera_popcount32(rect);
+            t->j.cycles += (uint64_t)nrect * HWR_CYC_RASTER_PIXEL;
+            pe->c[HW_PROF_PIXELS_RASTER] += nrect;
+         }
          /* sidx() of the group's rows at column 0, sample 0: a lane's
           * samples follow at + quad_dx(l) * samples. */
          unsigned row[GROUP_H];

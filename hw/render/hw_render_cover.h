@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Triangle coverage on the 1/256-pixel grid (hwrender internal).
+ *
+ * A triangle covers a sample point (px, py) iff every edge function
+ *    E = edx * (py - eay) - edy * (px - eax)
+ * of its edges in coverage order (counter-clockwise on the y-down
+ * screen) is > 0, or == 0 on a top-left edge (dy < 0, or dy == 0 and
+ * dx > 0). hwr_tri_covers() is that test at one point, the reference;
+ * hwr_tri_row_span() gives the same answer for a whole row of points at
+ * once (the fragment side's rasteriser), exactly: it solves each edge's
+ * inequality for the column with integer floor/ceil division, so every
+ * tie and fill-rule case is the reference's. The integers are the
+ * reference's products (the callers start rows inside the primitive's
+ * pixel rectangle, where the reference evaluates them too).
+ */
+#ifndef HW_RENDER_COVER_H
+#define HW_RENDER_COVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct hwr_tri {
+   /* edges in coverage order: start, delta, whether E == 0 counts */
+   int64_t eax[3], eay[3], edx[3], edy[3];
+   bool etl[3];
+};
+
+static inline bool
+hwr_top_left(int64_t dx, int64_t dy)
+{
+   return dy < 0 || (dy == 0 && dx > 0);
+}
+
+/* The edges of the triangle (X[i], Y[i]) (1/256 pixel), oriented so that
+ * the inside is E >= 0 whatever the winding. */
+static inline void
+hwr_tri_setup(struct hwr_tri *t, const int64_t X[3], const int64_t Y[3])
+{
+   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
+   int o[3] = { 0, 1, 2 };
+   if (area < 0) { o[1] = 2; o[2] = 1; }
+   for (unsigned e = 0; e < 3; e++) {
+      unsigned a = o[e], b = o[(e + 1) % 3];
+      t->eax[e] = X[a];
+      t->eay[e] = Y[a];
+      t->edx[e] = X[b] - X[a];
+      t->edy[e] = Y[b] - Y[a];
+      t->etl[e] = hwr_top_left(t->edx[e], t->edy[e]);
+   }
+}
+
+/* Whether the point (px, py) (1/256 pixel) is covered: the reference. */
+static inline bool
+hwr_tri_covers(const struct hwr_tri *t, int64_t px, int64_t py)
+{
+   for (unsigned e = 0; e < 3; e++) {
+      int64_t E = t->edx[e] * (py - t->eay[e]) - t->edy[e] * (px - t->eax[e]);
+      if (E < 0 || (E == 0 && !t->etl[e]))
+         return false;
+   }
+   return true;
+}
+
+/*
+ * The covered columns of the n points px0 + 256 * c (c = 0 .. n - 1) of
+ * row py: [*lo, *hi] (both within [0, n - 1]), or false when none is.
+ * Covered points of a row are consecutive (each edge's E is linear in c:
+ * its passing columns are a prefix or a suffix or all or none), so the
+ * span is the intersection of the edges'. An edge passing (or failing)
+ * at both ends passes (fails) everywhere and costs no division.
+ */
+static inline bool
+hwr_tri_row_span(const struct hwr_tri *t, int64_t px0, int64_t py, int64_t n,
+                 int64_t *lo, int64_t *hi)
+{
+   int64_t a = 0, b = n - 1;
+   for (unsigned e = 0; e < 3; e++) {
+      /* covered iff E >= thr */
+      const int64_t thr = t->etl[e] ? 0 : 1;
+      const int64_t sx = -t->edy[e] * 256;    /* E's step per column */
+      const int64_t E = t->edx[e] * (py - t->eay[e]) - t->edy[e] * (px0 - t->eax[e]);
+      const int64_t last = E + sx * (n - 1);
+      if (E >= thr && last >= thr)
+         continue;
+      if (E < thr && last < thr)
+         return false;
+      if (sx > 0) {
+         /* rising, E < thr <= last: from ceil((thr - E) / sx) */
+         const int64_t num = thr - E;          /* > 0 */
+         const int64_t c0 = num / sx + (num % sx != 0);
+         a = c0 > a ? c0 : a;
+      } else {
+         /* falling, E >= thr > last: up to floor((E - thr) / -sx) */
+         const int64_t c1 = (E - thr) / -sx;   /* numerator >= 0 */
+         b = c1 < b ? c1 : b;
+      }
+   }
+   if (a > b)
+      return false;
+   *lo = a;
+   *hi = b;
+   return true;
+}
+
+#endif
