@@ -63,24 +63,58 @@ hwr_tri_covers(const struct hwr_tri *t, int64_t px, int64_t py)
 }
 
 /*
- * The covered columns of the n points px0 + 256 * c (c = 0 .. n - 1) of
- * row py: [*lo, *hi] (both within [0, n - 1]), or false when none is.
- * Covered points of a row are consecutive (each edge's E is linear in c:
- * its passing columns are a prefix or a suffix or all or none), so the
- * span is the intersection of the edges'. An edge passing (or failing)
- * at both ends passes (fails) everywhere and costs no division.
+ * Rows of n sample points: points px0 + 256 * c (c = 0 .. n - 1) of the
+ * rows py0 + 256 * k (k = 0, 1, ...). hwr_tri_rows_init() evaluates each
+ * edge function at the first row's first point; hwr_tri_rows_next()
+ * steps it to the next row by whole pixels (exact integers: the same
+ * value the reference computes at that point).
+ */
+struct hwr_tri_rows {
+   int64_t E[3];        /* edge functions at the row's first point */
+   int64_t dy[3];       /* their step per row */
+   int64_t sx[3];       /* their step per column */
+   int64_t n;
+};
+
+static inline void
+hwr_tri_rows_init(struct hwr_tri_rows *r, const struct hwr_tri *t, int64_t px0, int64_t py0,
+                  int64_t n)
+{
+   for (unsigned e = 0; e < 3; e++) {
+      r->E[e] = t->edx[e] * (py0 - t->eay[e]) - t->edy[e] * (px0 - t->eax[e]);
+      r->dy[e] = t->edx[e] * 256;
+      r->sx[e] = -t->edy[e] * 256;
+   }
+   r->n = n;
+}
+
+static inline void
+hwr_tri_rows_next(struct hwr_tri_rows *r)
+{
+   for (unsigned e = 0; e < 3; e++)
+      r->E[e] += r->dy[e];
+}
+
+/*
+ * The covered columns of the current row: [*lo, *hi] (both within
+ * [0, n - 1]), or false when none is. Covered points of a row are
+ * consecutive (each edge's E is linear in c: its passing columns are a
+ * prefix or a suffix or all or none), so the span is the intersection of
+ * the edges'. An edge passing (or failing) at both ends passes (fails)
+ * everywhere and costs no division; one crossing the row is solved for
+ * its first (last) passing column with integer ceil (floor) division, so
+ * every tie and fill-rule case is the reference's.
  */
 static inline bool
-hwr_tri_row_span(const struct hwr_tri *t, int64_t px0, int64_t py, int64_t n,
-                 int64_t *lo, int64_t *hi)
+hwr_tri_rows_span(const struct hwr_tri *t, const struct hwr_tri_rows *r, int64_t *lo,
+                  int64_t *hi)
 {
-   int64_t a = 0, b = n - 1;
+   int64_t a = 0, b = r->n - 1;
    for (unsigned e = 0; e < 3; e++) {
       /* covered iff E >= thr */
       const int64_t thr = t->etl[e] ? 0 : 1;
-      const int64_t sx = -t->edy[e] * 256;    /* E's step per column */
-      const int64_t E = t->edx[e] * (py - t->eay[e]) - t->edy[e] * (px0 - t->eax[e]);
-      const int64_t last = E + sx * (n - 1);
+      const int64_t sx = r->sx[e], E = r->E[e];
+      const int64_t last = E + sx * (r->n - 1);
       if (E >= thr && last >= thr)
          continue;
       if (E < thr && last < thr)
@@ -101,6 +135,16 @@ hwr_tri_row_span(const struct hwr_tri *t, int64_t px0, int64_t py, int64_t n,
    *lo = a;
    *hi = b;
    return true;
+}
+
+/* The span of the single row py (hwr_tri_rows_span of a fresh walk). */
+static inline bool
+hwr_tri_row_span(const struct hwr_tri *t, int64_t px0, int64_t py, int64_t n,
+                 int64_t *lo, int64_t *hi)
+{
+   struct hwr_tri_rows r;
+   hwr_tri_rows_init(&r, t, px0, py, n);
+   return hwr_tri_rows_span(t, &r, lo, hi);
 }
 
 #endif

@@ -1347,6 +1347,107 @@ struct isp_group {
    uint32_t *owner, dfr_id;
 };
 
+/* pass[l] |= 1 << s for every lane l set in lanes, 8 lanes at a time:
+ * the byte's bits spread to one per byte (bit i to byte i's bit 0). */
+static inline void
+lanes_set_bit(uint8_t pass[32], uint32_t lanes, unsigned s)
+{
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+   for (uint32_t lm = lanes; lm; lm &= lm - 1)   /* byte i is not bits 8i.. */
+      pass[__builtin_ctz(lm)] |= (uint8_t)(1u << s);
+   return;
+#endif
+   for (unsigned k = 0; k < 4; k++) {
+      uint64_t x = (lanes >> (8 * k)) & 0xffu;
+      if (!x)
+         continue;
+      x = (x | x << 28) & 0x0000000f0000000full;
+      x = (x | x << 14) & 0x0003000300030003ull;
+      x = (x | x << 7) & 0x0101010101010101ull;
+      uint64_t v;
+      memcpy(&v, pass + 8 * k, 8);
+      v |= x << s;
+      memcpy(pass + 8 * k, &v, 8);
+   }
+}
+
+/* The columns (bit c: column c) of the row-0 lanes set in lanes:
+ * group_row_lanes() undone. */
+static inline uint32_t
+group_lanes_row(uint32_t lanes)
+{
+   uint32_t x = lanes & 0x33333333u;
+   x = (x | (x >> 2)) & 0x0f0f0f0fu;
+   x = (x | (x >> 4)) & 0x00ff00ffu;
+   x = (x | (x >> 8)) & 0x0000ffffu;
+   return x;
+}
+
+/*
+ * isp_group_tri_f()'s depth test of sample s's covered lanes m, one
+ * depth row at a time: columns lo..hi of the row (its covered ones and
+ * any between them), the depth of each (the same float sum and clamp as
+ * the lane walk), then the test, write-back and lane bits.  The row's
+ * samples are every ns-th float from row[r] + s. Returns false, having
+ * changed nothing, when a covered depth is NaN or -0 before clamping
+ * (isp_clamp_z gives those libm's answer; the caller's lane walk
+ * handles them).
+ */
+static inline __attribute__((always_inline)) bool
+isp_group_rows(const struct isp_group *g, enum agx_zs_func f, unsigned s, uint32_t m,
+               const float ax[GROUP_W], const float by[GROUP_H], uint8_t pass[32],
+               float zs[32][HWR_MAX_SAMPLES], uint32_t *pmask, uint64_t *nf)
+{
+   const float *zp = g->p->zp;
+   const unsigned ns = g->ns;
+   float zr[GROUP_H][GROUP_W];
+   uint32_t cm[GROUP_H];
+   unsigned lo[GROUP_H], hi[GROUP_H];
+   bool special = false;
+   for (unsigned r = 0; r < GROUP_H; r++) {
+      cm[r] = group_lanes_row(m >> (2 * r));
+      lo[r] = cm[r] ? (unsigned)__builtin_ctz(cm[r]) : 1;
+      hi[r] = cm[r] ? 31u - (unsigned)__builtin_clz(cm[r]) : 0;
+      for (unsigned c = lo[r]; c <= hi[r]; c++) {
+         float z = ax[c] + by[r] + zp[2] + g->bias;
+         uint32_t u;
+         memcpy(&u, &z, 4);
+         special |= (z != z) | (u == 0x80000000u);
+         zr[r][c] = z >= 1.0f ? 1.0f : z < 0.0f ? 0.0f : z;
+      }
+   }
+   if (special)
+      return false;
+   for (unsigned r = 0; r < GROUP_H; r++) {
+      if (!cm[r])
+         continue;
+      float *zb = g->zbuf + g->row[r] + s;
+      uint32_t *ow = g->owner + g->row[r] + s;
+      uint32_t okm = 0;
+      for (unsigned c = lo[r]; c <= hi[r]; c++) {
+         const float z = zr[r][c], zold = zb[c * ns];
+         const bool ok = (cm[r] >> c & 1) & zs_func(f, z, zold);
+         if (g->defer) {
+            /* columns between covered ones get their own values back */
+            if (g->zwrite)
+               zb[c * ns] = ok ? z : zold;
+            ow[c * ns] = ok ? g->dfr_id : ow[c * ns];
+         }
+         okm |= (uint32_t)ok << c;
+      }
+      const uint32_t okl = group_row_lanes(okm) << (2 * r);
+      *pmask |= okl;
+      *nf += (unsigned)tessera_popcount32(cm[r]) - (unsigned)tessera_popcount32(okm);
+      lanes_set_bit(pass, okl, s);
+      if (!g->defer)
+         for (uint32_t lm = group_row_lanes(cm[r]) << (2 * r); lm; lm &= lm - 1) {
+            const unsigned l = (unsigned)__builtin_ctz(lm);
+            zs[l][s] = zr[r][quad_dx(l)];
+         }
+   }
+   return true;
+}
+
 /*
  * The early depth test of the covered samples of a triangle's group
  * without stencil: the general loop's tests in the same order of
@@ -1390,6 +1491,13 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
          ax[c] = zp[0] * ((float)(int32_t)((g->gx + c) * 256 + g->sp[s][0]) / 256.0f);
       for (unsigned r = 0; r < GROUP_H; r++)
          by[r] = zp[1] * ((float)(int32_t)((g->gy + r) * 256 + g->sp[s][1]) / 256.0f);
+      /* Row by row: a row's covered lanes are columns of one depth row
+       * (the span rasteriser's make one run), walked as columns with
+       * branch-free selects the compiler can vectorise. Unless a covered
+       * sample's depth is NaN or -0 (isp_clamp_z's libm cases): then the
+       * lane walk below, before anything is written. */
+      if (isp_group_rows(g, f, s, m, ax, by, pass, zs, &pmask, &nf))
+         continue;
       /* Most lanes covered: the sums for all of them, in lane order
        * (lane 4q + 2r + b is column 2q + b of row r), a loop the
        * compiler can vectorise; else per covered lane. */
@@ -1628,6 +1736,13 @@ shade_prim(struct tile *t, struct prim *p)
     * a group without coverage: only its raster count, which the span
     * path adds for the whole group row at once (the same sum). */
    const bool span = tri && !hwr_isp_general;
+   /* per sample: the edge functions along the rectangle's left column,
+    * from the first group row's first row on */
+   struct hwr_tri_rows rows[HWR_MAX_SAMPLES];
+   if (span)
+      for (unsigned s = 0; s < fp->samples; s++)
+         hwr_tri_rows_init(&rows[s], &p->e, (int64_t)x0 * 256 + sp[s][0],
+                           (int64_t)gy0 * 256 + sp[s][1], x1 - x0 + 1);
    for (long gy = gy0; gy <= y1; gy += GROUP_H) {
       long gxa = gx0, gxb = x1;
       int64_t slo[HWR_MAX_SAMPLES][GROUP_H], shi[HWR_MAX_SAMPLES][GROUP_H];
@@ -1638,12 +1753,10 @@ shade_prim(struct tile *t, struct prim *p)
          pe->c[HW_PROF_PIXELS_RASTER] += npix;
          int64_t ulo = INT64_MAX, uhi = INT64_MIN;
          for (unsigned s = 0; s < fp->samples; s++) {
-            for (unsigned r = 0; r < GROUP_H; r++) {
+            for (unsigned r = 0; r < GROUP_H; r++, hwr_tri_rows_next(&rows[s])) {
                int64_t lo, hi;
                long y = gy + (long)r;
-               if (y < y0 || y > y1 ||
-                   !hwr_tri_row_span(&p->e, (int64_t)x0 * 256 + sp[s][0],
-                                     (int64_t)y * 256 + sp[s][1], x1 - x0 + 1, &lo, &hi)) {
+               if (y < y0 || y > y1 || !hwr_tri_rows_span(&p->e, &rows[s], &lo, &hi)) {
                   slo[s][r] = 1;   /* empty */
                   shi[s][r] = 0;
                   continue;

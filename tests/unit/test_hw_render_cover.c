@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hw/render/hw_render_cover.h: the fragment side's whole-row triangle
- * coverage (hwr_tri_row_span) gives exactly the per-point reference's
+ * coverage (hwr_tri_row_span, and hwr_tri_rows_* walking down rows) gives exactly the per-point reference's
  * answer (hwr_tri_covers) for every point of every row tried: random
  * triangles of both windings, edges through pixel centres and sample
  * points, horizontal and vertical edges of every fill-rule case,
@@ -62,6 +62,23 @@ check_tri_box(const int64_t X[3], const int64_t Y[3])
    }
    int64_t x0 = (minx >> 8) - 2, x1 = (maxx >> 8) + 2;
    int64_t y0 = (miny >> 8) - 2, y1 = (maxy >> 8) + 2;
+   for (unsigned o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
+      /* a walk down the rows, as the rasteriser steps it */
+      struct hwr_tri_rows r;
+      int64_t n = x1 - x0 + 1;
+      hwr_tri_rows_init(&r, &t, x0 * 256 + offs[o][0], y0 * 256 + offs[o][1], n);
+      for (int64_t y = y0; y <= y1; y++, hwr_tri_rows_next(&r)) {
+         int64_t lo = -1, hi = -1;
+         bool any = hwr_tri_rows_span(&t, &r, &lo, &hi);
+         for (int64_t c = 0; c < n; c++) {
+            bool ref = hwr_tri_covers(&t, (x0 + c) * 256 + offs[o][0], y * 256 + offs[o][1]);
+            if (ref != (any && c >= lo && c <= hi))
+               fail_msg("row walk: pixel (%lld, %lld) offset %u: reference %d",
+                        (long long)(x0 + c), (long long)y, o, ref);
+            checked++;
+         }
+      }
+   }
    for (unsigned o = 0; o < sizeof(offs) / sizeof(offs[0]); o++)
       for (int64_t y = y0; y <= y1; y++) {
          int64_t py = y * 256 + offs[o][1];
