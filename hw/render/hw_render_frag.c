@@ -213,16 +213,27 @@ fld(const struct agx_instr *in, unsigned k)
 #define GROUP_W 16
 #define GROUP_H 2
 
-static unsigned
+/* As tables: the per-lane loops (fs_start, iter) then load them as
+ * vectors instead of computing them lane by lane. */
+static const uint8_t quad_dx_tab[32] = {
+   0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7,
+   8, 9, 8, 9, 10, 11, 10, 11, 12, 13, 12, 13, 14, 15, 14, 15,
+};
+static const uint8_t quad_dy_tab[32] = {
+   0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1,
+   0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1,
+};
+
+static inline unsigned
 quad_dx(unsigned l)
 {
-   return (l >> 2) * 2 + (l & 1);
+   return quad_dx_tab[l & 31];   /* (l >> 2) * 2 + (l & 1) */
 }
 
-static unsigned
+static inline unsigned
 quad_dy(unsigned l)
 {
-   return (l >> 1) & 1;
+   return quad_dy_tab[l & 31];   /* (l >> 1) & 1 */
 }
 
 /* Lane's pixel relative to the tile; false when outside the tilebuffer. */
@@ -918,8 +929,13 @@ make_plane(const struct prim *p, const float *f, float out[3])
    make_plane_at(p, f, 0, 0, out, &c_bin);
 }
 
+/* The coefficient registers of primitive p (its varying planes) for the
+ * tile. With planes false only the bindings are checked (the same
+ * errors): a primitive whose shading is deferred (shade_defers) has its
+ * planes set up again when resolve() shades it, and only then are they
+ * read. */
 static bool
-setup_cf(struct tile *t, struct prim *p)
+setup_cf_planes(struct tile *t, struct prim *p, bool planes)
 {
    const struct fstate *st = &t->st;
    unsigned nv = p->h.vertices;
@@ -934,6 +950,15 @@ setup_cf(struct tile *t, struct prim *p)
             return hwr_fail(&t->j, "coefficient register %u is out of range", reg);
          float f[3] = { 0 }, *out = p->cf[reg];
          unsigned slot = cb->base_slot + c;
+         if (!planes) {
+            bool vary = cb->source != AGX_CF_SOURCE_FRAGCOORD_Z &&
+                        cb->source != AGX_CF_SOURCE_BARYCENTRIC &&
+                        cb->source != AGX_CF_SOURCE_POINT_COORD &&
+                        cb->source != AGX_CF_SOURCE_PRIMITIVE_ID;
+            if (vary && slot >= p->h.varyings)
+               return hwr_fail(&t->j, "CF binding reads slot %u of %u", slot, p->h.varyings);
+            continue;
+         }
          switch (cb->source) {
          case AGX_CF_SOURCE_FRAGCOORD_Z:
             for (unsigned i = 0; i < nv; i++) f[i] = p->v[i].z;
@@ -992,6 +1017,22 @@ setup_cf(struct tile *t, struct prim *p)
    return true;
 }
 
+
+static bool
+setup_cf(struct tile *t, struct prim *p)
+{
+   return setup_cf_planes(t, p, true);
+}
+
+/* Whether shade_prim defers the shading of a primitive drawn with st:
+ * opaque geometry whose shader neither reads the tilebuffer nor sets the
+ * sample mask (see shade_prim). */
+static bool
+shade_defers(const struct fstate *st)
+{
+   return st->raw.has_shader && st->pipe.shader && st->fc.pass_type == AGX_PASS_TYPE_OPAQUE &&
+          !st->fc2.reads_tilebuffer && !st->fc2.sample_mask_from_shader;
+}
 
 static bool
 load_prim(struct tile *t, uint32_t off, struct prim *p)
@@ -1644,8 +1685,7 @@ shade_prim(struct tile *t, struct prim *p)
     * resolved: a blend must see every fragment under it.
     */
    bool shaded = st->raw.has_shader && st->pipe.shader;
-   bool defer = shaded && st->fc.pass_type == AGX_PASS_TYPE_OPAQUE &&
-                !st->fc2.reads_tilebuffer && !st->fc2.sample_mask_from_shader;
+   bool defer = shade_defers(st);
    /* A shader that writes depth is depth-tested with the value it emits
     * (late), not the interpolated one: before shading only coverage and
     * stencil count. (Opaque is the driver's promise it does not.) */
@@ -2353,7 +2393,8 @@ render_tile(struct tile *t)
          ok = load_prim(t, ref.offset, p);
          if (ok && t->j.prof)
             t->pe = hwr_prof_frag_entry(t->j.prof, t->worker, p->h.primitive_id);
-         ok = ok && load_state(t, p->h.state) && setup_cf(t, p) && shade_prim(t, p);
+         ok = ok && load_state(t, p->h.state) &&
+              setup_cf_planes(t, p, !shade_defers(&t->st)) && shade_prim(t, p);
          if (t->j.prof) {
             /* The primitive's work, less deferred primitives resolved
              * (and charged to their own draws) inside it. */
