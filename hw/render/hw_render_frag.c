@@ -1265,6 +1265,41 @@ resolve(struct tile *t)
       size_t first = n;          /* this group's refs are refs[first..n) */
       uint32_t last = 0;
       size_t lastk = 0;
+      /* One owner for every sample of the group inside the tile (inside
+       * a primitive, or nothing deferred there): what the walk below
+       * gathers, without it -- no reference, or one owning them all
+       * (hwr_isp_general: the walk, the reference). */
+      const unsigned cw = t->w - gx < GROUP_W ? t->w - gx : GROUP_W;
+      const unsigned ch = t->h - gy < GROUP_H ? t->h - gy : GROUP_H;
+      const uint32_t o0 = t->owner[sidx(fp, gx, gy, 0)];
+      bool one = !hwr_isp_general;
+      for (unsigned y = 0; one && y < ch; y++) {
+         const uint32_t *orow = &t->owner[sidx(fp, gx, gy + y, 0)];
+         uint32_t diff = 0;
+         for (unsigned i = 0; i < cw * fp->samples; i++)
+            diff |= orow[i] ^ o0;
+         one = !diff;
+      }
+      if (one) {
+         if (!o0)
+            continue;
+         if (n == cap) {
+            struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
+            if (!nr) {
+               ok = hwr_fail(&t->j, "out of host memory");
+               break;
+            }
+            refs = nr;
+            cap *= 2;
+         }
+         refs[n].prim = o0 - 1;
+         refs[n].group = g;
+         for (unsigned l = 0; l < 32; l++)
+            refs[n].cov[l] = gx + quad_dx(l) < t->w && gy + quad_dy(l) < t->h
+                                ? (uint8_t)((1u << fp->samples) - 1) : 0;
+         n++;
+         continue;
+      }
       for (unsigned l = 0; ok && l < 32; l++) {
          unsigned px = gx + quad_dx(l), py = gy + quad_dy(l);
          if (px >= t->w || py >= t->h)
