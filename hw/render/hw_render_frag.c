@@ -420,6 +420,32 @@ op_ldcf(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
 {
    const struct agx_operand *d = &in->operands[0], *I = &in->operands[1];
    unsigned cnt = d->count ? d->count : 3;
+   /* Every lane gets the same values: each destination register is one
+    * value written to the live lanes of its row (as op_iter writes its
+    * rows), the f16 conversion done once. The per-lane loop below is
+    * the reference (hw_render_frag_reference), and handles bindings out
+    * of range (it fails at the first live lane, after writing the
+    * components before the bad one). */
+   bool rows = !hw_render_frag_reference && exec && r->p && cnt <= 8 &&
+               cf_index(I) + (cnt - 1) / 3 < r->p->ncf;
+   if (rows) {
+      for (unsigned k = 0; k < cnt; k++) {
+         unsigned c = cf_index(I) + k / 3;
+         uint32_t v = tessera_fui(k % 3 == 2 ? r->p->cf_bin[c] : r->p->cf[c][k % 3]);
+         if (d->size == 16) {
+            unsigned half = (d->value + k) & 255, sh = (half & 1) * 16;
+            uint32_t h = hw_usc_f32_to_f16(tessera_uif(v));
+            uint32_t *row = hw_usc_simd_row32(s, half >> 1);
+            for (unsigned l = 0; l < 32; l++)
+               row[l] = exec >> l & 1 ? (row[l] & ~(0xffffu << sh)) | h << sh : row[l];
+         } else {
+            uint32_t *row = hw_usc_simd_row32(s, (d->value + k) & 127);
+            for (unsigned l = 0; l < 32; l++)
+               row[l] = exec >> l & 1 ? v : row[l];
+         }
+      }
+      return HW_USC_OK;
+   }
    for (unsigned l = 0; l < 32; l++) {
       if (!(exec >> l & 1))
          continue;
