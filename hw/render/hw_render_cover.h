@@ -73,6 +73,8 @@ struct hwr_tri_rows {
    int64_t E[3];        /* edge functions at the row's first point */
    int64_t dy[3];       /* their step per row */
    int64_t sx[3];       /* their step per column */
+   int64_t last[3];     /* sx * (n - 1): the row's last point's E - E */
+   int64_t thr[3];      /* covered iff E >= thr (0 on a top-left edge) */
    int64_t n;
 };
 
@@ -84,6 +86,8 @@ hwr_tri_rows_init(struct hwr_tri_rows *r, const struct hwr_tri *t, int64_t px0, 
       r->E[e] = t->edx[e] * (py0 - t->eay[e]) - t->edy[e] * (px0 - t->eax[e]);
       r->dy[e] = t->edx[e] * 256;
       r->sx[e] = -t->edy[e] * 256;
+      r->last[e] = r->sx[e] * (n - 1);
+      r->thr[e] = t->etl[e] ? 0 : 1;
    }
    r->n = n;
 }
@@ -106,15 +110,14 @@ hwr_tri_rows_next(struct hwr_tri_rows *r)
  * every tie and fill-rule case is the reference's.
  */
 static inline bool
-hwr_tri_rows_span(const struct hwr_tri *t, const struct hwr_tri_rows *r, int64_t *lo,
-                  int64_t *hi)
+hwr_tri_rows_span(const struct hwr_tri_rows *r, int64_t *lo, int64_t *hi)
 {
    int64_t a = 0, b = r->n - 1;
    for (unsigned e = 0; e < 3; e++) {
       /* covered iff E >= thr */
-      const int64_t thr = t->etl[e] ? 0 : 1;
+      const int64_t thr = r->thr[e];
       const int64_t sx = r->sx[e], E = r->E[e];
-      const int64_t last = E + sx * (r->n - 1);
+      const int64_t last = E + r->last[e];
       if (E >= thr && last >= thr)
          continue;
       if (E < thr && last < thr)
@@ -144,7 +147,7 @@ hwr_tri_row_span(const struct hwr_tri *t, int64_t px0, int64_t py, int64_t n,
 {
    struct hwr_tri_rows r;
    hwr_tri_rows_init(&r, t, px0, py, n);
-   return hwr_tri_rows_span(t, &r, lo, hi);
+   return hwr_tri_rows_span(&r, lo, hi);
 }
 
 #endif

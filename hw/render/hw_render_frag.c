@@ -1614,12 +1614,14 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
          ax[c] = zp[0] * ((float)(int32_t)((g->gx + c) * 256 + g->sp[s][0]) / 256.0f);
       for (unsigned r = 0; r < GROUP_H; r++)
          by[r] = zp[1] * ((float)(int32_t)((g->gy + r) * 256 + g->sp[s][1]) / 256.0f);
-      /* Row by row: a row's covered lanes are columns of one depth row
+      /* Row by row, when a quarter of the group or more is covered (the
+       * lane walk is cheaper for a few lanes, in a replay's instruction
+       * counts): a row's covered lanes are columns of one depth row
        * (the span rasteriser's make one run), walked as columns with
        * branch-free selects the compiler can vectorise. Unless a covered
        * sample's depth is NaN or -0 (isp_clamp_z's libm cases): then the
        * lane walk below, before anything is written. */
-      if (isp_group_rows(g, f, s, m, ax, by, pass, zs, &pmask, &nf))
+      if (nm >= 8 && isp_group_rows(g, f, s, m, ax, by, pass, zs, &pmask, &nf))
          continue;
       /* Most lanes covered: the sums for all of them, in lane order
        * (lane 4q + 2r + b is column 2q + b of row r), a loop the
@@ -1878,7 +1880,7 @@ shade_prim(struct tile *t, struct prim *p)
             for (unsigned r = 0; r < GROUP_H; r++, hwr_tri_rows_next(&rows[s])) {
                int64_t lo, hi;
                long y = gy + (long)r;
-               if (y < y0 || y > y1 || !hwr_tri_rows_span(&p->e, &rows[s], &lo, &hi)) {
+               if (y < y0 || y > y1 || !hwr_tri_rows_span(&rows[s], &lo, &hi)) {
                   slo[s][r] = 1;   /* empty */
                   shi[s][r] = 0;
                   continue;

@@ -69,7 +69,7 @@ check_tri_box(const int64_t X[3], const int64_t Y[3])
       hwr_tri_rows_init(&r, &t, x0 * 256 + offs[o][0], y0 * 256 + offs[o][1], n);
       for (int64_t y = y0; y <= y1; y++, hwr_tri_rows_next(&r)) {
          int64_t lo = -1, hi = -1;
-         bool any = hwr_tri_rows_span(&t, &r, &lo, &hi);
+         bool any = hwr_tri_rows_span(&r, &lo, &hi);
          for (int64_t c = 0; c < n; c++) {
             bool ref = hwr_tri_covers(&t, (x0 + c) * 256 + offs[o][0], y * 256 + offs[o][1]);
             if (ref != (any && c >= lo && c <= hi))
