@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tessera/bits.h"
+#include "hw/render/hw_render_cover.h"
 #include "hw/render/hw_render_priv.h"
 #include "hw/render/hw_render_tex.h"
 #include "hw/tex/hw_tex_layout.h"
@@ -37,10 +38,8 @@ struct prim {
    float cf[HWR_MAX_CF][3];       /* A, B, C at the window origin (iter) */
    float cf_bin[HWR_MAX_CF];      /* C at the tile's bin corner (ldcf) */
    unsigned ncf;
-   /* Triangle edges in coverage order (tri_setup): start, delta and
-    * whether E == 0 counts (top-left rule). */
-   int64_t eax[3], eay[3], edx[3], edy[3];
-   bool etl[3];
+   /* Triangle edges in coverage order (hwr_tri_setup) */
+   struct hwr_tri e;
 };
 
 struct fstate {                   /* a decoded TVB State */
@@ -130,6 +129,27 @@ struct fs_run {
 bool hw_render_frag_reference;
 bool hw_render_bg_reload_fast = true;
 
+/* A fresh fs_run for one group: what `= { .t, .p, .gx, .gy }` gives,
+ * except that zout[] and sref[] (read only where zset / sset has the
+ * lane's bit) and err[] past its terminator are left as they are: a
+ * ~350-byte zero fill per group showed in resolve's profile. The caller
+ * sets cov[]. */
+static inline void
+fs_run_init(struct fs_run *r, struct tile *t, const struct prim *p, unsigned gx, unsigned gy)
+{
+   r->t = t;
+   r->p = p;
+   r->pipe = NULL;
+   r->gx = gx;
+   r->gy = gy;
+   r->zset = 0;
+   r->sset = 0;
+   r->tested = 0;
+   r->late_z = r->late_s = false;
+   r->zs = NULL;
+   r->err[0] = 0;
+}
+
 static unsigned
 sidx(const struct fpass *fp, unsigned px, unsigned py, unsigned s)
 {
@@ -194,16 +214,27 @@ fld(const struct agx_instr *in, unsigned k)
 #define GROUP_W 16
 #define GROUP_H 2
 
-static unsigned
+/* As tables: the per-lane loops (fs_start, iter) then load them as
+ * vectors instead of computing them lane by lane. */
+static const uint8_t quad_dx_tab[32] = {
+   0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7,
+   8, 9, 8, 9, 10, 11, 10, 11, 12, 13, 12, 13, 14, 15, 14, 15,
+};
+static const uint8_t quad_dy_tab[32] = {
+   0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1,
+   0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1,
+};
+
+static inline unsigned
 quad_dx(unsigned l)
 {
-   return (l >> 2) * 2 + (l & 1);
+   return quad_dx_tab[l & 31];   /* (l >> 2) * 2 + (l & 1) */
 }
 
-static unsigned
+static inline unsigned
 quad_dy(unsigned l)
 {
-   return (l >> 1) & 1;
+   return quad_dy_tab[l & 31];   /* (l >> 1) & 1 */
 }
 
 /* Lane's pixel relative to the tile; false when outside the tilebuffer. */
@@ -390,6 +421,32 @@ op_ldcf(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
 {
    const struct agx_operand *d = &in->operands[0], *I = &in->operands[1];
    unsigned cnt = d->count ? d->count : 3;
+   /* Every lane gets the same values: each destination register is one
+    * value written to the live lanes of its row (as op_iter writes its
+    * rows), the f16 conversion done once. The per-lane loop below is
+    * the reference (hw_render_frag_reference), and handles bindings out
+    * of range (it fails at the first live lane, after writing the
+    * components before the bad one). */
+   bool rows = !hw_render_frag_reference && exec && r->p && cnt <= 8 &&
+               cf_index(I) + (cnt - 1) / 3 < r->p->ncf;
+   if (rows) {
+      for (unsigned k = 0; k < cnt; k++) {
+         unsigned c = cf_index(I) + k / 3;
+         uint32_t v = tessera_fui(k % 3 == 2 ? r->p->cf_bin[c] : r->p->cf[c][k % 3]);
+         if (d->size == 16) {
+            unsigned half = (d->value + k) & 255, sh = (half & 1) * 16;
+            uint32_t h = hw_usc_f32_to_f16(tessera_uif(v));
+            uint32_t *row = hw_usc_simd_row32(s, half >> 1);
+            for (unsigned l = 0; l < 32; l++)
+               row[l] = exec >> l & 1 ? (row[l] & ~(0xffffu << sh)) | h << sh : row[l];
+         } else {
+            uint32_t *row = hw_usc_simd_row32(s, (d->value + k) & 127);
+            for (unsigned l = 0; l < 32; l++)
+               row[l] = exec >> l & 1 ? v : row[l];
+         }
+      }
+      return HW_USC_OK;
+   }
    for (unsigned l = 0; l < 32; l++) {
       if (!(exec >> l & 1))
          continue;
@@ -899,8 +956,13 @@ make_plane(const struct prim *p, const float *f, float out[3])
    make_plane_at(p, f, 0, 0, out, &c_bin);
 }
 
+/* The coefficient registers of primitive p (its varying planes) for the
+ * tile. With planes false only the bindings are checked (the same
+ * errors): a primitive whose shading is deferred (shade_defers) has its
+ * planes set up again when resolve() shades it, and only then are they
+ * read. */
 static bool
-setup_cf(struct tile *t, struct prim *p)
+setup_cf_planes(struct tile *t, struct prim *p, bool planes)
 {
    const struct fstate *st = &t->st;
    unsigned nv = p->h.vertices;
@@ -915,6 +977,15 @@ setup_cf(struct tile *t, struct prim *p)
             return hwr_fail(&t->j, "coefficient register %u is out of range", reg);
          float f[3] = { 0 }, *out = p->cf[reg];
          unsigned slot = cb->base_slot + c;
+         if (!planes) {
+            bool vary = cb->source != AGX_CF_SOURCE_FRAGCOORD_Z &&
+                        cb->source != AGX_CF_SOURCE_BARYCENTRIC &&
+                        cb->source != AGX_CF_SOURCE_POINT_COORD &&
+                        cb->source != AGX_CF_SOURCE_PRIMITIVE_ID;
+            if (vary && slot >= p->h.varyings)
+               return hwr_fail(&t->j, "CF binding reads slot %u of %u", slot, p->h.varyings);
+            continue;
+         }
          switch (cb->source) {
          case AGX_CF_SOURCE_FRAGCOORD_Z:
             for (unsigned i = 0; i < nv; i++) f[i] = p->v[i].z;
@@ -973,7 +1044,22 @@ setup_cf(struct tile *t, struct prim *p)
    return true;
 }
 
-static void tri_setup(struct prim *p);
+
+static bool
+setup_cf(struct tile *t, struct prim *p)
+{
+   return setup_cf_planes(t, p, true);
+}
+
+/* Whether shade_prim defers the shading of a primitive drawn with st:
+ * opaque geometry whose shader neither reads the tilebuffer nor sets the
+ * sample mask (see shade_prim). */
+static bool
+shade_defers(const struct fstate *st)
+{
+   return st->raw.has_shader && st->pipe.shader && st->fc.pass_type == AGX_PASS_TYPE_OPAQUE &&
+          !st->fc2.reads_tilebuffer && !st->fc2.sample_mask_from_shader;
+}
 
 static bool
 load_prim(struct tile *t, uint32_t off, struct prim *p)
@@ -1012,7 +1098,7 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
       va += vsz;
    }
    if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
-      tri_setup(p);
+      hwr_tri_setup(&p->e, p->X, p->Y);
    float zf[3] = { p->v[0].z, p->h.vertices > 1 ? p->v[1].z : 0, p->h.vertices > 2 ? p->v[2].z : 0 };
    make_plane(p, zf, p->zp);
    t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * (16 + 4 * p->h.varyings)) >> HWR_CYC_MEM_BYTE_SHIFT;
@@ -1021,60 +1107,16 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
 
 /* ------------------------------------------------------- rasteriser */
 
-static bool
-top_left(int64_t dx, int64_t dy)
-{
-   return dy < 0 || (dy == 0 && dx > 0);
-}
-
 /* Triangle coverage with the top-left rule on the 1/256 grid. */
 static bool
 tri_covers(const int64_t *X, const int64_t *Y, int64_t px, int64_t py)
 {
-   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
-   int o[3] = { 0, 1, 2 };
-   if (area < 0) { o[1] = 2; o[2] = 1; }
-   for (unsigned e = 0; e < 3; e++) {
-      unsigned a = o[e], b = o[(e + 1) % 3];
-      int64_t dx = X[b] - X[a], dy = Y[b] - Y[a];
-      int64_t E = dx * (py - Y[a]) - dy * (px - X[a]);
-      if (E < 0 || (E == 0 && !top_left(dx, dy)))
-         return false;
-   }
-   return true;
+   struct hwr_tri e;
+   hwr_tri_setup(&e, X, Y);
+   return hwr_tri_covers(&e, px, py);
 }
 
-/* tri_covers() with the per-triangle part (orientation, edges, top-left
- * flags) done once per primitive: the same integer tests. */
-static void
-tri_setup(struct prim *p)
-{
-   const int64_t *X = p->X, *Y = p->Y;
-   int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
-   int o[3] = { 0, 1, 2 };
-   if (area < 0) { o[1] = 2; o[2] = 1; }
-   for (unsigned e = 0; e < 3; e++) {
-      unsigned a = o[e], b = o[(e + 1) % 3];
-      p->eax[e] = X[a];
-      p->eay[e] = Y[a];
-      p->edx[e] = X[b] - X[a];
-      p->edy[e] = Y[b] - Y[a];
-      p->etl[e] = top_left(p->edx[e], p->edy[e]);
-   }
-}
-
-static bool
-tri_covers_setup(const struct prim *p, int64_t px, int64_t py)
-{
-   for (unsigned e = 0; e < 3; e++) {
-      int64_t E = p->edx[e] * (py - p->eay[e]) - p->edy[e] * (px - p->eax[e]);
-      if (E < 0 || (E == 0 && !p->etl[e]))
-         return false;
-   }
-   return true;
-}
-
-/* tri_covers_setup() at the point (px, py) + 256 * (quad_dx(l), quad_dy(l))
+/* hwr_tri_covers() at the point (px, py) + 256 * (quad_dx(l), quad_dy(l))
  * of every lane l of a 16x2 group, as a lane mask.  Each edge function is
  * evaluated at the start of each row and stepped by whole pixels (exact
  * integers); it is linear along the row, so a row whose two ends pass (or
@@ -1099,11 +1141,11 @@ tri_group_cover(const struct prim *p, int64_t px, int64_t py)
    uint32_t m = 0xffffffffu;
    for (unsigned e = 0; e < 3 && m; e++) {
       /* covered iff E > 0, or E == 0 on a top-left edge: E >= thr */
-      const int64_t thr = p->etl[e] ? 0 : 1;
-      const int64_t sx = -p->edy[e] * 256;
-      int64_t E = p->edx[e] * (py - p->eay[e]) - p->edy[e] * (px - p->eax[e]);
+      const int64_t thr = p->e.etl[e] ? 0 : 1;
+      const int64_t sx = -p->e.edy[e] * 256;
+      int64_t E = p->e.edx[e] * (py - p->e.eay[e]) - p->e.edy[e] * (px - p->e.eax[e]);
       uint32_t em = 0;
-      for (unsigned y = 0; y < GROUP_H; y++, E += p->edx[e] * 256) {
+      for (unsigned y = 0; y < GROUP_H; y++, E += p->e.edx[e] * 256) {
          const int64_t last = E + sx * (GROUP_W - 1);
          uint32_t cols;   /* bit c: column c passes */
          if (E >= thr && last >= thr) {
@@ -1129,15 +1171,15 @@ tri_group_cover(const struct prim *p, int64_t px, int64_t py)
 }
 
 /* Whether some edge of the (set up) triangle is negative at all four
- * corners of [px0, px1] x [py0, py1]: then tri_covers_setup() is false
+ * corners of [px0, px1] x [py0, py1]: then hwr_tri_covers() is false
  * at every point of the box. */
 static bool
 tri_misses_box(const struct prim *p, int64_t px0, int64_t px1, int64_t py0, int64_t py1)
 {
    for (unsigned e = 0; e < 3; e++) {
       /* E = edx * (py - eay) - edy * (px - eax): take each term's max */
-      int64_t a = p->edx[e] >= 0 ? p->edx[e] * (py1 - p->eay[e]) : p->edx[e] * (py0 - p->eay[e]);
-      int64_t b = p->edy[e] >= 0 ? p->edy[e] * (px0 - p->eax[e]) : p->edy[e] * (px1 - p->eax[e]);
+      int64_t a = p->e.edx[e] >= 0 ? p->e.edx[e] * (py1 - p->e.eay[e]) : p->e.edx[e] * (py0 - p->e.eay[e]);
+      int64_t b = p->e.edy[e] >= 0 ? p->e.edy[e] * (px0 - p->e.eax[e]) : p->e.edy[e] * (px1 - p->e.eax[e]);
       if (a - b < 0)
          return true;
    }
@@ -1149,7 +1191,7 @@ covers(const struct prim *p, int64_t px, int64_t py)
 {
    switch (p->h.type) {
    case AGX_TVB_PRIMITIVE_TYPE_TRIANGLE:
-      return tri_covers_setup(p, px, py);
+      return hwr_tri_covers(&p->e, px, py);
    case AGX_TVB_PRIMITIVE_TYPE_POINT: {
       int64_t h = (int64_t)llrintf(p->h.size * 128.0f);
       return px >= p->X[0] - h && px < p->X[0] + h && py >= p->Y[0] - h && py < p->Y[0] + h;
@@ -1250,6 +1292,41 @@ resolve(struct tile *t)
       size_t first = n;          /* this group's refs are refs[first..n) */
       uint32_t last = 0;
       size_t lastk = 0;
+      /* One owner for every sample of the group inside the tile (inside
+       * a primitive, or nothing deferred there): what the walk below
+       * gathers, without it -- no reference, or one owning them all
+       * (hwr_isp_general: the walk, the reference). */
+      const unsigned cw = t->w - gx < GROUP_W ? t->w - gx : GROUP_W;
+      const unsigned ch = t->h - gy < GROUP_H ? t->h - gy : GROUP_H;
+      const uint32_t o0 = t->owner[sidx(fp, gx, gy, 0)];
+      bool one = !hwr_isp_general;
+      for (unsigned y = 0; one && y < ch; y++) {
+         const uint32_t *orow = &t->owner[sidx(fp, gx, gy + y, 0)];
+         uint32_t diff = 0;
+         for (unsigned i = 0; i < cw * fp->samples; i++)
+            diff |= orow[i] ^ o0;
+         one = !diff;
+      }
+      if (one) {
+         if (!o0)
+            continue;
+         if (n == cap) {
+            struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
+            if (!nr) {
+               ok = hwr_fail(&t->j, "out of host memory");
+               break;
+            }
+            refs = nr;
+            cap *= 2;
+         }
+         refs[n].prim = o0 - 1;
+         refs[n].group = g;
+         for (unsigned l = 0; l < 32; l++)
+            refs[n].cov[l] = gx + quad_dx(l) < t->w && gy + quad_dy(l) < t->h
+                                ? (uint8_t)((1u << fp->samples) - 1) : 0;
+         n++;
+         continue;
+      }
       for (unsigned l = 0; ok && l < 32; l++) {
          unsigned px = gx + quad_dx(l), py = gy + quad_dy(l);
          if (px >= t->w || py >= t->h)
@@ -1323,8 +1400,8 @@ resolve(struct tile *t)
             t->pe = hwr_prof_frag_entry(t->j.prof, t->worker, p->h.primitive_id);
       }
       unsigned g = refs[i].group;
-      struct fs_run r = { .t = t, .p = p, .gx = t->x0 + (g % gw) * GROUP_W,
-                          .gy = t->y0 + (g / gw) * GROUP_H };
+      struct fs_run r;
+      fs_run_init(&r, t, p, t->x0 + (g % gw) * GROUP_W, t->y0 + (g / gw) * GROUP_H);
       unsigned lanes = 0, owned = 0;
       memcpy(r.cov, refs[i].cov, sizeof(r.cov));
       for (unsigned l = 0; l < 32; l++) {
@@ -1394,6 +1471,107 @@ struct isp_group {
    uint32_t *owner, dfr_id;
 };
 
+/* pass[l] |= 1 << s for every lane l set in lanes, 8 lanes at a time:
+ * the byte's bits spread to one per byte (bit i to byte i's bit 0). */
+static inline void
+lanes_set_bit(uint8_t pass[32], uint32_t lanes, unsigned s)
+{
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+   for (uint32_t lm = lanes; lm; lm &= lm - 1)   /* byte i is not bits 8i.. */
+      pass[__builtin_ctz(lm)] |= (uint8_t)(1u << s);
+   return;
+#endif
+   for (unsigned k = 0; k < 4; k++) {
+      uint64_t x = (lanes >> (8 * k)) & 0xffu;
+      if (!x)
+         continue;
+      x = (x | x << 28) & 0x0000000f0000000full;
+      x = (x | x << 14) & 0x0003000300030003ull;
+      x = (x | x << 7) & 0x0101010101010101ull;
+      uint64_t v;
+      memcpy(&v, pass + 8 * k, 8);
+      v |= x << s;
+      memcpy(pass + 8 * k, &v, 8);
+   }
+}
+
+/* The columns (bit c: column c) of the row-0 lanes set in lanes:
+ * group_row_lanes() undone. */
+static inline uint32_t
+group_lanes_row(uint32_t lanes)
+{
+   uint32_t x = lanes & 0x33333333u;
+   x = (x | (x >> 2)) & 0x0f0f0f0fu;
+   x = (x | (x >> 4)) & 0x00ff00ffu;
+   x = (x | (x >> 8)) & 0x0000ffffu;
+   return x;
+}
+
+/*
+ * isp_group_tri_f()'s depth test of sample s's covered lanes m, one
+ * depth row at a time: columns lo..hi of the row (its covered ones and
+ * any between them), the depth of each (the same float sum and clamp as
+ * the lane walk), then the test, write-back and lane bits.  The row's
+ * samples are every ns-th float from row[r] + s. Returns false, having
+ * changed nothing, when a covered depth is NaN or -0 before clamping
+ * (isp_clamp_z gives those libm's answer; the caller's lane walk
+ * handles them).
+ */
+static inline __attribute__((always_inline)) bool
+isp_group_rows(const struct isp_group *g, enum agx_zs_func f, unsigned s, uint32_t m,
+               const float ax[GROUP_W], const float by[GROUP_H], uint8_t pass[32],
+               float zs[32][HWR_MAX_SAMPLES], uint32_t *pmask, uint64_t *nf)
+{
+   const float *zp = g->p->zp;
+   const unsigned ns = g->ns;
+   float zr[GROUP_H][GROUP_W];
+   uint32_t cm[GROUP_H];
+   unsigned lo[GROUP_H], hi[GROUP_H];
+   bool special = false;
+   for (unsigned r = 0; r < GROUP_H; r++) {
+      cm[r] = group_lanes_row(m >> (2 * r));
+      lo[r] = cm[r] ? (unsigned)__builtin_ctz(cm[r]) : 1;
+      hi[r] = cm[r] ? 31u - (unsigned)__builtin_clz(cm[r]) : 0;
+      for (unsigned c = lo[r]; c <= hi[r]; c++) {
+         float z = ax[c] + by[r] + zp[2] + g->bias;
+         uint32_t u;
+         memcpy(&u, &z, 4);
+         special |= (z != z) | (u == 0x80000000u);
+         zr[r][c] = z >= 1.0f ? 1.0f : z < 0.0f ? 0.0f : z;
+      }
+   }
+   if (special)
+      return false;
+   for (unsigned r = 0; r < GROUP_H; r++) {
+      if (!cm[r])
+         continue;
+      float *zb = g->zbuf + g->row[r] + s;
+      uint32_t *ow = g->owner + g->row[r] + s;
+      uint32_t okm = 0;
+      for (unsigned c = lo[r]; c <= hi[r]; c++) {
+         const float z = zr[r][c], zold = zb[c * ns];
+         const bool ok = (cm[r] >> c & 1) & zs_func(f, z, zold);
+         if (g->defer) {
+            /* columns between covered ones get their own values back */
+            if (g->zwrite)
+               zb[c * ns] = ok ? z : zold;
+            ow[c * ns] = ok ? g->dfr_id : ow[c * ns];
+         }
+         okm |= (uint32_t)ok << c;
+      }
+      const uint32_t okl = group_row_lanes(okm) << (2 * r);
+      *pmask |= okl;
+      *nf += (unsigned)tessera_popcount32(cm[r]) - (unsigned)tessera_popcount32(okm);
+      lanes_set_bit(pass, okl, s);
+      if (!g->defer)
+         for (uint32_t lm = group_row_lanes(cm[r]) << (2 * r); lm; lm &= lm - 1) {
+            const unsigned l = (unsigned)__builtin_ctz(lm);
+            zs[l][s] = zr[r][quad_dx(l)];
+         }
+   }
+   return true;
+}
+
 /*
  * The early depth test of the covered samples of a triangle's group
  * without stencil: the general loop's tests in the same order of
@@ -1437,6 +1615,15 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
          ax[c] = zp[0] * ((float)(int32_t)((g->gx + c) * 256 + g->sp[s][0]) / 256.0f);
       for (unsigned r = 0; r < GROUP_H; r++)
          by[r] = zp[1] * ((float)(int32_t)((g->gy + r) * 256 + g->sp[s][1]) / 256.0f);
+      /* Row by row, when a quarter of the group or more is covered (the
+       * lane walk is cheaper for a few lanes, in a replay's instruction
+       * counts): a row's covered lanes are columns of one depth row
+       * (the span rasteriser's make one run), walked as columns with
+       * branch-free selects the compiler can vectorise. Unless a covered
+       * sample's depth is NaN or -0 (isp_clamp_z's libm cases): then the
+       * lane walk below, before anything is written. */
+      if (nm >= 8 && isp_group_rows(g, f, s, m, ax, by, pass, zs, &pmask, &nf))
+         continue;
       /* Most lanes covered: the sums for all of them, in lane order
        * (lane 4q + 2r + b is column 2q + b of row r), a loop the
        * compiler can vectorise; else per covered lane. */
@@ -1562,8 +1749,7 @@ shade_prim(struct tile *t, struct prim *p)
     * resolved: a blend must see every fragment under it.
     */
    bool shaded = st->raw.has_shader && st->pipe.shader;
-   bool defer = shaded && st->fc.pass_type == AGX_PASS_TYPE_OPAQUE &&
-                !st->fc2.reads_tilebuffer && !st->fc2.sample_mask_from_shader;
+   bool defer = shade_defers(st);
    /* A shader that writes depth is depth-tested with the value it emits
     * (late), not the interpolated one: before shading only coverage and
     * stencil count. (Opaque is the driver's promise it does not.) */
@@ -1667,9 +1853,52 @@ shade_prim(struct tile *t, struct prim *p)
       .need_z = late_z || !ff->disable_depth_write ||
                 (zfunc != AGX_ZS_FUNC_ALWAYS && zfunc != AGX_ZS_FUNC_NEVER),
    };
+   /* Triangles find each row's covered span once (hwr_tri_row_span: a
+    * few divisions per row and sample instead of edge tests per group),
+    * then visit only the groups the spans reach; hwr_isp_general keeps
+    * the per-group edge tests (tri_misses_box, tri_group_cover), the
+    * reference. A group no span reaches is what tri_misses_box skips or
+    * a group without coverage: only its raster count, which the span
+    * path adds for the whole group row at once (the same sum). */
+   const bool span = tri && !hwr_isp_general;
+   /* per sample: the edge functions along the rectangle's left column,
+    * from the first group row's first row on */
+   struct hwr_tri_rows rows[HWR_MAX_SAMPLES];
+   if (span)
+      for (unsigned s = 0; s < fp->samples; s++)
+         hwr_tri_rows_init(&rows[s], &p->e, (int64_t)x0 * 256 + sp[s][0],
+                           (int64_t)gy0 * 256 + sp[s][1], x1 - x0 + 1);
    for (long gy = gy0; gy <= y1; gy += GROUP_H) {
-      for (long gx = gx0; gx <= x1; gx += GROUP_W) {
-         if (tri && tri_misses_box(p, gx * 256 + spx0, (gx + GROUP_W - 1) * 256 + spx1,
+      long gxa = gx0, gxb = x1;
+      int64_t slo[HWR_MAX_SAMPLES][GROUP_H], shi[HWR_MAX_SAMPLES][GROUP_H];
+      if (span) {
+         long ny = (gy + GROUP_H - 1 < y1 ? gy + GROUP_H - 1 : y1) - (gy > y0 ? gy : y0) + 1;
+         uint64_t npix = (uint64_t)ny * (uint64_t)(x1 - x0 + 1);
+         t->j.cycles += npix * HWR_CYC_RASTER_PIXEL;
+         pe->c[HW_PROF_PIXELS_RASTER] += npix;
+         int64_t ulo = INT64_MAX, uhi = INT64_MIN;
+         for (unsigned s = 0; s < fp->samples; s++) {
+            for (unsigned r = 0; r < GROUP_H; r++, hwr_tri_rows_next(&rows[s])) {
+               int64_t lo, hi;
+               long y = gy + (long)r;
+               if (y < y0 || y > y1 || !hwr_tri_rows_span(&rows[s], &lo, &hi)) {
+                  slo[s][r] = 1;   /* empty */
+                  shi[s][r] = 0;
+                  continue;
+               }
+               slo[s][r] = x0 + lo;
+               shi[s][r] = x0 + hi;
+               ulo = slo[s][r] < ulo ? slo[s][r] : ulo;
+               uhi = shi[s][r] > uhi ? shi[s][r] : uhi;
+            }
+         }
+         if (ulo > uhi)
+            continue;
+         gxa = gx0 + ((long)(ulo - gx0) & ~(long)(GROUP_W - 1));
+         gxb = (long)uhi;
+      }
+      for (long gx = gxa; gx <= gxb; gx += GROUP_W) {
+         if (tri && !span && tri_misses_box(p, gx * 256 + spx0, (gx + GROUP_W - 1) * 256 + spx1,
                                    gy * 256 + spy0, (gy + GROUP_H - 1) * 256 + spy1)) {
             /* No sample of the group is covered: only the raster count
              * of its pixels inside the rectangle remains (below). */
@@ -1686,9 +1915,21 @@ shade_prim(struct tile *t, struct prim *p)
          float zs[32][HWR_MAX_SAMPLES];
          /* Triangles: the lanes each sample is covered in, from the edge
           * functions at the group's origin stepped by whole pixels (the
-          * same integers tri_covers_setup() computes per point). */
+          * same integers hwr_tri_covers() computes per point). */
          uint32_t tcov[HWR_MAX_SAMPLES], cand = 0xffffffffu;
-         if (tri) {
+         if (span) {
+            cand = 0;
+            for (unsigned s = 0; s < fp->samples; s++) {
+               tcov[s] = 0;
+               for (unsigned r = 0; r < GROUP_H; r++) {
+                  int64_t a = slo[s][r] > gx ? slo[s][r] - gx : 0;
+                  int64_t b = shi[s][r] < gx + GROUP_W - 1 ? shi[s][r] - gx : GROUP_W - 1;
+                  if (a <= b)
+                     tcov[s] |= group_row_lanes((2u << b) - (1u << a)) << (2 * r);
+               }
+               cand |= tcov[s];
+            }
+         } else if (tri) {
             cand = 0;
             for (unsigned s = 0; s < fp->samples; s++) {
                tcov[s] = tri_group_cover(p, gx * 256 + sp[s][0], gy * 256 + sp[s][1]);
@@ -1702,9 +1943,11 @@ shade_prim(struct tile *t, struct prim *p)
          uint32_t cols = c0 <= c1 ? (uint32_t)((2u << c1) - (1u << c0)) : 0;
          uint32_t rect = (gy >= y0 && gy <= y1 ? group_row_lanes(cols) : 0) |
                          (gy + 1 >= y0 && gy + 1 <= y1 ? group_row_lanes(cols) << 2 : 0);
-         unsigned nrect = tessera_popcount32(rect);
-         t->j.cycles += (uint64_t)nrect * HWR_CYC_RASTER_PIXEL;
-         pe->c[HW_PROF_PIXELS_RASTER] += nrect;
+         if (!span) {
+            unsigned nrect = tessera_popcount32(rect);
+            t->j.cycles += (uint64_t)nrect * HWR_CYC_RASTER_PIXEL;
+            pe->c[HW_PROF_PIXELS_RASTER] += nrect;
+         }
          /* sidx() of the group's rows at column 0, sample 0: a lane's
           * samples follow at + quad_dx(l) * samples. */
          unsigned row[GROUP_H];
@@ -1786,7 +2029,8 @@ shade_prim(struct tile *t, struct prim *p)
             pe->c[HW_PROF_SAMPLES_HSR_HIDDEN] += npass;
             continue;
          }
-         struct fs_run r = { .t = t, .p = p, .gx = (unsigned)gx, .gy = (unsigned)gy };
+         struct fs_run r;
+         fs_run_init(&r, t, p, (unsigned)gx, (unsigned)gy);
          memcpy(r.cov, pass, sizeof(pass));
          r.late_z = late_z;
          r.late_s = late_s;
@@ -2497,7 +2741,8 @@ render_tile(struct tile *t)
          ok = load_prim(t, ref.offset, p);
          if (ok && t->j.prof)
             t->pe = hwr_prof_frag_entry(t->j.prof, t->worker, p->h.primitive_id);
-         ok = ok && load_state(t, p->h.state) && setup_cf(t, p) && shade_prim(t, p);
+         ok = ok && load_state(t, p->h.state) &&
+              setup_cf_planes(t, p, !shade_defers(&t->st)) && shade_prim(t, p);
          if (t->j.prof) {
             /* The primitive's work, less deferred primitives resolved
              * (and charged to their own draws) inside it. */

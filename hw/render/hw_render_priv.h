@@ -201,8 +201,10 @@ struct hwr_prof {
 
 /* Tests set this (before a render) to run every primitive's early
  * depth/stencil tests through the fragment pipe's general per-sample loop,
- * the reference its triangle fast path must match bit for bit (images,
- * depth, stencil, cycles, profile counters). */
+ * triangle coverage through the per-group edge tests and hidden-surface
+ * removal's gather through its per-sample walk: the references the fast
+ * paths must match bit for bit (images, depth, stencil, cycles, profile
+ * counters). */
 extern bool hwr_isp_general;
 
 /* Error helpers: record the first failure; return false. */

@@ -30,3 +30,8 @@ test_hw_render_features_SRCS := tests/unit/test_hw_render_features.c \
                                 tests/unit/test_hw_render_scene.c tests/unit/test_hw_util.c
 test_hw_render_features_LIBS := hwrender hwtex hwcdm hw hwusc agxisa cmdstream
 test_hw_render_features_LDLIBS := -lcmocka
+
+# The rasteriser's whole-row triangle coverage against the per-point test.
+TESTS += test_hw_render_cover
+test_hw_render_cover_SRCS := tests/unit/test_hw_render_cover.c
+test_hw_render_cover_LDLIBS := -lcmocka -lm

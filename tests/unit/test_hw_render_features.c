@@ -1648,7 +1648,8 @@ test_iter_sample_register(void **state)
  * dumping raw register bits into the pixel (i32 / i16 stores) so that any
  * difference in a bit shows: iter f32 and f16 (centre and sample 1),
  * iterproj, ld_tile u8norm into 16- and 32-bit registers, ld_tile i8,
- * and the u8norm blend. Images and modelled cycles must be identical.
+ * ldcf into 32- and 16-bit registers (A and C terms), and the u8norm
+ * blend. Images and modelled cycles must be identical.
  */
 static const char *const fast_ref_fs[] = {
    "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
@@ -1670,6 +1671,12 @@ static const char *const fast_ref_fs[] = {
    "st_tile r13l_r13h, i16, 0, xy, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
    "iter r8l_r8h_r9l_r9h, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
    "st_tile r8l_r8h_r9l_r9h, u8norm, 0, xyzw, 0, 255, 0\nstop\n",
+   "ldcf r4_r5_r6, cf1\n"
+   "st_tile r6, i32, 0, x, 0, 255, 0\nstop\n",
+   "ldcf r4_r5_r6, cf0\n"
+   "st_tile r4, i32, 0, x, 0, 255, 0\nstop\n",
+   "ldcf r8l_r8h_r9l, cf1\n"
+   "st_tile r8h_r9l, i16, 0, xy, 0, 255, 0\nstop\n",
 };
 
 static void
