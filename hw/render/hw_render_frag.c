@@ -296,7 +296,8 @@ op_iter_ref(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
  * operations per lane as plane() (no contraction under -std=c11, so the
  * compiler may vectorise without changing a bit); lanes outside exec are
  * computed and dropped, which has no effect. The f32 -> f16 rounding is
- * hw_usc_f32_to_f16's, inline (tessera/half.h).
+ * hw_usc_f32_to_f16's, in its branch-free float form (tessera_f32_to_f16,
+ * tessera/half.h).
  */
 static enum hw_usc_status
 op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
@@ -360,16 +361,24 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          continue;
       }
       uint32_t *row = hw_usc_simd_row32(s, reg);
+      /* The row is written through a per-lane mask, every lane converted
+       * and kept or dropped without a branch: a walk over the exec bits
+       * (or a branch per lane) mispredicted on partial groups and did
+       * not vectorise; it was most of this function's time on Mesa
+       * asahi's replays (iterproj per varying, fp16 ones on GLES). */
+      uint32_t keep[32];
+      for (unsigned l = 0; l < 32; l++)
+         keep[l] = 0u - (exec >> l & 1);
       if (d->size == 16) {
          unsigned sh = ((d->value + k) & 1) * 16;
-         for (uint32_t m = exec; m; m &= m - 1) {
-            unsigned l = (unsigned)__builtin_ctz(m);
-            row[l] = (row[l] & ~(0xffffu << sh)) |
-                     (uint32_t)tessera_f64_to_f16((double)v[l], false) << sh;
+         uint32_t hm = 0xffffu << sh;
+         for (unsigned l = 0; l < 32; l++) {
+            uint32_t h = (uint32_t)tessera_f32_to_f16(tessera_fui(v[l])) << sh;
+            row[l] = (row[l] & ~(hm & keep[l])) | (h & keep[l]);
          }
       } else {
          for (unsigned l = 0; l < 32; l++)
-            row[l] = exec >> l & 1 ? tessera_fui(v[l]) : row[l];
+            row[l] = (row[l] & ~keep[l]) | (tessera_fui(v[l]) & keep[l]);
       }
    }
    return HW_USC_OK;
