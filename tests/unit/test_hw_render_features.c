@@ -1670,6 +1670,14 @@ static const char *const fast_ref_fs[] = {
    "iterproj r8l_r8h_r9l_r9h, cf0, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
    "pop_exec r0l, 1\n"
    "st_tile r8h_r9l, i16, 0, xy, 0, 255, 0\nstop\n",
+   /* several iterproj in one launch (op_iter's cached centres and W
+    * plane): the same J, another J, and iter in between */
+   "iterproj r4_r5, cf1, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
+   "iterproj r6, cf2, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "iter r7, cf1, center, 0b0, 0, 0, 0, 0, 0\n"
+   "iterproj r8, cf0, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
+   "xor r5, r5, r6\nxor r5, r5, r7\nxor r5, r5, r8\n"
+   "st_tile r5, i32, 0, x, 0, 255, 0\nstop\n",
    "get_sr r2, sr52\nand r6, r2, 1\nmov_imm r5, 4321, 0b0\n"
    "if_icmp r0l, ueq, r6, 0, 1\n"
    "iterproj r4_r5, cf1, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
