@@ -407,7 +407,7 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          unsigned sh = ((d->value + k) & 1) * 16;
          uint32_t hm = 0xffffu << sh;
          for (unsigned l = 0; l < 32; l++) {
-            uint32_t h = (uint32_t)tessera_f32_to_f16(tessera_fui(v[l])) << sh;
+            uint32_t h = (uint32_t)tessera_f32_to_f16(v[l]) << sh;
             row[l] = (row[l] & ~(hm & keep[l])) | (h & keep[l]);
          }
       } else {

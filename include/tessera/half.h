@@ -61,7 +61,7 @@ tessera_f64_to_f16(double d, bool rtz)
 }
 
 /*
- * float (as its bits) -> half, to nearest even: tessera_f64_to_f16((double)f,
+ * float -> half, to nearest even: tessera_f64_to_f16((double)f,
  * false) for every float (a float converts to double exactly, so one
  * rounding either way). Without branches, so that a loop over a SIMD
  * group's 32 lanes vectorises (the fragment stage's fp16 varyings: the
@@ -75,22 +75,27 @@ tessera_f64_to_f16(double d, bool rtz)
  * tests/unit/test_hw_tex_format.c.
  */
 static inline uint16_t
-tessera_f32_to_f16(uint32_t x)
+tessera_f32_to_f16(float f)
 {
+   uint32_t x;
+   memcpy(&x, &f, 4);
    const uint32_t a = x & 0x7fffffffu, sign = x >> 16 & 0x8000u;
    /* normal: rebias the exponent (127 -> 15) above the top 10 bits */
    uint32_t qn = (a - (112u << 23)) >> 13;
    qn += (uint32_t)((a & 0x1fffu) + (qn & 1) > 0x1000u);
-   float f;
-   memcpy(&f, &a, 4);
-   f += 0.5f;
+   /* denormal: |f| + 0.5 rounded to the 2^-24 ulp of [0.5, 1) */
+   float d = __builtin_fabsf(f) + 0.5f;
    uint32_t qd;
-   memcpy(&qd, &f, 4);
+   memcpy(&qd, &d, 4);
    qd -= 0x3f000000u;
-   uint32_t q = a >= 0x38800000u ? qn : qd;        /* |x| >= 2^-14 */
-   q = a >= 0x47800000u ? 0x7c00u : q;              /* |x| >= 2^16, inf */
-   q |= sign;
-   return (uint16_t)(a > 0x7f800000u ? 0x7e00u : q);   /* NaN */
+   /* the cases chosen by masks, not ?: (which GCC turns into branches
+    * that stop the loop vectorising) */
+   const uint32_t normal = 0u - (uint32_t)(a >= 0x38800000u);   /* |f| >= 2^-14 */
+   const uint32_t big = 0u - (uint32_t)(a >= 0x47800000u);      /* >= 2^16, inf */
+   const uint32_t nan = 0u - (uint32_t)(a > 0x7f800000u);
+   uint32_t q = (qn & normal) | (qd & ~normal);
+   q = ((0x7c00u & big) | (q & ~big)) | sign;
+   return (uint16_t)((0x7e00u & nan) | (q & ~nan));
 }
 
 #endif

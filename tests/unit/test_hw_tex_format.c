@@ -194,9 +194,9 @@ half_check_float(uint32_t bits)
    float f;
    memcpy(&f, &bits, 4);
    half_check_double((double)f);
-   if (tessera_f32_to_f16(bits) != tessera_f64_to_f16((double)f, false))
+   if (tessera_f32_to_f16(f) != tessera_f64_to_f16((double)f, false))
       fail_msg("float %#x: tessera_f32_to_f16 %#x, want %#x", bits,
-               tessera_f32_to_f16(bits), tessera_f64_to_f16((double)f, false));
+               tessera_f32_to_f16(f), tessera_f64_to_f16((double)f, false));
    for (int rtz = 0; rtz < 2; rtz++) {
       uint16_t want = ref_tex_half(f, rtz), got = hw_tex_float_to_half(f, rtz);
       if (want != got)
