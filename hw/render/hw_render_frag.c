@@ -74,6 +74,7 @@ struct tile {
    struct hw_render_stats stats;
    struct fstate st;
    bool st_valid;
+   float iter_x[32], iter_y[32], iter_w[32];   /* fs_run.iter_* */
    /* Hidden-surface removal: per sample, 1 + the index in dfr[] of the
     * deferred opaque primitive that owns it (0: none); dfr[] holds the
     * TVB offsets of the opaque primitives not shaded yet. */
@@ -125,13 +126,14 @@ struct fs_run {
    bool late_s;                   /* so is stencil (shader stencil reference) */
    const float (*zs)[HWR_MAX_SAMPLES];   /* interpolated depth per lane, sample */
    /* op_iter's pixel centres and the W plane (iterproj's J) at them, kept
-    * for the rest of the launch: Mesa asahi runs one iterproj per varying
-    * with the same J, so each recomputed the same 32 values. Valid while
-    * iter_ctr / iter_jw are set (fs_start clears them; zero-initialised
-    * runs start without). */
+    * for the rest of the launch in the tile's iter_x/y/w: Mesa asahi runs
+    * one iterproj per varying with the same J, so each recomputed the same
+    * 32 values. Valid while iter_ctr / iter_jw are set (fs_start clears
+    * them; zero-initialised runs start without). The values live in the
+    * tile, not here, so that the run, zero-initialised per group, stays
+    * small. */
    bool iter_ctr, iter_jw;
    unsigned iter_jw_cf;
-   float iter_x[32], iter_y[32], iter_w[32];
    char err[96];
 };
 
@@ -358,7 +360,7 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          ys[l] = (float)(r->gy + quad_dy(l)) + pos[si][1] / 256.0f;
       }
    } else {
-      float *cx = cache ? r->iter_x : xs, *cy = cache ? r->iter_y : ys;
+      float *cx = cache ? r->t->iter_x : xs, *cy = cache ? r->t->iter_y : ys;
       if (!cache || !r->iter_ctr) {
          for (unsigned l = 0; l < 32; l++) {
             cx[l] = (float)(r->gx + quad_dx(l)) + 0.5f;
@@ -370,7 +372,7 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
       y = cy;
    }
    if (J) {
-      float *w = cache ? r->iter_w : ws;
+      float *w = cache ? r->t->iter_w : ws;
       if (!cache || !r->iter_jw || r->iter_jw_cf != cf_index(J)) {
          const float *p = r->p->cf[cf_index(J)];
          for (unsigned l = 0; l < 32; l++)
