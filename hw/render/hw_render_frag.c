@@ -73,6 +73,7 @@ struct tile {
    struct hw_render_stats stats;
    struct fstate st;
    bool st_valid;
+   float iter_x[32], iter_y[32], iter_w[32];   /* fs_run.iter_* */
    /* Hidden-surface removal: per sample, 1 + the index in dfr[] of the
     * deferred opaque primitive that owns it (0: none); dfr[] holds the
     * TVB offsets of the opaque primitives not shaded yet. */
@@ -123,6 +124,15 @@ struct fs_run {
    bool late_z;                   /* depth is tested at zs_emit (shader depth) */
    bool late_s;                   /* so is stencil (shader stencil reference) */
    const float (*zs)[HWR_MAX_SAMPLES];   /* interpolated depth per lane, sample */
+   /* op_iter's pixel centres and the W plane (iterproj's J) at them, kept
+    * for the rest of the launch in the tile's iter_x/y/w: Mesa asahi runs
+    * one iterproj per varying with the same J, so each recomputed the same
+    * 32 values. Valid while iter_ctr / iter_jw are set (fs_start clears
+    * them; zero-initialised runs start without). The values live in the
+    * tile, not here, so that the run, zero-initialised per group, stays
+    * small. */
+   bool iter_ctr, iter_jw;
+   unsigned iter_jw_cf;
    char err[96];
 };
 
@@ -327,8 +337,16 @@ op_iter_ref(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
  * operations per lane as plane() (no contraction under -std=c11, so the
  * compiler may vectorise without changing a bit); lanes outside exec are
  * computed and dropped, which has no effect. The f32 -> f16 rounding is
- * hw_usc_f32_to_f16's, inline (tessera/half.h).
+ * hw_usc_f32_to_f16's, in its branch-free float form (tessera_f32_to_f16,
+ * tessera/half.h).
  */
+/* 1 << l, as a table so that the per-lane masks vectorise */
+static const uint32_t iter_lane_bit[32] = {
+#define B4(n) 1u << (n), 1u << ((n) + 1), 1u << ((n) + 2), 1u << ((n) + 3)
+   B4(0), B4(4), B4(8), B4(12), B4(16), B4(20), B4(24), B4(28)
+#undef B4
+};
+
 static enum hw_usc_status
 op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
@@ -355,26 +373,45 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          return HW_USC_OUT_OF_BOUNDS;
       }
    }
-   float x[32], y[32], jw[32], v[32];
+   /* Sample positions are computed per call; pixel centres and their W
+    * plane come from the launch's cache (fs_run.iter_*) unless
+    * hw_render_frag_reference asks for the per-call computation. The
+    * values are the same either way (same operations on the same
+    * inputs: the group origin and the primitive are fixed in a launch). */
+   bool cache = !at_sample && !hw_render_frag_reference;
+   float xs[32], ys[32], ws[32], v[32];
+   const float *x = xs, *y = ys, *jw = ws;
    if (at_sample) {
       const uint16_t (*pos)[2] = positions(r->t->fp->samples);
       for (unsigned l = 0; l < 32; l++) {
          unsigned si = 0;
          if (exec >> l & 1)
             si = (samp_reg ? hw_usc_simd_read16(s, samp, l) : samp) % r->t->fp->samples;
-         x[l] = (float)(r->gx + quad_dx(l)) + pos[si][0] / 256.0f;
-         y[l] = (float)(r->gy + quad_dy(l)) + pos[si][1] / 256.0f;
+         xs[l] = (float)(r->gx + quad_dx(l)) + pos[si][0] / 256.0f;
+         ys[l] = (float)(r->gy + quad_dy(l)) + pos[si][1] / 256.0f;
       }
    } else {
-      for (unsigned l = 0; l < 32; l++) {
-         x[l] = (float)(r->gx + quad_dx(l)) + 0.5f;
-         y[l] = (float)(r->gy + quad_dy(l)) + 0.5f;
+      float *cx = cache ? r->t->iter_x : xs, *cy = cache ? r->t->iter_y : ys;
+      if (!cache || !r->iter_ctr) {
+         for (unsigned l = 0; l < 32; l++) {
+            cx[l] = (float)(r->gx + quad_dx(l)) + 0.5f;
+            cy[l] = (float)(r->gy + quad_dy(l)) + 0.5f;
+         }
+         r->iter_ctr = cache;
       }
+      x = cx;
+      y = cy;
    }
    if (J) {
-      const float *p = r->p->cf[cf_index(J)];
-      for (unsigned l = 0; l < 32; l++)
-         jw[l] = p[0] * x[l] + p[1] * y[l] + p[2];
+      float *w = cache ? r->t->iter_w : ws;
+      if (!cache || !r->iter_jw || r->iter_jw_cf != cf_index(J)) {
+         const float *p = r->p->cf[cf_index(J)];
+         for (unsigned l = 0; l < 32; l++)
+            w[l] = p[0] * x[l] + p[1] * y[l] + p[2];
+         r->iter_jw = cache;
+         r->iter_jw_cf = cf_index(J);
+      }
+      jw = w;
    }
    for (unsigned k = 0; k < cnt; k++) {
       const float *p = r->p->cf[cf_index(I) + k];
@@ -391,16 +428,24 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
          continue;
       }
       uint32_t *row = hw_usc_simd_row32(s, reg);
+      /* The row is written through a per-lane mask, every lane converted
+       * and kept or dropped without a branch: a walk over the exec bits
+       * (or a branch per lane) mispredicted on partial groups and did
+       * not vectorise; it was most of this function's time on Mesa
+       * asahi's replays (iterproj per varying, fp16 ones on GLES). */
+      uint32_t keep[32];
+      for (unsigned l = 0; l < 32; l++)
+         keep[l] = 0u - (uint32_t)((exec & iter_lane_bit[l]) != 0);
       if (d->size == 16) {
          unsigned sh = ((d->value + k) & 1) * 16;
-         for (uint32_t m = exec; m; m &= m - 1) {
-            unsigned l = (unsigned)__builtin_ctz(m);
-            row[l] = (row[l] & ~(0xffffu << sh)) |
-                     (uint32_t)tessera_f64_to_f16((double)v[l], false) << sh;
+         uint32_t hm = 0xffffu << sh;
+         for (unsigned l = 0; l < 32; l++) {
+            uint32_t h = (uint32_t)tessera_f32_to_f16(v[l]) << sh;
+            row[l] = (row[l] & ~(hm & keep[l])) | (h & keep[l]);
          }
       } else {
          for (unsigned l = 0; l < 32; l++)
-            row[l] = exec >> l & 1 ? tessera_fui(v[l]) : row[l];
+            row[l] = (row[l] & ~keep[l]) | (tessera_fui(v[l]) & keep[l]);
       }
    }
    return HW_USC_OK;
@@ -787,6 +832,7 @@ fs_start(void *user, struct hw_usc_simd *s)
    struct fs_run *r = user;
    uint32_t off = 0;
    uint32_t *r1 = hw_usc_simd_row32(s, 1);   /* r1l = half 2 */
+   r->iter_ctr = r->iter_jw = false;   /* a new launch: op_iter recomputes */
    uint32_t x[32], y[32];
    const uint32_t bx = r->gx - r->t->x0, by = r->gy - r->t->y0;
    for (unsigned l = 0; l < 32; l++) {

@@ -60,4 +60,42 @@ tessera_f64_to_f16(double d, bool rtz)
    return (uint16_t)(sign | q);
 }
 
+/*
+ * float -> half, to nearest even: tessera_f64_to_f16((double)f,
+ * false) for every float (a float converts to double exactly, so one
+ * rounding either way). Without branches, so that a loop over a SIMD
+ * group's 32 lanes vectorises (the fragment stage's fp16 varyings: the
+ * scalar form with an exec-mask walk per lane was a few % of Mesa
+ * asahi's fp16-varying replays). Half normals round in integer
+ * arithmetic as above; half denormals by adding 0.5f, whose ulp is
+ * 2^-24, the half denormal unit, so the host's float add (round to
+ * nearest even, the default mode the model relies on everywhere) leaves
+ * the rounded denormal in the low mantissa bits (0x400 when it rounds up
+ * to the smallest normal). Checked against tessera_f64_to_f16 in
+ * tests/unit/test_hw_tex_format.c.
+ */
+static inline uint16_t
+tessera_f32_to_f16(float f)
+{
+   uint32_t x;
+   memcpy(&x, &f, 4);
+   const uint32_t a = x & 0x7fffffffu, sign = x >> 16 & 0x8000u;
+   /* normal: rebias the exponent (127 -> 15) above the top 10 bits */
+   uint32_t qn = (a - (112u << 23)) >> 13;
+   qn += (uint32_t)((a & 0x1fffu) + (qn & 1) > 0x1000u);
+   /* denormal: |f| + 0.5 rounded to the 2^-24 ulp of [0.5, 1) */
+   float d = __builtin_fabsf(f) + 0.5f;
+   uint32_t qd;
+   memcpy(&qd, &d, 4);
+   qd -= 0x3f000000u;
+   /* the cases chosen by masks, not ?: (which GCC turns into branches
+    * that stop the loop vectorising) */
+   const uint32_t normal = 0u - (uint32_t)(a >= 0x38800000u);   /* |f| >= 2^-14 */
+   const uint32_t big = 0u - (uint32_t)(a >= 0x47800000u);      /* >= 2^16, inf */
+   const uint32_t nan = 0u - (uint32_t)(a > 0x7f800000u);
+   uint32_t q = (qn & normal) | (qd & ~normal);
+   q = ((0x7c00u & big) | (q & ~big)) | sign;
+   return (uint16_t)((0x7e00u & nan) | (q & ~nan));
+}
+
 #endif

@@ -1647,9 +1647,11 @@ test_iter_sample_register(void **state)
  * partial tiles of a 40x20 target), 1, 2 and 4 samples, each shader
  * dumping raw register bits into the pixel (i32 / i16 stores) so that any
  * difference in a bit shows: iter f32 and f16 (centre and sample 1),
- * iterproj, ld_tile u8norm into 16- and 32-bit registers, ld_tile i8,
- * ldcf into 32- and 16-bit registers (A and C terms), and the u8norm
- * blend. Images and modelled cycles must be identical.
+ * iterproj f32 and f16 (Mesa asahi's mediump varyings; also inside a
+ * divergent if, so the lanes it must leave alone show), ld_tile u8norm
+ * into 16- and 32-bit registers, ld_tile i8, ldcf into 32- and 16-bit
+ * registers (A and C terms),
+ * and the u8norm blend. Images and modelled cycles must be identical.
  */
 static const char *const fast_ref_fs[] = {
    "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
@@ -1659,6 +1661,28 @@ static const char *const fast_ref_fs[] = {
    "iter r8l_r8h_r9l_r9h, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
    "st_tile r9l_r9h, i16, 0, xy, 0, 255, 0\nstop\n",
    "iterproj r4_r5, cf1, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r5, i32, 0, x, 0, 255, 0\nstop\n",
+   "iterproj r8l_r8h_r9l_r9h, cf0, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r8h_r9l, i16, 0, xy, 0, 255, 0\nstop\n",
+   /* inside a divergent if (odd lanes): the even lanes keep r8/r9 */
+   "get_sr r2, sr52\nand r5, r2, 1\n"
+   "mov_imm r8, 12345, 0b0\nmov_imm r9, 54321, 0b0\n"
+   "if_icmp r0l, ueq, r5, 1, 1\n"
+   "iterproj r8l_r8h_r9l_r9h, cf0, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
+   "pop_exec r0l, 1\n"
+   "st_tile r8h_r9l, i16, 0, xy, 0, 255, 0\nstop\n",
+   /* several iterproj in one launch (op_iter's cached centres and W
+    * plane): the same J, another J, and iter in between */
+   "iterproj r4_r5, cf1, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
+   "iterproj r6, cf2, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "iter r7, cf1, center, 0b0, 0, 0, 0, 0, 0\n"
+   "iterproj r8, cf0, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
+   "xor r5, r5, r6\nxor r5, r5, r7\nxor r5, r5, r8\n"
+   "st_tile r5, i32, 0, x, 0, 255, 0\nstop\n",
+   "get_sr r2, sr52\nand r6, r2, 1\nmov_imm r5, 4321, 0b0\n"
+   "if_icmp r0l, ueq, r6, 0, 1\n"
+   "iterproj r4_r5, cf1, cf3, center, 0b0, 0, 0, 0, 0, 0\n"
+   "pop_exec r0l, 1\n"
    "st_tile r5, i32, 0, x, 0, 255, 0\nstop\n",
    "wait_pix 1, 0\n"
    "ld_tile r12l_r12h_r13l_r13h, u8norm, 0, xyzw, 0, 255, 0\n"

@@ -194,6 +194,9 @@ half_check_float(uint32_t bits)
    float f;
    memcpy(&f, &bits, 4);
    half_check_double((double)f);
+   if (tessera_f32_to_f16(f) != tessera_f64_to_f16((double)f, false))
+      fail_msg("float %#x: tessera_f32_to_f16 %#x, want %#x", bits,
+               tessera_f32_to_f16(f), tessera_f64_to_f16((double)f, false));
    for (int rtz = 0; rtz < 2; rtz++) {
       uint16_t want = ref_tex_half(f, rtz), got = hw_tex_float_to_half(f, rtz);
       if (want != got)
@@ -233,6 +236,17 @@ test_half_exact(void **state)
       double w = hw_tex_half_to_float((uint16_t)(h + 1));
       double mid = h + 1 < 0x7c00 ? (v + w) / 2 : 65520.0;
       double pts[2] = { v, mid };
+      /* the float form (tessera_f32_to_f16) at the same points: a
+       * midpoint of two halves is a float (12 significant bits) */
+      for (unsigned k = 0; k < 2; k++) {
+         float fp = (float)pts[k];
+         uint32_t fb;
+         memcpy(&fb, &fp, 4);
+         for (uint32_t i = fb > 2 ? fb - 2 : 0; i <= fb + 2; i++) {
+            half_check_float(i);
+            half_check_float(i | 0x80000000u);
+         }
+      }
       for (unsigned k = 0; k < 2; k++) {
          double x = pts[k], lo = x, hi = x;
          for (int i = 0; i < 3; i++) {
