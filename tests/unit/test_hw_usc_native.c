@@ -617,7 +617,7 @@ static int
 child_exit_while_queued(void)
 {
    atexit(child_exit_handler);   /* before the plugin loads */
-   usc_native_set_cache_dir(NULL);   /* loads it; compile, do not load */
+   usc_native_set_cache_dir(NULL);   /* no disk cache: a real compile */
    child_sh = queue_hot_shader();
    exit(0);
 }
@@ -678,6 +678,75 @@ child_fork_while_queued(void)
    return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
+/* Whether this process has mapped the plugin (it, not the loader, links
+ * LLVM). */
+static bool
+plugin_mapped(void)
+{
+   FILE *f = fopen("/proc/self/maps", "r");
+   if (!f)
+      return true;
+   char line[4096];
+   bool found = false;
+   while (!found && fgets(line, sizeof(line), f))
+      found = strstr(line, "tessera-usc-native.so") != NULL;
+   fclose(f);
+   return found;
+}
+
+/* Settings made before the plugin is loaded: they do not load it (a
+ * program that only sets things maps no LLVM) and apply when a shader
+ * loads it: here the cache directory (the compile stores its object
+ * there) and the async switch (off: the hot shader's code is there at
+ * once).  Set after the load, they are forwarded (test_disk_cache,
+ * test_background_compile). */
+static int
+child_settings_before_load(void)
+{
+   char dir[160];
+   snprintf(dir, sizeof(dir), "%s", getenv("TEST_CACHE_DIR"));
+   usc_native_set_cache_dir(dir);
+   usc_native_set_async(false);
+   usc_native_set_mode(1);
+   if (plugin_mapped()) {
+      fprintf(stderr, "a setting loaded the plugin\n");
+      return 30;
+   }
+   struct usc_native_cache_counts c = usc_native_cache_get_counts();
+   if (c.stored || c.hits || plugin_mapped())
+      return 31;
+   uint8_t code[256];
+   size_t len = 0;
+   char err[160];
+   if (!agx_isa_assemble(async_src, strlen(async_src), code, sizeof(code), &len, err,
+                         sizeof(err)))
+      return 32;
+   memcpy(usc_test_mem, code, len);
+   struct hw_usc_shader *sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
+   if (!sh)
+      return 33;
+   (void)usc_native_get(sh);   /* loads the plugin: mode 1, not hot yet */
+   if (!plugin_mapped())
+      return 34;
+   usc_native_note(sh, USC_NATIVE_HOT);
+   if (!usc_native_get(sh)) {
+      fprintf(stderr, "async off before the load did not apply\n");
+      return 35;
+   }
+   c = usc_native_cache_get_counts();
+   if (c.stored != 1) {
+      fprintf(stderr, "the cache directory set before the load did not apply "
+              "(%llu stored)\n", (unsigned long long)c.stored);
+      return 36;
+   }
+   DIR *d = opendir(dir);
+   if (!d)
+      return 37;
+   closedir(d);
+   hw_usc_shader_free(sh);
+   return 0;
+}
+
 static void
 self_run(const char *mode)
 {
@@ -690,6 +759,9 @@ self_run(const char *mode)
    assert_true(pid >= 0);
    if (pid == 0) {
       setenv("TESSERA_USC_NATIVE_ASYNC_DELAY_MS", "300", 1);
+      char dir[160];
+      snprintf(dir, sizeof(dir), "%s/settings", cache_root);
+      setenv("TEST_CACHE_DIR", dir, 1);
       unsetenv("TESSERA_USC_NATIVE");
       unsetenv("TESSERA_USC_NATIVE_ASYNC");
       alarm(60);
@@ -718,6 +790,13 @@ test_free_at_exit(void **state)
 }
 
 static void
+test_settings_before_load(void **state)
+{
+   (void)state;
+   self_run("--settings-before-load");
+}
+
+static void
 test_fork_while_compile_queued(void **state)
 {
    (void)state;
@@ -729,6 +808,8 @@ main(int argc, char **argv)
 {
    if (argc > 1 && !strcmp(argv[1], "--exit-while-queued"))
       return child_exit_while_queued();
+   if (argc > 1 && !strcmp(argv[1], "--settings-before-load"))
+      return child_settings_before_load();
    if (argc > 1 && !strcmp(argv[1], "--free-at-exit"))
       return child_free_at_exit();
    if (argc > 1 && !strcmp(argv[1], "--fork-while-queued"))
@@ -742,6 +823,7 @@ main(int argc, char **argv)
       cmocka_unit_test(test_exit_while_compile_queued),
       cmocka_unit_test(test_free_at_exit),
       cmocka_unit_test(test_fork_while_compile_queued),
+      cmocka_unit_test(test_settings_before_load),
    };
    /* hermetic: a cache directory of the test's own, removed at the end */
    snprintf(cache_root, sizeof(cache_root), "/tmp/test_hw_usc_native.XXXXXX");
