@@ -174,7 +174,9 @@ struct usc_native {
  *   usc_native_release: drops the shader's share (hw_usc_shader_free); the
  *     last shader of an entry frees its code.
  *   usc_native_set_mode: overrides TESSERA_USC_NATIVE for shaders not yet
- *     compiled (tests).
+ *     compiled (tests).  Like usc_native_set_cache_dir and
+ *     usc_native_set_async, it never loads the plugin: the value is kept
+ *     and applies when the plugin loads, if it is not loaded yet.
  *   usc_native_translatable: whether the native path takes this record.
  */
 const struct usc_native *usc_native_get(const struct hw_usc_shader *sh)

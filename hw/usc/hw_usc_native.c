@@ -56,10 +56,24 @@ static int native_mode = -1;       /* TESSERA_USC_NATIVE: 0 off, 1 hot shaders,
 static int native_verbose;
 /* Set at exit: no more compiles.  A render worker can reach the hot
  * threshold while the process exits (the frames are done, the threads
- * still drain); compiling then ran into libLLVM's already destroyed
- * statics and crashed (SIGSEGV in SelectionDAG type legalization, a
- * capture of glmark2-es2-build on asahi). */
-static bool jit_exiting, jit_exit_hooked;
+ * still drain), and the compile thread can take a job queued on the last
+ * frames then; compiling after libLLVM's statics were destroyed crashed
+ * (SIGSEGV in SelectionDAG type legalization, a capture of
+ * glmark2-es2-build on asahi; free() of an invalid pointer in
+ * PassRegistry::registerPass under LLVMInitializeX86Target, piglit with
+ * the compile thread) or looped there holding jit_lock, which the
+ * shim's destructor then waited for (a hang at exit).
+ *
+ * exit() runs its handlers in the reverse order of their registration,
+ * so a handler registered before the plugin was loaded (piglit's
+ * teardown, which destroys the GL context) runs after libLLVM's static
+ * destructors, which libLLVM's constructors registered when the plugin
+ * was dlopen'ed.  jit_at_exit is therefore registered by the plugin's own
+ * constructor (jit_hook_exit), which runs right after libLLVM's (a
+ * dependency): it runs before any of their destructors, waits for a
+ * compile under way, and stops later ones.  It used to be registered
+ * only after the first compile, which left that first compile open. */
+static bool jit_exiting;
 
 static void
 jit_at_exit(void)
@@ -67,6 +81,59 @@ jit_at_exit(void)
    pthread_mutex_lock(&jit_lock);   /* waits for a compile under way */
    jit_exiting = true;
    pthread_mutex_unlock(&jit_lock);
+}
+
+/* Builds a code generation pipeline once, on an empty module, with a
+ * target machine of its own.  That makes the only statics LLVM constructs
+ * lazily on our compiles (SDNode::getValueTypeList's tables, from the
+ * SelectionDAG constructor; found by breaking on __cxa_atexit over
+ * test_hw_usc_native and a piglit run), whose destructors are registered
+ * right then.  Made on the first compile instead, during exit() (the
+ * compile thread taking a job while piglit tears down), they were
+ * destroyed under that compile before the guard below could stop it: a
+ * segfault in EVT::isExtendedVector or "Invalid size request on a
+ * scalable vector" in the DAG combiner. */
+static void
+jit_warm(void)
+{
+   if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter())
+      return;   /* jit_init_locked reports it */
+   char *triple = LLVMGetDefaultTargetTriple();
+   LLVMTargetRef target;
+   char *msg = NULL;
+   if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+      LLVMDisposeMessage(msg);
+      LLVMDisposeMessage(triple);
+      return;
+   }
+   LLVMTargetMachineRef wtm = LLVMCreateTargetMachine(target, triple, "", "",
+                                                      LLVMCodeGenLevelDefault,
+                                                      LLVMRelocDefault,
+                                                      LLVMCodeModelJITDefault);
+   if (wtm) {
+      LLVMContextRef ctx = LLVMContextCreate();
+      LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("usc_warm", ctx);
+      LLVMSetTarget(mod, triple);
+      LLVMMemoryBufferRef mb = NULL;
+      if (LLVMTargetMachineEmitToMemoryBuffer(wtm, mod, LLVMObjectFile, &msg, &mb))
+         LLVMDisposeMessage(msg);
+      else
+         LLVMDisposeMemoryBuffer(mb);
+      LLVMDisposeModule(mod);
+      LLVMContextDispose(ctx);
+      LLVMDisposeTargetMachine(wtm);
+   }
+   LLVMDisposeMessage(triple);
+}
+
+/* The plugin's constructor runs after libLLVM's (a dependency): the
+ * guard registered here runs at exit before the destructors of all of
+ * libLLVM's statics, the lazy ones included (jit_warm). */
+__attribute__((constructor)) static void
+jit_hook_exit(void)
+{
+   jit_warm();
+   atexit(jit_at_exit);
 }
 
 /* Compile statistics (TESSERA_USC_NATIVE_STATS=1 prints them at exit);
@@ -1486,13 +1553,6 @@ compile_entry_locked(struct usc_native_share *e, const struct hw_usc_shader *sh)
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
       made = compile_locked(sh);
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-      /* after the first compile, so it runs before the destructors of the
-       * statics LLVM made on the way (exit handlers run in the reverse
-       * order of their registration) */
-      if (!jit_exit_hooked) {
-         jit_exit_hooked = true;
-         atexit(jit_at_exit);
-      }
       if (made) {
          stat_shaders++;
          stat_runs += made->nruns;
@@ -1514,12 +1574,14 @@ compile_entry_locked(struct usc_native_share *e, const struct hw_usc_shader *sh)
  * job holds a copy of the shader's records and a reference on the entry,
  * so the shader may be freed meanwhile.  The thread compiles under
  * jit_lock like a synchronous compile, so the exit guard (jit_at_exit)
- * still waits for a compile under way and stops later ones.
- * Off unless TESSERA_USC_NATIVE_ASYNC=1: with it, processes under load
- * crashed in free() or hung at exit (piglit's varying-packing tests, four
- * at once on 2 CPUs), not yet understood; synchronous compiles (mode 2
- * always compiles synchronously: the tests want the code at once) do
- * not. */
+ * still waits for a compile under way and stops later ones.  The thread
+ * is detached and never ends: at exit it sleeps in bg_main's wait, or
+ * takes a job and drops it (jit_exiting).  Mode 2 always compiles
+ * synchronously (the tests want the code at once);
+ * TESSERA_USC_NATIVE_ASYNC=0 makes mode 1 do so too.
+ * TESSERA_USC_NATIVE_ASYNC_DELAY_MS (tests only) makes the thread sleep
+ * that long before each job, so that a test can have a queued compile
+ * start while the process exits. */
 struct bg_job {
    struct usc_native_share *e;
    struct hw_usc_shader sh;   /* count and a copy of the records */
@@ -1538,9 +1600,7 @@ bg_enabled(void)
    int a = __atomic_load_n(&bg_async, __ATOMIC_ACQUIRE);
    if (a < 0) {
       const char *v = getenv("TESSERA_USC_NATIVE_ASYNC");
-      /* Opt-in: under load (piglit -j 2 on 2 CPUs) processes crashed in
-       * free() or hung at exit with it on; see docs/usc.md. */
-      a = v && !strcmp(v, "1");
+      a = !(v && !strcmp(v, "0"));
       __atomic_store_n(&bg_async, a, __ATOMIC_RELEASE);
    }
    return a;
@@ -1552,16 +1612,25 @@ static void *
 bg_main(void *arg)
 {
    (void)arg;
+   const char *d = getenv("TESSERA_USC_NATIVE_ASYNC_DELAY_MS");
+   const long delay_ms = d && *d ? strtol(d, NULL, 10) : 0;
    pthread_mutex_lock(&jit_lock);
    for (;;) {
       while (!bg_head)
          pthread_cond_wait(&bg_cond, &jit_lock);
+      if (delay_ms > 0) {   /* tests: the job starts late (see above) */
+         pthread_mutex_unlock(&jit_lock);
+         struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000 };
+         while (nanosleep(&ts, &ts) && errno == EINTR) {
+         }
+         pthread_mutex_lock(&jit_lock);
+      }
       struct bg_job *j = bg_head;
       bg_head = j->next;
       if (!bg_head)
          bg_tail = &bg_head;
       compile_entry_locked(j->e, &j->sh);
-      j->e->queued = false;
+      __atomic_store_n(&j->e->queued, false, __ATOMIC_RELEASE);
       share_put_locked(j->e);   /* may free it: its shaders are gone */
       free(j->sh.inst);
       free(j);
@@ -1608,6 +1677,48 @@ bg_queue(struct usc_native_share *e, const struct hw_usc_shader *sh)
    bg_pending++;
    pthread_cond_signal(&bg_cond);
    pthread_mutex_unlock(&jit_lock);
+}
+
+/* fork(): the child has no compile thread, and jit_lock or the queue
+ * could be caught mid-change.  So fork waits for a compile under way
+ * (prepare), and the child drops the queued jobs (its next launches of
+ * those shaders queue them again, to a thread of its own); otherwise
+ * wait_idle, shutdown and the jobs' entries waited forever there. */
+static void
+bg_fork_prepare(void)
+{
+   pthread_mutex_lock(&jit_lock);
+}
+
+static void
+bg_fork_parent(void)
+{
+   pthread_mutex_unlock(&jit_lock);
+}
+
+static void
+bg_fork_child(void)
+{
+   pthread_cond_init(&bg_cond, NULL);   /* the parent's thread waited on it */
+   pthread_cond_init(&bg_idle, NULL);
+   while (bg_head) {
+      struct bg_job *j = bg_head;
+      bg_head = j->next;
+      __atomic_store_n(&j->e->queued, false, __ATOMIC_RELEASE);
+      share_put_locked(j->e);
+      free(j->sh.inst);
+      free(j);
+   }
+   bg_tail = &bg_head;
+   bg_pending = 0;
+   bg_started = false;
+   pthread_mutex_unlock(&jit_lock);
+}
+
+__attribute__((constructor)) static void
+bg_hook_fork(void)
+{
+   pthread_atfork(bg_fork_prepare, bg_fork_parent, bg_fork_child);
 }
 
 void

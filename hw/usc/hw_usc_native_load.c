@@ -22,8 +22,19 @@
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static const struct usc_native_plugin_ops *plugin;   /* atomic; set once */
 static int loaded;                /* atomic: the load was tried */
-static int set_mode_value = -1;   /* usc_native_set_mode's, -1: none */
 static int env_mode = -1;         /* TESSERA_USC_NATIVE is "0": 0, else 1 */
+
+/* The settings (usc_native_set_*): each is stored here and forwarded to
+ * the plugin if it is loaded, and load() hands the stored ones to the
+ * plugin before publishing it, so a setting made before the load applies
+ * as well as one made after, and setting something never loads LLVM.
+ * settings_lock orders a setter against the load: whichever comes second
+ * sees the other's work. */
+static pthread_mutex_t settings_lock = PTHREAD_MUTEX_INITIALIZER;
+static int set_mode_value = -1;   /* usc_native_set_mode's, -1: none (atomic) */
+static bool cache_dir_set;        /* usc_native_set_cache_dir was called */
+static char *cache_dir_value;     /* its directory (NULL: no cache) */
+static int async_value = -1;      /* usc_native_set_async's, -1: none */
 
 /* The directory of the object this loader is linked into (the program,
  * the shim, a test), into dir[size]; false if unknown. */
@@ -105,11 +116,16 @@ load(void)
       dlclose(h);
       goto out;
    }
-   int m = __atomic_load_n(&set_mode_value, __ATOMIC_ACQUIRE);
-   if (m >= 0)
-      ops->set_mode(m);
+   pthread_mutex_lock(&settings_lock);
+   if (set_mode_value >= 0)
+      ops->set_mode(set_mode_value);
+   if (cache_dir_set)
+      ops->set_cache_dir(cache_dir_value);
+   if (async_value >= 0)
+      ops->set_async(async_value);
    /* never closed: shaders hold its code, its exit handlers are hooked */
    __atomic_store_n(&plugin, ops, __ATOMIC_RELEASE);
+   pthread_mutex_unlock(&settings_lock);
 out:
    __atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 }
@@ -177,12 +193,12 @@ usc_native_release(struct hw_usc_shader *sh)
 void
 usc_native_set_mode(int mode)
 {
-   /* a set_mode racing the load may reach the plugin or not (tests call
-    * it before running shaders) */
-   __atomic_store_n(&set_mode_value, mode, __ATOMIC_RELEASE);
+   pthread_mutex_lock(&settings_lock);
+   __atomic_store_n(&set_mode_value, mode, __ATOMIC_RELEASE);   /* mode_off reads it */
    const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
       ops->set_mode(mode);
+   pthread_mutex_unlock(&settings_lock);
 }
 
 bool
@@ -200,30 +216,37 @@ usc_native_shutdown(void)
       ops->shutdown();
 }
 
-/* The cache directory, the async switch and their counters are settings of
- * the plugin's compiles, for tests and tools: they load it (a program that
- * asks for them is about to compile), and do nothing without it. */
 void
 usc_native_set_cache_dir(const char *dir)
 {
-   const struct usc_native_plugin_ops *ops = plugin_get();
+   char *copy = dir && *dir ? strdup(dir) : NULL;   /* out of memory: no cache */
+   pthread_mutex_lock(&settings_lock);
+   free(cache_dir_value);
+   cache_dir_value = copy;
+   cache_dir_set = true;
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
-      ops->set_cache_dir(dir);
+      ops->set_cache_dir(copy);
+   pthread_mutex_unlock(&settings_lock);
 }
 
+/* Nothing loaded: nothing compiled, nothing counted. */
 struct usc_native_cache_counts
 usc_native_cache_get_counts(void)
 {
-   const struct usc_native_plugin_ops *ops = plugin_get();
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    return ops ? ops->cache_get_counts() : (struct usc_native_cache_counts){ 0 };
 }
 
 void
 usc_native_set_async(bool async)
 {
-   const struct usc_native_plugin_ops *ops = plugin_get();
+   pthread_mutex_lock(&settings_lock);
+   async_value = async;
+   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
       ops->set_async(async);
+   pthread_mutex_unlock(&settings_lock);
 }
 
 void

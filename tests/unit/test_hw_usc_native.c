@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -556,15 +557,273 @@ test_background_compile(void **state)
    usc_native_set_mode(2);
 }
 
-int
-main(void)
+/* ---- the compile thread against exit() and fork() ----------------------
+ * These run in a fresh process of this binary (self_run), as the order in
+ * which exit handlers were registered is the point: the child's own exit
+ * handler is registered before the plugin is loaded, as piglit's teardown
+ * (which destroys the GL context) is, so it runs after libLLVM's static
+ * destructors.  TESSERA_USC_NATIVE_ASYNC_DELAY_MS holds each queued
+ * compile back until the process is in exit() (or has forked). */
+
+static const char async_src[] = "mov_imm r2, 9, 0b0\niadd r3, r2, r2\niadd r4, r3, r2\nstop\n";
+static struct hw_usc_shader *child_sh, *child_native_sh;
+
+/* A hot shader of mode 1 whose compile the thread has queued (and, with
+ * the delay, not started). */
+static struct hw_usc_shader *
+queue_hot_shader(void)
 {
+   uint8_t code[256];
+   size_t len = 0;
+   char err[160];
+   if (!agx_isa_assemble(async_src, strlen(async_src), code, sizeof(code), &len, err,
+                         sizeof(err))) {
+      fprintf(stderr, "assembly failed: %s\n", err);
+      _exit(10);
+   }
+   memcpy(usc_test_mem, code, len);
+   struct hw_usc_shader *sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
+   if (!sh) {
+      fprintf(stderr, "compile failed: %s\n", err);
+      _exit(11);
+   }
+   usc_native_set_mode(1);
+   usc_native_set_async(true);
+   (void)usc_native_get(sh);   /* its entry, which counts the work */
+   usc_native_note(sh, USC_NATIVE_HOT);
+   if (usc_native_get(sh)) {   /* the delay holds the compile back */
+      fprintf(stderr, "compiled at once, not queued\n");
+      _exit(12);
+   }
+   return sh;
+}
+
+static void
+child_exit_handler(void)
+{
+   /* the queued compile ran (or was dropped) after exit() began */
+   usc_native_wait_idle();
+   if (usc_native_get(child_sh)) {
+      fprintf(stderr, "a compile ran after exit() began\n");
+      _exit(3);
+   }
+   hw_usc_shader_free(child_sh);
+}
+
+/* exit() while a compile is queued: the compile must not run on a
+ * torn-down libLLVM (it crashed in free() under LLVMInitializeX86Target
+ * when it was the process's first compile) */
+static int
+child_exit_while_queued(void)
+{
+   atexit(child_exit_handler);   /* before the plugin loads */
+   usc_native_set_cache_dir(NULL);   /* no disk cache: a real compile */
+   child_sh = queue_hot_shader();
+   exit(0);
+}
+
+static void
+child_free_handler(void)
+{
+   /* its code is not handed back to the JIT (libLLVM is torn down) */
+   hw_usc_shader_free(child_native_sh);
+}
+
+/* A shader with code freed by an exit handler registered before the
+ * plugin loaded (piglit's teardown destroys the context and its
+ * shaders). */
+static int
+child_free_at_exit(void)
+{
+   atexit(child_free_handler);
+   usc_native_set_cache_dir(NULL);
+   uint8_t code[256];
+   size_t len = 0;
+   char err[160];
+   if (!agx_isa_assemble(async_src, strlen(async_src), code, sizeof(code), &len, err,
+                         sizeof(err)))
+      return 13;
+   memcpy(usc_test_mem, code, len);
+   child_native_sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
+   usc_native_set_mode(2);
+   if (!child_native_sh || !usc_native_get(child_native_sh))
+      return 14;
+   exit(0);
+}
+
+/* fork() while a compile is queued: the child has no compile thread; its
+ * queue must not wait forever, and its own compiles must work */
+static int
+child_fork_while_queued(void)
+{
+   usc_native_set_cache_dir(NULL);
+   struct hw_usc_shader *sh = queue_hot_shader();
+   pid_t pid = fork();
+   if (pid < 0)
+      return 20;
+   if (pid == 0) {
+      alarm(30);   /* a hang fails the test (SIGALRM) */
+      usc_native_wait_idle();
+      (void)usc_native_get(sh);   /* queued again, to a thread of its own */
+      usc_native_wait_idle();
+      _exit(usc_native_get(sh) ? 0 : 21);
+   }
+   int st;
+   if (waitpid(pid, &st, 0) != pid)
+      return 22;
+   usc_native_wait_idle();
+   if (!usc_native_get(sh))
+      return 23;
+   hw_usc_shader_free(sh);
+   return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* Whether this process has mapped the plugin (it, not the loader, links
+ * LLVM). */
+static bool
+plugin_mapped(void)
+{
+   FILE *f = fopen("/proc/self/maps", "r");
+   if (!f)
+      return true;
+   char line[4096];
+   bool found = false;
+   while (!found && fgets(line, sizeof(line), f))
+      found = strstr(line, "tessera-usc-native.so") != NULL;
+   fclose(f);
+   return found;
+}
+
+/* Settings made before the plugin is loaded: they do not load it (a
+ * program that only sets things maps no LLVM) and apply when a shader
+ * loads it: here the cache directory (the compile stores its object
+ * there) and the async switch (off: the hot shader's code is there at
+ * once).  Set after the load, they are forwarded (test_disk_cache,
+ * test_background_compile). */
+static int
+child_settings_before_load(void)
+{
+   char dir[160];
+   snprintf(dir, sizeof(dir), "%s", getenv("TEST_CACHE_DIR"));
+   usc_native_set_cache_dir(dir);
+   usc_native_set_async(false);
+   usc_native_set_mode(1);
+   if (plugin_mapped()) {
+      fprintf(stderr, "a setting loaded the plugin\n");
+      return 30;
+   }
+   struct usc_native_cache_counts c = usc_native_cache_get_counts();
+   if (c.stored || c.hits || plugin_mapped())
+      return 31;
+   uint8_t code[256];
+   size_t len = 0;
+   char err[160];
+   if (!agx_isa_assemble(async_src, strlen(async_src), code, sizeof(code), &len, err,
+                         sizeof(err)))
+      return 32;
+   memcpy(usc_test_mem, code, len);
+   struct hw_usc_shader *sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
+   if (!sh)
+      return 33;
+   (void)usc_native_get(sh);   /* loads the plugin: mode 1, not hot yet */
+   if (!plugin_mapped())
+      return 34;
+   usc_native_note(sh, USC_NATIVE_HOT);
+   if (!usc_native_get(sh)) {
+      fprintf(stderr, "async off before the load did not apply\n");
+      return 35;
+   }
+   c = usc_native_cache_get_counts();
+   if (c.stored != 1) {
+      fprintf(stderr, "the cache directory set before the load did not apply "
+              "(%llu stored)\n", (unsigned long long)c.stored);
+      return 36;
+   }
+   DIR *d = opendir(dir);
+   if (!d)
+      return 37;
+   closedir(d);
+   hw_usc_shader_free(sh);
+   return 0;
+}
+
+static void
+self_run(const char *mode)
+{
+   char exe[4096];
+   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+   assert_true(n > 0);
+   exe[n] = '\0';
+   fflush(NULL);
+   pid_t pid = fork();
+   assert_true(pid >= 0);
+   if (pid == 0) {
+      setenv("TESSERA_USC_NATIVE_ASYNC_DELAY_MS", "300", 1);
+      char dir[160];
+      snprintf(dir, sizeof(dir), "%s/settings", cache_root);
+      setenv("TEST_CACHE_DIR", dir, 1);
+      unsetenv("TESSERA_USC_NATIVE");
+      unsetenv("TESSERA_USC_NATIVE_ASYNC");
+      alarm(60);
+      execl(exe, exe, mode, (char *)NULL);
+      _exit(127);
+   }
+   int st;
+   assert_int_equal(waitpid(pid, &st, 0), pid);
+   if (!WIFEXITED(st) || WEXITSTATUS(st))
+      fail_msg("%s: %s %d", mode, WIFSIGNALED(st) ? "killed by signal" : "exit status",
+               WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
+
+static void
+test_exit_while_compile_queued(void **state)
+{
+   (void)state;
+   self_run("--exit-while-queued");
+}
+
+static void
+test_free_at_exit(void **state)
+{
+   (void)state;
+   self_run("--free-at-exit");
+}
+
+static void
+test_settings_before_load(void **state)
+{
+   (void)state;
+   self_run("--settings-before-load");
+}
+
+static void
+test_fork_while_compile_queued(void **state)
+{
+   (void)state;
+   self_run("--fork-while-queued");
+}
+
+int
+main(int argc, char **argv)
+{
+   if (argc > 1 && !strcmp(argv[1], "--exit-while-queued"))
+      return child_exit_while_queued();
+   if (argc > 1 && !strcmp(argv[1], "--settings-before-load"))
+      return child_settings_before_load();
+   if (argc > 1 && !strcmp(argv[1], "--free-at-exit"))
+      return child_free_at_exit();
+   if (argc > 1 && !strcmp(argv[1], "--fork-while-queued"))
+      return child_fork_while_queued();
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_switch_off),
       cmocka_unit_test(test_shared_code),
       cmocka_unit_test(test_ops_match_interpreter),
       cmocka_unit_test(test_disk_cache),
       cmocka_unit_test(test_background_compile),
+      cmocka_unit_test(test_exit_while_compile_queued),
+      cmocka_unit_test(test_free_at_exit),
+      cmocka_unit_test(test_fork_while_compile_queued),
+      cmocka_unit_test(test_settings_before_load),
    };
    /* hermetic: a cache directory of the test's own, removed at the end */
    snprintf(cache_root, sizeof(cache_root), "/tmp/test_hw_usc_native.XXXXXX");
