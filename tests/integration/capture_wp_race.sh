@@ -37,8 +37,8 @@ run() {   # MODE DELAY ARGS...
 
 run lost 500 -n 150 -p 64
 run lost 0 -n 150 -p 64
-run late 500 -n 60 -p 8
+run late 500 -n 150 -p 4
 # the delayed handlers make the submitting thread's collects wait
 [ "$waits" -ge 1 ] || fail "late: no collect waited for a fault handler"
-run late 0 -n 60 -p 8
+run late 0 -n 150 -p 4
 echo "capture_wp_race: ok"
