@@ -334,6 +334,8 @@ cap_finish(void)
             fprintf(stderr, "tessera capture: %s: wp hot pages: %lu reads, %lu recorded; "
                     "mapping collects: %lu, %lu skipped clean\n", cap.trace_path, hreads, hrecs,
                     collects, skips);
+            fprintf(stderr, "tessera capture: %s: wp: %lu waits for a fault handler in progress\n",
+                    cap.trace_path, cap_wp_fault_waits());
             unsigned long umaps, refused, scans, pages;
             int uerr;
             cap_wp_uffd_stats(&umaps, &refused, &scans, &pages, &uerr);

@@ -226,6 +226,13 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
       else if (strcmp(v, "mprotect") != 0)
          return fail(err, errlen, "TESSERA_CAPTURE_WP_TRACK (mprotect|uffd|mixed)", v);
    }
+   if ((v = get("TESSERA_CAPTURE_TEST_WP_FAULT_DELAY_US")) && *v) {
+      const char *e;
+      uint64_t us;
+      if (!parse_u64(v, &e, &us) || *e || us > 100000)
+         return fail(err, errlen, "TESSERA_CAPTURE_TEST_WP_FAULT_DELAY_US (0 to 100000)", v);
+      o->wp_fault_delay_us = (uint32_t)us;
+   }
    if ((v = get("TESSERA_CAPTURE_GPU_MEMORY")) && *v) {
       if (strcmp(v, "full") == 0)
          o->gpu_memory_full = true;

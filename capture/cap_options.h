@@ -78,6 +78,11 @@ struct cap_options {
     * as refused by the kernel */
    bool wp_uffd;
    bool wp_mixed;
+   /* TESSERA_CAPTURE_TEST_WP_FAULT_DELAY_US (tests only; default 0): the
+    * mprotect mechanism's fault handler sleeps this long between giving
+    * write access back and marking the page, as a thread preempted there
+    * would, so tests can race collects against it (capture_wp_race.sh) */
+   uint32_t wp_fault_delay_us;
    uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
    /* TESSERA_CAPTURE_GPU_MEMORY=full|keyframes (default keyframes): record
     * what the GPU wrote before every frame marker and GEM_CLOSE (full), or

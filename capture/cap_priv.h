@@ -98,9 +98,10 @@ struct cap_cpumap {
    uint32_t file_id, handle;
    uint64_t bo_offset;
    _Atomic uint8_t *dirty;       /* one byte per host page */
-   /* Every page is write-protected except those marked dirty (the fault
-    * handler marks a page before unprotecting it) and the hot ones, so
-    * re-arming a mapping without either needs no mprotect (cap_wp_arm). */
+   /* Every page is write-protected except those marked dirty, the hot
+    * ones, and those of a fault handler still between its unprotect and
+    * its mark (`faulting`), so re-arming a mapping without any needs no
+    * mprotect (cap_wp_arm). */
    bool armed;
    /* Hot pages (cap_wp.c): written again soon after they were last
     * collected, left writable and read at every collect instead. Only
@@ -121,6 +122,9 @@ struct cap_cpumap {
     * collect skips its page loop (most of an es2gears submission's
     * mappings, every submission). */
    _Atomic bool any_dirty;
+   /* Fault handlers between giving a page write access and marking it
+    * (cap_wp.c, "Ordering"): collect and arm wait for none first. */
+   atomic_uint faulting;
 };
 
 /* A submission waiting for its out-sync (cap_reaper.c). */
@@ -280,6 +284,9 @@ void cap_wp_hot_stats(unsigned long *hot_reads, unsigned long *hot_records,
                       unsigned long *collects, unsigned long *clean_skips);
 /* CPU time spent in the write-fault handler (only with cap.stats). */
 uint64_t cap_wp_fault_cpu_ns(void);
+/* Collects and arms that waited for a fault handler between its two steps
+ * (cap_wp.c, "Ordering"). */
+unsigned long cap_wp_fault_waits(void);
 /* The userfaultfd mechanism: mappings tracked by it, mappings it refused
  * (tracked by mprotect instead), PAGEMAP_SCAN calls and pages they found
  * written; *open_err is 0 if it is available, else the errno of opening

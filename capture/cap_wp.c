@@ -37,6 +37,46 @@
  * half-done result; cap_wp_cool() protects them before the first
  * submission that binds the object writable.
  *
+ * Ordering (mprotect mechanism). The fault handler runs on the writing
+ * thread, collect and arm (under cap.lock) on a submitting one; a page's
+ * state is its protection and its dirty mark, and neither side can change
+ * both at once. The rule: a page is writable only while it is marked
+ * dirty, or hot (under cap.lock, never protected behind collect's back),
+ * or a handler that made it writable has not marked it yet and is counted
+ * in m->faulting. Hence:
+ *  - the handler gives write access first, then marks the page, then sets
+ *    any_dirty, and only then returns to the faulting write. Marking first
+ *    loses writes: a collect between the mark and the unprotect clears the
+ *    mark, protects the page and reads it, then the handler unprotects it
+ *    and the write (and every later one) lands on a writable page nobody
+ *    will read. Unprotecting first, a collect between the two steps either
+ *    sees the page clean and leaves it writable (it is marked just after,
+ *    collected next time: the faulting write has not happened yet) or sees
+ *    an older mark and protects it again (the write faults again);
+ *  - collect and arm clear a mark, then protect, then read: a write
+ *    between the clear and the protection lands before the read; one after
+ *    it faults and marks the page again;
+ *  - collect and arm first wait until no handler of the mapping is
+ *    between its two steps (m->faulting). Without that, another thread's
+ *    write landing on the page the handler just unprotected (no fault of
+ *    its own), followed by a submission ordered after it by the program,
+ *    would find the page unmarked: recorded only at a later submission,
+ *    and the replay of this one reads the older contents. Handlers never
+ *    wait (they take no lock), and the wait is bounded (FAULT_WAIT_NS) in
+ *    case a collect ever runs in a signal handler that interrupted one on
+ *    its own thread;
+ *  - any_dirty is set after the page's mark and cleared by collect before
+ *    it looks at the marks (mark_written and cap_wp_cool, under cap.lock,
+ *    likewise): a collect that skips a mapping as clean has no page marked
+ *    behind it;
+ *  - hot pages are only changed under cap.lock: cap_wp_cool marks them
+ *    dirty (they are writable) for the next collect to protect and read;
+ *    collect protects an idle one, then hashes it again to catch a write
+ *    between its read and the protection; a later write faults as usual.
+ *  - userfaultfd mappings: PAGEMAP_SCAN reports and protects written pages
+ *    in one step in the kernel; mark_written marks them for collect, all
+ *    under cap.lock.
+ *
  * Limits of the mprotect mechanism (docs/capture.md): a program that
  * mprotect()s these mappings itself, or lets a system call write into them
  * (read(2) into a mapped object gets EFAULT while the page is protected)
@@ -44,11 +84,13 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture/cap_priv.h"
@@ -56,6 +98,9 @@
 
 #define HOT_WINDOW 64u
 #define HOT_IDLE 32u
+/* Longest wait of a collect for the fault handlers in progress on a
+ * mapping ("Ordering"); they take microseconds unless preempted */
+#define FAULT_WAIT_NS 1000000000ull
 
 static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
 /* One past the highest slot ever used: the scans below (per object at every
@@ -65,6 +110,8 @@ static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
 static _Atomic unsigned maps_end;
 /* Counts for TESSERA_CAPTURE_STATS (cap_wp_stats) */
 static atomic_ulong n_faults, n_protects, n_maps;
+/* collects and arms that waited for a fault handler ("Ordering") */
+static atomic_ulong n_fault_waits;
 /* under cap.lock */
 static unsigned long n_hot_reads, n_hot_records, n_collects, n_clean_skips;
 /* CPU time in the fault handler (with TESSERA_CAPTURE_STATS; the signal's
@@ -72,6 +119,9 @@ static unsigned long n_hot_reads, n_hot_records, n_collects, n_clean_skips;
 static _Atomic uint64_t fault_ns;
 static size_t host_page;
 static bool wp_on;
+/* TESSERA_CAPTURE_TEST_WP_FAULT_DELAY_US (tests): the handler's sleep
+ * between its two steps; 0 (one load and a branch) otherwise */
+static struct timespec fault_delay;
 /* The userfaultfd mechanism (cap_uffd.h), per process, if
  * TESSERA_CAPTURE_WP_TRACK=uffd; uf_err is why it is closed (ENOTSUP: not
  * asked for), uf_reopen set in a forked child. */
@@ -97,10 +147,15 @@ cap_wp_fault(const siginfo_t *si)
       size_t pg = (a - m->addr) / host_page;
       int saved = errno;
       uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;   /* async-signal-safe */
+      atomic_fetch_add(&n_faults, 1);
+      /* writable first, then marked ("Ordering"); counted in between */
+      atomic_fetch_add(&m->faulting, 1);
+      mprotect((void *)(m->addr + pg * host_page), host_page, m->prot);
+      if (fault_delay.tv_nsec)
+         nanosleep(&fault_delay, NULL);   /* async-signal-safe */
       atomic_store(&m->dirty[pg], 1);
       atomic_store(&m->any_dirty, true);   /* after the page: collect's order */
-      atomic_fetch_add(&n_faults, 1);
-      mprotect((void *)(m->addr + pg * host_page), host_page, m->prot);
+      atomic_fetch_sub(&m->faulting, 1);
       if (cap.stats)
          atomic_fetch_add(&fault_ns, cap_thread_cpu_ns() - c0);
       errno = saved;
@@ -116,6 +171,7 @@ cap_wp_init(bool own_segv)
       return false;   /* e.g. a sanitizer keeps SIGSEGV to itself */
    host_page = (size_t)sysconf(_SC_PAGESIZE);
    wp_on = true;
+   fault_delay.tv_nsec = (long)cap.opt.wp_fault_delay_us * 1000;
    if (cap.opt.wp_uffd)
       uf_err = -cap_uffd_open(&uf);
    return true;
@@ -181,7 +237,7 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    }
    *m = (struct cap_cpumap){ (uintptr_t)addr, pages * host_page, prot, f->id, bo->handle,
                              bo_offset, dirty, false, 0, last_dirty, hot, hot_hash, 0,
-                             by_uffd, false };
+                             by_uffd, false, 0 };
    if (atomic_load(&maps_end) <= slot)
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
    atomic_store(&maps[slot], m);
@@ -368,6 +424,19 @@ cap_wp_scan(void)
    }
 }
 
+/* Waits until no fault handler of m is between its unprotect and its mark
+ * ("Ordering"), at most FAULT_WAIT_NS. */
+static void
+wait_faults(struct cap_cpumap *m)
+{
+   if (!atomic_load(&m->faulting))
+      return;
+   atomic_fetch_add(&n_fault_waits, 1);
+   uint64_t t0 = cap_now_ns();
+   while (atomic_load(&m->faulting) && cap_now_ns() - t0 < FAULT_WAIT_NS)
+      sched_yield();
+}
+
 /* What collect does with one page. */
 enum { PG_SKIP, PG_PROTECT, PG_READ };
 
@@ -401,6 +470,7 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
       size_t pages = m->len / host_page;
       m->collects++;
       n_collects++;
+      wait_faults(m);
       /* Nothing written since the last collect and no hot page: every
        * page is still protected and clean, nothing to look at. Cleared
        * before the pages are looked at: a fault from now on sets it again
@@ -528,6 +598,7 @@ cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
          uffd_to_mprotect(m);
       }
       size_t pages = m->len / host_page;
+      wait_faults(m);
       bool any = !m->armed || m->nhot;
       for (size_t p = 0; p < pages; p++)
          if (atomic_exchange(&m->dirty[p], 0))
@@ -548,6 +619,12 @@ cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
       atomic_fetch_add(&n_protects, 1);
       m->armed = mprotect((void *)m->addr, m->len, m->prot & ~PROT_WRITE) == 0;
    }
+}
+
+unsigned long
+cap_wp_fault_waits(void)
+{
+   return atomic_load(&n_fault_waits);
 }
 
 uint64_t

@@ -21,7 +21,7 @@ test_capture_LDLIBS := -lcmocka
 
 # Test programs run under capture (tests/integration/capture_*.sh, bench).
 CAPTURE_PROG_LIBS := testuapi agxisa cmdstream
-PROGS += capture_scene capture_mt capture_fork
+PROGS += capture_scene capture_mt capture_fork capture_wprace
 capture_scene_SRCS := tests/capture/capture_scene.c
 capture_scene_LIBS := $(CAPTURE_PROG_LIBS)
 capture_scene_LDLIBS := -ldrm
@@ -31,6 +31,9 @@ capture_mt_LDLIBS := -ldrm
 capture_fork_SRCS := tests/capture/capture_fork.c
 capture_fork_LIBS := $(CAPTURE_PROG_LIBS)
 capture_fork_LDLIBS := -ldrm
+capture_wprace_SRCS := tests/capture/capture_wprace.c
+capture_wprace_LIBS := $(CAPTURE_PROG_LIBS)
+capture_wprace_LDLIBS := -ldrm -lpthread
 
 PROGS += capture_overhead
 capture_overhead_SRCS := bench/capture_overhead.c

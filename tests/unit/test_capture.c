@@ -111,6 +111,14 @@ test_options(void **state)
    const char *const bad_track[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_WP_TRACK",
                                      "sigsegv", NULL };
    assert_int_equal(parse(bad_track, &o, err), -EINVAL);
+   assert_int_equal(o.wp_fault_delay_us, 0);   /* default: no delay */
+   const char *const delay[] = { "TESSERA_CAPTURE_FILE", "a",
+                                 "TESSERA_CAPTURE_TEST_WP_FAULT_DELAY_US", "500", NULL };
+   assert_int_equal(parse(delay, &o, err), 0);
+   assert_int_equal(o.wp_fault_delay_us, 500);
+   const char *const bad_delay[] = { "TESSERA_CAPTURE_FILE", "a",
+                                     "TESSERA_CAPTURE_TEST_WP_FAULT_DELAY_US", "5s", NULL };
+   assert_int_equal(parse(bad_delay, &o, err), -EINVAL);
    const char *const bad_sig[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_SIGNAL",
                                    "KILL", NULL };
    assert_int_equal(parse(bad_sig, &o, err), -EINVAL);
