@@ -392,6 +392,10 @@ wait_queues_idle(struct cap_file *f)
       }
    }
    f->gpu_busy = !idle;
+   /* the layer's own wait says these are done: record them now, at the
+    * time it learned it (the program may not wait for them) */
+   if (idle)
+      cap_reaper_poll_after_wait(f);
    cap.gpu_wait_ns += cap_now_ns() - t0;
    cap.gpu_waits++;
    return idle;
