@@ -126,7 +126,7 @@ struct cap_cpumap {
 /* A submission waiting for its out-sync (cap_reaper.c). */
 struct cap_pending {
    struct cap_file *file;
-   uint32_t seq;
+   uint32_t seq, queue_id;
    uint64_t pushed_ns;           /* cap_now_ns() at cap_reaper_push */
    struct drm_asahi_sync sync;
    unsigned nts;

@@ -95,13 +95,22 @@ wait_slice(int fd, const struct drm_asahi_sync *s)
  * that returned, and at the reaper's periodic poll. What has not
  * signalled stays (or, at close, is dropped). */
 static void
-poll_pending(struct cap_file *f, uint32_t handle, bool even_busy)
+poll_pending(struct cap_file *f, uint32_t handle, bool even_busy, bool in_order)
 {
+   /* in_order: a queue's work completes in submission order, so after
+    * one of a queue's submissions is found busy its later ones are not
+    * asked (the reaper's periodic poll: one ioctl per busy queue, not one
+    * per pending submission of a GPU that runs behind) */
+   struct { struct cap_file *f; uint32_t q; } busy[16];
+   unsigned nbusy = 0;
    struct cap_pending **pp = &cap.pend_head;
    cap.pend_tail = NULL;
    while (*pp) {
       struct cap_pending *p = *pp;
-      if ((!f || p->file == f) && (!handle || p->sync.handle == handle) &&
+      bool skip = false;
+      for (unsigned i = 0; in_order && i < nbusy && !skip; i++)
+         skip = busy[i].f == p->file && busy[i].q == p->queue_id;
+      if (!skip && (!f || p->file == f) && (!handle || p->sync.handle == handle) &&
           (even_busy || (int)cap.reaper_busy_fd != p->file->any_fd)) {
          int64_t now = (int64_t)cap_now_ns();
          uint32_t h = p->sync.handle;
@@ -123,6 +132,8 @@ poll_pending(struct cap_file *f, uint32_t handle, bool even_busy)
             free(p);
             continue;
          }
+         if (in_order && nbusy < 16)
+            busy[nbusy++] = (__typeof__(busy[0])){ p->file, p->queue_id };
       }
       cap.pend_tail = p;
       pp = &p->next;
@@ -132,7 +143,7 @@ poll_pending(struct cap_file *f, uint32_t handle, bool even_busy)
 void
 cap_reaper_poll(struct cap_file *f, uint32_t handle)
 {
-   poll_pending(f, handle, false);
+   poll_pending(f, handle, false, false);
 }
 
 /* The reaper, back from its slice, finds its entry gone from the head and
@@ -140,7 +151,7 @@ cap_reaper_poll(struct cap_file *f, uint32_t handle)
 void
 cap_reaper_poll_after_wait(struct cap_file *f)
 {
-   poll_pending(f, 0, true);
+   poll_pending(f, 0, true, false);
 }
 
 static void
@@ -213,7 +224,7 @@ reaper_main(void *arg)
       if (!cap.reaper_stop) {
          uint64_t now = cap_now_ns(), due = p->pushed_ns + CAP_REAP_DEFER_NS;
          if (now >= due) {
-            poll_pending(NULL, 0, true);
+            poll_pending(NULL, 0, true, true);
             cap.reaper_polls++;
             due = now + CAP_REAP_DEFER_NS;
          }

@@ -805,6 +805,7 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
             if (p) {
                p->file = f;
                p->seq = seq;
+               p->queue_id = s.queue_id;
                p->sync = syncs[s.in_sync_count];
                p->nts = nts < 0 ? 0 : nts > 16 ? 16 : (unsigned)nts;
                memcpy(p->ts, ts, p->nts * sizeof(ts[0]));
