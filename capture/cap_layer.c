@@ -267,7 +267,8 @@ atfork_child(void)
    cap.submits = cap.frames = cap.frame_submits = 0;
    cap.active = false;
    cap.next_file_id = 0;
-   cap.reaper_started = cap.reaper_stop = false;
+   cap.reaper_started = cap.reaper_stop = cap.reaper_idle = false;
+   cap.reaper_wakes = cap.reaper_polls = 0;
    cap.pend_head = cap.pend_tail = NULL;
    cap.reaper_busy_fd = -1;
    cap.hook_installed = false;
