@@ -267,7 +267,8 @@ atfork_child(void)
    cap.submits = cap.frames = cap.frame_submits = 0;
    cap.active = false;
    cap.next_file_id = 0;
-   cap.reaper_started = cap.reaper_stop = false;
+   cap.reaper_started = cap.reaper_stop = cap.reaper_idle = false;
+   cap.reaper_wakes = cap.reaper_polls = 0;
    cap.pend_head = cap.pend_tail = NULL;
    cap.reaper_busy_fd = -1;
    cap.hook_installed = false;
@@ -320,9 +321,10 @@ cap_finish(void)
                  (double)cap.reread_ns / 1e6, (unsigned long long)(cap.reread_bytes >> 20),
                  (double)cap.shader_ns / 1e6, (unsigned long long)cap.shader_scans);
          fprintf(stderr, "tessera capture: %s: CPU: layer %.3f ms on the program's threads, "
-                 "writer %.3f ms, reaper %.3f ms; GPU waits: %.3f ms (%llu)\n",
+                 "writer %.3f ms, reaper %.3f ms (%llu wake-ups, %llu polls); GPU waits: %.3f ms (%llu)\n",
                  cap.trace_path, (double)(cap.layer_cpu_ns + cap_wp_fault_cpu_ns()) / 1e6,
                  (double)st.thread_cpu_ns / 1e6, (double)cap.reaper_cpu_ns / 1e6,
+                 (unsigned long long)cap.reaper_wakes, (unsigned long long)cap.reaper_polls,
                  (double)cap.gpu_wait_ns / 1e6, (unsigned long long)cap.gpu_waits);
          if (cap.opt.mem == CAP_MEM_WP) {
             unsigned long faults, protects, maps;

@@ -130,7 +130,8 @@ struct cap_cpumap {
 /* A submission waiting for its out-sync (cap_reaper.c). */
 struct cap_pending {
    struct cap_file *file;
-   uint32_t seq;
+   uint32_t seq, queue_id;
+   uint64_t pushed_ns;           /* cap_now_ns() at cap_reaper_push */
    struct drm_asahi_sync sync;
    unsigned nts;
    struct cap_ts_ref ts[16];
@@ -175,6 +176,9 @@ struct cap_state {
    bool reaper_started, reaper_stop;
    struct cap_pending *pend_head, *pend_tail;
    int reaper_busy_fd;
+   uint64_t reaper_wakes;        /* times the reaper thread woke up (statistics) */
+   uint64_t reaper_polls;        /* ... of them that polled the pending fences */
+   bool reaper_idle;             /* asleep until a push (nothing was pending) */
    /* job hook */
    bool hook_installed;
    /* statistics (TESSERA_CAPTURE_STATS) */
@@ -230,6 +234,15 @@ bool cap_reread_gpu_written(struct cap_file *f, struct cap_bo *bo);
 void cap_open_writer(void);
 
 /* cap_reaper.c */
+/* The reaper's period: while submissions are pending it polls their
+ * fences (without blocking) this long after the oldest was pushed and then
+ * every period, leaving the rest to the program's own waits and polls
+ * (recorded in the ioctl interposer, cap_reaper_poll_after_wait). So a
+ * completion nobody waits for is recorded at most about this late. */
+#define CAP_REAP_DEFER_NS 50000000ull
+/* Queues p; wakes the reaper only if it sleeps until a push (nothing was
+ * pending for a whole period), so a steadily submitting program costs no
+ * thread switch per submission. */
 void cap_reaper_push(struct cap_pending *p);
 void cap_reaper_forget_file(struct cap_file *f);
 void cap_reaper_poll(struct cap_file *f, uint32_t handle);

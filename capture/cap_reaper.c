@@ -2,11 +2,13 @@
 /*
  * Completions and firmware jobs.
  *
- * The reaper thread waits on each recorded submission's first out-sync
- * (the program's own syncobj, waited through a second, read-only wait) and
- * then records the completion time and the GPU timestamps the firmware
- * wrote. It waits in short slices so that a close() of the fd it uses is
- * delayed by at most one slice.
+ * A completion (time and the GPU timestamps the firmware wrote) is
+ * recorded when the program's own wait or poll of a syncobj returns
+ * (cap_reaper_poll_after_wait, every signalled pending submission of the
+ * file), or by the reaper thread, which polls the pending submissions'
+ * first out-syncs (the program's own syncobjs, through a second,
+ * read-only wait) every CAP_REAP_DEFER_NS while there are any, and waits
+ * for them at exit (reaper_main).
  *
  * Firmware jobs come from the in-process kernel's job hook, which the shim
  * exports as tessera_shim_set_job_hook(); on real hardware there is none
@@ -87,19 +89,29 @@ wait_slice(int fd, const struct drm_asahi_sync *s)
 }
 
 /* Under cap.lock, without blocking: records the completions of `f`'s
- * pending submissions signalling `handle` (all of them if handle is 0)
- * that have signalled, before the program destroys, resets or reuses the
- * syncobj or closes the file. What has not signalled stays (or, at close,
- * is dropped). */
+ * (every file's if f is NULL) pending submissions signalling `handle`
+ * (all of them if handle is 0) that have signalled, before the program
+ * destroys, resets or reuses the syncobj or closes the file, after a wait
+ * that returned, and at the reaper's periodic poll. What has not
+ * signalled stays (or, at close, is dropped). */
 static void
-poll_pending(struct cap_file *f, uint32_t handle, bool even_busy)
+poll_pending(struct cap_file *f, uint32_t handle, bool even_busy, bool in_order)
 {
+   /* in_order: a queue's work completes in submission order, so after
+    * one of a queue's submissions is found busy its later ones are not
+    * asked (the reaper's periodic poll: one ioctl per busy queue, not one
+    * per pending submission of a GPU that runs behind) */
+   struct { struct cap_file *f; uint32_t q; } busy[16];
+   unsigned nbusy = 0;
    struct cap_pending **pp = &cap.pend_head;
    cap.pend_tail = NULL;
    while (*pp) {
       struct cap_pending *p = *pp;
-      if (p->file == f && (!handle || p->sync.handle == handle) &&
-          (even_busy || (int)cap.reaper_busy_fd != f->any_fd)) {
+      bool skip = false;
+      for (unsigned i = 0; in_order && i < nbusy && !skip; i++)
+         skip = busy[i].f == p->file && busy[i].q == p->queue_id;
+      if (!skip && (!f || p->file == f) && (!handle || p->sync.handle == handle) &&
+          (even_busy || (int)cap.reaper_busy_fd != p->file->any_fd)) {
          int64_t now = (int64_t)cap_now_ns();
          uint32_t h = p->sync.handle;
          uint64_t pt = p->sync.timeline_value;
@@ -108,11 +120,11 @@ poll_pending(struct cap_file *f, uint32_t handle, bool even_busy)
             struct drm_syncobj_timeline_wait w = { .handles = (uintptr_t)&h,
                                                    .points = (uintptr_t)&pt,
                                                    .timeout_nsec = now, .count_handles = 1 };
-            r = cap_real.ioctl(f->any_fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+            r = cap_real.ioctl(p->file->any_fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
          } else {
             struct drm_syncobj_wait w = { .handles = (uintptr_t)&h, .timeout_nsec = now,
                                           .count_handles = 1 };
-            r = cap_real.ioctl(f->any_fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
+            r = cap_real.ioctl(p->file->any_fd, DRM_IOCTL_SYNCOBJ_WAIT, &w);
          }
          if (r == 0) {
             record_completion(p);
@@ -120,6 +132,8 @@ poll_pending(struct cap_file *f, uint32_t handle, bool even_busy)
             free(p);
             continue;
          }
+         if (in_order && nbusy < 16)
+            busy[nbusy++] = (__typeof__(busy[0])){ p->file, p->queue_id };
       }
       cap.pend_tail = p;
       pp = &p->next;
@@ -129,7 +143,7 @@ poll_pending(struct cap_file *f, uint32_t handle, bool even_busy)
 void
 cap_reaper_poll(struct cap_file *f, uint32_t handle)
 {
-   poll_pending(f, handle, false);
+   poll_pending(f, handle, false, false);
 }
 
 /* The reaper, back from its slice, finds its entry gone from the head and
@@ -137,7 +151,7 @@ cap_reaper_poll(struct cap_file *f, uint32_t handle)
 void
 cap_reaper_poll_after_wait(struct cap_file *f)
 {
-   poll_pending(f, 0, true);
+   poll_pending(f, 0, true, false);
 }
 
 static void
@@ -150,6 +164,42 @@ pop_head(void)
    free(p);
 }
 
+/* Sleeps on cap.cond (cap.lock held) for at most ns, or until woken if
+ * ns is 0. */
+static void
+sleep_locked(uint64_t ns)
+{
+   if (!ns) {
+      cap.reaper_idle = true;
+      pthread_cond_wait(&cap.cond, &cap.lock);
+      cap.reaper_idle = false;
+   } else {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ns += (uint64_t)ts.tv_nsec;
+      ts.tv_sec += (time_t)(ns / 1000000000ull);
+      ts.tv_nsec = (long)(ns % 1000000000ull);
+      pthread_cond_timedwait(&cap.cond, &cap.lock, &ts);
+   }
+   cap.reaper_wakes++;
+}
+
+/* Completions are left to the program's thread first: a program learns
+ * that its work is done by waiting on or polling the syncobj, through the
+ * ioctl interposer, which then records every signalled completion of the
+ * file (cap_reaper_poll_after_wait) -- the GPU timestamps must be read
+ * before the program reuses their slots anyway. While the program runs,
+ * the thread does not wait on fences: it wakes every CAP_REAP_DEFER_NS
+ * while submissions are pending, records those that have signalled
+ * (without blocking) and sleeps again; with nothing pending for a whole
+ * period it sleeps until the next push. Only at exit does it block in
+ * the fence waits (in slices, so that a close() of the fd it uses is
+ * delayed by at most one). It used to be woken at every push and to block
+ * in the fence wait at once: two thread switches per submission
+ * (es2gears: 237 for 120), most of them for completions the program's own
+ * poll records anyway. The price: a completion nobody waits for is
+ * recorded up to CAP_REAP_DEFER_NS (plus scheduling delay) after the GPU
+ * finished it, not at once. */
 static void *
 reaper_main(void *arg)
 {
@@ -158,22 +208,29 @@ reaper_main(void *arg)
    pthread_setname_np(pthread_self(), "tessera-reaper");
    pthread_mutex_lock(&cap.lock);
    uint64_t stop_since = 0;
+   bool was_empty = false;
    for (;;) {
       cap_hook_drain_locked();
       if (!cap.pend_head) {
          if (cap.reaper_stop)
             break;
-         struct timespec ts;
-         clock_gettime(CLOCK_REALTIME, &ts);
-         ts.tv_nsec += 50000000;
-         if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-         }
-         pthread_cond_timedwait(&cap.cond, &cap.lock, &ts);
+         /* one period with nothing pending: sleep until a push */
+         sleep_locked(was_empty ? 0 : CAP_REAP_DEFER_NS);
+         was_empty = true;
          continue;
       }
+      was_empty = false;
       struct cap_pending *p = cap.pend_head;
+      if (!cap.reaper_stop) {
+         uint64_t now = cap_now_ns(), due = p->pushed_ns + CAP_REAP_DEFER_NS;
+         if (now >= due) {
+            poll_pending(NULL, 0, true, true);
+            cap.reaper_polls++;
+            due = now + CAP_REAP_DEFER_NS;
+         }
+         sleep_locked(due - now);
+         continue;
+      }
       int fd = p->file->any_fd;
       cap.reaper_busy_fd = fd;
       pthread_mutex_unlock(&cap.lock);
@@ -188,12 +245,10 @@ reaper_main(void *arg)
          pop_head();
       } else if (r == -ETIME || r == -EINTR) {
          /* at exit, give outstanding work two seconds */
-         if (cap.reaper_stop) {
-            if (!stop_since)
-               stop_since = cap_now_ns();
-            else if (cap_now_ns() - stop_since > 2000000000ull)
-               pop_head();
-         }
+         if (!stop_since)
+            stop_since = cap_now_ns();
+         else if (cap_now_ns() - stop_since > 2000000000ull)
+            pop_head();
       } else {
          pop_head();   /* syncobj gone or replaced: no completion known */
       }
@@ -218,12 +273,17 @@ cap_reaper_push(struct cap_pending *p)
       }
       cap.reaper_started = true;
    }
+   p->pushed_ns = cap_now_ns();
    if (cap.pend_tail)
       cap.pend_tail->next = p;
    else
       cap.pend_head = p;
    cap.pend_tail = p;
-   pthread_cond_broadcast(&cap.cond);
+   /* The reaper is woken only from its idle sleep; otherwise it looks at
+    * the list at its next period (a wake-up per push was a thread switch
+    * per submission). */
+   if (cap.reaper_idle)
+      pthread_cond_broadcast(&cap.cond);
 }
 
 void

@@ -392,6 +392,10 @@ wait_queues_idle(struct cap_file *f)
       }
    }
    f->gpu_busy = !idle;
+   /* the layer's own wait says these are done: record them now, at the
+    * time it learned it (the program may not wait for them) */
+   if (idle)
+      cap_reaper_poll_after_wait(f);
    cap.gpu_wait_ns += cap_now_ns() - t0;
    cap.gpu_waits++;
    return idle;
@@ -801,6 +805,7 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
             if (p) {
                p->file = f;
                p->seq = seq;
+               p->queue_id = s.queue_id;
                p->sync = syncs[s.in_sync_count];
                p->nts = nts < 0 ? 0 : nts > 16 ? 16 : (unsigned)nts;
                memcpy(p->ts, ts, p->nts * sizeof(ts[0]));
