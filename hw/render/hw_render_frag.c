@@ -566,6 +566,42 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
     * the registers, so reading every S first gives the same registers.
     * The per-lane loop below stays the reference (and raises the error
     * of an access past the sample). */
+   /* A whole group of whole 8-bit pixels -- every lane live, its pixel
+    * inside the tile, one sample, the four components of u8norm (or
+    * srgba8) inside the sample, sample 0 selected (and, storing,
+    * covered) in every lane: what Mesa asahi's blending and colour
+    * writes do on most groups. The lanes' pixels are then two rows of 16
+    * at a fixed offset from the group's first, and each pixel moves as
+    * one 32-bit word converted straight from / into the register rows
+    * (hw_tex_tile_store_px8 / load_px8), with no per-lane gather or
+    * per-component pass. The gathered path below and the per-lane loop
+    * give the same bytes and registers (test_frag_fast_paths_exact). */
+   if (!hw_render_frag_reference && exec == 0xffffffffu && fp->samples == 1 &&
+       (F == HW_TEX_MEM_U8NORM || F == HW_TEX_MEM_SRGBA8) && mask == 0xf &&
+       (size_t)O + 4 <= fp->ss) {
+      unsigned bx = r->gx - r->t->x0, by = r->gy - r->t->y0;
+      uint32_t all = 1;
+      if (S->type == AGX_OPERAND_IMM)
+         all &= (uint32_t)S->imm;
+      else
+         for (unsigned l = 0; l < 32; l++)
+            all &= srow[l] >> ssh;
+      if (!load)
+         for (unsigned l = 0; l < 32; l++)
+            all &= r->cov[l];
+      if ((all & 1) && bx <= fp->uw && fp->uw - bx >= GROUP_W && by <= fp->uh &&
+          fp->uh - by >= GROUP_H) {
+         /* (locals: the stores to loff could alias *fp otherwise) */
+         uint32_t loff[32], ss = fp->ss, rs = fp->uw * ss;
+         for (unsigned l = 0; l < 32; l++)
+            loff[l] = quad_dy(l) * rs + quad_dx(l) * ss;
+         uint8_t *g = r->t->tb + (size_t)sidx(fp, bx, by, 0) * fp->ss + O;
+         bool done = load ? hw_tex_tile_load_px8(F, g, loff, row, sh, 32, r16)
+                          : hw_tex_tile_store_px8(F, g, loff, row, sh, 32, r16);
+         if (done)
+            return HW_USC_OK;
+      }
+   }
    bool fast = !hw_render_frag_reference;
    for (unsigned c = 0; c < 4; c++)
       if (mask >> c & 1 && oob[c])

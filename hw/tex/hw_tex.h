@@ -323,6 +323,24 @@ uint32_t hw_tex_tile_load_comp(unsigned fmt, unsigned comp, const uint8_t *src, 
 void hw_tex_tile_load_comps(unsigned fmt, unsigned comp, const uint8_t *base, const size_t *off,
                             uint32_t *reg, unsigned n, bool r16);
 
+/*
+ * Whole pixels of the 4 x 8-bit formats (u8norm with all four components
+ * selected, srgba8), the four components at once, straight between
+ * register rows and the pixels: pixel i is the 4 bytes at base + off[i]
+ * (distinct pixels, not overlapping), component k its register value
+ * row[k][i] (r16: bits sh[k]..sh[k]+15 of that word, the other half of
+ * the word kept by loads). Stores then write one 32-bit word per pixel
+ * and loads read one, instead of a pass over the pixels per component.
+ * The same bytes and registers as hw_tex_tile_store_comp /
+ * hw_tex_tile_load_comp per component in order (rows may alias, as the
+ * two halves of one register do). False, doing nothing, for any other
+ * format.
+ */
+bool hw_tex_tile_store_px8(unsigned fmt, uint8_t *base, const uint32_t *off,
+                           uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16);
+bool hw_tex_tile_load_px8(unsigned fmt, const uint8_t *base, const uint32_t *off,
+                          uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16);
+
 /* ---- instructions ------------------------------------------------------ */
 
 /*

@@ -265,3 +265,104 @@ hw_tex_tile_load_comps(unsigned f, unsigned comp, const uint8_t *base, const siz
    for (unsigned i = 0; i < n; i++)
       reg[i] = hw_tex_tile_load_comp(f, comp, base + off[i], r16);
 }
+
+/* srgba8's colour bytes from a 16-bit register, as unorm8_from_f16 (its
+ * alpha is plain u8norm): saves a powf per value. */
+static uint8_t srgb8_from_f16[65536];
+static pthread_once_t srgb8_once = PTHREAD_ONCE_INIT;
+
+static void
+srgb8_init(void)
+{
+   for (uint32_t h = 0; h < 65536; h++) {
+      uint8_t px[4] = { 0 };
+      hw_tex_tile_store_comp(10, 0, px, h, true);
+      srgb8_from_f16[h] = px[0];
+   }
+}
+
+/* hw_tex_tile_store_comp's u8norm byte of a 32-bit register */
+static inline uint32_t
+unorm8_from_f32(uint32_t reg)
+{
+   return (uint8_t)rint_small(hw_tex_clampf(tessera_uif(reg), 0, 1) * 255.0f);
+}
+
+bool
+hw_tex_tile_store_px8(unsigned f, uint8_t *base, const uint32_t *off,
+                      uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16)
+{
+   if (f != 4 && f != 10)
+      return false;
+   if (r16) {
+      pthread_once(&unorm8_once, unorm8_init);
+      const uint8_t *colour = unorm8_from_f16;
+      if (f == 10) {
+         pthread_once(&srgb8_once, srgb8_init);
+         colour = srgb8_from_f16;
+      }
+      for (unsigned i = 0; i < n; i++) {
+         uint32_t w = (uint32_t)colour[(row[0][i] >> sh[0]) & 0xffff] |
+                      (uint32_t)colour[(row[1][i] >> sh[1]) & 0xffff] << 8 |
+                      (uint32_t)colour[(row[2][i] >> sh[2]) & 0xffff] << 16 |
+                      (uint32_t)unorm8_from_f16[(row[3][i] >> sh[3]) & 0xffff] << 24;
+         memcpy(base + off[i], &w, 4);
+      }
+      return true;
+   }
+   if (f == 10) {
+      /* the sRGB encode per value (powf): the per-value codec */
+      for (unsigned i = 0; i < n; i++)
+         for (unsigned k = 0; k < 4; k++)
+            hw_tex_tile_store_comp(10, k, base + off[i], row[k][i], false);
+      return true;
+   }
+   /* u8norm from 32-bit floats: hw_tex_tile_store_comp's conversion,
+    * the components unrolled (constant shifts, four independent
+    * conversions per pixel) */
+   for (unsigned i = 0; i < n; i++) {
+      uint32_t w = unorm8_from_f32(row[0][i]) | unorm8_from_f32(row[1][i]) << 8 |
+                   unorm8_from_f32(row[2][i]) << 16 | unorm8_from_f32(row[3][i]) << 24;
+      memcpy(base + off[i], &w, 4);
+   }
+   return true;
+}
+
+bool
+hw_tex_tile_load_px8(unsigned f, const uint8_t *base, const uint32_t *off,
+                     uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16)
+{
+   if (f != 4 && f != 10)
+      return false;
+   pthread_once(&load8_once, load8_init);
+   /* srgba8's colour decodes through the sRGB table, its alpha (and
+    * every u8norm component) through the plain one */
+   const uint32_t *t[4];
+   for (unsigned k = 0; k < 4; k++)
+      t[k] = load8[f == 10 && k < 3][r16];
+   /* the values first, then the rows written one after the other in
+    * component order (two components may share a register's word) */
+   uint32_t v[4][32];
+   for (unsigned i0 = 0; i0 < n; i0 += 32) {
+      unsigned m = n - i0 < 32 ? n - i0 : 32;
+      for (unsigned i = 0; i < m; i++) {
+         uint32_t w;
+         memcpy(&w, base + off[i0 + i], 4);
+         v[0][i] = t[0][w & 0xff];
+         v[1][i] = t[1][w >> 8 & 0xff];
+         v[2][i] = t[2][w >> 16 & 0xff];
+         v[3][i] = t[3][w >> 24];
+      }
+      for (unsigned k = 0; k < 4; k++) {
+         uint32_t *rw = row[k] + i0;
+         if (r16) {
+            uint32_t hm = 0xffffu << sh[k];
+            for (unsigned i = 0; i < m; i++)
+               rw[i] = (rw[i] & ~hm) | v[k][i] << sh[k];
+         } else {
+            memcpy(rw, v[k], m * 4);
+         }
+      }
+   }
+   return true;
+}

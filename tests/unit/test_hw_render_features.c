@@ -1758,6 +1758,92 @@ render_fast_ref(unsigned samples, bool reference, uint32_t *img, uint64_t *cycle
    scene_teardown(&s);
 }
 
+/*
+ * Whole 8-bit pixels moved by full groups (op_tile's path through
+ * hw_tex_tile_store_px8 / load_px8): each shader runs alone over a target
+ * first filled with interpolated colours (so that loads read varied bytes
+ * and nothing later overwrites what the shader stored), over the whole
+ * target (full groups, and the partial ones at its right edge) and then
+ * over random triangles. Stores: u8norm from 32-bit registers, srgba8
+ * from 16- and 32-bit ones; loads: srgba8 into 16- and 32-bit registers
+ * (dumped as raw bits, every component); and accesses the path must leave
+ * to the gathered one (sample 0 not selected, two components).
+ */
+static const char *const px8_fs[] = {
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\nstop\n",
+   "iter r8l_r8h_r9l_r9h, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r8l_r8h_r9l_r9h, u8norm, 0, xyzw, 0, 255, 0\nstop\n",
+   "iter r8l_r8h_r9l_r9h, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r8l_r8h_r9l_r9h, srgba8, 0, xyzw, 0, 255, 0\nstop\n",
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r4_r5_r6_r7, srgba8, 0, xyzw, 0, 255, 0\nstop\n",
+   "wait_pix 1, 0\n"
+   "ld_tile r12l_r12h_r13l_r13h, srgba8, 0, xyzw, 0, 255, 0\n"
+   "xor r12, r12, r13\n"
+   "st_tile r12, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "wait_pix 1, 0\n"
+   "ld_tile r12_r13_r14_r15, srgba8, 0, xyzw, 0, 255, 0\n"
+   "xor r12, r12, r13\nxor r12, r12, r14\nxor r12, r12, r15\n"
+   "st_tile r12, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "wait_pix 1, 0\n"
+   "ld_tile r12_r13_r14_r15, u8norm, 0, xyzw, 0, 255, 0\n"
+   "xor r12, r12, r13\nxor r12, r12, r14\nxor r12, r12, r15\n"
+   "st_tile r12, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 2, 0\nstop\n",
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "st_tile r4_r5, u8norm, 0, yz, 0, 255, 0\nstop\n",
+};
+
+static void
+render_px8(const char *fs, unsigned samples, bool reference, uint32_t *img,
+           uint64_t *cycles)
+{
+   const unsigned W = 40, H = 20;
+   struct scene s;
+   scene_init(&s, W, H, samples, BLACK, 2, 1 << 20);
+   uint32_t seed = 777;
+   for (unsigned d = 0; d < 8; d++) {
+      struct vtx v[6];
+      unsigned nv = d < 2 ? 6 : 3;
+      float c[4][4];
+      for (unsigned i = 0; i < 4; i++) {
+         for (unsigned k = 0; k < 4; k++) {
+            seed = seed * 1103515245u + 12345u;
+            c[i][k] = (float)(seed >> 8 & 0xffff) / 65535.0f;
+         }
+         seed = seed * 1103515245u + 12345u;
+         float x = (float)(seed >> 8 & 0xffff) / 32768.0f - 1.0f;
+         seed = seed * 1103515245u + 12345u;
+         float y = (float)(seed >> 8 & 0xffff) / 32768.0f - 1.0f;
+         if (i < 3)
+            set_vtx(&v[i], x * 1.3f, y * 1.3f, 0.5f, c[i]);
+      }
+      if (d < 2) {
+         /* the whole target, the corners randomly coloured */
+         set_vtx(&v[0], -1, -1, 0.5f, c[0]);
+         set_vtx(&v[1], 1, -1, 0.5f, c[1]);
+         set_vtx(&v[2], 1, 1, 0.5f, c[2]);
+         v[3] = v[0];
+         v[4] = v[2];
+         set_vtx(&v[5], -1, 1, 0.5f, c[3]);
+      }
+      struct draw_state ds = default_state;
+      ds.pass = AGX_PASS_TYPE_TRANSLUCENT;   /* every draw shaded, in order */
+      ds.fs = d == 0 ? fs_src : fs;
+      emit_state(&s, &ds, vs_src, v, sizeof(v[0]) * nv);
+      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, nv, 1, false);
+   }
+   hw_render_frag_reference = reference;
+   bool ok = run(&s);
+   hw_render_frag_reference = false;
+   assert_true(ok);
+   memcpy(img, s.rt, (size_t)W * H * samples * 4);
+   *cycles = s.stats.fragment_cycles;
+   scene_teardown(&s);
+}
+
 static void
 test_frag_fast_paths_exact(void **state)
 {
@@ -1774,6 +1860,18 @@ test_frag_fast_paths_exact(void **state)
       for (unsigned i = 1; i < n; i++)
          distinct += fast[i] != fast[i - 1];
       assert_true(distinct > n / 4);   /* the draws wrote varied bits */
+      for (unsigned i = 0; i < sizeof(px8_fs) / sizeof(px8_fs[0]); i++) {
+         render_px8(px8_fs[i], samples, false, fast, &cf);
+         render_px8(px8_fs[i], samples, true, ref, &cr);
+         if (count_diff(fast, ref, n))
+            fail_msg("px8 shader %u, %u samples: %u pixels differ", i, samples,
+                     count_diff(fast, ref, n));
+         assert_int_equal(cf, cr);
+         distinct = 0;
+         for (unsigned p = 1; p < n; p++)
+            distinct += fast[p] != fast[p - 1];
+         assert_true(distinct > n / 4);
+      }
    }
 }
 
