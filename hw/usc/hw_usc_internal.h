@@ -137,6 +137,10 @@ struct hw_usc_shader {
     * `native` caches its code here once compiled. */
    struct usc_native *native;
    struct usc_native_share *native_share;
+   /* The instructions it ran while the loader held the plugin's load back
+    * (hw_usc_native_load.c, load_deferred; atomic), handed to the plugin
+    * at its first request after the load. */
+   uint64_t native_unloaded_work;
 };
 
 /*

@@ -3,8 +3,10 @@
  * The loader of the USC native path (hw_usc_native_plugin.h): defines the
  * usc_native_* functions hw_usc_internal.h declares and forwards them to
  * tessera-usc-native.so, loaded the first time a shader asks for native
- * code with the mode not 0.  Programs that never run a shader (tessera
- * --version, dump, the capture launcher) thus never map LLVM.  No plugin,
+ * code with the mode not 0 (with mode 1 and the background compile, once
+ * the shaders have run USC_NATIVE_HOT instructions: load_deferred).
+ * Programs that never run a shader (tessera --version, dump, the capture
+ * launcher) thus never map LLVM.  No plugin,
  * or one of another build: one warning line, and the interpreter runs
  * everything (same results, slower).  No LLVM here.
  */
@@ -22,7 +24,11 @@
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static const struct usc_native_plugin_ops *plugin;   /* atomic; set once */
 static int loaded;                /* atomic: the load was tried */
-static int env_mode = -1;         /* TESSERA_USC_NATIVE is "0": 0, else 1 */
+static int env_mode = -1;         /* TESSERA_USC_NATIVE: 0, 2, else 1 */
+static int env_async = -1;        /* TESSERA_USC_NATIVE_ASYNC is "0": 0, else 1 */
+/* The SIMD-group instructions all shaders ran while the load was held
+ * back (load_deferred); atomic. */
+static uint64_t unloaded_work;
 
 /* The settings (usc_native_set_*): each is stored here and forwarded to
  * the plugin if it is loaded, and load() hands the stored ones to the
@@ -34,7 +40,7 @@ static pthread_mutex_t settings_lock = PTHREAD_MUTEX_INITIALIZER;
 static int set_mode_value = -1;   /* usc_native_set_mode's, -1: none (atomic) */
 static bool cache_dir_set;        /* usc_native_set_cache_dir was called */
 static char *cache_dir_value;     /* its directory (NULL: no cache) */
-static int async_value = -1;      /* usc_native_set_async's, -1: none */
+static int async_value = -1;      /* usc_native_set_async's, -1: none (atomic) */
 
 /* The directory of the object this loader is linked into (the program,
  * the shim, a test), into dir[size]; false if unknown. */
@@ -141,22 +147,58 @@ plugin_get(void)
    return __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
 }
 
-/* Whether the mode (set_mode, else TESSERA_USC_NATIVE) is 0: then nothing
- * is loaded.  Any other value, invalid ones included, loads the plugin,
- * which parses it (and warns about an invalid one). */
-static bool
-mode_off(void)
+/* The mode (set_mode, else TESSERA_USC_NATIVE) as far as the loader
+ * cares: 0 (nothing is loaded), 2, else 1.  Invalid values count as the
+ * default, 1: the plugin parses them (and warns about them). */
+static int
+mode_get(void)
 {
    int m = __atomic_load_n(&set_mode_value, __ATOMIC_ACQUIRE);
    if (m >= 0)
-      return m == 0;
+      return m == 0 || m == 2 ? m : 1;
    int e = __atomic_load_n(&env_mode, __ATOMIC_RELAXED);
    if (e < 0) {   /* racing threads compute the same */
       const char *v = getenv("TESSERA_USC_NATIVE");
-      e = v && !strcmp(v, "0") ? 0 : 1;
+      e = v && !strcmp(v, "0") ? 0 : v && !strcmp(v, "2") ? 2 : HW_USC_NATIVE_DEFAULT;
       __atomic_store_n(&env_mode, e, __ATOMIC_RELAXED);
    }
-   return e == 0;
+   return e;
+}
+
+/* Whether the load waits for work (docs/usc.md "Linking: a plugin"):
+ * with mode 1 and the background compile on, no shader can be hot (its
+ * entry's USC_NATIVE_HOT instructions) before all shaders together have
+ * run that many, so until then the plugin could give no code and loading
+ * it (~20 ms of CPU: libLLVM's relocations and constructors, jit_warm)
+ * would only stall the render worker that asked, mid-frame: a small
+ * trace (es2tri) took 27-31 ms to replay instead of 10.  Results are
+ * the same either way (native code charges what interpreting would).
+ * Mode 2 (the tests) wants code at the first launch, and with the
+ * background compile off (TESSERA_USC_NATIVE_ASYNC=0, or set_async) the
+ * load keeps happening at the first request, as before.  Each shader's
+ * work before the load is counted too and handed to the plugin at its
+ * first request after it (usc_native_get), so it compiles when it would
+ * have.  Not a
+ * background dlopen: one running while another thread calls exit() would
+ * have libLLVM's constructors register destructors that exit() runs at
+ * once, under the constructors and jit_warm still running (the crash
+ * jit_at_exit guards against, reopened), and no exit handler registered
+ * before the load can run before those. */
+static bool
+load_deferred(void)
+{
+   if (mode_get() != 1)
+      return false;
+   int a = __atomic_load_n(&async_value, __ATOMIC_ACQUIRE);
+   if (a < 0) {
+      a = __atomic_load_n(&env_async, __ATOMIC_RELAXED);
+      if (a < 0) {
+         const char *v = getenv("TESSERA_USC_NATIVE_ASYNC");
+         a = !(v && !strcmp(v, "0"));
+         __atomic_store_n(&env_async, a, __ATOMIC_RELAXED);
+      }
+   }
+   return a && __atomic_load_n(&unloaded_work, __ATOMIC_RELAXED) < USC_NATIVE_HOT;
 }
 
 const struct usc_native *
@@ -164,21 +206,38 @@ usc_native_get(const struct hw_usc_shader *sh)
 {
    const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (!ops) {
-      if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE) || mode_off())
+      if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE) || mode_get() == 0 || load_deferred())
          return NULL;
       ops = plugin_get();
       if (!ops)
          return NULL;
    }
-   return ops->get(sh);
+   const struct usc_native *nat = ops->get(sh);
+   if (!nat && __atomic_load_n(&sh->native_unloaded_work, __ATOMIC_RELAXED)) {
+      /* the work it did before the load (load_deferred) counts, so it is
+       * hot when it would have been with the plugin loaded from the start;
+       * get() made the entry that note() adds to */
+      struct hw_usc_shader *w = (struct hw_usc_shader *)sh;
+      uint64_t n = __atomic_exchange_n(&w->native_unloaded_work, 0, __ATOMIC_RELAXED);
+      if (n) {
+         ops->note(sh, n);
+         nat = ops->get(sh);
+      }
+   }
+   return nat;
 }
 
 void
 usc_native_note(const struct hw_usc_shader *sh, uint64_t instructions)
 {
    const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
-   if (ops)
+   if (ops) {
       ops->note(sh, instructions);
+   } else if (!__atomic_load_n(&loaded, __ATOMIC_RELAXED)) {   /* load_deferred's counts */
+      struct hw_usc_shader *w = (struct hw_usc_shader *)sh;   /* a lazily set field */
+      __atomic_add_fetch(&w->native_unloaded_work, instructions, __ATOMIC_RELAXED);
+      __atomic_add_fetch(&unloaded_work, instructions, __ATOMIC_RELAXED);
+   }
 }
 
 void
@@ -242,7 +301,7 @@ void
 usc_native_set_async(bool async)
 {
    pthread_mutex_lock(&settings_lock);
-   async_value = async;
+   __atomic_store_n(&async_value, async, __ATOMIC_RELEASE);   /* load_deferred reads it */
    const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
       ops->set_async(async);

@@ -9,7 +9,9 @@
  * tessera_usc_native_ops.  libhwusc's loader (hw_usc_native_load.c)
  * defines the usc_native_* functions of hw_usc_internal.h and forwards
  * them to that table, dlopen-ing the plugin the first time a shader asks
- * for native code with TESSERA_USC_NATIVE not 0.
+ * for native code with TESSERA_USC_NATIVE not 0 (mode 1 with the
+ * background compile: once the shaders have run USC_NATIVE_HOT
+ * instructions, hw_usc_native_load.c's load_deferred).
  *
  * ABI: the plugin reads and writes struct hw_usc_shader, usc_inst,
  * hw_usc_simd, usc_native and usc_native_run as laid out by the host's

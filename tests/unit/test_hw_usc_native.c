@@ -589,7 +589,8 @@ queue_hot_shader(void)
    }
    usc_native_set_mode(1);
    usc_native_set_async(true);
-   (void)usc_native_get(sh);   /* its entry, which counts the work */
+   (void)usc_native_get(sh);   /* its entry, which counts the work (or the
+                                  loader does, test_deferred_load) */
    usc_native_note(sh, USC_NATIVE_HOT);
    if (usc_native_get(sh)) {   /* the delay holds the compile back */
       fprintf(stderr, "compiled at once, not queued\n");
@@ -747,6 +748,62 @@ child_settings_before_load(void)
    return 0;
 }
 
+/* The first request for native code of mode 1 with the background
+ * compile on (the defaults) does not load the plugin: until the shaders
+ * have run USC_NATIVE_HOT instructions in all, none can be hot, and the
+ * load (~20 ms) only stalled the launch that asked.  Once they have, the
+ * next request loads it and the shader, hot with the work it did before
+ * the load, is compiled.  Mode 2
+ * (mode2) loads it at the first request and has the code at once. */
+static int
+child_deferred_load(bool mode2)
+{
+   usc_native_set_cache_dir(NULL);
+   if (mode2)
+      usc_native_set_mode(2);
+   uint8_t code[256];
+   size_t len = 0;
+   char err[160];
+   if (!agx_isa_assemble(async_src, strlen(async_src), code, sizeof(code), &len, err,
+                         sizeof(err)))
+      return 40;
+   memcpy(usc_test_mem, code, len);
+   struct hw_usc_shader *sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
+   if (!sh)
+      return 41;
+   if (mode2) {
+      if (!usc_native_get(sh) || !plugin_mapped()) {
+         fprintf(stderr, "mode 2: no code at the first request\n");
+         return 42;
+      }
+      hw_usc_shader_free(sh);
+      return 0;
+   }
+   if (usc_native_get(sh) || plugin_mapped()) {
+      fprintf(stderr, "the first request loaded the plugin\n");
+      return 43;
+   }
+   usc_native_note(sh, USC_NATIVE_HOT - 1);
+   if (usc_native_get(sh) || plugin_mapped()) {
+      fprintf(stderr, "loaded before USC_NATIVE_HOT instructions\n");
+      return 44;
+   }
+   usc_native_note(sh, 1);
+   /* loads it; the shader's work so far counts: hot, its compile queued
+    * (held back by the delay) */
+   if (usc_native_get(sh) || !plugin_mapped()) {
+      fprintf(stderr, "not loaded after USC_NATIVE_HOT instructions\n");
+      return 45;
+   }
+   usc_native_wait_idle();
+   if (!usc_native_get(sh)) {
+      fprintf(stderr, "no code once hot\n");
+      return 46;
+   }
+   hw_usc_shader_free(sh);
+   return 0;
+}
+
 static void
 self_run(const char *mode)
 {
@@ -797,6 +854,14 @@ test_settings_before_load(void **state)
 }
 
 static void
+test_deferred_load(void **state)
+{
+   (void)state;
+   self_run("--deferred-load");
+   self_run("--mode2-load");
+}
+
+static void
 test_fork_while_compile_queued(void **state)
 {
    (void)state;
@@ -814,6 +879,10 @@ main(int argc, char **argv)
       return child_free_at_exit();
    if (argc > 1 && !strcmp(argv[1], "--fork-while-queued"))
       return child_fork_while_queued();
+   if (argc > 1 && !strcmp(argv[1], "--deferred-load"))
+      return child_deferred_load(false);
+   if (argc > 1 && !strcmp(argv[1], "--mode2-load"))
+      return child_deferred_load(true);
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_switch_off),
       cmocka_unit_test(test_shared_code),
@@ -824,6 +893,7 @@ main(int argc, char **argv)
       cmocka_unit_test(test_free_at_exit),
       cmocka_unit_test(test_fork_while_compile_queued),
       cmocka_unit_test(test_settings_before_load),
+      cmocka_unit_test(test_deferred_load),
    };
    /* hermetic: a cache directory of the test's own, removed at the end */
    snprintf(cache_root, sizeof(cache_root), "/tmp/test_hw_usc_native.XXXXXX");
