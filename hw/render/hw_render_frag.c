@@ -1347,6 +1347,29 @@ struct dfr_ref {
    uint8_t cov[32];
 };
 
+/* Appends primitive prim's reference in group g to refs[0..*n), doubling
+ * the array (*cap entries) when full; its coverage is the caller's to
+ * set.  NULL, with the job failed, when out of host memory (refs and its
+ * entries stay valid, for the caller to free). */
+static inline struct dfr_ref *
+dfr_ref_push(struct tile *t, struct dfr_ref **refs, size_t *cap, size_t *n,
+             uint32_t prim, uint32_t g)
+{
+   if (*n == *cap) {
+      struct dfr_ref *nr = realloc(*refs, 2 * *cap * sizeof(**refs));
+      if (!nr) {
+         hwr_fail(&t->j, "out of host memory");
+         return NULL;
+      }
+      *refs = nr;
+      *cap *= 2;
+   }
+   struct dfr_ref *r = &(*refs)[(*n)++];
+   r->prim = prim;
+   r->group = g;
+   return r;
+}
+
 /*
  * Shades the deferred opaque fragments: every primitive still owning a
  * sample runs its shader once per 16x2 group it owns samples in, with
@@ -1392,21 +1415,14 @@ resolve(struct tile *t)
       if (one) {
          if (!o0)
             continue;
-         if (n == cap) {
-            struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
-            if (!nr) {
-               ok = hwr_fail(&t->j, "out of host memory");
-               break;
-            }
-            refs = nr;
-            cap *= 2;
+         struct dfr_ref *r = dfr_ref_push(t, &refs, &cap, &n, o0 - 1, g);
+         if (!r) {
+            ok = false;
+            break;
          }
-         refs[n].prim = o0 - 1;
-         refs[n].group = g;
          for (unsigned l = 0; l < 32; l++)
-            refs[n].cov[l] = gx + quad_dx(l) < t->w && gy + quad_dy(l) < t->h
-                                ? (uint8_t)((1u << fp->samples) - 1) : 0;
-         n++;
+            r->cov[l] = gx + quad_dx(l) < t->w && gy + quad_dy(l) < t->h
+                           ? (uint8_t)((1u << fp->samples) - 1) : 0;
          continue;
       }
       for (unsigned l = 0; ok && l < 32; l++) {
@@ -1424,19 +1440,12 @@ resolve(struct tile *t)
                while (k < n && refs[k].prim != o - 1)
                   k++;
                if (k == n) {
-                  if (n == cap) {
-                     struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
-                     if (!nr) {
-                        ok = hwr_fail(&t->j, "out of host memory");
-                        break;
-                     }
-                     refs = nr;
-                     cap *= 2;
+                  struct dfr_ref *r = dfr_ref_push(t, &refs, &cap, &n, o - 1, g);
+                  if (!r) {
+                     ok = false;
+                     break;
                   }
-                  refs[n].prim = o - 1;
-                  refs[n].group = g;
-                  memset(refs[n].cov, 0, sizeof(refs[n].cov));
-                  n++;
+                  memset(r->cov, 0, sizeof(r->cov));
                }
                last = o;
                lastk = k;
