@@ -253,7 +253,7 @@ void
 usc_native_set_mode(int mode)
 {
    pthread_mutex_lock(&settings_lock);
-   __atomic_store_n(&set_mode_value, mode, __ATOMIC_RELEASE);   /* mode_off reads it */
+   __atomic_store_n(&set_mode_value, mode, __ATOMIC_RELEASE);   /* mode_get reads it */
    const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
       ops->set_mode(mode);
