@@ -42,6 +42,23 @@ static bool cache_dir_set;        /* usc_native_set_cache_dir was called */
 static char *cache_dir_value;     /* its directory (NULL: no cache) */
 static int async_value = -1;      /* usc_native_set_async's, -1: none (atomic) */
 
+/* A setter's start: takes settings_lock and returns the plugin if it is
+ * loaded, for the setter to forward its value to, else NULL (load() hands
+ * the stored value over).  Under the lock the load is wholly before or
+ * wholly after the setter's store.  setting_end() unlocks. */
+static const struct usc_native_plugin_ops *
+setting_begin(void)
+{
+   pthread_mutex_lock(&settings_lock);
+   return __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+}
+
+static void
+setting_end(void)
+{
+   pthread_mutex_unlock(&settings_lock);
+}
+
 /* The directory of the object this loader is linked into (the program,
  * the shim, a test), into dir[size]; false if unknown. */
 static bool
@@ -252,12 +269,11 @@ usc_native_release(struct hw_usc_shader *sh)
 void
 usc_native_set_mode(int mode)
 {
-   pthread_mutex_lock(&settings_lock);
+   const struct usc_native_plugin_ops *ops = setting_begin();
    __atomic_store_n(&set_mode_value, mode, __ATOMIC_RELEASE);   /* mode_get reads it */
-   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
       ops->set_mode(mode);
-   pthread_mutex_unlock(&settings_lock);
+   setting_end();
 }
 
 bool
@@ -279,14 +295,13 @@ void
 usc_native_set_cache_dir(const char *dir)
 {
    char *copy = dir && *dir ? strdup(dir) : NULL;   /* out of memory: no cache */
-   pthread_mutex_lock(&settings_lock);
+   const struct usc_native_plugin_ops *ops = setting_begin();
    free(cache_dir_value);
    cache_dir_value = copy;
    cache_dir_set = true;
-   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
       ops->set_cache_dir(copy);
-   pthread_mutex_unlock(&settings_lock);
+   setting_end();
 }
 
 /* Nothing loaded: nothing compiled, nothing counted. */
@@ -300,12 +315,11 @@ usc_native_cache_get_counts(void)
 void
 usc_native_set_async(bool async)
 {
-   pthread_mutex_lock(&settings_lock);
+   const struct usc_native_plugin_ops *ops = setting_begin();
    __atomic_store_n(&async_value, async, __ATOMIC_RELEASE);   /* load_deferred reads it */
-   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
       ops->set_async(async);
-   pthread_mutex_unlock(&settings_lock);
+   setting_end();
 }
 
 void
