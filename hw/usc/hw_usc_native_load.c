@@ -25,7 +25,8 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static const struct usc_native_plugin_ops *plugin;   /* atomic; set once */
 static int loaded;                /* atomic: the load was tried */
 static int env_mode = -1;         /* TESSERA_USC_NATIVE: 0, 2, else 1 */
-static int env_async = -1;        /* TESSERA_USC_NATIVE_ASYNC is "0": 0, else 1 */
+static int env_async = -1;        /* TESSERA_USC_NATIVE_ASYNC is "0": 0, else 1;
+                                   * -1: not read yet (atomic) */
 /* The SIMD-group instructions all shaders ran while the load was held
  * back (load_deferred); atomic. */
 static uint64_t unloaded_work;
@@ -88,6 +89,27 @@ own_dir(char *dir, size_t size)
    return true;
 }
 
+/* The background compile's switch: set_async's value, else
+ * TESSERA_USC_NATIVE_ASYNC, read once.  The one place it is resolved:
+ * load_deferred asks it, and load hands it to the plugin, whose compiles
+ * thus follow the same value (an environment changed between the two
+ * could otherwise have the load wait for the background compile and the
+ * plugin then compile on the launching thread, or the reverse). */
+static bool
+async_get(void)
+{
+   int a = __atomic_load_n(&async_value, __ATOMIC_ACQUIRE);
+   if (a >= 0)
+      return a;
+   a = __atomic_load_n(&env_async, __ATOMIC_RELAXED);
+   if (a < 0) {   /* racing threads compute the same */
+      const char *v = getenv("TESSERA_USC_NATIVE_ASYNC");
+      a = !(v && !strcmp(v, "0"));
+      __atomic_store_n(&env_async, a, __ATOMIC_RELAXED);
+   }
+   return a;
+}
+
 static void
 load(void)
 {
@@ -144,8 +166,9 @@ load(void)
       ops->set_mode(set_mode_value);
    if (cache_dir_set)
       ops->set_cache_dir(cache_dir_value);
-   if (async_value >= 0)
-      ops->set_async(async_value);
+   /* always: the plugin does not read TESSERA_USC_NATIVE_ASYNC itself,
+    * so the load and the compiles follow one value (async_get) */
+   ops->set_async(async_get());
    /* never closed: shaders hold its code, its exit handlers are hooked */
    __atomic_store_n(&plugin, ops, __ATOMIC_RELEASE);
    pthread_mutex_unlock(&settings_lock);
@@ -204,18 +227,8 @@ mode_get(void)
 static bool
 load_deferred(void)
 {
-   if (mode_get() != 1)
-      return false;
-   int a = __atomic_load_n(&async_value, __ATOMIC_ACQUIRE);
-   if (a < 0) {
-      a = __atomic_load_n(&env_async, __ATOMIC_RELAXED);
-      if (a < 0) {
-         const char *v = getenv("TESSERA_USC_NATIVE_ASYNC");
-         a = !(v && !strcmp(v, "0"));
-         __atomic_store_n(&env_async, a, __ATOMIC_RELAXED);
-      }
-   }
-   return a && __atomic_load_n(&unloaded_work, __ATOMIC_RELAXED) < USC_NATIVE_HOT;
+   return mode_get() == 1 && async_get() &&
+          __atomic_load_n(&unloaded_work, __ATOMIC_RELAXED) < USC_NATIVE_HOT;
 }
 
 const struct usc_native *
@@ -316,7 +329,7 @@ void
 usc_native_set_async(bool async)
 {
    const struct usc_native_plugin_ops *ops = setting_begin();
-   __atomic_store_n(&async_value, async, __ATOMIC_RELEASE);   /* load_deferred reads it */
+   __atomic_store_n(&async_value, async, __ATOMIC_RELEASE);   /* async_get reads it */
    if (ops)
       ops->set_async(async);
    setting_end();

@@ -813,6 +813,34 @@ child_deferred_load(bool mode2)
    return 0;
 }
 
+/* TESSERA_USC_NATIVE_ASYNC is read once, by the loader, and the plugin
+ * follows that value: here 0 at the first request (so the plugin loads
+ * at once, load_deferred) and gone from the environment before the
+ * shader is hot; the compile must still be synchronous, the code there
+ * at once.  A plugin reading the variable itself found it unset then,
+ * queued the compile (held back by the delay) and had no code. */
+static int
+child_async_env_once(void)
+{
+   usc_native_set_cache_dir(NULL);
+   setenv("TESSERA_USC_NATIVE_ASYNC", "0", 1);
+   struct hw_usc_shader *sh = child_compile(async_src);
+   if (!sh)
+      return 50;
+   if (usc_native_get(sh) || !plugin_mapped()) {
+      fprintf(stderr, "async off: the first request did not load the plugin\n");
+      return 51;
+   }
+   unsetenv("TESSERA_USC_NATIVE_ASYNC");
+   usc_native_note(sh, USC_NATIVE_HOT);
+   if (!usc_native_get(sh)) {
+      fprintf(stderr, "the plugin did not follow the loader's async off\n");
+      return 52;
+   }
+   hw_usc_shader_free(sh);
+   return 0;
+}
+
 static int
 child_deferred_load_mode1(void)
 {
@@ -837,6 +865,7 @@ static const struct {
    { "--fork-while-queued", child_fork_while_queued },
    { "--deferred-load", child_deferred_load_mode1 },
    { "--mode2-load", child_deferred_load_mode2 },
+   { "--async-env-once", child_async_env_once },
 };
 
 static void
@@ -903,6 +932,13 @@ test_fork_while_compile_queued(void **state)
    self_run("--fork-while-queued");
 }
 
+static void
+test_async_env_read_once(void **state)
+{
+   (void)state;
+   self_run("--async-env-once");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -920,6 +956,7 @@ main(int argc, char **argv)
       cmocka_unit_test(test_fork_while_compile_queued),
       cmocka_unit_test(test_settings_before_load),
       cmocka_unit_test(test_deferred_load),
+      cmocka_unit_test(test_async_env_read_once),
    };
    /* hermetic: a cache directory of the test's own, removed at the end */
    snprintf(cache_root, sizeof(cache_root), "/tmp/test_hw_usc_native.XXXXXX");
