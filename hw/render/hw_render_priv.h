@@ -124,7 +124,8 @@ struct hw_render {
    unsigned threads;
    uint64_t insn_budget;              /* per SIMD group launch */
 
-   /* worker pool; run_lock: one caller at a time (the firmware runs one
+   /* worker pool (threads - 1 workers; the caller of a dispatch is the
+    * last thread); run_lock: one caller at a time (the firmware runs one
     * job at a time, but hw_render_execute callers may not) */
    pthread_t *workers;
    pthread_mutex_t run_lock;
@@ -134,7 +135,7 @@ struct hw_render {
    uint64_t gen;
    void (*fn)(void *ctx, unsigned worker, unsigned item);
    void *ctx;
-   unsigned items, busy;
+   unsigned items, busy, tickets;   /* tickets: workers still wanted */
    atomic_uint next;
 
    pthread_mutex_t stats_lock;

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 
 #include <cmocka.h>
@@ -564,6 +566,73 @@ test_threads_deterministic(void **state)
    assert_int_equal(a.ts_f[1], b.ts_f[1]);
    scene_teardown(&b);
    scene_teardown(&a);
+}
+
+/* The tile pool (hwr_pool_run): the caller runs items beside threads - 1
+ * workers, woken only as many as there are items for.  Every item runs
+ * exactly once, with a worker id below the thread count that no two
+ * threads use in one dispatch (per-worker state such as the profile's
+ * accumulators relies on it), and the caller takes items itself. */
+struct pool_probe {
+   unsigned threads;
+   atomic_uint runs[1000];
+   atomic_uintptr_t owner[8];   /* the thread (its pool_token) using the id */
+   atomic_uint by_caller, bad_id, shared_id;
+   pthread_t caller;
+};
+
+static _Thread_local char pool_token;
+
+static void
+pool_probe_item(void *ctx, unsigned worker, unsigned item)
+{
+   struct pool_probe *p = ctx;
+   if (worker >= p->threads || worker >= 8) {
+      atomic_fetch_add(&p->bad_id, 1);
+      return;
+   }
+   uintptr_t self = (uintptr_t)&pool_token, prev = 0;
+   if (!atomic_compare_exchange_strong(&p->owner[worker], &prev, self) && prev != self)
+      atomic_fetch_add(&p->shared_id, 1);
+   if (pthread_equal(pthread_self(), p->caller))
+      atomic_fetch_add(&p->by_caller, 1);
+   atomic_fetch_add(&p->runs[item], 1);
+   /* a few microseconds, so that woken workers find items left */
+   for (volatile unsigned k = 0; k < 2000; k++)
+      ;
+}
+
+static void
+test_pool_items_once(void **state)
+{
+   (void)state;
+   static const unsigned counts[] = { 0, 1, 2, 3, 7, 64, 1000 };
+   static struct pool_probe p;
+   for (unsigned threads = 1; threads <= 5; threads++) {
+      struct scene s;
+      scene_init(&s, 16, 16, 1, 0xff000000u, threads, 64 * 1024);
+      unsigned caller_items = 0;
+      for (unsigned rep = 0; rep < 4; rep++) {
+         for (unsigned c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+            unsigned n = counts[c];
+            memset(&p, 0, sizeof(p));
+            p.threads = threads;
+            p.caller = pthread_self();
+            hwr_pool_run(s.r, n, pool_probe_item, &p);
+            for (unsigned i = 0; i < n; i++)
+               if (atomic_load(&p.runs[i]) != 1)
+                  fail_msg("%u threads, %u items: item %u ran %u times", threads, n,
+                           i, atomic_load(&p.runs[i]));
+            assert_int_equal(atomic_load(&p.bad_id), 0);
+            if (atomic_load(&p.shared_id))
+               fail_msg("%u threads, %u items: two threads used one worker id",
+                        threads, n);
+            caller_items += atomic_load(&p.by_caller);
+         }
+      }
+      assert_true(caller_items > 0);
+      scene_teardown(&s);
+   }
 }
 
 /*
@@ -1121,6 +1190,7 @@ main(void)
       cmocka_unit_test(test_msaa_edge),
       cmocka_unit_test(test_tvb_overflow),
       cmocka_unit_test(test_threads_deterministic),
+      cmocka_unit_test(test_pool_items_once),
       cmocka_unit_test(test_snap256_fast),
       cmocka_unit_test(test_fast_paths_match_general),
       cmocka_unit_test(test_vertex_scratch_kept),
