@@ -158,6 +158,10 @@ static const char *const op_names[U_HOOK + 1] = {
 static void
 print_stats(void)
 {
+   /* Registered after jit_at_exit, so it runs first: a background compile
+    * under way would otherwise finish (and be counted) after the figures
+    * were printed, and a short program (piglit) showed none at all. */
+   jit_at_exit();
    if (stat_shaders)
       fprintf(stderr, "usc native: %llu shaders, %llu runs, %llu records, "
               "%.3f ms CPU compiling (%.3f ms per shader); %llu more shaders "
