@@ -787,6 +787,18 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
          q->last_out = last;
          q->have_last_out = true;
       }
+      /* The firmware writes this submission's timestamps into their
+       * objects whatever the VM binding says (a driver that binds its
+       * timestamp object read-only, as the tessera driver does, has it
+       * never bound writable): stale like GPU-written memory, so the next
+       * keyframe records the values the firmware wrote. */
+      for (int i = 0; ok && i < nts && i < 16; i++) {
+         uint32_t o = ts[i].object_handle;
+         struct cap_bo *tbo = o < f->ntsobjs && f->tsobjs[o].object_handle
+                                 ? cap_bo_get(f, f->tsobjs[o].handle) : NULL;
+         if (tbo)
+            tbo->gpu_stale = true;
+      }
    }
    if (ok && *ret == 0 && recording()) {
       struct tsr_submit ts_rec = {
