@@ -252,6 +252,15 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
       if (!parse_u64(v, &e, &o->flush_ms) || *e)
          return fail(err, errlen, "TESSERA_CAPTURE_FLUSH_MS", v);
    }
+   o->zstd_level = CAP_DEFAULT_ZSTD_LEVEL;
+   if ((v = get("TESSERA_CAPTURE_ZSTD_LEVEL")) && *v) {
+      const char *e;
+      uint64_t l;
+      bool neg = *v == '-';
+      if (!parse_u64(v + neg, &e, &l) || *e || l == 0 || l > (neg ? 50u : 19u))
+         return fail(err, errlen, "TESSERA_CAPTURE_ZSTD_LEVEL (1 to 19, or -1 to -50: zstd --fast=N)", v);
+      o->zstd_level = neg ? -(int)l : (int)l;
+   }
    v = get("TESSERA_CAPTURE_QUIET");
    o->quiet = v && *v && strcmp(v, "0") != 0;
    return 0;
