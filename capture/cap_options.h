@@ -84,6 +84,11 @@ struct cap_options {
     * write access back and marking the page, as a thread preempted there
     * would, so tests can race collects against it (capture_wp_race.sh) */
    uint32_t wp_fault_delay_us;
+   /* TESSERA_CAPTURE_TEST_WP_HOT_FIRST=0|1 (tests only; default 1): a page
+    * in a short dirty run becomes hot at its first collect (cap_wp.c);
+    * 0 keeps the rule before it (hot at its second) to measure the faults
+    * it saves */
+   bool wp_hot_first;
    uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
    /* TESSERA_CAPTURE_ZSTD_LEVEL: the trace chunks' zstd level, 1 to 19 or
     * -1 to -50 (zstd's fast levels, `zstd --fast=N`); default

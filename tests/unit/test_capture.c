@@ -69,6 +69,7 @@ test_options(void **state)
    assert_false(o.gpu_memory_full);   /* keyframes (docs/capture.md) */
    assert_int_equal(o.keyframe_every, CAP_DEFAULT_KEYFRAME_EVERY);
    assert_int_equal(o.zstd_level, CAP_DEFAULT_ZSTD_LEVEL);
+   assert_true(o.wp_hot_first);
 
    const char *const full[] = {
       "TESSERA_CAPTURE_FILE", "a.tsr", "TESSERA_CAPTURE_FRAMES", "3-5",
@@ -144,6 +145,13 @@ test_options(void **state)
    assert_int_equal(o.frame_on, CAP_FRAME_ON_SWAP);
    assert_int_equal(cap_frame_on_parse("submit"), CAP_FRAME_ON_SUBMIT);
    assert_int_equal(cap_frame_on_parse("flush"), CAP_FRAME_ON_FLUSH);
+   const char *const hot0[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_HOT_FIRST",
+                                "0", NULL };
+   assert_int_equal(parse(hot0, &o, err), 0);
+   assert_false(o.wp_hot_first);
+   const char *const hotbad[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_HOT_FIRST",
+                                  "yes", NULL };
+   assert_int_equal(parse(hotbad, &o, err), -EINVAL);
    /* zstd levels: 1..19 and zstd's fast levels -1..-50 */
    const char *const zfast[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_ZSTD_LEVEL",
                                  "-3", NULL };
