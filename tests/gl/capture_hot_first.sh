@@ -7,7 +7,7 @@
 # upload pools rewrite a page or two of the same buffers every frame; made
 # hot at their first collect (capture/cap_wp.c, short_dirty_run) they take
 # no second fault. Checks:
-#   - hot-first: the default capture takes at least 15 write faults fewer
+#   - hot-first: the default capture takes at least 10 write faults fewer
 #     (es2gears: 97 against 126) and at most 110;
 #   - hot-first-replay: both captures replay to the same images, bit for
 #     bit, and the default one passes `tessera replay --validate`.
@@ -33,7 +33,7 @@ if grep -q ' wp uffd: [0-9]* mappings, 0 refused' "$work/new.log"; then
     check skip hot-first "every mapping tracked by userfaultfd"
 elif [ -z "$fn" ] || [ -z "$fo" ]; then
     check FAILED hot-first "no wp statistics: $(grep 'tessera capture' "$work/new.log" | head -n 3)"
-elif [ $((fn + 15)) -gt "$fo" ] || [ "$fn" -gt 110 ]; then
+elif [ $((fn + 10)) -gt "$fo" ] || [ "$fn" -gt 110 ]; then
     check FAILED hot-first "$fn write faults against $fo"
 else
     check ok hot-first
