@@ -1966,8 +1966,9 @@ isp_prof_sum(void *user, const struct hw_prof_pass *pass)
 /*
  * Random triangles, large and small, with slanted depth planes reaching
  * outside [0, 1] (no depth clip: the ISP clamps), every depth function,
- * depth writes on and off, depth bias, deferred opaque, blended, and a
- * shader that writes depth (late test): rendered through the ISP's
+ * depth writes on and off, depth bias, deferred opaque, blended, a
+ * shader that writes depth (late test), and triangles drawn again at
+ * the depths they left (equal compares): rendered through the ISP's
  * triangle fast path, or with hwr_isp_general through the general loop.
  */
 static void
@@ -2005,8 +2006,10 @@ isp_render(unsigned samples, bool general, struct isp_result *out)
       } else {
          ds.fs = fs_src;
       }
-      struct vtx v[12 * 3];
-      for (unsigned i = 0; i < 12; i++) {
+      static struct vtx v[12 * 3];
+      /* every fourth draw repeats the triangles before it: the same
+       * depths, so that the functions' equal cases decide */
+      for (unsigned i = 0; i < 12 && d % 4 != 2; i++) {
          float size = i % 4 == 0 ? 1.5f : i % 4 == 1 ? 0.4f : 0.08f;
          float cx = ISP_RND() * 2 - 1, cy = ISP_RND() * 2 - 1;
          for (unsigned k = 0; k < 3; k++) {
@@ -2038,14 +2041,19 @@ isp_render(unsigned samples, bool general, struct isp_result *out)
 }
 
 /* The fast path leaves exactly what the general loop does: colours,
- * depth bits, statistics, modelled time and every profile counter. */
+ * depth bits, statistics, modelled time and every profile counter; with
+ * its row walk in vectors (the default) and column by column
+ * (hwr_isp_rows_scalar). */
 static void
 test_isp_fast_path(void **state)
 {
    (void)state;
-   for (unsigned samples = 1; samples <= 4; samples *= 4) {
+   for (unsigned v = 0; v < 4; v++) {
+      unsigned samples = v & 1 ? 4 : 1;
       struct isp_result fast, gen;
+      hwr_isp_rows_scalar = v & 2;
       isp_render(samples, false, &fast);
+      hwr_isp_rows_scalar = false;
       isp_render(samples, true, &gen);
       size_t n = (size_t)96 * 64 * samples;
       if (count_diff(fast.img, gen.img, (unsigned)n))
