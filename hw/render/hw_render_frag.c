@@ -1536,7 +1536,6 @@ isp_sample_z(const struct prim *p, int64_t px, int64_t py, float bias)
 }
 
 bool hwr_isp_general;
-bool hwr_isp_rows_scalar;
 
 /* A 16x2 group of a triangle for the ISP's early tests (isp_group_tri). */
 struct isp_group {
@@ -1553,34 +1552,7 @@ struct isp_group {
     * written back here, depth when zwrite, owner = dfr_id, not to zs[]. */
    bool defer, zwrite;
    uint32_t *owner, dfr_id;
-   /* The tilebuffer's rows hold whole groups (its width is a multiple of
-    * GROUP_W): a group row's 16 depths and owners may be read and written
-    * back as vectors (isp_group_rows). */
-   bool vec;
 };
-
-/* Four floats or 32-bit masks: GCC's generic vectors, SSE on x86-64. The
- * element-wise IEEE operations are those of the scalar code (no
- * contraction under -std=c11), so results are bit for bit the same. */
-typedef float isp_v4f __attribute__((vector_size(16)));
-typedef int32_t isp_v4i __attribute__((vector_size(16)));
-
-/* zs_func on four pairs: -1 where it passes (compares of NaN as the
- * scalar ones: false, NOT_EQUAL true). */
-static inline __attribute__((always_inline)) isp_v4i
-zs_func_v4(enum agx_zs_func f, isp_v4f a, isp_v4f b)
-{
-   switch (f) {
-   case AGX_ZS_FUNC_NEVER: return (isp_v4i){ 0, 0, 0, 0 };
-   case AGX_ZS_FUNC_LESS: return a < b;
-   case AGX_ZS_FUNC_EQUAL: return a == b;
-   case AGX_ZS_FUNC_LEQUAL: return a <= b;
-   case AGX_ZS_FUNC_GREATER: return a > b;
-   case AGX_ZS_FUNC_NOT_EQUAL: return a != b;
-   case AGX_ZS_FUNC_GEQUAL: return a >= b;
-   default: return (isp_v4i){ -1, -1, -1, -1 };
-   }
-}
 
 /* pass[l] |= 1 << s for every lane l set in lanes, 8 lanes at a time:
  * the byte's bits spread to one per byte (bit i to byte i's bit 0). */
@@ -1639,50 +1611,18 @@ isp_group_rows(const struct isp_group *g, enum agx_zs_func f, unsigned s, uint32
    uint32_t cm[GROUP_H];
    unsigned lo[GROUP_H], hi[GROUP_H];
    bool special = false;
-   /* Four columns at a time: each column's sum, NaN / -0 test and clamp
-    * as the scalar loop of hwr_isp_rows_scalar computes them, for all 16
-    * columns (those outside lo..hi are never read); only lo..hi count
-    * for `special`, as there. */
-   const isp_v4f c2 = { zp[2], zp[2], zp[2], zp[2] };
-   const isp_v4f vb = { g->bias, g->bias, g->bias, g->bias };
-   const isp_v4i one = { 0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000 };
-   const isp_v4i negz = { INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
-   isp_v4i spec = { 0, 0, 0, 0 };
    for (unsigned r = 0; r < GROUP_H; r++) {
       cm[r] = group_lanes_row(m >> (2 * r));
       lo[r] = cm[r] ? (unsigned)__builtin_ctz(cm[r]) : 1;
       hi[r] = cm[r] ? 31u - (unsigned)__builtin_clz(cm[r]) : 0;
-      if (hwr_isp_rows_scalar) {
-         for (unsigned c = lo[r]; c <= hi[r]; c++) {
-            float z = ax[c] + by[r] + zp[2] + g->bias;
-            uint32_t u;
-            memcpy(&u, &z, 4);
-            special |= (z != z) | (u == 0x80000000u);
-            zr[r][c] = z >= 1.0f ? 1.0f : z < 0.0f ? 0.0f : z;
-         }
-         continue;
-      }
-      if (!cm[r])
-         continue;
-      const isp_v4f byr = { by[r], by[r], by[r], by[r] };
-      const isp_v4i vlo = { (int32_t)lo[r], (int32_t)lo[r], (int32_t)lo[r], (int32_t)lo[r] };
-      const isp_v4i vhi = { (int32_t)hi[r], (int32_t)hi[r], (int32_t)hi[r], (int32_t)hi[r] };
-      for (unsigned q = 0; q < GROUP_W / 4; q++) {
-         isp_v4f a;
-         memcpy(&a, ax + 4 * q, sizeof(a));
-         const isp_v4f z = ((a + byr) + c2) + vb;
-         isp_v4i u;
-         memcpy(&u, &z, sizeof(u));
-         const isp_v4i col = { (int32_t)(4 * q), (int32_t)(4 * q + 1), (int32_t)(4 * q + 2),
-                               (int32_t)(4 * q + 3) };
-         spec |= ((z != z) | (u == negz)) & (col >= vlo) & (col <= vhi);
-         /* z >= 1: 1; z < 0: +0; else z (NaN too) */
-         const isp_v4i ge1 = z >= 1.0f, lt0 = z < 0.0f;
-         const isp_v4i zi = (ge1 & one) | (~ge1 & ~lt0 & u);
-         memcpy(&zr[r][4 * q], &zi, sizeof(zi));
+      for (unsigned c = lo[r]; c <= hi[r]; c++) {
+         float z = ax[c] + by[r] + zp[2] + g->bias;
+         uint32_t u;
+         memcpy(&u, &z, 4);
+         special |= (z != z) | (u == 0x80000000u);
+         zr[r][c] = z >= 1.0f ? 1.0f : z < 0.0f ? 0.0f : z;
       }
    }
-   special |= (spec[0] | spec[1] | spec[2] | spec[3]) != 0;
    if (special)
       return false;
    for (unsigned r = 0; r < GROUP_H; r++) {
@@ -1691,40 +1631,7 @@ isp_group_rows(const struct isp_group *g, enum agx_zs_func f, unsigned s, uint32
       float *zb = g->zbuf + g->row[r] + s;
       uint32_t *ow = g->owner + g->row[r] + s;
       uint32_t okm = 0;
-      if (ns == 1 && g->vec && !hwr_isp_rows_scalar) {
-         /* One sample: the row's depths and owners are 16 consecutive
-          * words; all 16 columns are tested and written back, those
-          * outside the covered ones (ok false) with their own values,
-          * which is what leaving them alone gives. */
-         const isp_v4i cmv = { (int32_t)cm[r], (int32_t)cm[r], (int32_t)cm[r], (int32_t)cm[r] };
-         const isp_v4i did = { (int32_t)g->dfr_id, (int32_t)g->dfr_id, (int32_t)g->dfr_id,
-                               (int32_t)g->dfr_id };
-         for (unsigned q = 0; q < GROUP_W / 4; q++) {
-            const isp_v4i col = { (int32_t)(4 * q), (int32_t)(4 * q + 1), (int32_t)(4 * q + 2),
-                                  (int32_t)(4 * q + 3) };
-            isp_v4f zn, zo;
-            memcpy(&zn, &zr[r][4 * q], sizeof(zn));
-            memcpy(&zo, zb + 4 * q, sizeof(zo));
-            const isp_v4i ok = zs_func_v4(f, zn, zo) & (((cmv >> col) & 1) != 0);
-            if (g->defer) {
-               if (g->zwrite) {
-                  isp_v4i ni, oi;
-                  memcpy(&ni, &zn, sizeof(ni));
-                  memcpy(&oi, &zo, sizeof(oi));
-                  const isp_v4i w = (ok & ni) | (~ok & oi);
-                  memcpy(zb + 4 * q, &w, sizeof(w));
-               }
-               isp_v4i o;
-               memcpy(&o, ow + 4 * q, sizeof(o));
-               o = (ok & did) | (~ok & o);
-               memcpy(ow + 4 * q, &o, sizeof(o));
-            }
-            okm |= (uint32_t)(ok[0] & 1) << (4 * q) | (uint32_t)(ok[1] & 1) << (4 * q + 1) |
-                   (uint32_t)(ok[2] & 1) << (4 * q + 2) | (uint32_t)(ok[3] & 1) << (4 * q + 3);
-         }
-      }
-      for (unsigned c = lo[r]; !(ns == 1 && g->vec && !hwr_isp_rows_scalar) && c <= hi[r];
-           c++) {
+      for (unsigned c = lo[r]; c <= hi[r]; c++) {
          const float z = zr[r][c], zold = zb[c * ns];
          const bool ok = (cm[r] >> c & 1) & zs_func(f, z, zold);
          if (g->defer) {
@@ -2028,7 +1935,6 @@ shade_prim(struct tile *t, struct prim *p)
       .defer = defer, .zwrite = !ff->disable_depth_write, .owner = t->owner, .dfr_id = dfr_id,
       .need_z = late_z || !ff->disable_depth_write ||
                 (zfunc != AGX_ZS_FUNC_ALWAYS && zfunc != AGX_ZS_FUNC_NEVER),
-      .vec = fp->uw % GROUP_W == 0,
    };
    /* Triangles find each row's covered span once (hwr_tri_row_span: a
     * few divisions per row and sample instead of edge tests per group),

@@ -206,10 +206,6 @@ struct hwr_prof {
  * paths must match bit for bit (images, depth, stencil, cycles, profile
  * counters). */
 extern bool hwr_isp_general;
-/* Tests only: isp_group_rows (the triangle fast path's row walk) computes
- * and tests its depths one column at a time instead of four (its vector
- * form must give the same depths, owners and lanes). */
-extern bool hwr_isp_rows_scalar;
 
 /* Error helpers: record the first failure; return false. */
 bool hwr_fail(struct hwr_job *j, const char *fmt, ...)
