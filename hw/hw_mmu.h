@@ -117,6 +117,15 @@ hw_mmu_map_read(struct hw_mmu *mmu, uint64_t va, size_t size)
    return hw_mmu_map(mmu, va, size, false);
 }
 
+/*
+ * Host address of the byte at va when its page is mapped readable, else
+ * NULL, without side effects: no fault is recorded or latched and the TLB
+ * is neither filled nor synchronised (a miss walks the page tables).  For
+ * hints that must not change what the unit does, such as prefetching
+ * memory an access is about to read.
+ */
+const void *hw_mmu_peek(struct hw_mmu *mmu, uint64_t va);
+
 /* Copies across page boundaries. False when a (hard) fault stopped it. */
 bool hw_mmu_read(struct hw_mmu *mmu, uint64_t va, void *dst, size_t size);
 bool hw_mmu_write(struct hw_mmu *mmu, uint64_t va, const void *src,

@@ -138,6 +138,7 @@ struct fs_run {
 
 bool hw_render_frag_reference;
 bool hw_render_bg_reload_fast = true;
+bool hw_render_bg_reload_map = true;
 
 /* A fresh fs_run for one group: what `= { .t, .p, .gx, .gy }` gives,
  * except that zout[] and sref[] (read only where zset / sset has the
@@ -2242,6 +2243,10 @@ struct bg_reload {
    bool packed;
    struct hw_tex_view view;
    struct hw_mmu mmu;             /* the texture unit's view of memory */
+   /* The load and store as a byte map (hw_tex_reload_map_init), when the
+    * view and format have one: rows of texels instead of lanes. */
+   bool mapped;
+   struct hw_tex_reload_map map;
 };
 
 enum { RK_UNK, RK_X, RK_Y, RK_ZERO };
@@ -2301,15 +2306,13 @@ operand(const struct agx_instr *in, const char *name)
    return NULL;
 }
 
+/* Whether code[0, size) has the reload shape, for a pass of `samples`
+ * samples of ss bytes: m's F, O, smask, mask, bytes and packed and the
+ * texture slot *tex are set when it does. */
 static bool
-bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reload *m)
+bg_reload_shape(const uint8_t *code, size_t size, unsigned samples, unsigned ss,
+                struct bg_reload *m, uint32_t *tex_out)
 {
-   struct fpass *fp = t->fp;
-   uint8_t code[96];
-   size_t size = hw_usc_shader_bytes(pipe->shader);
-   struct hw_mmu cm = t->usc;
-   if (size > sizeof(code) || !hw_mmu_read(&cm, pipe->code_va, code, size))
-      return false;
    uint8_t kind[256];
    memset(kind, RK_UNK, sizeof(kind));
    enum { SETUP, LOADED, WAITED, STORED } stage = SETUP;
@@ -2380,7 +2383,7 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
          m->mask = mask;
          m->F = F;
          m->O = O;
-         m->smask = (uint32_t)S->imm & ((1u << fp->samples) - 1);
+         m->smask = (uint32_t)S->imm & ((1u << samples) - 1);
          stage = STORED;
       } else if (stage == STORED && in.op == AGX_OP_STOP) {
          if (off != size)
@@ -2391,19 +2394,10 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
             return false;
          m->packed = hw_tex_tile_fmt_packed(m->F);
          unsigned last = 31 - (unsigned)__builtin_clz(m->mask);
-         if ((size_t)m->O + (m->packed ? 4 : (last + 1) * m->bytes) > fp->ss)
+         if ((size_t)m->O + (m->packed ? 4 : (last + 1) * m->bytes) > ss)
             return false;
-         /* The view exec_load_lanes decodes (get_view); a descriptor that
-          * faults or does not decode is the general path's to report. */
-         uint8_t d[HW_TEX_DESC_BYTES];
-         char err[96];
-         m->mmu = t->usc;
-         m->mmu.unit = HW_UNIT_TEX;
-         memset(&m->mmu.fault, 0, sizeof(m->mmu.fault));
-         struct hw_mmu dm = m->mmu;
-         return hw_mmu_read(&dm, hwr_tex_address(pipe, t->j.pl->sampler_heap, tex), d,
-                            sizeof(d)) &&
-                hw_tex_view_decode(&m->view, d, err, sizeof(err));
+         *tex_out = tex;
+         return true;
       } else {
          return false;
       }
@@ -2411,16 +2405,125 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
    return false;
 }
 
+/*
+ * The last match a thread made: a partial render starts every tile with
+ * the same reload program and view (~46 partial renders a frame on
+ * glmark2's shading headless), and decoding the program, the descriptor
+ * and tabulating the byte map per tile was a tenth of the replay. The
+ * match is a function of the program's bytes, the pass's samples and
+ * sample size and the descriptor's bytes (and the test switches), all
+ * of which are compared: bytes read from memory per tile as before, only
+ * their decoding is reused.
+ */
+struct bg_reload_cache {
+   bool valid, shape;             /* key set; the code has the shape */
+   bool have_view;                /* desc / view / mapped / map set */
+   bool map_switch, tex_fast;     /* the switches the map was made under */
+   size_t size;
+   uint8_t code[96];
+   unsigned samples, ss;
+   uint32_t tex;
+   uint8_t desc[HW_TEX_DESC_BYTES];
+   struct bg_reload m;            /* the match (its mmu unused) */
+};
+static _Thread_local struct bg_reload_cache bg_cache;
+
+static bool
+bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reload *m)
+{
+   struct fpass *fp = t->fp;
+   uint8_t code[96];
+   size_t size = hw_usc_shader_bytes(pipe->shader);
+   struct hw_mmu cm = t->usc;
+   if (size > sizeof(code) || !hw_mmu_read(&cm, pipe->code_va, code, size))
+      return false;
+   struct bg_reload_cache *c = &bg_cache;
+   uint32_t tex = 0;
+   if (c->valid && c->size == size && c->samples == fp->samples && c->ss == fp->ss &&
+       !memcmp(c->code, code, size)) {
+      if (!c->shape)
+         return false;
+      tex = c->tex;
+      memcpy(m, &c->m, sizeof(*m));
+   } else {
+      bool shape = bg_reload_shape(code, size, fp->samples, fp->ss, m, &tex);
+      c->valid = true;
+      c->shape = shape;
+      c->have_view = false;
+      c->size = size;
+      memcpy(c->code, code, size);
+      c->samples = fp->samples;
+      c->ss = fp->ss;
+      c->tex = tex;
+      memcpy(&c->m, m, sizeof(*m));
+      if (!shape)
+         return false;
+   }
+   /* The view exec_load_lanes decodes (get_view); a descriptor that
+    * faults or does not decode is the general path's to report. */
+   uint8_t d[HW_TEX_DESC_BYTES];
+   char err[96];
+   m->mmu = t->usc;
+   m->mmu.unit = HW_UNIT_TEX;
+   memset(&m->mmu.fault, 0, sizeof(m->mmu.fault));
+   struct hw_mmu dm = m->mmu;
+   if (!hw_mmu_read(&dm, hwr_tex_address(pipe, t->j.pl->sampler_heap, tex), d, sizeof(d)))
+      return false;
+   if (c->have_view && !memcmp(c->desc, d, sizeof(d)) &&
+       c->map_switch == hw_render_bg_reload_map && c->tex_fast == hw_tex_sample_fast_paths) {
+      m->view = c->m.view;
+      m->mapped = c->m.mapped;
+      if (m->mapped)
+         m->map = c->m.map;
+      return true;
+   }
+   if (!hw_tex_view_decode(&m->view, d, err, sizeof(err)))
+      return false;
+   m->mapped = hw_render_bg_reload_map &&
+               hw_tex_reload_map_init(&m->map, &m->view, m->F, m->mask);
+   c->have_view = true;
+   c->map_switch = hw_render_bg_reload_map;
+   c->tex_fast = hw_tex_sample_fast_paths;
+   memcpy(c->desc, d, sizeof(d));
+   c->m.view = m->view;
+   c->m.mapped = m->mapped;
+   if (m->mapped)
+      c->m.map = m->map;
+   return true;
+}
+
 /* One whole group (every lane live and covered, every pixel inside the
  * tile) of a matched reload program, as the USC would run it: texels
  * loaded as exec_load_lanes does, each component's 32-bit result stored
  * as op_tile stores a lane's register to its selected samples. False
- * (nothing written) when a load faults: the group then runs normally and
- * reports the fault as always. */
+ * when a load faults: the group then runs normally, storing every byte
+ * this may have stored, and reports the fault as always. */
 static bool
 bg_reload_group(struct tile *t, struct bg_reload *m, unsigned gx, unsigned gy)
 {
    struct fpass *fp = t->fp;
+   if (m->mapped) {
+      /* The group's two rows of 16 pixels, each selected sample: lane l
+       * loads texel (gx + quad_dx(l), gy + quad_dy(l)) of its own pixel,
+       * so row r of the group is texels gx.. of row gy + r; component c
+       * lands at byte O + c of the sample (one-byte components, or
+       * srgba8's word). */
+      size_t stride = (size_t)fp->samples * fp->ss;
+      for (unsigned r = 0; r < GROUP_H; r++) {
+         for (unsigned smp = 0; smp < fp->samples; smp++) {
+            if (!(m->smask >> smp & 1))
+               continue;
+            uint8_t *d = t->tb + (size_t)sidx(fp, gx - t->x0, gy - t->y0 + r, smp) * fp->ss +
+                         m->O;
+            if (hw_tex_reload_row(&m->mmu, &m->map, (int32_t)gx, (int32_t)(gy + r), GROUP_W,
+                                  d, stride) != HW_TEX_OK) {
+               memset(&m->mmu.fault, 0, sizeof(m->mmu.fault));
+               return false;
+            }
+         }
+      }
+      return true;
+   }
    int32_t x[32], y[32];
    for (unsigned l = 0; l < 32; l++) {
       x[l] = (int32_t)(gx + quad_dx(l));
@@ -2511,6 +2614,11 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
          if (rl && !bg_reload_match(t, pipe, rl)) {
             free(rl);
             rl = NULL;
+         } else if (rl && rl->mapped) {
+            /* the texels of the whole tile start on their way while the
+             * first group runs on the USC */
+            hw_tex_reload_prefetch(&rl->mmu, &rl->map, (int32_t)t->x0, (int32_t)t->y0, t->w,
+                                   t->h);
          }
       }
       bool have = false;
