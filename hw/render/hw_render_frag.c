@@ -871,14 +871,18 @@ fs_start(void *user, struct hw_usc_simd *s)
    r->iter_ctr = r->iter_jw = false;   /* a new launch: op_iter recomputes */
    uint32_t x[32], y[32];
    const uint32_t bx = r->gx - r->t->x0, by = r->gy - r->t->y0;
+   /* The coverage as a local copy: stores to r1 may alias r->cov (bytes
+    * alias anything), which kept this loop scalar, a lane at a time. */
+   uint8_t cov[32];
+   memcpy(cov, r->cov, sizeof(cov));
    for (unsigned l = 0; l < 32; l++) {
       x[l] = bx + quad_dx(l);
       y[l] = by + quad_dy(l);
-      r1[l] = (r1[l] & 0xffff0000u) | r->cov[l];
+      r1[l] = (r1[l] & 0xffff0000u) | cov[l];
    }
    hw_usc_simd_set_positions(s, x, y, 0);
    for (unsigned q = 0; q < 8; q++)
-      if (!(r->cov[4 * q] | r->cov[4 * q + 1] | r->cov[4 * q + 2] | r->cov[4 * q + 3]))
+      if (!(cov[4 * q] | cov[4 * q + 1] | cov[4 * q + 2] | cov[4 * q + 3]))
          off |= 0xfu << (4 * q);
    hw_usc_simd_disable_lanes(s, off);
 }
@@ -1355,6 +1359,8 @@ struct dfr_ref {
  * group order), the order in-order shading would have run them in, so
  * device stores made by the shaders keep their order.
  */
+static inline void lanes_set_bit(uint8_t pass[32], uint32_t lanes, unsigned s);
+
 static bool
 resolve(struct tile *t)
 {
@@ -1409,6 +1415,55 @@ resolve(struct tile *t)
          n++;
          continue;
       }
+      if (!hwr_isp_general) {
+         /* Several owners (small primitives): per sample, the group's
+          * owners in lane order, then one pass over the lanes per
+          * distinct owner. The walk below branches on every sample
+          * (owned or not, same owner as the last or not) and
+          * mispredicted on most of these groups. The refs differ from
+          * the walk's only in their order inside the group, which the
+          * sort by primitive below undoes: a group holds one ref per
+          * primitive, so (primitive, group) orders them all. */
+         const uint32_t *row[GROUP_H];
+         for (unsigned y = 0; y < ch; y++)
+            row[y] = &t->owner[sidx(fp, gx, gy + y, 0)];
+         for (unsigned s = 0; ok && s < fp->samples; s++) {
+            uint32_t ow[32], left = 0;
+            for (unsigned l = 0; l < 32; l++) {
+               const unsigned dx = quad_dx(l), dy = quad_dy(l);
+               ow[l] = dx < cw && dy < ch ? row[dy][dx * fp->samples + s] : 0;
+               left |= (uint32_t)(ow[l] != 0) << l;
+            }
+            while (left) {
+               const uint32_t o = ow[__builtin_ctz(left)];
+               uint32_t same = 0;
+               for (unsigned l = 0; l < 32; l++)
+                  same |= (uint32_t)(ow[l] == o) << l;
+               size_t k = first;
+               while (k < n && refs[k].prim != o - 1)
+                  k++;
+               if (k == n) {
+                  if (n == cap) {
+                     struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
+                     if (!nr) {
+                        ok = hwr_fail(&t->j, "out of host memory");
+                        break;
+                     }
+                     refs = nr;
+                     cap *= 2;
+                  }
+                  refs[n].prim = o - 1;
+                  refs[n].group = g;
+                  memset(refs[n].cov, 0, sizeof(refs[n].cov));
+                  n++;
+               }
+               lanes_set_bit(refs[k].cov, same, s);
+               left &= ~same;
+            }
+         }
+         continue;
+      }
+      /* The reference (hwr_isp_general): sample by sample in lane order. */
       for (unsigned l = 0; ok && l < 32; l++) {
          unsigned px = gx + quad_dx(l), py = gy + quad_dy(l);
          if (px >= t->w || py >= t->h)

@@ -99,6 +99,22 @@ simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
    uint32_t dy = dim[1] ? dim[1] : 1;
    /* lin % dx, (lin / dx) % dy, lin / (dx * dy), stepped instead of
     * divided per lane. */
+   if (!(dx & (dx - 1)) && !(dy & (dy - 1)) && hw_usc_fast_paths) {
+      /* Power-of-two widths (every pixel group: 16x2; most compute
+       * groups): the same quotients and remainders as masks and shifts,
+       * a loop the compiler vectorises; the stepped loop below, one lane
+       * at a time, was most of this function's time on fragment-heavy
+       * replays (a launch per 16x2 group). */
+      const unsigned sx = (unsigned)__builtin_ctz(dx), sy = (unsigned)__builtin_ctz(dy);
+      for (unsigned l = 0; l < USC_W; l++) {
+         const uint32_t lin = first + l;
+         s->linear_id[l] = lin;
+         s->local_id[0][l] = lin & (dx - 1);
+         s->local_id[1][l] = (lin >> sx) & (dy - 1);
+         s->local_id[2][l] = lin >> sx >> sy;
+      }
+      return;
+   }
    uint32_t x = first % dx, q = first / dx, y = q % dy, zz = q / dy;
    for (unsigned l = 0; l < USC_W; l++) {
       s->linear_id[l] = first + l;
