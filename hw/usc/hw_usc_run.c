@@ -430,9 +430,19 @@ void
 hw_usc_simd_disable_lanes(struct hw_usc_simd *s, uint32_t mask)
 {
    mask &= s->present;
-   for (unsigned l = 0; l < USC_W; l++)
-      if (mask >> l & 1)
-         usc_wr16(s, 0, l, 1);
+   /* r0l = 1 in the masked lanes, as usc_wr16(s, 0, l, 1) lane by lane,
+    * branch-free through a per-lane mask so that the loop vectorises
+    * (a pixel group's start: quads without coverage). */
+   static const uint32_t lane_bit[USC_W] = {
+#define B4(n) 1u << (n), 1u << ((n) + 1), 1u << ((n) + 2), 1u << ((n) + 3)
+      B4(0), B4(4), B4(8), B4(12), B4(16), B4(20), B4(24), B4(28)
+#undef B4
+   };
+   uint32_t *r0 = s->r[0];
+   for (unsigned l = 0; l < USC_W; l++) {
+      const uint32_t m = 0u - (uint32_t)((mask & lane_bit[l]) != 0);
+      r0[l] = (r0[l] & ~(m & 0xffffu)) | (m & 1u);
+   }
    s->exec &= ~mask;
 }
 
