@@ -2575,7 +2575,12 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
       uint64_t gcyc = 0, dprof[HW_PROF_NUM];
       size_t row = (size_t)GROUP_W * fp->samples * fp->ss;
       const uint8_t *src = NULL;
-      for (unsigned gy = t->y0; ok && gy < t->y0 + t->h; gy += GROUP_H) {
+      /* A whole tile of whole groups of a launch-invariant program
+       * (a clear): filled from its first group at once (below). */
+      const bool fill = invariant && !hw_render_frag_reference && t->w == fp->uw &&
+                        t->h == fp->uh && fp->uw % GROUP_W == 0 && fp->uh % GROUP_H == 0;
+      bool filled = false;
+      for (unsigned gy = t->y0; ok && !filled && gy < t->y0 + t->h; gy += GROUP_H) {
          for (unsigned gx = t->x0; ok && gx < t->x0 + t->w; gx += GROUP_W) {
             bool whole = (invariant || rl) && gx + GROUP_W <= t->x0 + t->w &&
                          gy + GROUP_H <= t->y0 + t->h &&
@@ -2589,6 +2594,34 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
                   continue;
                }
                /* a fault: the group runs (and reports it) below */
+            } else if (whole && have && fill) {
+               /* Every group of the tile is whole, and the first one
+                * (the tile's first two rows' first GROUP_W pixels) ran:
+                * the others get its bytes by doubling copies -- its rows
+                * across the tile's width, then the first two rows down
+                * the tile -- instead of a copy per group, with the same
+                * time and counts per group. The same bytes as the copy
+                * per group below (test_bg_invariant_copy). */
+               const size_t rs = (size_t)fp->uw * fp->samples * fp->ss;
+               uint8_t *tb = t->tb;
+               for (unsigned y = 0; y < GROUP_H; y++)
+                  for (size_t have_b = row; have_b < rs;) {
+                     size_t nb = have_b < rs - have_b ? have_b : rs - have_b;
+                     memcpy(tb + y * rs + have_b, tb + y * rs, nb);
+                     have_b += nb;
+                  }
+               const size_t all = rs * fp->uh;
+               for (size_t have_b = rs * GROUP_H; have_b < all;) {
+                  size_t nb = have_b < all - have_b ? have_b : all - have_b;
+                  memcpy(tb + have_b, tb, nb);
+                  have_b += nb;
+               }
+               const uint64_t rest = (uint64_t)(fp->uw / GROUP_W) * (fp->uh / GROUP_H) - 1;
+               cyc += gcyc * rest;
+               for (unsigned k = 0; k < HW_PROF_NUM; k++)
+                  t->pe->c[k] += dprof[k] * rest;
+               filled = true;
+               break;
             } else if (whole && have) {
                for (unsigned y = 0; y < GROUP_H; y++)
                   memcpy(dst + (size_t)y * fp->uw * fp->samples * fp->ss,
