@@ -108,6 +108,25 @@ struct fpass {
    bool utile_run;
    uint16_t morton[32 * 32];
    struct tile *tiles;
+   /* Per worker, the TLBs its last tile ended with (warm_tlb); NULL
+    * without (hwr_fast_paths off, or no memory). */
+   struct warm_tlb *warm;
+};
+
+/*
+ * A tile's units start with their TLBs as the same worker's previous tile
+ * of the pass left them, rather than empty: neighbouring tiles share the
+ * pages of the primitive lists, shaders and render target rows, and
+ * walking them again per tile showed in the profile. Only successful
+ * translations are cached and the page tables do not change while a pass
+ * runs (the kernel only unmaps pages of idle VMs, hw/hw_mmu.c), so a warm
+ * entry is the translation a walk would give: the same bytes, faults and
+ * results, whatever tile ran before on the worker.
+ */
+struct warm_tlb {
+   bool valid;
+   uint32_t isp_gen, usc_gen;
+   struct hw_tlb_entry isp[HW_TLB_ENTRIES], usc[HW_TLB_ENTRIES];
 };
 
 struct fs_run {
@@ -2964,6 +2983,13 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       t->j.status = HW_EXEC_TIMEOUT;
       return;
    }
+   struct warm_tlb *w = fp->warm ? &fp->warm[worker] : NULL;
+   if (w && w->valid) {
+      memcpy(t->isp.tlb, w->isp, sizeof(w->isp));
+      memcpy(t->usc.tlb, w->usc, sizeof(w->usc));
+      t->isp.tlb_gen = w->isp_gen;
+      t->usc.tlb_gen = w->usc_gen;
+   }
    t->tb_size = (size_t)fp->uw * fp->uh * fp->samples * fp->ss;
    t->tb = malloc(t->tb_size ? t->tb_size : 1);
    t->z = malloc(sizeof(float) * fp->uw * fp->uh * fp->samples);
@@ -2975,6 +3001,13 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       hwr_fail(&t->j, "out of host memory");
    else
       render_tile(t);
+   if (w) {
+      memcpy(w->isp, t->isp.tlb, sizeof(w->isp));
+      memcpy(w->usc, t->usc.tlb, sizeof(w->usc));
+      w->isp_gen = t->isp.tlb_gen;
+      w->usc_gen = t->usc.tlb_gen;
+      w->valid = true;
+   }
    /* What no primitive caused (setup, background and end-of-tile
     * programs, depth/stencil loads and stores) is the pass's overhead. */
    if (t->j.prof)
@@ -3043,7 +3076,10 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
       hw_mmu_init(&t->isp, j->ej->dev, j->ej->vm_slot, HW_UNIT_ISP);
       hw_mmu_init(&t->usc, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
    }
+   fp.warm = hwr_fast_paths ? calloc(j->r->threads ? j->r->threads : 1, sizeof(*fp.warm))
+                            : NULL;
    hwr_pool_run(j->r, n, tile_item, &fp);
+   free(fp.warm);
    /* Merge in tile order: the first failing tile decides, and the time
     * is the tiles' work spread over the cores (a fixed function of the
     * per-tile cycles, not of the host threads). */

@@ -83,7 +83,8 @@ hwr_snap256(float x)
 }
 
 /* The render core's speed-only fast paths (hw_render_vtx.c: trivial
- * clip accept; hw_render_frag.c: one read per primitive record).  On by
+ * clip accept; hw_render_frag.c: one read per primitive record, a tile's
+ * TLBs warmed from the worker's previous tile).  On by
  * default; the unit tests turn them off to render the same scene through
  * the general paths and require identical images and cycles.  Not for
  * production use: set it only while no job runs. */
