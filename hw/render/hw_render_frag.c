@@ -106,6 +106,7 @@ struct fpass {
    /* Morton index of utile pixel (x, y) at [y * uw + x] when a whole utile
     * is one Morton run of its tile (utile_run); see zls_buffer. */
    bool utile_run;
+   bool morton4;                  /* 4x4 blocks are Morton runs (zls_permute_blocks) */
    uint16_t morton[32 * 32];
    struct tile *tiles;
    /* Per worker, the TLBs its last tile ended with (warm_tlb); NULL
@@ -2725,6 +2726,71 @@ zls_permute(uint8_t *mem, uint8_t *px, const uint16_t *morton, unsigned n, unsig
 #undef ZLS_PERMUTE
 }
 
+/* Morton index of (x, y) inside a 4x4 block: x takes bits 0 and 2. */
+static const uint8_t morton4x4[16] = {
+   0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15,
+};
+
+/*
+ * zls_permute() for 1- and 4-byte texels (S8 stencil, single-sample Z32F)
+ * by 4x4 blocks: when every 4x4-aligned block of the utile is a run of 16
+ * consecutive Morton texels (fp->morton4: the block's first texel at
+ * morton[by * uw + bx], pixel (i, j) of it morton4x4[j * 4 + i] after it),
+ * a block is its four rows' pairs in a fixed order -- for 4-byte texels
+ * eight 8-byte moves to consecutive addresses, for 1-byte ones four
+ * 32-bit words built from the rows' bytes -- instead of a table lookup and
+ * a scattered 2-byte or 8-byte move per pixel pair. The same bytes as
+ * zls_permute (test_zls_blocks_exact: the reference under
+ * hw_render_frag_reference, loads and stores).
+ */
+static void
+zls_permute_blocks(uint8_t *mem, uint8_t *px, const uint16_t *morton, unsigned uw,
+                   unsigned uh, unsigned bpp, bool store)
+{
+   for (unsigned by = 0; by < uh; by += 4)
+      for (unsigned bx = 0; bx < uw; bx += 4) {
+         uint8_t *m = mem + (size_t)morton[by * uw + bx] * bpp;
+         uint8_t *r[4];
+         for (unsigned j = 0; j < 4; j++)
+            r[j] = px + ((size_t)(by + j) * uw + bx) * bpp;
+         if (bpp == 4) {
+            /* Morton pairs: rows 0/1 then 2/3, left pair then right */
+            uint8_t *src[8] = { r[0], r[1], r[0] + 8, r[1] + 8, r[2], r[3], r[2] + 8, r[3] + 8 };
+            for (unsigned k = 0; k < 8; k++) {
+               if (store)
+                  memcpy(m + 8 * k, src[k], 8);
+               else
+                  memcpy(src[k], m + 8 * k, 8);
+            }
+            continue;
+         }
+         /* 1-byte texels: word k of the block is the pairs 2k and 2k + 1
+          * above, two bytes each (little-endian words) */
+         uint32_t a, b, c, d, w[4];
+         if (store) {
+            memcpy(&a, r[0], 4);
+            memcpy(&b, r[1], 4);
+            memcpy(&c, r[2], 4);
+            memcpy(&d, r[3], 4);
+            w[0] = (a & 0xffffu) | b << 16;
+            w[1] = a >> 16 | (b & 0xffff0000u);
+            w[2] = (c & 0xffffu) | d << 16;
+            w[3] = c >> 16 | (d & 0xffff0000u);
+            memcpy(m, w, 16);
+         } else {
+            memcpy(w, m, 16);
+            a = (w[0] & 0xffffu) | w[1] << 16;
+            b = w[0] >> 16 | (w[1] & 0xffff0000u);
+            c = (w[2] & 0xffffu) | w[3] << 16;
+            d = w[2] >> 16 | (w[3] & 0xffff0000u);
+            memcpy(r[0], &a, 4);
+            memcpy(r[1], &b, 4);
+            memcpy(r[2], &c, 4);
+            memcpy(r[3], &d, 4);
+         }
+      }
+}
+
 static bool
 zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool store,
            uint8_t *px, unsigned bpp)
@@ -2761,7 +2827,10 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
          struct hw_fault before = m->fault;
          uint8_t *mem = hw_mmu_map(m, va, span, store);
          if (mem) {
-            zls_permute(mem, px, fp->morton, w * h, bpp, store, fp->uw);
+            if (fp->morton4 && (bpp == 1 || bpp == 4) && !hw_render_frag_reference)
+               zls_permute_blocks(mem, px, fp->morton, fp->uw, fp->uh, bpp, store);
+            else
+               zls_permute(mem, px, fp->morton, w * h, bpp, store, fp->uw);
             t->j.cycles += span >> HWR_CYC_MEM_BYTE_SHIFT;
             return true;
          }
@@ -2882,6 +2951,13 @@ zls_layouts(struct fpass *fp, const struct agx_fw_render_payload *pl)
    for (unsigned y = 0; fp->utile_run && y < fp->uh; y++)
       for (unsigned x = 0; x < fp->uw; x++)
          fp->morton[y * fp->uw + x] = (uint16_t)hw_tex_morton(x, y);
+   /* Checked on the table itself rather than assumed from the sizes. */
+   fp->morton4 = fp->utile_run && fp->uw % 4 == 0 && fp->uh % 4 == 0;
+   for (unsigned y = 0; fp->morton4 && y < fp->uh; y++)
+      for (unsigned x = 0; x < fp->uw; x++)
+         if (fp->morton[y * fp->uw + x] !=
+             fp->morton[(y & ~3u) * fp->uw + (x & ~3u)] + morton4x4[(y & 3) * 4 + (x & 3)])
+            fp->morton4 = false;
    bool z = pl->depth_base != 0, st = pl->stencil_base != 0;
    unsigned zb = fp->zls.z_format == AGX_ZLS_FORMAT_16 ? 2 : 4;
    if (z && !hw_tex_layout_twiddled(&fp->zl, zb * fp->samples, fp->zls_w, fp->zls_h, 1, 1, false))
