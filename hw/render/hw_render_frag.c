@@ -255,6 +255,14 @@ static const uint8_t quad_dy_tab[32] = {
    0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1,
 };
 
+/* 1 << l: per-lane masks from a table vectorise (SSE2 has no per-lane
+ * variable shift) */
+static const uint32_t lane_bit_tab[32] = {
+#define B4(n) 1u << (n), 1u << ((n) + 1), 1u << ((n) + 2), 1u << ((n) + 3)
+   B4(0), B4(4), B4(8), B4(12), B4(16), B4(20), B4(24), B4(28)
+#undef B4
+};
+
 /* quad_dx_tab widened, for loops storing 32-bit values */
 static const uint32_t quad_dx32_tab[32] = {
    0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7,
@@ -1464,13 +1472,14 @@ resolve(struct tile *t)
             for (unsigned l = 0; l < 32; l++) {
                const unsigned dx = quad_dx(l), dy = quad_dy(l);
                ow[l] = dx < cw && dy < ch ? row[dy][dx * fp->samples + s] : 0;
-               left |= (uint32_t)(ow[l] != 0) << l;
             }
+            for (unsigned l = 0; l < 32; l++)
+               left |= lane_bit_tab[l] & (0u - (uint32_t)(ow[l] != 0));
             while (left) {
                const uint32_t o = ow[__builtin_ctz(left)];
                uint32_t same = 0;
                for (unsigned l = 0; l < 32; l++)
-                  same |= (uint32_t)(ow[l] == o) << l;
+                  same |= lane_bit_tab[l] & (0u - (uint32_t)(ow[l] == o));
                size_t k = first;
                while (k < n && refs[k].prim != o - 1)
                   k++;
