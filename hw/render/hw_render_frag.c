@@ -2756,48 +2756,61 @@ static void
 zls_permute_blocks(uint8_t *mem, uint8_t *px, const uint16_t *morton, unsigned uw,
                    unsigned uh, unsigned bpp, bool store)
 {
-   for (unsigned by = 0; by < uh; by += 4)
-      for (unsigned bx = 0; bx < uw; bx += 4) {
-         uint8_t *m = mem + (size_t)morton[by * uw + bx] * bpp;
-         uint8_t *r[4];
-         for (unsigned j = 0; j < 4; j++)
-            r[j] = px + ((size_t)(by + j) * uw + bx) * bpp;
+   /* (row pointers as scalars: an array of them went through the stack
+    * and its reload stalled on store forwarding once per block) */
+   const size_t rs = (size_t)uw * bpp;
+#define ZB_MOVE(M, P, N) (store ? memcpy((M), (P), (N)) : memcpy((P), (M), (N)))
+   for (unsigned by = 0; by < uh; by += 4) {
+      const uint16_t *mrow = morton + (size_t)by * uw;
+      uint8_t *r0 = px + (size_t)by * rs;
+      for (unsigned bx = 0; bx < uw; bx += 4, r0 += 4 * bpp) {
+         uint8_t *m = mem + (size_t)mrow[bx] * bpp;
+         uint8_t *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;
          if (bpp == 4) {
             /* Morton pairs: rows 0/1 then 2/3, left pair then right */
-            uint8_t *src[8] = { r[0], r[1], r[0] + 8, r[1] + 8, r[2], r[3], r[2] + 8, r[3] + 8 };
-            for (unsigned k = 0; k < 8; k++) {
-               if (store)
-                  memcpy(m + 8 * k, src[k], 8);
-               else
-                  memcpy(src[k], m + 8 * k, 8);
-            }
+            ZB_MOVE(m, r0, 8);
+            ZB_MOVE(m + 8, r1, 8);
+            ZB_MOVE(m + 16, r0 + 8, 8);
+            ZB_MOVE(m + 24, r1 + 8, 8);
+            ZB_MOVE(m + 32, r2, 8);
+            ZB_MOVE(m + 40, r3, 8);
+            ZB_MOVE(m + 48, r2 + 8, 8);
+            ZB_MOVE(m + 56, r3 + 8, 8);
             continue;
          }
          /* 1-byte texels: word k of the block is the pairs 2k and 2k + 1
           * above, two bytes each (little-endian words) */
-         uint32_t a, b, c, d, w[4];
+         uint32_t a, b, c, d, w0, w1, w2, w3;
          if (store) {
-            memcpy(&a, r[0], 4);
-            memcpy(&b, r[1], 4);
-            memcpy(&c, r[2], 4);
-            memcpy(&d, r[3], 4);
-            w[0] = (a & 0xffffu) | b << 16;
-            w[1] = a >> 16 | (b & 0xffff0000u);
-            w[2] = (c & 0xffffu) | d << 16;
-            w[3] = c >> 16 | (d & 0xffff0000u);
-            memcpy(m, w, 16);
+            memcpy(&a, r0, 4);
+            memcpy(&b, r1, 4);
+            memcpy(&c, r2, 4);
+            memcpy(&d, r3, 4);
+            w0 = (a & 0xffffu) | b << 16;
+            w1 = a >> 16 | (b & 0xffff0000u);
+            w2 = (c & 0xffffu) | d << 16;
+            w3 = c >> 16 | (d & 0xffff0000u);
+            memcpy(m, &w0, 4);
+            memcpy(m + 4, &w1, 4);
+            memcpy(m + 8, &w2, 4);
+            memcpy(m + 12, &w3, 4);
          } else {
-            memcpy(w, m, 16);
-            a = (w[0] & 0xffffu) | w[1] << 16;
-            b = w[0] >> 16 | (w[1] & 0xffff0000u);
-            c = (w[2] & 0xffffu) | w[3] << 16;
-            d = w[2] >> 16 | (w[3] & 0xffff0000u);
-            memcpy(r[0], &a, 4);
-            memcpy(r[1], &b, 4);
-            memcpy(r[2], &c, 4);
-            memcpy(r[3], &d, 4);
+            memcpy(&w0, m, 4);
+            memcpy(&w1, m + 4, 4);
+            memcpy(&w2, m + 8, 4);
+            memcpy(&w3, m + 12, 4);
+            a = (w0 & 0xffffu) | w1 << 16;
+            b = w0 >> 16 | (w1 & 0xffff0000u);
+            c = (w2 & 0xffffu) | w3 << 16;
+            d = w2 >> 16 | (w3 & 0xffff0000u);
+            memcpy(r0, &a, 4);
+            memcpy(r1, &b, 4);
+            memcpy(r2, &c, 4);
+            memcpy(r3, &d, 4);
          }
       }
+   }
+#undef ZB_MOVE
 }
 
 static bool
