@@ -223,6 +223,14 @@ enum hw_tex_status hw_tex_sample_lambda(struct hw_mmu *mmu, const struct hw_tex_
 extern bool hw_tex_sample_fast_paths;
 
 /*
+ * Tests only: clearing it makes image_write_block's linear rows go
+ * through the staging run and hw_mmu_write always, the reference for the
+ * rows converted straight into a page the TLB already holds
+ * (hw_tex_write.c). Not synchronised: set it before rendering starts.
+ */
+extern bool hw_tex_write_fast_paths;
+
+/*
  * texture_load: integer texel (x, y, z-or-layer) of level first_level +
  * level.  Out-of-range coordinates, levels or samples return all zeros
  * (robust access), not a fault.

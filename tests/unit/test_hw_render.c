@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "hw/render/hw_render_priv.h"
+#include "hw/tex/hw_tex.h"
 #include "test_hw_render_scene.h"
 
 /* ------------------------------------------------------------ oracle */
@@ -543,6 +544,34 @@ test_fast_paths_match_general(void **state)
    assert_memory_equal(&a.stats, &b.stats, sizeof(a.stats));
    compare(a.rt, b.rt, 96, 96, 0);
    assert_int_equal(a.ts_v[1] - a.ts_v[0], b.ts_v[1] - b.ts_v[0]);
+   assert_int_equal(a.ts_f[1] - a.ts_f[0], b.ts_f[1] - b.ts_f[0]);
+   scene_teardown(&b);
+   scene_teardown(&a);
+}
+
+/*
+ * End-of-tile stores of a linear render target: rows whose page the TLB
+ * holds are converted straight into it (hw_tex_write_fast_paths), the
+ * others staged and copied through hw_mmu_write; the same scene with the
+ * staged copy everywhere must leave the same render target and time.
+ */
+static void
+test_eot_rows_fast_path(void **state)
+{
+   (void)state;
+   struct scene a, b;
+   scene_init(&a, 200, 120, 1, 0xff203040u, 2, 1 << 20);
+   many_triangles(&a, 400);
+   assert_true(hw_tex_write_fast_paths);
+   assert_true(run(&a));
+   hw_tex_write_fast_paths = false;
+   scene_init(&b, 200, 120, 1, 0xff203040u, 2, 1 << 20);
+   many_triangles(&b, 400);
+   bool ok = run(&b);
+   hw_tex_write_fast_paths = true;
+   assert_true(ok);
+   compare(a.rt, b.rt, 200, 120, 0);
+   assert_memory_equal(&a.stats, &b.stats, sizeof(a.stats));
    assert_int_equal(a.ts_f[1] - a.ts_f[0], b.ts_f[1] - b.ts_f[0]);
    scene_teardown(&b);
    scene_teardown(&a);
@@ -1191,6 +1220,7 @@ main(void)
       cmocka_unit_test(test_tvb_overflow),
       cmocka_unit_test(test_threads_deterministic),
       cmocka_unit_test(test_pool_items_once),
+      cmocka_unit_test(test_eot_rows_fast_path),
       cmocka_unit_test(test_snap256_fast),
       cmocka_unit_test(test_fast_paths_match_general),
       cmocka_unit_test(test_vertex_scratch_kept),
