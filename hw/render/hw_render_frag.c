@@ -1501,19 +1501,12 @@ resolve(struct tile *t)
                while (k < n && refs[k].prim != o - 1)
                   k++;
                if (k == n) {
-                  if (n == cap) {
-                     struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
-                     if (!nr) {
-                        ok = hwr_fail(&t->j, "out of host memory");
-                        break;
-                     }
-                     refs = nr;
-                     cap *= 2;
+                  struct dfr_ref *r = dfr_ref_push(t, &refs, &cap, &n, o - 1, g);
+                  if (!r) {
+                     ok = false;
+                     break;
                   }
-                  refs[n].prim = o - 1;
-                  refs[n].group = g;
-                  memset(refs[n].cov, 0, sizeof(refs[n].cov));
-                  n++;
+                  memset(r->cov, 0, sizeof(r->cov));
                }
                lanes_set_bit(refs[k].cov, same, s);
                left &= ~same;
