@@ -1333,6 +1333,14 @@ struct vs_ahead {
    uint64_t sampler_heap;
 };
 
+void
+hwr_vs_ahead_free(struct vs_ahead *a)
+{
+   if (a)
+      free(a->buf);
+   free(a);
+}
+
 /* Grows the arrays' buffer keeping its contents (the IDs are written
  * while the scan goes on); kept from batch to batch. */
 static uint8_t *
@@ -1851,9 +1859,15 @@ hwr_vertex_job(struct hwr_job *j)
       hwr_fail(j, "out of host memory");
    tvb_reset(v);
    v->peak = v->used;
-   /* Not for a job already out of memory: shading ahead is only speed. */
-   if (ok && hwr_vs_ahead)
-      v->ahead = calloc(1, sizeof(*v->ahead));
+   /* Kept with the scratch (its arrays' pages stay mapped), else the
+    * job's own; none when out of memory: shading ahead is only speed. */
+   if (ok && hwr_vs_ahead) {
+      if (v->took_scratch && !j->r->vahead)
+         j->r->vahead = calloc(1, sizeof(*v->ahead));
+      v->ahead = v->took_scratch ? j->r->vahead : calloc(1, sizeof(*v->ahead));
+      if (v->ahead)
+         v->ahead->n = v->ahead->next = 0;
+   }
 
    uint64_t pc = j->pl->vdm_stream_base, stack[VDM_CALL_DEPTH];
    unsigned sp = 0, blocks = 0;
@@ -1942,9 +1956,8 @@ hwr_vertex_job(struct hwr_job *j)
    free(v->count);
    free(v->stack);
    hwr_scratch_free(&v->own_scratch);
-   if (v->ahead)
-      free(v->ahead->buf);
-   free(v->ahead);
+   if (!v->took_scratch)
+      hwr_vs_ahead_free(v->ahead);
    if (v->took_scratch)
       atomic_store(&j->r->vscratch_busy, false);
    free(v);
