@@ -620,6 +620,7 @@ hw_render_destroy(struct hw_render *r)
    }
    pthread_mutex_destroy(&r->prof_lock);
    hwr_scratch_free(&r->vscratch);
+   hwr_vs_ahead_free(r->vahead);
    pthread_cond_destroy(&r->cond);
    pthread_cond_destroy(&r->done_cond);
    free(r);

@@ -89,6 +89,14 @@ hwr_snap256(float x)
  * the general paths and require identical images and cycles.  Not for
  * production use: set it only while no job runs. */
 extern bool hwr_fast_paths;
+/* Shading small draws ahead on the pool (hw_render_vtx.c, vs_ahead_scan),
+ * on by default; tests turn it off for the in-order reference. Set it
+ * only while no job runs. */
+extern bool hwr_vs_ahead;
+/* Draws whose rows shaded ahead were used (tests check the path runs). */
+extern _Atomic uint64_t hwr_vs_ahead_used;
+struct vs_ahead;
+void hwr_vs_ahead_free(struct vs_ahead *a);
 
 enum hwr_stage { HWR_VERTEX, HWR_FRAGMENT, HWR_TILE_PROGRAM, HWR_EOT };
 
@@ -158,6 +166,9 @@ struct hw_render {
     * vertex job running at the same time allocates its own. */
    struct hwr_scratch vscratch;
    atomic_bool vscratch_busy;
+   /* The look-ahead's draws and arrays (hw_render_vtx.c, vs_ahead_scan),
+    * kept likewise with vscratch. */
+   struct vs_ahead *vahead;
 };
 
 /* One job's context (vertex or fragment). */

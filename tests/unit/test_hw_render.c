@@ -793,6 +793,133 @@ test_vertex_atomics_in_order(void **state)
    scene_teardown(&s);
 }
 
+/*
+ * Small draws shaded ahead on the pool (hw_render_vtx.c, vs_ahead_scan)
+ * against shading each draw where the stream reaches it (hwr_vs_ahead
+ * off), at 1 and 4 threads: many draws of a few triangles, some indexed
+ * strips with restarts, a TVB small enough for partial renders (which
+ * void what was shaded ahead), and in the middle a draw whose vertex
+ * shader stores into the vertex buffer of the draw after it (that
+ * shader is never shaded ahead, and the next draw must see its stores).
+ * Images, TVB, written memory, vertex and fragment cycles and statistics
+ * must be identical.
+ */
+enum { AHEAD_DRAWS = 30, AHEAD_WRITER = 13, AHEAD_GAP = 65536, AHEAD_COUNTER = 32768 };
+static uint64_t ahead_writer_vb;
+
+static void
+ahead_scene(struct scene *s, unsigned threads)
+{
+   /* The writer: vs_src, and vertex i's x stored over the x of vertex i
+    * of the next draw's buffer (AHEAD_GAP bytes after its own), and a
+    * counter (AHEAD_COUNTER bytes after it) incremented: run twice, or
+    * before the draws ahead of it, it would show. */
+   char w_src[1024];
+   snprintf(w_src, sizeof(w_src),
+            "iadd r7, 0, r5, lsl 3\n"
+            "device_load 0, i32, xyzw, r8_r9_r10_r11, u0_u1, r7, unsigned\n"
+            "mov_imm r25, %u, 0b0\n"
+            "iadd r24, r7, r25\n"
+            "iadd r7, r7, 4\n"
+            "device_load 0, i32, xyzw, r12_r13_r14_r15, u0_u1, r7, unsigned\n"
+            "wait 0\n"
+            "device_store 0, i32, x, r8, u0_u1, r24, unsigned, 0\n"
+            "mov_imm r22, 1, 0b0\n"
+            "mov_imm r23, %u, 0b0\n"
+            "atomic add, 0, r21, u0_u1, r23, unsigned, r22, 1, 0, 1, 4, 2\n"
+            "st_var 0, r8, 0\nst_var 0, r9, 1\nst_var 0, r10, 2\nst_var 0, r11, 3\n"
+            "st_var 0, r12, 4\nst_var 0, r13, 5\nst_var 0, r14, 6\nst_var_final 0, r15, 7\n"
+            "stop\n", AHEAD_GAP / 4, AHEAD_COUNTER / 4);
+   scene_init(s, 96, 96, 1, 0xff202020u, threads, 12 * 1024);
+   uint32_t seed = 4242;
+   uint64_t writer_vb = 0;
+   for (unsigned d = 0; d < AHEAD_DRAWS; d++) {
+      unsigned ntri = 4 + d % 9;
+      struct vtx v[3 * 12];
+      memset(v, 0, sizeof(v));
+      for (unsigned i = 0; i < ntri; i++) {
+         seed = seed * 1103515245u + 12345u;
+         float cx = (float)(seed >> 8 & 0xffff) / 65536.0f * 1.8f - 0.9f;
+         seed = seed * 1103515245u + 12345u;
+         float cy = (float)(seed >> 8 & 0xffff) / 65536.0f * 1.8f - 0.9f;
+         float col = (float)((d + i) % 5) / 4.0f;
+         struct vtx a = { cx, cy, 0.5f, 1, col, 1 - col, (float)(d % 3) / 2.0f, 1 };
+         v[3 * i] = a;
+         v[3 * i + 1] = a;
+         v[3 * i + 1].x += 0.12f;
+         v[3 * i + 2] = a;
+         v[3 * i + 2].y += 0.12f;
+      }
+      if (d == AHEAD_WRITER) {
+         emit_state(s, &default_state, w_src, v, sizeof(v));
+         writer_vb = ahead_writer_vb = s->last_vb;
+         emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3 * ntri, 1, false);
+         /* the next draw's vertex buffer where the writer stores */
+         /* (zeroed: the pages may hold an earlier test's data) */
+         uint64_t gap = writer_vb - USC_BASE + AHEAD_GAP;
+         assert_true(s->used <= writer_vb - USC_BASE + AHEAD_COUNTER);
+         memset(s->mem + s->used, 0, gap - s->used);
+         s->used = gap;
+         continue;
+      }
+      emit_state(s, &default_state, vs_src, v, sizeof(v));
+      if (d == AHEAD_WRITER + 1)
+         assert_int_equal(s->last_vb, writer_vb + AHEAD_GAP);
+      if (d % 4 == 1) {
+         /* a strip over the first vertices, restarts in between */
+         uint16_t idx[3 * 12];
+         unsigned n = 0;
+         for (unsigned i = 0; i < 3 * ntri && n < 3 * 12; i++)
+            idx[n++] = i % 7 == 6 ? 0xffff : (uint16_t)i;
+         emit_draw(s, AGX_PRIMITIVE_TRIANGLE_STRIP, idx, AGX_INDEX_SIZE_U16, n, 1, true);
+      } else {
+         emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3 * ntri, 1, false);
+      }
+   }
+   assert_true(run(s));
+}
+
+static void
+test_vertex_shaded_ahead(void **state)
+{
+   (void)state;
+   struct scene ref, s[2];
+   assert_true(hwr_vs_ahead);
+   hwr_vs_ahead = false;
+   uint64_t used0 = atomic_load(&hwr_vs_ahead_used);
+   ahead_scene(&ref, 1);
+   hwr_vs_ahead = true;
+   assert_int_equal(atomic_load(&hwr_vs_ahead_used), used0);
+   print_message("draws %llu primitives %llu partial renders %llu\n",
+                 (unsigned long long)ref.stats.draws,
+                 (unsigned long long)ref.stats.primitives,
+                 (unsigned long long)ref.stats.partial_renders);
+   assert_true(ref.stats.partial_renders > 0);
+   const unsigned threads[2] = { 1, 4 };
+   for (unsigned k = 0; k < 2; k++) {
+      uint64_t u0 = atomic_load(&hwr_vs_ahead_used);
+      ahead_scene(&s[k], threads[k]);
+      /* most draws took rows shaded ahead */
+      assert_true(atomic_load(&hwr_vs_ahead_used) - u0 > AHEAD_DRAWS / 2);
+      assert_memory_equal(&s[k].stats, &ref.stats, sizeof(ref.stats));
+      compare(s[k].rt, ref.rt, 96, 96, 0);
+      assert_memory_equal(s[k].tvb, ref.tvb, TVB_PAGES * HW_PAGE_SIZE);
+      assert_memory_equal(s[k].mem, ref.mem, ref.used);
+      assert_int_equal(s[k].ts_v[1] - s[k].ts_v[0], ref.ts_v[1] - ref.ts_v[0]);
+      assert_int_equal(s[k].ts_f[1] - s[k].ts_f[0], ref.ts_f[1] - ref.ts_f[0]);
+   }
+   /* The writer stored its vertices' x over the next draw's (which the
+    * comparison above shows was shaded after the stores). */
+   const struct vtx *wv = host(&ref, ahead_writer_vb);
+   const struct vtx *nv = host(&ref, ahead_writer_vb + AHEAD_GAP);
+   assert_true(wv[0].x == nv[0].x && wv[5].x == nv[5].x);
+   const uint32_t *counter = host(&ref, ahead_writer_vb + AHEAD_COUNTER);
+   assert_int_equal(*counter, 3 * (4 + AHEAD_WRITER % 9));
+   for (unsigned k = 0; k < 2; k++)
+      scene_teardown(&s[k]);
+   scene_teardown(&ref);
+}
+
 /* ------------------------------------------------------------ textures */
 
 /* 16x16 RGBA8 texel of level l: every level and texel distinct. */
@@ -1226,6 +1353,7 @@ main(void)
       cmocka_unit_test(test_vertex_scratch_kept),
       cmocka_unit_test(test_vertex_rows_compact),
       cmocka_unit_test(test_vertex_atomics_in_order),
+      cmocka_unit_test(test_vertex_shaded_ahead),
       cmocka_unit_test(test_texture_nearest),
       cmocka_unit_test(test_texture_bindless),
       cmocka_unit_test(test_texture_linear),
