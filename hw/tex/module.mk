@@ -31,7 +31,7 @@ test_hw_tex_exec_LDLIBS := -lcmocka
 # Descriptors, coordinates and tiles from fuzz input (flat test memory).
 FUZZERS += fuzz_hw_tex
 fuzz_hw_tex_SRCS := tests/fuzz/fuzz_hw_tex.c tests/unit/test_hw_tex_mem.c
-fuzz_hw_tex_LIBS := hwtex cmdstream
+fuzz_hw_tex_LIBS := hwtex hwusc agxisa cmdstream   # hwtex converts to fp16 with hwusc's hw_usc_f32_to_f16
 
 # ASTC LDR decoder against the reference decodes shipped with piglit.
 TESTS += test_hw_tex_astc
