@@ -125,6 +125,10 @@ struct cap_cpumap {
    /* Fault handlers between giving a page write access and marking it
     * (cap_wp.c, "Ordering"): collect and arm wait for none first. */
    atomic_uint faulting;
+   /* Per page (hot pages, cap_wp.c "idle_grow"): bits 0-1 how many times
+    * its idle limit (HOT_IDLE) doubled; IDLED set when it was protected
+    * again for being idle and has not been hot since. Under cap.lock. */
+   uint8_t *idle;
 };
 
 /* A submission waiting for its out-sync (cap_reaper.c). */

@@ -125,6 +125,9 @@ static struct timespec fault_delay;
 /* cap.opt.wp_hot_first (TESSERA_CAPTURE_TEST_WP_HOT_FIRST): short dirty
  * runs become hot at their first collect (short_dirty_run) */
 static bool hot_first = true;
+/* cap.opt.wp_hot_idle_grow (TESSERA_CAPTURE_TEST_WP_HOT_IDLE_GROW): idle
+ * limits grow for pages rewritten soon after going idle (idle_grow) */
+static bool hot_idle_grow = true;
 /* The userfaultfd mechanism (cap_uffd.h), per process, if
  * TESSERA_CAPTURE_WP_TRACK=uffd; uf_err is why it is closed (ENOTSUP: not
  * asked for), uf_reopen set in a forked child. */
@@ -176,6 +179,7 @@ cap_wp_init(bool own_segv)
    wp_on = true;
    fault_delay.tv_nsec = (long)cap.opt.wp_fault_delay_us * 1000;
    hot_first = cap.opt.wp_hot_first;
+   hot_idle_grow = cap.opt.wp_hot_idle_grow;
    if (cap.opt.wp_uffd)
       uf_err = -cap_uffd_open(&uf);
    return true;
@@ -206,11 +210,13 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    uint32_t *last_dirty = calloc(pages, sizeof(*last_dirty));
    uint8_t *hot = calloc(pages, 1);
    struct tsr_hash *hot_hash = calloc(pages, sizeof(*hot_hash));
+   uint8_t *idle = calloc(pages, 1);
    unsigned slot = CAP_MAX_CPUMAPS;
    for (unsigned i = 0; i < CAP_MAX_CPUMAPS && slot == CAP_MAX_CPUMAPS; i++)
       if (!atomic_load(&maps[i]))
          slot = i;
-   if (!m || !dirty || !last_dirty || !hot || !hot_hash || slot == CAP_MAX_CPUMAPS) {
+   if (!m || !dirty || !last_dirty || !hot || !hot_hash || !idle || slot == CAP_MAX_CPUMAPS) {
+      free(idle);
       free(m);
       free(dirty);
       free(last_dirty);
@@ -241,7 +247,7 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    }
    *m = (struct cap_cpumap){ (uintptr_t)addr, pages * host_page, prot, f->id, bo->handle,
                              bo_offset, dirty, false, 0, last_dirty, hot, hot_hash, 0,
-                             by_uffd, false, 0 };
+                             by_uffd, false, 0, idle };
    if (atomic_load(&maps_end) <= slot)
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
    atomic_store(&maps[slot], m);
@@ -462,6 +468,39 @@ short_dirty_run(struct cap_cpumap *m, size_t p, size_t pages)
    return n <= HOT_FIRST_RUN;
 }
 
+/* Idle limits (mprotect mechanism). A hot page unchanged for its idle
+ * limit is protected again; a page the program rewrites periodically, a
+ * little less often than that, then pays a fault per period and is hot
+ * again at its next collect. The tessera driver's upload buffers are used
+ * in turn, each page 0 rewritten every ~38 collects of its mapping on
+ * es2gears, just past HOT_IDLE: 42 of its 98 write faults, all past the
+ * first frames. So a page written again within HOT_WINDOW collects of
+ * being protected for idleness gets twice the limit, up to
+ * HOT_IDLE << IDLE_GROW_MAX: its later periods cost a hash per collect
+ * (~0.15 us for 4 KiB) instead of a fault (~40 us with the kernel's
+ * side) plus the hashes before it. The cap keeps a page that stops being
+ * written from costing much more than one fault's worth of hashes
+ * (128 x 0.15 us, about half a fault) before it is protected for good. */
+#define IDLE_GROW_MAX 2u
+#define IDLED 0x80u
+
+static unsigned
+idle_limit(const struct cap_cpumap *m, size_t p)
+{
+   return HOT_IDLE << (m->idle[p] & 3u);
+}
+
+/* Page p, dirty and not hot, becomes hot now. */
+static void
+idle_grow(struct cap_cpumap *m, size_t p)
+{
+   uint8_t v = m->idle[p];
+   if ((v & IDLED) && hot_idle_grow && m->collects - m->last_dirty[p] <= HOT_WINDOW &&
+       (v & 3u) < IDLE_GROW_MAX)
+      v++;
+   m->idle[p] = v & 3u;
+}
+
 /* What collect does with one page. */
 enum { PG_SKIP, PG_PROTECT, PG_READ };
 
@@ -521,6 +560,7 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
             for (size_t k = p; k < q; k++) {
                atomic_store(&m->dirty[k], 0);
                m->last_dirty[k] = m->collects;
+               m->idle[k] &= 3u;   /* protected for being written, not idle */
             }
             atomic_fetch_add(&n_protects, 1);
             mprotect((void *)(m->addr + p * host_page), (q - p) * host_page,
@@ -555,6 +595,7 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
          bool was_dirty = atomic_exchange(&m->dirty[p], 0);
          n_hot_reads++;
          if (!m->hot[p]) {
+            idle_grow(m, p);
             m->nhot++;
             m->hot[p] = 1;
             n_hot_records++;
@@ -563,10 +604,11 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
             m->hot[p] = 1;
             n_hot_records++;
             record_pages(f, bo, m, &view, p, p + 1);
-         } else if (++m->hot[p] > HOT_IDLE) {
+         } else if (++m->hot[p] > idle_limit(m, p)) {
             /* unchanged for a while: protect it again (its contents are
              * in the trace; a later write faults as before) */
             m->hot[p] = 0;
+            m->idle[p] |= IDLED;
             m->nhot--;
             m->last_dirty[p] = 0;
             atomic_fetch_add(&n_protects, 1);
