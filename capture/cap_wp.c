@@ -477,10 +477,11 @@ short_dirty_run(struct cap_cpumap *m, size_t p, size_t pages)
  * first frames. So a page written again within HOT_WINDOW collects of
  * being protected for idleness gets twice the limit, up to
  * HOT_IDLE << IDLE_GROW_MAX: its later periods cost a hash per collect
- * (~0.15 us for 4 KiB) instead of a fault (~40 us with the kernel's
- * side) plus the hashes before it. The cap keeps a page that stops being
- * written from costing much more than one fault's worth of hashes
- * (128 x 0.15 us, about half a fault) before it is protected for good. */
+ * (~0.6 us measured in place, the pages mostly out of the caches:
+ * es2gears' ~3,300 hot reads take ~2 ms) instead of a fault (~30-40 us
+ * with the kernel's side) every HOT_IDLE + a few collects. The cap bounds
+ * what a page that stops being written costs before it is protected for
+ * good: 128 hashes, ~80 us, two or three faults' worth, once. */
 #define IDLE_GROW_MAX 2u
 #define IDLED 0x80u
 
