@@ -500,13 +500,14 @@ short_dirty_run(struct cap_cpumap *m, size_t p, size_t pages)
    return n <= HOT_FIRST_RUN;
 }
 
-/* Idle limits (mprotect mechanism). A hot page unchanged for its idle
- * limit is protected again; a page the program rewrites periodically, a
- * little less often than that, then pays a fault per period and is hot
- * again at its next collect. The tessera driver's upload buffers are used
- * in turn, each page 0 rewritten every ~38 collects of its mapping on
- * es2gears, just past HOT_IDLE: 42 of its 98 write faults, all past the
- * first frames. So a page written again within HOT_WINDOW collects of
+/* Idle limits (mprotect mechanism). A hot page unchanged (by its hash)
+ * for its idle limit is protected again, and a page the program keeps
+ * rewriting with the same bytes looks unchanged: the tessera driver
+ * rewrites page 0 of each of its upload buffers every few frames, mostly
+ * with what it held, so on es2gears each went idle after HOT_IDLE
+ * collects and faulted 3-5 collects later, every ~38 collects: 42 of its
+ * 98 write faults, all past the first frames, each followed by HOT_IDLE
+ * hashes again. So a page written again within HOT_WINDOW collects of
  * being protected for idleness gets twice the limit, up to
  * HOT_IDLE << IDLE_GROW_MAX: its later periods cost a hash per collect
  * (~0.6 us measured in place, the pages mostly out of the caches:
