@@ -240,6 +240,20 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
       else if (strcmp(v, "1") != 0)
          return fail(err, errlen, "TESSERA_CAPTURE_TEST_WP_HOT_FIRST (0|1)", v);
    }
+   o->wp_hot_idle_grow = true;
+   if ((v = get("TESSERA_CAPTURE_TEST_WP_HOT_IDLE_GROW")) && *v) {
+      if (strcmp(v, "0") == 0)
+         o->wp_hot_idle_grow = false;
+      else if (strcmp(v, "1") != 0)
+         return fail(err, errlen, "TESSERA_CAPTURE_TEST_WP_HOT_IDLE_GROW (0|1)", v);
+   }
+   o->wp_ahead = true;
+   if ((v = get("TESSERA_CAPTURE_TEST_WP_AHEAD")) && *v) {
+      if (strcmp(v, "0") == 0)
+         o->wp_ahead = false;
+      else if (strcmp(v, "1") != 0)
+         return fail(err, errlen, "TESSERA_CAPTURE_TEST_WP_AHEAD (0|1)", v);
+   }
    if ((v = get("TESSERA_CAPTURE_GPU_MEMORY")) && *v) {
       if (strcmp(v, "full") == 0)
          o->gpu_memory_full = true;

@@ -89,6 +89,16 @@ struct cap_options {
     * 0 keeps the rule before it (hot at its second) to measure the faults
     * it saves */
    bool wp_hot_first;
+   /* TESSERA_CAPTURE_TEST_WP_HOT_IDLE_GROW=0|1 (tests only; default 1): a
+    * hot page protected for being idle and written again soon after gets
+    * a longer idle limit (cap_wp.c, idle_grow); 0 keeps HOT_IDLE for
+    * every page, the rule before, to measure the faults it saves */
+   bool wp_hot_idle_grow;
+   /* TESSERA_CAPTURE_TEST_WP_AHEAD=0|1 (tests only; default 1): a write
+    * fault right after a run of dirty pages unprotects as many pages
+    * ahead (cap_wp.c, "Writes ahead"); 0 faults page by page, the rule
+    * before, to measure the faults it saves */
+   bool wp_ahead;
    uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
    /* TESSERA_CAPTURE_ZSTD_LEVEL: the trace chunks' zstd level, 1 to 19 or
     * -1 to -50 (zstd's fast levels, `zstd --fast=N`); default

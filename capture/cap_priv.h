@@ -125,6 +125,16 @@ struct cap_cpumap {
    /* Fault handlers between giving a page write access and marking it
     * (cap_wp.c, "Ordering"): collect and arm wait for none first. */
    atomic_uint faulting;
+   /* Per page (hot pages, cap_wp.c "idle_grow"): bits 0-1 how many times
+    * its idle limit (HOT_IDLE) doubled; IDLED set when it was protected
+    * again for being idle and has not been hot since. Under cap.lock. */
+   uint8_t *idle;
+   /* The fault handler may unprotect pages ahead of a sequential write
+    * (cap_wp.c, "Writes ahead"): only while the GPU cannot write the
+    * object (collect reads those pages). Set at registration, cleared by
+    * cap_wp_cool before the object is first bound writable or as a
+    * timestamp object. */
+   _Atomic bool ahead_ok;
 };
 
 /* A submission waiting for its out-sync (cap_reaper.c). */
@@ -293,6 +303,8 @@ void cap_wp_forget_bo(uint32_t file_id, uint32_t handle);
 void cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mappings);
 /* Hot pages (TESSERA_CAPTURE_STATS): reads at collects, of them recorded
  * (changed); collects of a mapping, of them skipped as clean. */
+/* pages the fault handler unprotected ahead of sequential writes */
+unsigned long cap_wp_ahead_pages(void);
 void cap_wp_hot_stats(unsigned long *hot_reads, unsigned long *hot_records,
                       unsigned long *collects, unsigned long *clean_skips);
 /* CPU time spent in the write-fault handler (only with cap.stats). */

@@ -101,6 +101,20 @@
 /* Longest wait of a collect for the fault handlers in progress on a
  * mapping ("Ordering"); they take microseconds unless preempted */
 #define FAULT_WAIT_NS 1000000000ull
+/* Writes ahead (mprotect mechanism). A program filling a buffer from the
+ * CPU writes it page after page: glmark2-es2 build uploads two 256 KiB
+ * buffers before their first submission, 128 of its 179 write faults, a
+ * signal and an mprotect each. A fault on a page right after a run of
+ * pages marked dirty since the last collect unprotects as many pages
+ * again ahead of it (at most AHEAD_MAX) and marks them dirty too, so a
+ * sequential fill of N pages takes about log2(N) + 1 faults (64 pages:
+ * 7). A page marked but not written is read at the collect and recorded
+ * only if the trace did not have its contents (a page never recorded:
+ * the kernel's zeroes, stored once), and at most as many pages are
+ * marked ahead as were written in sequence before. Only while the GPU
+ * cannot write the object (m->ahead_ok): collect reads the pages marked,
+ * and a page the GPU may be writing must not be read (as for hot pages). */
+#define AHEAD_MAX 64u
 
 static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
 /* One past the highest slot ever used: the scans below (per object at every
@@ -125,6 +139,12 @@ static struct timespec fault_delay;
 /* cap.opt.wp_hot_first (TESSERA_CAPTURE_TEST_WP_HOT_FIRST): short dirty
  * runs become hot at their first collect (short_dirty_run) */
 static bool hot_first = true;
+/* cap.opt.wp_hot_idle_grow (TESSERA_CAPTURE_TEST_WP_HOT_IDLE_GROW): idle
+ * limits grow for pages rewritten soon after going idle (idle_grow) */
+static bool hot_idle_grow = true;
+/* cap.opt.wp_ahead (TESSERA_CAPTURE_TEST_WP_AHEAD): writes ahead */
+static bool fault_ahead = true;
+static atomic_ulong n_ahead_pages;
 /* The userfaultfd mechanism (cap_uffd.h), per process, if
  * TESSERA_CAPTURE_WP_TRACK=uffd; uf_err is why it is closed (ENOTSUP: not
  * asked for), uf_reopen set in a forked child. */
@@ -151,12 +171,25 @@ cap_wp_fault(const siginfo_t *si)
       int saved = errno;
       uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;   /* async-signal-safe */
       atomic_fetch_add(&n_faults, 1);
-      /* writable first, then marked ("Ordering"); counted in between */
+      /* writable first, then marked ("Ordering"); counted in between, and
+       * from before ahead_ok is read: a cap_wp_cool that clears it after
+       * this read is followed by a collect that waits for us */
       atomic_fetch_add(&m->faulting, 1);
-      mprotect((void *)(m->addr + pg * host_page), host_page, m->prot);
+      /* pages from pg: ahead of a sequential write, as many as the dirty
+       * run behind it ("Writes ahead") */
+      size_t n = 1;
+      if (atomic_load(&m->ahead_ok)) {
+         size_t back = 0, left = m->len / host_page - pg;
+         while (back < AHEAD_MAX - 1 && back < pg && atomic_load(&m->dirty[pg - 1 - back]))
+            back++;
+         n = back + 1 < left ? back + 1 : left;
+         atomic_fetch_add(&n_ahead_pages, n - 1);
+      }
+      mprotect((void *)(m->addr + pg * host_page), n * host_page, m->prot);
       if (fault_delay.tv_nsec)
          nanosleep(&fault_delay, NULL);   /* async-signal-safe */
-      atomic_store(&m->dirty[pg], 1);
+      for (size_t k = 0; k < n; k++)
+         atomic_store(&m->dirty[pg + k], 1);
       atomic_store(&m->any_dirty, true);   /* after the page: collect's order */
       atomic_fetch_sub(&m->faulting, 1);
       if (cap.stats)
@@ -176,6 +209,8 @@ cap_wp_init(bool own_segv)
    wp_on = true;
    fault_delay.tv_nsec = (long)cap.opt.wp_fault_delay_us * 1000;
    hot_first = cap.opt.wp_hot_first;
+   hot_idle_grow = cap.opt.wp_hot_idle_grow;
+   fault_ahead = cap.opt.wp_ahead;
    if (cap.opt.wp_uffd)
       uf_err = -cap_uffd_open(&uf);
    return true;
@@ -206,11 +241,13 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    uint32_t *last_dirty = calloc(pages, sizeof(*last_dirty));
    uint8_t *hot = calloc(pages, 1);
    struct tsr_hash *hot_hash = calloc(pages, sizeof(*hot_hash));
+   uint8_t *idle = calloc(pages, 1);
    unsigned slot = CAP_MAX_CPUMAPS;
    for (unsigned i = 0; i < CAP_MAX_CPUMAPS && slot == CAP_MAX_CPUMAPS; i++)
       if (!atomic_load(&maps[i]))
          slot = i;
-   if (!m || !dirty || !last_dirty || !hot || !hot_hash || slot == CAP_MAX_CPUMAPS) {
+   if (!m || !dirty || !last_dirty || !hot || !hot_hash || !idle || slot == CAP_MAX_CPUMAPS) {
+      free(idle);
       free(m);
       free(dirty);
       free(last_dirty);
@@ -241,7 +278,8 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    }
    *m = (struct cap_cpumap){ (uintptr_t)addr, pages * host_page, prot, f->id, bo->handle,
                              bo_offset, dirty, false, 0, last_dirty, hot, hot_hash, 0,
-                             by_uffd, false, 0 };
+                             by_uffd, false, 0, idle, false };
+   atomic_store(&m->ahead_ok, fault_ahead && !bo->gpu_dirty && !bo->fw_written);
    if (atomic_load(&maps_end) <= slot)
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
    atomic_store(&maps[slot], m);
@@ -462,6 +500,41 @@ short_dirty_run(struct cap_cpumap *m, size_t p, size_t pages)
    return n <= HOT_FIRST_RUN;
 }
 
+/* Idle limits (mprotect mechanism). A hot page unchanged (by its hash)
+ * for its idle limit is protected again, and a page the program keeps
+ * rewriting with the same bytes looks unchanged: the tessera driver
+ * rewrites page 0 of each of its upload buffers every few frames, mostly
+ * with what it held, so on es2gears each went idle after HOT_IDLE
+ * collects and faulted 3-5 collects later, every ~38 collects: 42 of its
+ * 98 write faults, all past the first frames, each followed by HOT_IDLE
+ * hashes again. So a page written again within HOT_WINDOW collects of
+ * being protected for idleness gets twice the limit, up to
+ * HOT_IDLE << IDLE_GROW_MAX: its later periods cost a hash per collect
+ * (~0.6 us measured in place, the pages mostly out of the caches:
+ * es2gears' ~3,300 hot reads take ~2 ms) instead of a fault (~30-40 us
+ * with the kernel's side) every HOT_IDLE + a few collects. The cap bounds
+ * what a page that stops being written costs before it is protected for
+ * good: 128 hashes, ~80 us, two or three faults' worth, once. */
+#define IDLE_GROW_MAX 2u
+#define IDLED 0x80u
+
+static unsigned
+idle_limit(const struct cap_cpumap *m, size_t p)
+{
+   return HOT_IDLE << (m->idle[p] & 3u);
+}
+
+/* Page p, dirty and not hot, becomes hot now. */
+static void
+idle_grow(struct cap_cpumap *m, size_t p)
+{
+   uint8_t v = m->idle[p];
+   if ((v & IDLED) && hot_idle_grow && m->collects - m->last_dirty[p] <= HOT_WINDOW &&
+       (v & 3u) < IDLE_GROW_MAX)
+      v++;
+   m->idle[p] = v & 3u;
+}
+
 /* What collect does with one page. */
 enum { PG_SKIP, PG_PROTECT, PG_READ };
 
@@ -521,6 +594,7 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
             for (size_t k = p; k < q; k++) {
                atomic_store(&m->dirty[k], 0);
                m->last_dirty[k] = m->collects;
+               m->idle[k] &= 3u;   /* protected for being written, not idle */
             }
             atomic_fetch_add(&n_protects, 1);
             mprotect((void *)(m->addr + p * host_page), (q - p) * host_page,
@@ -555,6 +629,7 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
          bool was_dirty = atomic_exchange(&m->dirty[p], 0);
          n_hot_reads++;
          if (!m->hot[p]) {
+            idle_grow(m, p);
             m->nhot++;
             m->hot[p] = 1;
             n_hot_records++;
@@ -563,10 +638,11 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
             m->hot[p] = 1;
             n_hot_records++;
             record_pages(f, bo, m, &view, p, p + 1);
-         } else if (++m->hot[p] > HOT_IDLE) {
+         } else if (++m->hot[p] > idle_limit(m, p)) {
             /* unchanged for a while: protect it again (its contents are
              * in the trace; a later write faults as before) */
             m->hot[p] = 0;
+            m->idle[p] |= IDLED;
             m->nhot--;
             m->last_dirty[p] = 0;
             atomic_fetch_add(&n_protects, 1);
@@ -588,7 +664,13 @@ cap_wp_cool(struct cap_file *f, struct cap_bo *bo)
 {
    for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
       struct cap_cpumap *m = atomic_load(&maps[i]);
-      if (!m || m->file_id != f->id || m->handle != bo->handle || !m->nhot)
+      if (!m || m->file_id != f->id || m->handle != bo->handle)
+         continue;
+      /* before the GPU may write it: no more pages marked ahead. A fault
+       * that already marked some is waited for by the next collect, which
+       * reads them before the submission (and the GPU) runs. */
+      atomic_store(&m->ahead_ok, false);
+      if (!m->nhot)
          continue;
       size_t pages = m->len / host_page;
       /* marked dirty and not recently: collect protects and reads them */
@@ -665,6 +747,12 @@ cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long *mapp
    *faults = atomic_load(&n_faults);
    *protects = atomic_load(&n_protects);
    *mappings = atomic_load(&n_maps);
+}
+
+unsigned long
+cap_wp_ahead_pages(void)
+{
+   return atomic_load(&n_ahead_pages);
 }
 
 void

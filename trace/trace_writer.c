@@ -29,6 +29,7 @@ struct wchunk {
    uint32_t index; /* position in the chunk table */
    uint8_t *data;
    size_t size;
+   void *base;     /* what to free: data, or the pages buffer data lies in */
 };
 
 struct wpos {
@@ -59,9 +60,12 @@ struct tsr_writer {
    size_t rec_size, rec_cap;
    uint32_t rec_count;
 
-   /* Pages chunk being filled. */
+   /* Pages chunk being filled. pg_data lies in pg_buf after PG_HEAD(pg_cap)
+    * bytes of room, so that flush_pages() puts the chunk's count and hashes
+    * right before the n pages' data and queues pg_buf itself (the data is
+    * not copied again: 1 MiB a full chunk); a new pg_buf takes its place. */
    struct tsr_hash *pg_hash;
-   uint8_t *pg_data;
+   uint8_t *pg_buf, *pg_data;
    uint32_t pg_count, pg_cap;
 
    /* CLOCK_MONOTONIC time the oldest record or page not yet queued was
@@ -90,6 +94,15 @@ struct tsr_writer {
 
    struct tsr_writer_stats st;
 };
+
+/* Room before a pages buffer's data: the chunk's 8-byte count and page
+ * size, and a hash per page (TSR_CHUNK_PAGES, docs/trace-format.md). */
+#define PG_HEAD(cap) (8 + (size_t)(cap) * 16)
+
+static uint8_t *pg_buf_alloc(uint32_t cap)
+{
+   return malloc(PG_HEAD(cap) + (size_t)cap * TSR_PAGE_SIZE);
+}
 
 static uint64_t now_ns(void)
 {
@@ -221,7 +234,7 @@ static void *writer_thread(void *arg)
       uint64_t off = w->file_off;
       if (!failed)
          err = cctx ? emit_chunk(w, c.type, c.count, c.data, c.size, cctx) : -ENOMEM;
-      free(c.data);
+      free(c.base);
 
       struct timespec cpu;
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
@@ -244,13 +257,14 @@ static void *writer_thread(void *arg)
    return NULL;
 }
 
-/* Hands a filled buffer to the thread (lock held; waits while full). The
- * buffer is consumed in every case. */
+/* Hands a filled buffer to the thread (lock held; waits while full): the
+ * chunk's raw bytes are [data, data + size), inside the allocation base,
+ * which is consumed (freed) in every case. */
 static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
-                   uint8_t *data, size_t size)
+                   uint8_t *data, size_t size, void *base)
 {
    if (w->error) {
-      free(data);
+      free(base);
       return w->error;
    }
    /* two spare entries: tsr_writer_flush_from_signal() cannot allocate */
@@ -266,7 +280,7 @@ static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
       if (n)
          w->chunk_count = n;
       if (!o || !t || !n) {
-         free(data);
+         free(base);
          set_error(w, -ENOMEM);
          return w->error;
       }
@@ -275,7 +289,7 @@ static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
    while (w->q_len == w->opts.queue_chunks)
       pthread_cond_wait(&w->cond, &w->lock);
    unsigned slot = (w->q_head + w->q_len) % w->opts.queue_chunks;
-   w->queue[slot] = (struct wchunk){type, count, w->next_chunk++, data, size};
+   w->queue[slot] = (struct wchunk){type, count, w->next_chunk++, data, size, base};
    w->q_len++;
    pthread_cond_broadcast(&w->cond);
    return 0;
@@ -286,18 +300,22 @@ static int flush_pages(struct tsr_writer *w)
    if (!w->pg_count)
       return 0;
    size_t n = w->pg_count;
-   size_t size = 8 + n * 16 + n * TSR_PAGE_SIZE;
-   uint8_t *buf = malloc(size);
-   if (!buf) {
+   /* the buffer that takes this one's place */
+   uint8_t *next = pg_buf_alloc(w->pg_cap);
+   if (!next) {
       set_error(w, -ENOMEM);
       return w->error;
    }
-   tsr_wr32(buf, (uint32_t)n);
-   tsr_wr32(buf + 4, TSR_PAGE_SIZE);
-   memcpy(buf + 8, w->pg_hash, n * 16);
-   memcpy(buf + 8 + n * 16, w->pg_data, n * TSR_PAGE_SIZE);
+   /* the chunk: count, hashes and data, the data where it was copied */
+   uint8_t *raw = w->pg_data - PG_HEAD(n);
+   tsr_wr32(raw, (uint32_t)n);
+   tsr_wr32(raw + 4, TSR_PAGE_SIZE);
+   memcpy(raw + 8, w->pg_hash, n * 16);
+   uint8_t *buf = w->pg_buf;
+   w->pg_buf = next;
+   w->pg_data = next + PG_HEAD(w->pg_cap);
    w->pg_count = 0;
-   return enqueue(w, TSR_CHUNK_PAGES, (uint32_t)n, buf, size);
+   return enqueue(w, TSR_CHUNK_PAGES, (uint32_t)n, raw, PG_HEAD(n) + n * TSR_PAGE_SIZE, buf);
 }
 
 static int flush_records(struct tsr_writer *w)
@@ -317,7 +335,7 @@ static int flush_records(struct tsr_writer *w)
    w->rec = NULL;
    w->rec_size = w->rec_cap = 0;
    w->rec_count = 0;
-   return enqueue(w, TSR_CHUNK_RECORDS, count, buf, size);
+   return enqueue(w, TSR_CHUNK_RECORDS, count, buf, size, buf);
 }
 
 /* Starts a record of `size` payload bytes in the records chunk; returns a
@@ -396,7 +414,8 @@ int tsr_writer_open_fd(struct tsr_writer **out, int fd, const char *name,
       w->opts.queue_chunks = 2;
    w->pg_cap = (uint32_t)(w->opts.chunk_bytes / TSR_PAGE_SIZE);
    w->pg_hash = malloc(w->pg_cap * sizeof(*w->pg_hash));
-   w->pg_data = malloc((size_t)w->pg_cap * TSR_PAGE_SIZE);
+   w->pg_buf = pg_buf_alloc(w->pg_cap);
+   w->pg_data = w->pg_buf ? w->pg_buf + PG_HEAD(w->pg_cap) : NULL;
    w->queue = calloc(w->opts.queue_chunks, sizeof(*w->queue));
    tsr_map_init(&w->pages);
    tsr_map_init(&w->objects);
@@ -711,7 +730,7 @@ int tsr_writer_close(struct tsr_writer *w)
    free(w->queue);
    free(w->rec);
    free(w->pg_hash);
-   free(w->pg_data);
+   free(w->pg_buf);
    free(w->name);
    pthread_mutex_destroy(&w->lock);
    pthread_cond_destroy(&w->cond);

@@ -149,9 +149,25 @@ test_options(void **state)
                                 "0", NULL };
    assert_int_equal(parse(hot0, &o, err), 0);
    assert_false(o.wp_hot_first);
+   assert_true(o.wp_hot_idle_grow);   /* the default */
+   assert_true(o.wp_ahead);           /* the default */
    const char *const hotbad[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_HOT_FIRST",
                                   "yes", NULL };
    assert_int_equal(parse(hotbad, &o, err), -EINVAL);
+   const char *const idle0[] = { "TESSERA_CAPTURE_FILE", "a",
+                                 "TESSERA_CAPTURE_TEST_WP_HOT_IDLE_GROW", "0", NULL };
+   assert_int_equal(parse(idle0, &o, err), 0);
+   assert_false(o.wp_hot_idle_grow);
+   const char *const idlebad[] = { "TESSERA_CAPTURE_FILE", "a",
+                                   "TESSERA_CAPTURE_TEST_WP_HOT_IDLE_GROW", "2", NULL };
+   assert_int_equal(parse(idlebad, &o, err), -EINVAL);
+   const char *const ahead0[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_AHEAD",
+                                  "0", NULL };
+   assert_int_equal(parse(ahead0, &o, err), 0);
+   assert_false(o.wp_ahead);
+   const char *const aheadbad[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_AHEAD",
+                                    "on", NULL };
+   assert_int_equal(parse(aheadbad, &o, err), -EINVAL);
    /* zstd levels: 1..19 and zstd's fast levels -1..-50 */
    const char *const zfast[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_ZSTD_LEVEL",
                                  "-3", NULL };

@@ -325,6 +325,58 @@ static void test_zstd_levels(void **state)
    assert_true(write_compressible(path, &o) > raw);
 }
 
+/* Pages chunks full and partial: the writer builds a chunk around the
+ * pages where tsr_write_memory copied them (count and hashes put right
+ * before the n pages' data, flush_pages), so a chunk of fewer pages than
+ * fit starts further into the buffer. 4 pages a chunk; 11 distinct
+ * pages written one call each (two full chunks and a partial one), then
+ * 6 in one call, compressed (random pages: stored raw by emit_chunk) and
+ * uncompressed: every page reads back bit for bit. */
+static void test_pages_chunks(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("pgchunks.tsr");
+   static uint8_t a[17 * 4096];
+   fill(a, sizeof(a), 77);
+   /* half the pages compressible: zstd'd chunks too */
+   for (size_t i = 0; i < sizeof(a); i++)
+      if ((i / 4096) % 2)
+         a[i] = (uint8_t)((i / 4096) * 3 + (i % 8));
+   for (int raw = 0; raw < 2; raw++) {
+      struct tsr_writer *w;
+      struct tsr_writer_options o = {.chunk_bytes = 4 * 4096, .zstd_level = 1,
+                                     .store_raw = raw};
+      assert_int_equal(tsr_writer_open(&w, path, &o), 0);
+      assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, sizeof(a)}), 0);
+      for (unsigned p = 0; p < 11; p++)
+         assert_int_equal(tsr_write_memory(w, 0, 1, p * 4096, a + p * 4096, 4096), 0);
+      assert_int_equal(tsr_write_memory(w, 0, 1, 11 * 4096, a + 11 * 4096, 6 * 4096), 0);
+      struct tsr_writer_stats st;
+      tsr_writer_get_stats(w, &st);
+      assert_int_equal(st.pages_stored, 17);
+      assert_int_equal(tsr_writer_close(w), 0);
+      struct tsr_reader *r;
+      assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
+      assert_int_equal(tsr_reader_verify(r, stderr), 0);
+      struct tsr_record rec;
+      unsigned seen = 0;
+      while (tsr_reader_next(r, &rec) > 0) {
+         if (rec.type != TSR_REC_MEMORY)
+            continue;
+         for (unsigned p = 0; p < rec.u.memory.num_pages; p++) {
+            struct tsr_hash h;
+            uint8_t page[4096];
+            memcpy(&h, rec.u.memory.hashes + p * sizeof(h), sizeof(h));
+            assert_int_equal(tsr_reader_page(r, &h, page), 0);
+            assert_memory_equal(page, a + (rec.u.memory.first_page + p) * 4096, 4096);
+            seen++;
+         }
+      }
+      assert_int_equal(seen, 17);
+      tsr_reader_close(r);
+   }
+}
+
 static void test_dedup(void **state)
 {
    (void)state;
@@ -998,6 +1050,7 @@ int main(void)
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_dedup),
+      cmocka_unit_test(test_pages_chunks),
       cmocka_unit_test(test_zstd_levels),
       cmocka_unit_test(test_forget_memory),
       cmocka_unit_test(test_identical_pages_stored_once),
