@@ -300,6 +300,26 @@ hwr_stack(struct hwr_job *j, uint8_t **buf, size_t *size,
    return true;
 }
 
+/*
+ * The general path runs a preshader through a fresh USC view of the job's
+ * VM: an empty TLB, so every page it touches is walked again, once per
+ * tile and state change. The caller's view m, when it is a USC view of
+ * the same VM and device state, translates exactly as a fresh one would
+ * (the TLB holds only valid translations of the current generation, and
+ * soft faults are a device setting) and records a first fault the same
+ * way as long as it holds none yet (a fresh view holds none): sharing it
+ * keeps its TLB warm across loads. Speed only: hwr_fast_paths off gives
+ * the reference.
+ */
+static bool
+preshader_can_share(const struct hwr_job *j, const struct hw_mmu *m)
+{
+   return hwr_fast_paths && m->unit == HW_UNIT_USC && !m->fault.valid &&
+          m->dev == j->ej->dev && m->vm_slot == j->ej->vm_slot &&
+          m->soft_faults == hw_device_soft_faults(m->dev) &&
+          m->tlb_gen == hw_device_tlb_generation(m->dev);
+}
+
 bool
 hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                   enum hwr_stage stage, struct hwr_pipeline *p)
@@ -317,7 +337,13 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
       if (!len)
          return hwr_fail(j, "USC word 0x%02x at 0x%llx is unknown", w[0],
                          (unsigned long long)va);
-      if (!hwr_read(j, m, va, w, len))
+      /* The general path reads the whole word again from its first byte;
+       * the fast path reads only the rest. The first byte just read fine,
+       * so the rest is the only part that can fault, at the same address
+       * (the first unreadable page's) either way, and soft-faulted bytes
+       * read as zeros either way. */
+      if (hwr_fast_paths ? len > 1 && !hwr_read(j, m, va + 1, w + 1, len - 1)
+                         : !hwr_read(j, m, va, w, len))
          return false;
       switch (w[0]) {
       case AGX_USC_CONTROL_UNIFORM:
@@ -384,10 +410,13 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                .stage_hook = pre_hook, .hook_user = &pr,
             };
             struct hw_usc_result res;
-            struct hw_mmu um;
-            hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
-            if (hw_usc_run_preshader(&L, p->uniforms, &um, NULL, &res) != HW_USC_OK)
-               return res.status == HW_USC_FAULT ? hwr_fault(j, &um)
+            struct hw_mmu um, *pm = &um;
+            if (preshader_can_share(j, m))
+               pm = m;
+            else
+               hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
+            if (hw_usc_run_preshader(&L, p->uniforms, pm, NULL, &res) != HW_USC_OK)
+               return res.status == HW_USC_FAULT ? hwr_fault(j, pm)
                   : hwr_fail(j, "preshader: %s", res.message);
          }
          p->shader = fetch_shader(j, m, code, stage);

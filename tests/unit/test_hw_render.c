@@ -550,6 +550,113 @@ test_fast_paths_match_general(void **state)
 }
 
 /*
+ * Pipeline loads with a preshader (hwr_pipeline_load, once per tile and
+ * state change): the fast paths (each USC word read once; the preshader
+ * run through the tile's USC view, its TLB warm across tiles, states and
+ * jobs) against the general path (fresh view per load). The preshader
+ * copies four words from the memory u0_u1 points at into u8-u11, which
+ * the fragment shader writes out; between two jobs of the same stream
+ * (same pipelines, same addresses) that memory changes: the second
+ * image must show the new colour, and both jobs must match the general
+ * path's images, cycles and statistics.
+ */
+static const char *const pre_colour_src =
+   "mov_imm r7, 0, 0b0\n"
+   "device_load 0, i32, xyzw, r8_r9_r10_r11, u0_u1, r7, unsigned\n"
+   "wait 0\n"
+   "uniform_store 0, i32, x, 0, r8, 16\n"
+   "uniform_store 0, i32, x, 0, r9, 18\n"
+   "uniform_store 0, i32, x, 0, r10, 20\n"
+   "uniform_store 0, i32, x, 0, r11, 22\n"
+   "stop\n";
+static const char *const fs_uni_colour_src =
+   "iadd r4, u8, 0\niadd r5, u9, 0\niadd r6, u10, 0\niadd r7, u11, 0\n"
+   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
+   "stop\n";
+
+struct pre_run {
+   uint32_t img[2][96 * 96];
+   uint64_t cycles[2];
+   struct hw_render_stats stats[2];
+};
+
+static void
+preshader_jobs(struct pre_run *out)
+{
+   struct scene s;
+   scene_init(&s, 96, 96, 1, 0xff202020u, 2, 1 << 20);
+   static const float red[4] = { 1, 0, 0, 1 }, blue[4] = { 0, 0, 1, 1 },
+                      green[4] = { 0, 1, 0, 1 };
+   uint64_t col[2] = { scene_put(&s, red, 16, 16), scene_put(&s, blue, 16, 16) };
+   struct vtx quad[6] = {
+      { -1, 1, 0.5f, 1, 0, 0, 0, 1 }, { 1, 1, 0.5f, 1, 0, 0, 0, 1 },
+      { -1, -1, 0.5f, 1, 0, 0, 0, 1 },
+      { 1, 1, 0.5f, 1, 0, 0, 0, 1 }, { 1, -1, 0.5f, 1, 0, 0, 0, 1 },
+      { -1, -1, 0.5f, 1, 0, 0, 0, 1 },
+   };
+   struct vtx tri[3] = {
+      { -0.2f, 0.9f, 0.5f, 1, 0, 0, 0, 1 }, { 0.9f, -0.9f, 0.5f, 1, 0, 0, 0, 1 },
+      { -0.9f, -0.5f, 0.5f, 1, 0, 0, 0, 1 },
+   };
+   struct vtx small[3] = {
+      { -0.9f, 0.9f, 0.5f, 1, 0, 0, 0, 1 }, { 0.3f, 0.8f, 0.5f, 1, 0, 0, 0, 1 },
+      { 0.1f, -0.2f, 0.5f, 1, 0, 0, 0, 1 },
+   };
+   struct draw_state ds = default_state;
+   ds.fs = fs_uni_colour_src;
+   ds.fs_pre = pre_colour_src;
+   /* state A (red memory), B (blue memory), A's colour again in a new
+    * pipeline: three states, each loaded in every tile it touches */
+   ds.fs_uni = &col[0];
+   ds.fs_uni_bytes = 8;
+   emit_state(&s, &ds, vs_src, quad, sizeof(quad));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+   ds.fs_uni = &col[1];
+   emit_state(&s, &ds, vs_src, tri, sizeof(tri));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   ds.fs_uni = &col[0];
+   emit_state(&s, &ds, vs_src, small, sizeof(small));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   unsigned stream_len = s.vdm_len;
+   for (unsigned k = 0; k < 2; k++) {
+      if (k == 1) {
+         /* The same stream again (run() appended its terminate word);
+          * the memory behind state A's preshader is now green. */
+         s.vdm_len = stream_len;
+         memcpy(host(&s, col[0]), green, sizeof(green));
+      }
+      memset(&s.stats, 0, sizeof(s.stats));
+      assert_true(run(&s));
+      memcpy(out->img[k], s.rt, sizeof(out->img[k]));
+      out->cycles[k] = s.ts_f[1] - s.ts_f[0];
+      out->stats[k] = s.stats;
+   }
+   scene_teardown(&s);
+}
+
+static void
+test_preshader_pipeline_fast_path(void **state)
+{
+   (void)state;
+   static struct pre_run a, b;
+   assert_true(hwr_fast_paths);
+   preshader_jobs(&a);
+   hwr_fast_paths = false;
+   preshader_jobs(&b);
+   hwr_fast_paths = true;
+   /* (0, 95): only the quad (state A); (48, 60): the blue triangle */
+   assert_int_equal(a.img[0][95 * 96 + 0], 0xff0000ffu);
+   assert_int_equal(a.img[1][95 * 96 + 0], 0xff00ff00u);
+   assert_int_equal(a.img[0][60 * 96 + 48], 0xffff0000u);
+   assert_int_equal(a.img[1][60 * 96 + 48], 0xffff0000u);
+   for (unsigned k = 0; k < 2; k++) {
+      compare(a.img[k], b.img[k], 96, 96, 0);
+      assert_int_equal(a.cycles[k], b.cycles[k]);
+      assert_memory_equal(&a.stats[k], &b.stats[k], sizeof(a.stats[k]));
+   }
+}
+
+/*
  * End-of-tile stores of a linear render target: rows whose page the TLB
  * holds are converted straight into it (hw_tex_write_fast_paths), the
  * others staged and copied through hw_mmu_write; the same scene with the
@@ -1350,6 +1457,7 @@ main(void)
       cmocka_unit_test(test_eot_rows_fast_path),
       cmocka_unit_test(test_snap256_fast),
       cmocka_unit_test(test_fast_paths_match_general),
+      cmocka_unit_test(test_preshader_pipeline_fast_path),
       cmocka_unit_test(test_vertex_scratch_kept),
       cmocka_unit_test(test_vertex_rows_compact),
       cmocka_unit_test(test_vertex_atomics_in_order),

@@ -64,10 +64,11 @@ shader(struct scene *s, const char *src)
    return put(s, code, len, 128);
 }
 
-/* A USC word list: [uniforms] [texture] shader registers no-preshader. */
+/* A USC word list: [uniforms] [texture] shader registers, then the
+ * preshader at `pre` (0: no-preshader). */
 static uint32_t
 pipeline_smp(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes,
-             uint64_t tex_desc, uint64_t smp_desc, bool fragment)
+             uint64_t tex_desc, uint64_t smp_desc, bool fragment, uint64_t pre)
 {
    uint8_t w[64];
    unsigned n = 0;
@@ -98,8 +99,13 @@ pipeline_smp(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes
    n += 6;
    agx_pack(w + n, USC_REGISTERS, rg) { rg.register_count = 32; }
    n += 4;
-   agx_pack(w + n, USC_NO_PRESHADER, np) { (void)np; }
-   n += 2;
+   if (pre) {
+      agx_pack(w + n, USC_PRESHADER, ps) { ps.code = pre - USC_BASE; }
+      n += AGX_USC_PRESHADER_LENGTH;
+   } else {
+      agx_pack(w + n, USC_NO_PRESHADER, np) { (void)np; }
+      n += 2;
+   }
    return (uint32_t)(put(s, w, n, 64) - USC_BASE);
 }
 
@@ -107,7 +113,7 @@ static uint32_t
 pipeline(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes,
          uint64_t tex_desc, bool fragment)
 {
-   return pipeline_smp(s, code, uni, uni_bytes, tex_desc, 0, fragment);
+   return pipeline_smp(s, code, uni, uni_bytes, tex_desc, 0, fragment, 0);
 }
 
 const char *const vs_src =
@@ -357,7 +363,8 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
    s->last_vb = vb;
    uint32_t vs_pipe = pipeline(s, shader(s, vs), &vb, 8, 0, false);
    uint32_t fs_pipe = pipeline_smp(s, shader(s, ds->fs ? ds->fs : fs_src), ds->fs_uni,
-                                   ds->fs_uni_bytes, ds->fs_tex, ds->fs_smp, true);
+                                   ds->fs_uni_bytes, ds->fs_tex, ds->fs_smp, true,
+                                   ds->fs_pre ? shader(s, ds->fs_pre) : 0);
    uint8_t cb[AGX_CF_BINDING_HEADER_LENGTH + AGX_CF_BINDING_LENGTH];
    agx_pack(cb, CF_BINDING_HEADER, h) { h.slots = 4; h.coefficient_registers = 4; }
    agx_pack(cb + 4, CF_BINDING, b) {

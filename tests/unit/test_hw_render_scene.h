@@ -91,6 +91,7 @@ struct draw_state {
    uint64_t fs_tex, fs_smp;     /* fragment pipeline's texture/sampler (0: none) */
    const void *fs_uni;          /* fragment uniforms from u0 (fs_uni_bytes, 0: none) */
    unsigned fs_uni_bytes;
+   const char *fs_pre;          /* fragment pipeline's preshader (NULL: none) */
    unsigned line_width;         /* raw: (width + 1) / 16 pixels */
    enum agx_stencil_op szfail, ssfail;   /* front depth-fail / stencil-fail */
    bool two_sided;
