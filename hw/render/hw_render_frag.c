@@ -393,9 +393,20 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    } else {
       float *cx = cache ? r->t->iter_x : xs, *cy = cache ? r->t->iter_y : ys;
       if (!cache || !r->iter_ctr) {
+         /* Computed in the locals xs/ys, then copied to the launch's
+          * cache: stores through cx/cy (into the tile, for all the
+          * compiler knows aliasing each other and r) kept the loop
+          * scalar. Positions are below 2^15, so the signed conversion
+          * (which vectorises; unsigned has no SSE form) gives the same
+          * float. */
+         const int32_t gx = (int32_t)r->gx, gy = (int32_t)r->gy;
          for (unsigned l = 0; l < 32; l++) {
-            cx[l] = (float)(r->gx + quad_dx(l)) + 0.5f;
-            cy[l] = (float)(r->gy + quad_dy(l)) + 0.5f;
+            xs[l] = (float)(gx + (int32_t)quad_dx(l)) + 0.5f;
+            ys[l] = (float)(gy + (int32_t)quad_dy(l)) + 0.5f;
+         }
+         if (cache) {
+            memcpy(cx, xs, sizeof(xs));
+            memcpy(cy, ys, sizeof(ys));
          }
          r->iter_ctr = cache;
       }
@@ -405,9 +416,15 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    if (J) {
       float *w = cache ? r->t->iter_w : ws;
       if (!cache || !r->iter_jw || r->iter_jw_cf != cf_index(J)) {
+         /* In the local ws with the plane in locals, then copied to the
+          * cache, as for the centres (the same operations in the same
+          * order per lane). */
          const float *p = r->p->cf[cf_index(J)];
+         const float pa = p[0], pb = p[1], pc = p[2];
          for (unsigned l = 0; l < 32; l++)
-            w[l] = p[0] * x[l] + p[1] * y[l] + p[2];
+            ws[l] = pa * x[l] + pb * y[l] + pc;
+         if (cache)
+            memcpy(w, ws, sizeof(ws));
          r->iter_jw = cache;
          r->iter_jw_cf = cf_index(J);
       }

@@ -16,6 +16,13 @@
 #include "hw/usc/hw_usc.h"
 #include "tessera/float_bits.h"
 
+/* The vector u8norm store needs SSE2 and floats evaluated as floats
+ * (rint_small's add/subtract form). */
+#if defined(__SSE2__) && defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define TILEFMT_SSE2 1
+#include <emmintrin.h>
+#endif
+
 bool
 hw_tex_tile_fmt_bytes(unsigned f, unsigned *bytes)
 {
@@ -288,6 +295,29 @@ unorm8_from_f32(uint32_t reg)
    return (uint8_t)rint_small(hw_tex_clampf(tessera_uif(reg), 0, 1) * 255.0f);
 }
 
+bool hw_tex_tile_px8_scalar;
+
+#ifdef TILEFMT_SSE2
+/* unorm8_from_f32 on four registers, with the same float operations:
+ * hw_tex_clampf's `lo > v ? lo : v` is MAXPS(lo, v) and `r > hi ? hi : r`
+ * MINPS(hi, r) operand for operand (both give the second operand when
+ * the compare is false: NaN passes through, -0 stays -0, as in C), its
+ * NaN test a CMPORDPS mask; then * 255 and rint_small's add and
+ * subtract of 1.5 * 2^23 in the same (MXCSR) rounding mode, and the
+ * truncating conversion of what is by then an integer in [0, 255]. */
+static inline __m128i
+unorm8x4_from_f32(__m128i reg)
+{
+   const __m128 v = _mm_castsi128_ps(reg);
+   __m128 r = _mm_max_ps(_mm_setzero_ps(), v);
+   r = _mm_min_ps(_mm_set1_ps(1.0f), r);
+   r = _mm_and_ps(r, _mm_cmpord_ps(v, v));
+   r = _mm_mul_ps(r, _mm_set1_ps(255.0f));
+   r = _mm_sub_ps(_mm_add_ps(r, _mm_set1_ps(12582912.0f)), _mm_set1_ps(12582912.0f));
+   return _mm_cvttps_epi32(r);
+}
+#endif
+
 bool
 hw_tex_tile_store_px8(unsigned f, uint8_t *base, const uint32_t *off,
                       uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16)
@@ -320,7 +350,28 @@ hw_tex_tile_store_px8(unsigned f, uint8_t *base, const uint32_t *off,
    /* u8norm from 32-bit floats: hw_tex_tile_store_comp's conversion,
     * the components unrolled (constant shifts, four independent
     * conversions per pixel) */
-   for (unsigned i = 0; i < n; i++) {
+   unsigned i = 0;
+#ifdef TILEFMT_SSE2
+   /* Four pixels at a time, each step the scalar one's on four floats
+    * (the scalar loop after it stays the reference for the tail;
+    * test_tile_store_px8 compares them over every byte's value, the
+    * rounding midpoints and their neighbours). The scalar conversion
+    * compiled to one float per component; this was most of a
+    * u8norm-heavy replay's tile-store time. */
+   if (!hw_tex_tile_px8_scalar)
+      for (; i + 4 <= n; i += 4) {
+         __m128i w = _mm_setzero_si128();
+         for (unsigned k = 0; k < 4; k++) {
+            __m128i b = unorm8x4_from_f32(_mm_loadu_si128((const __m128i *)(row[k] + i)));
+            w = _mm_or_si128(w, _mm_slli_epi32(b, (int)(8 * k)));
+         }
+         uint32_t px[4];
+         _mm_storeu_si128((__m128i *)px, w);
+         for (unsigned j = 0; j < 4; j++)
+            memcpy(base + off[i + j], &px[j], 4);
+      }
+#endif
+   for (; i < n; i++) {
       uint32_t w = unorm8_from_f32(row[0][i]) | unorm8_from_f32(row[1][i]) << 8 |
                    unorm8_from_f32(row[2][i]) << 16 | unorm8_from_f32(row[3][i]) << 24;
       memcpy(base + off[i], &w, 4);
