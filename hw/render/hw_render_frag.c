@@ -1570,6 +1570,12 @@ struct isp_group {
    uint32_t *owner, dfr_id;
 };
 
+/* 1 << c, as a table so that per-column masks vectorise */
+static const uint32_t isp_col_bit[GROUP_W] = {
+   1u << 0, 1u << 1, 1u << 2, 1u << 3, 1u << 4, 1u << 5, 1u << 6, 1u << 7,
+   1u << 8, 1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
+};
+
 /* pass[l] |= 1 << s for every lane l set in lanes, 8 lanes at a time:
  * the byte's bits spread to one per byte (bit i to byte i's bit 0). */
 static inline void
@@ -1626,18 +1632,30 @@ isp_group_rows(const struct isp_group *g, enum agx_zs_func f, unsigned s, uint32
    float zr[GROUP_H][GROUP_W];
    uint32_t cm[GROUP_H];
    unsigned lo[GROUP_H], hi[GROUP_H];
-   bool special = false;
+   uint32_t special = 0;
+   const float zc = zp[2], bias = g->bias;
    for (unsigned r = 0; r < GROUP_H; r++) {
       cm[r] = group_lanes_row(m >> (2 * r));
       lo[r] = cm[r] ? (unsigned)__builtin_ctz(cm[r]) : 1;
       hi[r] = cm[r] ? 31u - (unsigned)__builtin_clz(cm[r]) : 0;
-      for (unsigned c = lo[r]; c <= hi[r]; c++) {
-         float z = ax[c] + by[r] + zp[2] + g->bias;
+      /* Every column's depth, a fixed-count loop of selects that
+       * vectorises (the lo..hi one did not); only columns lo..hi are
+       * read, and only theirs count as special (the others are plain
+       * float arithmetic, with no effect). */
+      const float byr = by[r];
+      uint32_t sp[GROUP_W];
+      for (unsigned c = 0; c < GROUP_W; c++) {
+         float z = ax[c] + byr + zc + bias;
          uint32_t u;
          memcpy(&u, &z, 4);
-         special |= (z != z) | (u == 0x80000000u);
+         sp[c] = isp_col_bit[c] & (0u - (uint32_t)((z != z) | (u == 0x80000000u)));
          zr[r][c] = z >= 1.0f ? 1.0f : z < 0.0f ? 0.0f : z;
       }
+      uint32_t spr = 0;
+      for (unsigned c = 0; c < GROUP_W; c++)
+         spr |= sp[c];
+      if (cm[r])
+         special |= spr & ((2u << hi[r]) - (1u << lo[r]));
    }
    if (special)
       return false;
