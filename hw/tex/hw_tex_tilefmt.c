@@ -135,6 +135,29 @@ unorm8_init(void)
       hw_tex_tile_store_comp(4, 0, &unorm8_from_f16[h], h, true);
 }
 
+bool hw_tex_tile_u8norm_scalar;
+
+#ifdef TILEFMT_SSE2
+/* unorm8_from_f32 on four registers, with the same float operations:
+ * hw_tex_clampf's `lo > v ? lo : v` is MAXPS(lo, v) and `r > hi ? hi : r`
+ * MINPS(hi, r) operand for operand (both give the second operand when
+ * the compare is false: NaN passes through, -0 stays -0, as in C), its
+ * NaN test a CMPORDPS mask; then * 255 and rint_small's add and
+ * subtract of 1.5 * 2^23 in the same (MXCSR) rounding mode, and the
+ * truncating conversion of what is by then an integer in [0, 255]. */
+static inline __m128i
+unorm8x4_from_f32(__m128i reg)
+{
+   const __m128 v = _mm_castsi128_ps(reg);
+   __m128 r = _mm_max_ps(_mm_setzero_ps(), v);
+   r = _mm_min_ps(_mm_set1_ps(1.0f), r);
+   r = _mm_and_ps(r, _mm_cmpord_ps(v, v));
+   r = _mm_mul_ps(r, _mm_set1_ps(255.0f));
+   r = _mm_sub_ps(_mm_add_ps(r, _mm_set1_ps(12582912.0f)), _mm_set1_ps(12582912.0f));
+   return _mm_cvttps_epi32(r);
+}
+#endif
+
 void
 hw_tex_tile_store_comps(unsigned f, unsigned comp, uint8_t *base, const size_t *off,
                         const uint32_t *reg, unsigned n, bool r16)
@@ -156,11 +179,25 @@ hw_tex_tile_store_comps(unsigned f, unsigned comp, uint8_t *base, const size_t *
          for (unsigned i = 0; i < n; i++)
             base[off[i]] = unorm8_from_f16[reg[i] & 0xffff];
       } else {
+         unsigned i0 = 0;
+#ifdef TILEFMT_SSE2
+         /* Four values at a time (unorm8x4_from_f32: the scalar
+          * conversion's operations); the loop below is the reference
+          * and takes the tail. */
+         if (!hw_tex_tile_u8norm_scalar)
+            for (; i0 + 4 <= n; i0 += 4) {
+               uint32_t b4[4];
+               _mm_storeu_si128((__m128i *)b4,
+                                unorm8x4_from_f32(_mm_loadu_si128((const __m128i *)(reg + i0))));
+               for (unsigned j = 0; j < 4; j++)
+                  base[off[i0 + j]] = (uint8_t)b4[j];
+            }
+#endif
          /* lanes mostly store one colour (clears, flat shading) */
          uint32_t last = 0;
          uint8_t b = 0;
-         for (unsigned i = 0; i < n; i++) {
-            if (i == 0 || reg[i] != last) {
+         for (unsigned i = i0; i < n; i++) {
+            if (i == i0 || reg[i] != last) {
                last = reg[i];
                b = (uint8_t)rint_small(hw_tex_clampf(tessera_uif(last), 0, 1) * 255.0f);
             }
@@ -295,29 +332,6 @@ unorm8_from_f32(uint32_t reg)
    return (uint8_t)rint_small(hw_tex_clampf(tessera_uif(reg), 0, 1) * 255.0f);
 }
 
-bool hw_tex_tile_px8_scalar;
-
-#ifdef TILEFMT_SSE2
-/* unorm8_from_f32 on four registers, with the same float operations:
- * hw_tex_clampf's `lo > v ? lo : v` is MAXPS(lo, v) and `r > hi ? hi : r`
- * MINPS(hi, r) operand for operand (both give the second operand when
- * the compare is false: NaN passes through, -0 stays -0, as in C), its
- * NaN test a CMPORDPS mask; then * 255 and rint_small's add and
- * subtract of 1.5 * 2^23 in the same (MXCSR) rounding mode, and the
- * truncating conversion of what is by then an integer in [0, 255]. */
-static inline __m128i
-unorm8x4_from_f32(__m128i reg)
-{
-   const __m128 v = _mm_castsi128_ps(reg);
-   __m128 r = _mm_max_ps(_mm_setzero_ps(), v);
-   r = _mm_min_ps(_mm_set1_ps(1.0f), r);
-   r = _mm_and_ps(r, _mm_cmpord_ps(v, v));
-   r = _mm_mul_ps(r, _mm_set1_ps(255.0f));
-   r = _mm_sub_ps(_mm_add_ps(r, _mm_set1_ps(12582912.0f)), _mm_set1_ps(12582912.0f));
-   return _mm_cvttps_epi32(r);
-}
-#endif
-
 bool
 hw_tex_tile_store_px8(unsigned f, uint8_t *base, const uint32_t *off,
                       uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16)
@@ -358,7 +372,7 @@ hw_tex_tile_store_px8(unsigned f, uint8_t *base, const uint32_t *off,
     * rounding midpoints and their neighbours). The scalar conversion
     * compiled to one float per component; this was most of a
     * u8norm-heavy replay's tile-store time. */
-   if (!hw_tex_tile_px8_scalar)
+   if (!hw_tex_tile_u8norm_scalar)
       for (; i + 4 <= n; i += 4) {
          __m128i w = _mm_setzero_si128();
          for (unsigned k = 0; k < 4; k++) {

@@ -259,6 +259,21 @@ index_of(const struct hw_usc_simd *s, const struct usc_src *src, unsigned l, boo
    return unsigned_idx ? (int64_t)(uint32_t)v : (int64_t)(int32_t)(uint32_t)v;
 }
 
+/* One element of `item` bytes (1, 2 or 4) at p, zero-extended: what
+ * memcpy of item bytes into a zeroed word gives on a little-endian host.
+ * A memcpy of a variable size compiled to a byte loop whose stores the
+ * following word load could not forward from (a stall per component of
+ * every vertex fetch); a constant size per case is one load. */
+static inline uint32_t
+ld_item(const uint8_t *p, unsigned item)
+{
+   switch (item) {
+   case 1: return p[0];
+   case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+   default: { uint32_t v; memcpy(&v, p, 4); return v; }
+   }
+}
+
 /* Device element access through the MMU; soft faults read 0 / drop. */
 static bool
 dev_read(struct hw_usc_simd *s, uint64_t va, unsigned n, uint32_t *v)
@@ -397,9 +412,7 @@ exec_ldst(struct hw_usc_simd *s, const struct usc_inst *in, enum space sp, bool 
                for (unsigned i = lo; i <= hi; i++) {
                   if (!(mask >> i & 1))
                      continue;
-                  uint32_t v = 0;
-                  memcpy(&v, p + (size_t)(i - lo) * item, item);   /* little-endian host */
-                  vals[j++] = unpack(f, i, v, size);
+                  vals[j++] = unpack(f, i, ld_item(p + (size_t)(i - lo) * item, item), size);
                   bytes += item;
                }
                goto loaded;

@@ -784,13 +784,13 @@ test_tile_store_batch(void **state)
 
 /* hw_tex_tile_store_px8 writes the words hw_tex_tile_store_comp writes
  * component by component, for u8norm and srgba8 from 32- and 16-bit
- * registers. The 32-bit u8norm values: every byte's exact value b / 255,
- * the rounding midpoints (b + 0.5) / 255 with the floats just below and
+ * registers, and so does hw_tex_tile_store_comps for u8norm. The 32-bit
+ * u8norm values: every byte's exact value b / 255, the rounding midpoints (b + 0.5) / 255 with the floats just below and
  * above them, out-of-range values, -0, infinities, NaNs and denormals,
  * then a stride over all 2^32 patterns; the pixel counts leave every
  * remainder mod 4 (the vector loop's tail), and each component reads a
  * different value so a swapped lane or byte shows.  Run with the vector
- * loop and with hw_tex_tile_px8_scalar (the scalar reference). */
+ * loops and with hw_tex_tile_u8norm_scalar (the scalar reference). */
 static void
 px8_check(unsigned f, bool r16, const uint32_t *vals, unsigned nv)
 {
@@ -813,6 +813,17 @@ px8_check(unsigned f, bool r16, const uint32_t *vals, unsigned nv)
          uint32_t *const row[4] = { rows[0], rows[1], rows[2], rows[3] };
          const unsigned sh[4] = { 0, 0, 0, 0 };
          assert_true(hw_tex_tile_store_px8(f, got, off, row, sh, n, r16));
+         assert_memory_equal(want, got, sizeof(got));
+         if (f != 4)
+            continue;
+         /* and hw_tex_tile_store_comps, component by component */
+         for (unsigned i = 0; i < N * 4; i++)
+            got[i] = (uint8_t)(i * 31);
+         static size_t offz[N];
+         for (unsigned i = 0; i < N; i++)
+            offz[i] = off[i];
+         for (unsigned k = 0; k < 4; k++)
+            hw_tex_tile_store_comps(4, k, got + k, offz, rows[k], n, r16);
          assert_memory_equal(want, got, sizeof(got));
       }
    }
@@ -845,7 +856,7 @@ test_tile_store_px8(void **state)
       vals[nv++] = bits[i];
    assert_true(nv <= NV);
    for (unsigned scalar = 0; scalar < 2; scalar++) {
-      hw_tex_tile_px8_scalar = scalar;
+      hw_tex_tile_u8norm_scalar = scalar;
       px8_check(4, false, vals, nv);
       /* a stride over every bit pattern (about 2^22 of them) */
       static uint32_t sweep[1u << 16];
@@ -863,7 +874,7 @@ test_tile_store_px8(void **state)
          px8_check(10, true, h, 1024);
       }
    }
-   hw_tex_tile_px8_scalar = false;
+   hw_tex_tile_u8norm_scalar = false;
    /* and exact bytes: 0.5 / 255 rounds to even (0), 1.5 / 255 to 2,
     * NaN to 0, out of range to the ends */
    uint32_t r0 = tessera_fui(0.5f / 255.0f), r1 = tessera_fui(1.5f / 255.0f),
