@@ -186,11 +186,15 @@ hw_tex_tile_store_comps(unsigned f, unsigned comp, uint8_t *base, const size_t *
           * and takes the tail. */
          if (!hw_tex_tile_u8norm_scalar)
             for (; i0 + 4 <= n; i0 += 4) {
-               uint32_t b4[4];
-               _mm_storeu_si128((__m128i *)b4,
-                                unorm8x4_from_f32(_mm_loadu_si128((const __m128i *)(reg + i0))));
-               for (unsigned j = 0; j < 4; j++)
-                  base[off[i0 + j]] = (uint8_t)b4[j];
+               /* the four bytes (0..255, so the saturating packs are
+                * exact) in one general register, not through memory */
+               __m128i b = unorm8x4_from_f32(_mm_loadu_si128((const __m128i *)(reg + i0)));
+               b = _mm_packus_epi16(_mm_packs_epi32(b, b), b);
+               uint32_t b4 = (uint32_t)_mm_cvtsi128_si32(b);
+               base[off[i0 + 0]] = (uint8_t)b4;
+               base[off[i0 + 1]] = (uint8_t)(b4 >> 8);
+               base[off[i0 + 2]] = (uint8_t)(b4 >> 16);
+               base[off[i0 + 3]] = (uint8_t)(b4 >> 24);
             }
 #endif
          /* lanes mostly store one colour (clears, flat shading) */
