@@ -177,6 +177,24 @@ plane(const float *p, float x, float y)
    return p[0] * x + p[1] * y + p[2];
 }
 
+/*
+ * Host AVX2 for a few hot loops, when the CPU has it (a clone chosen once
+ * at load, by the compiler's target_clones): the loops are per-lane IEEE
+ * float operations (no contraction under -std=c11, and the avx2 target
+ * has no FMA) and integer masks, which give the same bits at any vector
+ * width. op_iter: 8 lanes per instruction halve the divisions and half
+ * conversions of Mesa asahi's iterproj-per-varying shaders;
+ * isp_group_tri: a depth row's 16 columns in two steps instead of four.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define HWR_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef HWR_AVX2_CLONES
+#define HWR_AVX2_CLONES
+#endif
+
 /* ------------------------------------------------------------- hook */
 
 /* Operands and fields the hooks read, through per-opcode index tables
@@ -347,7 +365,7 @@ static const uint32_t iter_lane_bit[32] = {
 #undef B4
 };
 
-static enum hw_usc_status
+HWR_AVX2_CLONES static enum hw_usc_status
 op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
 {
@@ -1778,7 +1796,7 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
    return pmask;
 }
 
-static uint32_t
+HWR_AVX2_CLONES static uint32_t
 isp_group_tri(const struct isp_group *g, enum agx_zs_func f, const uint32_t *cov,
               uint8_t pass[32], float zs[32][HWR_MAX_SAMPLES], uint64_t *n_cov,
               uint64_t *n_fail)
