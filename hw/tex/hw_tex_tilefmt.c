@@ -425,9 +425,18 @@ hw_tex_tile_load_px8(unsigned f, const uint8_t *base, const uint32_t *off,
       for (unsigned k = 0; k < 4; k++) {
          uint32_t *rw = row[k] + i0;
          if (r16) {
-            uint32_t hm = 0xffffu << sh[k];
-            for (unsigned i = 0; i < m; i++)
-               rw[i] = (rw[i] & ~hm) | v[k][i] << sh[k];
+            /* the shift in a local (the stores to rw could alias sh[]
+             * for all the compiler knows) and a whole group's count a
+             * constant: both keep the loop vectorised */
+            const unsigned shk = sh[k];
+            const uint32_t hm = 0xffffu << shk;
+            if (m == 32) {
+               for (unsigned i = 0; i < 32; i++)
+                  rw[i] = (rw[i] & ~hm) | v[k][i] << shk;
+            } else {
+               for (unsigned i = 0; i < m; i++)
+                  rw[i] = (rw[i] & ~hm) | v[k][i] << shk;
+            }
          } else {
             memcpy(rw, v[k], m * 4);
          }
