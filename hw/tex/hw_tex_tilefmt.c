@@ -156,6 +156,27 @@ unorm8x4_from_f32(__m128i reg)
    r = _mm_sub_ps(_mm_add_ps(r, _mm_set1_ps(12582912.0f)), _mm_set1_ps(12582912.0f));
    return _mm_cvttps_epi32(r);
 }
+
+/*
+ * unorm8_from_f16's bytes of four halves (bits 0-15 of each lane; the
+ * rest ignored): each half becomes a float that converts to the same
+ * byte, then unorm8x4_from_f32. A positive normal half is that float
+ * exactly (exponent rebiased, mantissa shifted); a negative one keeps
+ * its sign, so clamps to 0; zero and denormals give floats below
+ * 2^-14, whose byte is 0 as theirs is (2^-14 * 255 < 0.5); infinity
+ * gives 65536, which clamps to 1 as infinity does; NaN gives 0 (the
+ * float path's NaN byte). test_tile_store_px8 compares all 65536
+ * halves with the table.
+ */
+static inline __m128i
+unorm8x4_from_f16(__m128i h)
+{
+   const __m128i a = _mm_and_si128(h, _mm_set1_epi32(0x7fff));
+   __m128i f = _mm_add_epi32(_mm_slli_epi32(a, 13), _mm_set1_epi32(112 << 23));
+   f = _mm_or_si128(f, _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16));
+   f = _mm_andnot_si128(_mm_cmpgt_epi32(a, _mm_set1_epi32(0x7c00)), f);
+   return unorm8x4_from_f32(f);
+}
 #endif
 
 void
@@ -349,7 +370,25 @@ hw_tex_tile_store_px8(unsigned f, uint8_t *base, const uint32_t *off,
          pthread_once(&srgb8_once, srgb8_init);
          colour = srgb8_from_f16;
       }
-      for (unsigned i = 0; i < n; i++) {
+      unsigned i = 0;
+#ifdef TILEFMT_SSE2
+      /* u8norm: four pixels at a time (unorm8x4_from_f16); srgba8's
+       * colour keeps its table */
+      if (f == 4 && !hw_tex_tile_u8norm_scalar)
+         for (; i + 4 <= n; i += 4) {
+            __m128i w = _mm_setzero_si128();
+            for (unsigned k = 0; k < 4; k++) {
+               __m128i h = _mm_srl_epi32(_mm_loadu_si128((const __m128i *)(row[k] + i)),
+                                         _mm_cvtsi32_si128((int)sh[k]));
+               w = _mm_or_si128(w, _mm_slli_epi32(unorm8x4_from_f16(h), (int)(8 * k)));
+            }
+            uint32_t px[4];
+            _mm_storeu_si128((__m128i *)px, w);
+            for (unsigned j = 0; j < 4; j++)
+               memcpy(base + off[i + j], &px[j], 4);
+         }
+#endif
+      for (; i < n; i++) {
          uint32_t w = (uint32_t)colour[(row[0][i] >> sh[0]) & 0xffff] |
                       (uint32_t)colour[(row[1][i] >> sh[1]) & 0xffff] << 8 |
                       (uint32_t)colour[(row[2][i] >> sh[2]) & 0xffff] << 16 |

@@ -801,20 +801,24 @@ px8_check(unsigned f, bool r16, const uint32_t *vals, unsigned nv)
    for (unsigned i = 0; i < N; i++)
       off[i] = (uint32_t)((i * 7) % N) * 4;   /* scattered, distinct */
    for (unsigned start = 0; start < nv; start += N) {
+      /* 16-bit registers: components 1 and 3 in the high half, the
+       * other half holding another value (it must be ignored) */
+      const unsigned sh[4] = { 0, r16 ? 16 : 0, 0, r16 ? 16 : 0 };
       for (unsigned i = 0; i < N; i++)
          for (unsigned k = 0; k < 4; k++)
-            rows[k][i] = vals[(start + i + k * 257) % nv];
+            rows[k][i] = vals[(start + i + k * 257) % nv] << sh[k] |
+                         (r16 ? (i * 40503u & 0xffff) << (16 - sh[k]) : 0);
       for (unsigned n = N - 3; n <= N; n++) {
          for (unsigned i = 0; i < N * 4; i++)
             want[i] = got[i] = (uint8_t)(i * 31);
          for (unsigned i = 0; i < n; i++)
             for (unsigned k = 0; k < 4; k++)
-               hw_tex_tile_store_comp(f, k, want + off[i] + (f == 10 ? 0 : k), rows[k][i], r16);
+               hw_tex_tile_store_comp(f, k, want + off[i] + (f == 10 ? 0 : k),
+                                      r16 ? rows[k][i] >> sh[k] & 0xffff : rows[k][i], r16);
          uint32_t *const row[4] = { rows[0], rows[1], rows[2], rows[3] };
-         const unsigned sh[4] = { 0, 0, 0, 0 };
          assert_true(hw_tex_tile_store_px8(f, got, off, row, sh, n, r16));
          assert_memory_equal(want, got, sizeof(got));
-         if (f != 4)
+         if (f != 4 || r16)
             continue;
          /* and hw_tex_tile_store_comps, component by component */
          for (unsigned i = 0; i < N * 4; i++)
