@@ -1630,6 +1630,42 @@ group_lanes_row(uint32_t lanes)
    return x;
 }
 
+/* isp_group_rows()'s test of a fully covered row of one-sample pixels
+ * (zb, ow: the row's depth and owners, column 0): the column loop's
+ * operations for all 16 columns. Returns the passing columns. */
+static inline __attribute__((always_inline)) uint32_t
+isp_row_full(enum agx_zs_func f, const float zr[GROUP_W], float *zb, uint32_t *ow,
+             uint32_t dfr_id, bool defer, bool zwrite)
+{
+   /* through local copies: zb and ow may alias each other for all the
+    * compiler knows, which kept the loop scalar (the copies write back
+    * what the loop would: unchanged values where a test fails) */
+   float zo[GROUP_W];
+   uint32_t oo[GROUP_W], okb[GROUP_W];
+   memcpy(zo, zb, sizeof(zo));
+   if (defer)
+      memcpy(oo, ow, sizeof(oo));
+   for (unsigned c = 0; c < GROUP_W; c++) {
+      const float z = zr[c], zold = zo[c];
+      const bool ok = zs_func(f, z, zold);
+      if (defer) {
+         if (zwrite)
+            zo[c] = ok ? z : zold;
+         oo[c] = ok ? dfr_id : oo[c];
+      }
+      okb[c] = isp_col_bit[c] & (0u - (uint32_t)ok);
+   }
+   if (defer) {
+      if (zwrite)
+         memcpy(zb, zo, sizeof(zo));
+      memcpy(ow, oo, sizeof(oo));
+   }
+   uint32_t okm = 0;
+   for (unsigned c = 0; c < GROUP_W; c++)
+      okm |= okb[c];
+   return okm;
+}
+
 /*
  * isp_group_tri_f()'s depth test of sample s's covered lanes m, one
  * depth row at a time: columns lo..hi of the row (its covered ones and
@@ -1683,6 +1719,26 @@ isp_group_rows(const struct isp_group *g, enum agx_zs_func f, unsigned s, uint32
       float *zb = g->zbuf + g->row[r] + s;
       uint32_t *ow = g->owner + g->row[r] + s;
       uint32_t okm = 0;
+      if (ns == 1 && cm[r] == 0xffffu) {
+         /* A fully covered row of one-sample pixels (most rows of large
+          * triangles): the loop below over all 16 columns, contiguous,
+          * with a fixed count and the deferral a constant, which
+          * vectorises; then every lane of the row gets its depth. */
+         if (!g->defer)
+            okm = isp_row_full(f, zr[r], zb, ow, 0, false, false);
+         else if (g->zwrite)
+            okm = isp_row_full(f, zr[r], zb, ow, g->dfr_id, true, true);
+         else
+            okm = isp_row_full(f, zr[r], zb, ow, g->dfr_id, true, false);
+         const uint32_t okl = group_row_lanes(okm) << (2 * r);
+         *pmask |= okl;
+         *nf += 16u - (unsigned)tessera_popcount32(okm);
+         lanes_set_bit(pass, okl, s);
+         if (!g->defer)
+            for (unsigned c = 0; c < GROUP_W; c++)
+               zs[(c >> 1) * 4 + 2 * r + (c & 1)][s] = zr[r][c];
+         continue;
+      }
       for (unsigned c = lo[r]; c <= hi[r]; c++) {
          const float z = zr[r][c], zold = zb[c * ns];
          const bool ok = (cm[r] >> c & 1) & zs_func(f, z, zold);
