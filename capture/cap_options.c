@@ -233,6 +233,13 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
          return fail(err, errlen, "TESSERA_CAPTURE_TEST_WP_FAULT_DELAY_US (0 to 100000)", v);
       o->wp_fault_delay_us = (uint32_t)us;
    }
+   o->wp_hot_first = true;
+   if ((v = get("TESSERA_CAPTURE_TEST_WP_HOT_FIRST")) && *v) {
+      if (strcmp(v, "0") == 0)
+         o->wp_hot_first = false;
+      else if (strcmp(v, "1") != 0)
+         return fail(err, errlen, "TESSERA_CAPTURE_TEST_WP_HOT_FIRST (0|1)", v);
+   }
    if ((v = get("TESSERA_CAPTURE_GPU_MEMORY")) && *v) {
       if (strcmp(v, "full") == 0)
          o->gpu_memory_full = true;
@@ -251,6 +258,15 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
       const char *e;
       if (!parse_u64(v, &e, &o->flush_ms) || *e)
          return fail(err, errlen, "TESSERA_CAPTURE_FLUSH_MS", v);
+   }
+   o->zstd_level = CAP_DEFAULT_ZSTD_LEVEL;
+   if ((v = get("TESSERA_CAPTURE_ZSTD_LEVEL")) && *v) {
+      const char *e;
+      uint64_t l;
+      bool neg = *v == '-';
+      if (!parse_u64(v + neg, &e, &l) || *e || l == 0 || l > (neg ? 50u : 19u))
+         return fail(err, errlen, "TESSERA_CAPTURE_ZSTD_LEVEL (1 to 19, or -1 to -50: zstd --fast=N)", v);
+      o->zstd_level = neg ? -(int)l : (int)l;
    }
    v = get("TESSERA_CAPTURE_QUIET");
    o->quiet = v && *v && strcmp(v, "0") != 0;

@@ -57,6 +57,7 @@ struct cap_range {
 /* Frames between keyframes by default: a keyframe costs about what a frame
  * cost when every frame recorded the GPU's results (docs/capture.md). */
 #define CAP_DEFAULT_KEYFRAME_EVERY 30
+#define CAP_DEFAULT_ZSTD_LEVEL 1
 
 struct cap_options {
    char path[4096];           /* TESSERA_CAPTURE_FILE */
@@ -83,7 +84,16 @@ struct cap_options {
     * write access back and marking the page, as a thread preempted there
     * would, so tests can race collects against it (capture_wp_race.sh) */
    uint32_t wp_fault_delay_us;
+   /* TESSERA_CAPTURE_TEST_WP_HOT_FIRST=0|1 (tests only; default 1): a page
+    * in a short dirty run becomes hot at its first collect (cap_wp.c);
+    * 0 keeps the rule before it (hot at its second) to measure the faults
+    * it saves */
+   bool wp_hot_first;
    uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
+   /* TESSERA_CAPTURE_ZSTD_LEVEL: the trace chunks' zstd level, 1 to 19 or
+    * -1 to -50 (zstd's fast levels, `zstd --fast=N`); default
+    * CAP_DEFAULT_ZSTD_LEVEL (docs/capture.md weighs its CPU against size) */
+   int zstd_level;
    /* TESSERA_CAPTURE_GPU_MEMORY=full|keyframes (default keyframes): record
     * what the GPU wrote before every frame marker and GEM_CLOSE (full), or
     * only every keyframe_every-th frame (docs/capture.md, "GPU-written

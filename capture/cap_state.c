@@ -210,17 +210,14 @@ cap_open_writer(void)
    pthread_sigmask(SIG_BLOCK, &all, &old);
    /* the layer reports a failure itself, once (cap_trace_ok) */
    /* Compression runs on the writer's thread but still competes with the
-    * program for CPU; zstd level 1 costs a fraction of level 3's time for a
-    * few percent more bytes. TESSERA_CAPTURE_ZSTD_LEVEL overrides it. */
+    * program for CPU: the level is TESSERA_CAPTURE_ZSTD_LEVEL's
+    * (CAP_DEFAULT_ZSTD_LEVEL; docs/capture.md weighs CPU against size). */
    /* The writer's thread pushes records out flush_ms after they were
     * written, whether or not the program submits again (a crash or SIGKILL
     * then loses at most about that much). */
-   struct tsr_writer_options wo = { .quiet = true, .zstd_level = 1,
+   struct tsr_writer_options wo = { .quiet = true, .zstd_level = cap.opt.zstd_level,
                                     .flush_ms = cap.opt.flush_ms > 3600000 ? 3600000u
                                                 : (unsigned)cap.opt.flush_ms };
-   const char *lvl = getenv("TESSERA_CAPTURE_ZSTD_LEVEL");
-   if (lvl && *lvl)
-      wo.zstd_level = atoi(lvl);
    int r = tsr_writer_open(&cap.w, cap.trace_path, &wo);
    cap_sig_guard_end(&old);
    if (r) {
@@ -786,6 +783,18 @@ on_submit(struct cap_file *f, int fd, unsigned long req, void *arg, int *ret)
                           sizeof(last)))) {
          q->last_out = last;
          q->have_last_out = true;
+      }
+      /* The firmware writes this submission's timestamps into their
+       * objects whatever the VM binding says (a driver that binds its
+       * timestamp object read-only, as the tessera driver does, has it
+       * never bound writable): stale like GPU-written memory, so the next
+       * keyframe records the values the firmware wrote. */
+      for (int i = 0; ok && i < nts && i < 16; i++) {
+         uint32_t o = ts[i].object_handle;
+         struct cap_bo *tbo = o < f->ntsobjs && f->tsobjs[o].object_handle
+                                 ? cap_bo_get(f, f->tsobjs[o].handle) : NULL;
+         if (tbo)
+            tbo->gpu_stale = true;
       }
    }
    if (ok && *ret == 0 && recording()) {

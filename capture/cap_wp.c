@@ -122,6 +122,9 @@ static bool wp_on;
 /* TESSERA_CAPTURE_TEST_WP_FAULT_DELAY_US (tests): the handler's sleep
  * between its two steps; 0 (one load and a branch) otherwise */
 static struct timespec fault_delay;
+/* cap.opt.wp_hot_first (TESSERA_CAPTURE_TEST_WP_HOT_FIRST): short dirty
+ * runs become hot at their first collect (short_dirty_run) */
+static bool hot_first = true;
 /* The userfaultfd mechanism (cap_uffd.h), per process, if
  * TESSERA_CAPTURE_WP_TRACK=uffd; uf_err is why it is closed (ENOTSUP: not
  * asked for), uf_reopen set in a forked child. */
@@ -172,6 +175,7 @@ cap_wp_init(bool own_segv)
    host_page = (size_t)sysconf(_SC_PAGESIZE);
    wp_on = true;
    fault_delay.tv_nsec = (long)cap.opt.wp_fault_delay_us * 1000;
+   hot_first = cap.opt.wp_hot_first;
    if (cap.opt.wp_uffd)
       uf_err = -cap_uffd_open(&uf);
    return true;
@@ -437,6 +441,27 @@ wait_faults(struct cap_cpumap *m)
       sched_yield();
 }
 
+/* A run of at most HOT_FIRST_RUN dirty pages (not hot) starts at page p:
+ * the pattern of a driver's upload and command pools, which write a page
+ * or two per frame into the same few pages, frame after frame (es2gears:
+ * about one fault in two was such a page's first, before it became hot at
+ * its second). Such a page becomes hot at its first collect: its next
+ * writes take no fault, and if it is not written again it costs
+ * HOT_IDLE hashes of one page (~5 us) before it is protected again, about
+ * a sixth of the fault it may save. Longer runs (a texture or buffer
+ * upload, usually written once) are protected as before: hashing them
+ * HOT_IDLE times would cost more than their faults. */
+#define HOT_FIRST_RUN 2u
+
+static bool
+short_dirty_run(struct cap_cpumap *m, size_t p, size_t pages)
+{
+   size_t n = 0;
+   while (p + n < pages && n <= HOT_FIRST_RUN && !m->hot[p + n] && atomic_load(&m->dirty[p + n]))
+      n++;
+   return n <= HOT_FIRST_RUN;
+}
+
 /* What collect does with one page. */
 enum { PG_SKIP, PG_PROTECT, PG_READ };
 
@@ -484,8 +509,9 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
          size_t q = p;
          while (q < pages && !m->hot[q] && atomic_load(&m->dirty[q])) {
             uint32_t last = m->last_dirty[q];
-            if (!bo->gpu_dirty && !bo->fw_written && last &&
-                m->collects - last <= HOT_WINDOW)
+            if (!bo->gpu_dirty && !bo->fw_written &&
+                ((last && m->collects - last <= HOT_WINDOW) ||
+                 (hot_first && q == p && !last && short_dirty_run(m, p, pages))))
                break;   /* becomes hot (below) */
             q++;
          }

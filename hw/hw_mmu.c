@@ -100,6 +100,21 @@ translate(struct hw_mmu *mmu, uint64_t va, bool write, bool *soft)
    return e->host + (va & (HW_PAGE_SIZE - 1));
 }
 
+const void *
+hw_mmu_peek(struct hw_mmu *mmu, uint64_t va)
+{
+   uint64_t vpn = (va >> HW_PAGE_SHIFT) + 1;
+   const struct hw_tlb_entry *e = &mmu->tlb[vpn % HW_TLB_ENTRIES];
+   if (e->vpn == vpn)
+      return e->readable ? e->host + (va & (HW_PAGE_SIZE - 1)) : NULL;
+   struct hw_uat_walk w;
+   hw_uat_walk(mmu->dev, mmu->vm_slot, va, &w);
+   if (!w.ok || !w.readable)
+      return NULL;
+   uint8_t *h = hw_phys_to_host(mmu->dev, w.pa & ~(HW_PAGE_SIZE - 1), HW_PAGE_SIZE);
+   return h ? h + (va & (HW_PAGE_SIZE - 1)) : NULL;
+}
+
 void *
 hw_mmu_map(struct hw_mmu *mmu, uint64_t va, size_t size, bool write)
 {

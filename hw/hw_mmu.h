@@ -117,6 +117,34 @@ hw_mmu_map_read(struct hw_mmu *mmu, uint64_t va, size_t size)
    return hw_mmu_map(mmu, va, size, false);
 }
 
+/*
+ * Host address of the byte at va when its page is mapped readable, else
+ * NULL, without side effects: no fault is recorded or latched and the TLB
+ * is neither filled nor synchronised (a miss walks the page tables).  For
+ * hints that must not change what the unit does, such as prefetching
+ * memory an access is about to read.
+ */
+const void *hw_mmu_peek(struct hw_mmu *mmu, uint64_t va);
+
+/*
+ * The host pointer for writing [va, va + size) when the range lies in one
+ * page whose translation is in the TLB and writable, else NULL -- with no
+ * side effect at all (no walk, no fault recorded): the caller then takes
+ * its general path (hw_mmu_write and friends), which fills the TLB and
+ * faults as always. What hw_mmu_map(mmu, va, size, true) returns on a TLB
+ * hit.
+ */
+static inline void *
+hw_mmu_map_write_hit(struct hw_mmu *mmu, uint64_t va, size_t size)
+{
+   uint64_t vpn = (va >> HW_PAGE_SHIFT) + 1;
+   const struct hw_tlb_entry *e = &mmu->tlb[vpn % HW_TLB_ENTRIES];
+   uint64_t off = va & (HW_PAGE_SIZE - 1);
+   if (e->vpn == vpn && e->writable && size && size <= HW_PAGE_SIZE - off)
+      return e->host + off;
+   return NULL;
+}
+
 /* Copies across page boundaries. False when a (hard) fault stopped it. */
 bool hw_mmu_read(struct hw_mmu *mmu, uint64_t va, void *dst, size_t size);
 bool hw_mmu_write(struct hw_mmu *mmu, uint64_t va, const void *src,

@@ -251,7 +251,10 @@ struct tsr_shader {
 struct tsr_writer;
 
 struct tsr_writer_options {
-   int zstd_level;        /* 0 selects 3; < 0 stores chunks uncompressed */
+   /* zstd's level: 0 selects 3; negative ones are zstd's fast levels
+    * (-N is `zstd --fast=N`), clamped to what the library offers */
+   int zstd_level;
+   bool store_raw;        /* chunks stored uncompressed (zstd_level unused) */
    size_t chunk_bytes;    /* raw bytes per chunk; 0 selects 1 MiB */
    unsigned queue_chunks; /* chunks waiting for the thread; 0 selects 8 */
    bool quiet;            /* do not print the (one) error message */

@@ -166,7 +166,7 @@ static int emit_chunk(struct tsr_writer *w, uint32_t type, uint32_t count,
    if (!buf)
       return -ENOMEM;
    uint8_t *payload = buf + TSR_CHUNK_HEADER_SIZE;
-   size_t stored = w->opts.zstd_level < 0
+   size_t stored = w->opts.store_raw
                       ? raw_size
                       : ZSTD_compressCCtx(cctx, payload, bound, raw, raw_size, w->opts.zstd_level);
    uint32_t flags = TSR_CHUNK_FLAG_ZSTD;
@@ -379,6 +379,10 @@ int tsr_writer_open_fd(struct tsr_writer **out, int fd, const char *name,
       w->opts = *opts;
    if (!w->opts.zstd_level)
       w->opts.zstd_level = 3;
+   if (w->opts.zstd_level < ZSTD_minCLevel())
+      w->opts.zstd_level = ZSTD_minCLevel();
+   if (w->opts.zstd_level > ZSTD_maxCLevel())
+      w->opts.zstd_level = ZSTD_maxCLevel();
    if (!w->opts.chunk_bytes)
       w->opts.chunk_bytes = 1u << 20;
    if (w->opts.chunk_bytes > 16u << 20)

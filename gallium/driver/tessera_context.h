@@ -173,6 +173,9 @@ struct tessera_batch {
     * object (slot = this batch's slot). */
    struct util_dynarray timers;       /* struct tessera_query * */
    bool timestamped;
+   /* The slot's start/end ticks when it was handed to this pass (the
+    * previous pass's): unchanged at retirement means not written. */
+   uint64_t ts_before[2];
 };
 
 /* --------------------------------------------------------- the context */

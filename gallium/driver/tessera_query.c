@@ -316,9 +316,12 @@ tessera_query_batch_retired(struct tessera_batch *batch)
    if (batch->timestamped) {
       const volatile uint64_t *ts = (uint64_t *)tessera_bo_map(ctx->ts_bo) + 2 * batch->slot;
       uint64_t start = ts[0], end = ts[1];
-      /* All ones means not written (the submission failed); the GPU
-       * clock itself starts at 0. */
-      bool valid = start != UINT64_MAX && end != UINT64_MAX && end >= start;
+      /* The slot still holding what it held at submission means the
+       * firmware did not write it (the GPU clock moves on, so a new pass
+       * never ends at the tick an earlier one did); a batch that was not
+       * submitted has none. */
+      bool written = start != batch->ts_before[0] || end != batch->ts_before[1];
+      bool valid = batch->state == TESSERA_BATCH_SUBMITTED && written && end >= start;
       if (!valid && batch->state == TESSERA_BATCH_SUBMITTED)
          fprintf(stderr, "tessera: render %" PRIu64 " has no GPU timestamps (%" PRIu64
                  ", %" PRIu64 ")\n", batch->seqno, start, end);
@@ -354,7 +357,14 @@ timestamps_init(struct tessera_context *ctx)
       fprintf(stderr, "tessera: the kernel reports no timestamp frequency\n");
       return false;
    }
-   struct tessera_bo *bo = tessera_bo_create(s, TESSERA_MAX_BATCHES * 16, 0, "timestamps");
+   /* Only the firmware writes it (through the GEM_BIND_OBJECT below) and
+    * only the CPU reads it, so the VM binding is read-only: a capture
+    * layer then knows no shader writes it, and since the CPU never writes
+    * it either (tessera_query_batch_submit), its CPU mapping takes no
+    * write fault per submission under a write-protecting capture
+    * (docs/capture.md). */
+   struct tessera_bo *bo = tessera_bo_create(s, TESSERA_MAX_BATCHES * 16,
+                                             TESSERA_BO_GPU_READONLY, "timestamps");
    if (!bo || !tessera_bo_map(bo)) {
       fprintf(stderr, "tessera: out of memory for the timestamp object\n");
       tessera_bo_unreference(bo);
@@ -387,8 +397,12 @@ tessera_query_batch_submit(struct tessera_batch *batch, struct drm_asahi_cmd_ren
     * also gives TIMESTAMP queries the end of the newest one. */
    if (!timestamps_init(ctx))
       return;
-   uint64_t *ts = (uint64_t *)tessera_bo_map(ctx->ts_bo) + 2 * batch->slot;
-   ts[0] = ts[1] = UINT64_MAX;
+   /* The slot is free (its last pass retired), so it holds that pass's
+    * values until the firmware writes this one's. Remembered rather than
+    * reset to a marker: the object stays CPU-read-only (timestamps_init). */
+   const volatile uint64_t *ts = (uint64_t *)tessera_bo_map(ctx->ts_bo) + 2 * batch->slot;
+   batch->ts_before[0] = ts[0];
+   batch->ts_before[1] = ts[1];
    cmd->ts_vtx.start = (struct drm_asahi_timestamp){ ctx->ts_object, batch->slot * 16 };
    cmd->ts_frag.end = (struct drm_asahi_timestamp){ ctx->ts_object, batch->slot * 16 + 8 };
    batch->timestamped = true;

@@ -58,6 +58,29 @@ bool hwr_fast_paths = true;
 
 /* ------------------------------------------------------------ pool */
 
+/* The pool runs a dispatch on `threads` host threads: the caller (the
+ * firmware thread, or hw_render_execute's) and threads - 1 workers,
+ * woken only as many as there are items beyond the caller's first.  The
+ * caller used to wake every worker and sleep until the last finished:
+ * each fragment pass paid two more sleeps and wakeups than it needed,
+ * and on a machine busy with other work every wakeup waits for a CPU.
+ * Which thread runs an item never matters for the results (tiles keep
+ * their own records, merged in tile order); worker ids stay below
+ * `threads`, the caller's being threads - 1, for per-worker state such
+ * as the profile's accumulators. */
+
+/* Runs items until none is left. */
+static void
+pool_work(struct hw_render *r, unsigned id)
+{
+   for (;;) {
+      unsigned i = atomic_fetch_add(&r->next, 1);
+      if (i >= r->items)
+         break;
+      r->fn(r->ctx, id, i);
+   }
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -67,21 +90,20 @@ worker_main(void *arg)
    uint64_t seen = 0;
    pthread_mutex_lock(&r->lock);
    for (;;) {
-      while (!r->quit && r->gen == seen)
+      /* a ticket per worker the dispatch wants; one woken after the
+       * caller took the tickets back (every item was taken) sleeps on */
+      while (!r->quit && (r->gen == seen || r->tickets == 0))
          pthread_cond_wait(&r->cond, &r->lock);
       if (r->quit)
          break;
       seen = r->gen;
+      r->tickets--;
+      r->busy++;
       pthread_mutex_unlock(&r->lock);
-      for (;;) {
-         unsigned i = atomic_fetch_add(&r->next, 1);
-         if (i >= r->items)
-            break;
-         r->fn(r->ctx, id, i);
-      }
+      pool_work(r, id);
       pthread_mutex_lock(&r->lock);
       if (--r->busy == 0)
-         pthread_cond_broadcast(&r->done_cond);
+         pthread_cond_signal(&r->done_cond);
    }
    pthread_mutex_unlock(&r->lock);
    return NULL;
@@ -91,14 +113,23 @@ static void
 pool_dispatch(struct hw_render *r, unsigned n,
               void (*fn)(void *ctx, unsigned worker, unsigned item), void *ctx)
 {
+   unsigned helpers = r->threads - 1 < n - 1 ? r->threads - 1 : n - 1;
    pthread_mutex_lock(&r->lock);
    r->fn = fn;
    r->ctx = ctx;
    r->items = n;
    atomic_store(&r->next, 0);
-   r->busy = r->threads;
+   r->tickets = helpers;
    r->gen++;
-   pthread_cond_broadcast(&r->cond);
+   if (helpers == r->threads - 1)
+      pthread_cond_broadcast(&r->cond);
+   else
+      for (unsigned i = 0; i < helpers; i++)
+         pthread_cond_signal(&r->cond);
+   pthread_mutex_unlock(&r->lock);
+   pool_work(r, r->threads - 1);
+   pthread_mutex_lock(&r->lock);
+   r->tickets = 0;   /* every item is taken: later wakers need not start */
    while (r->busy)
       pthread_cond_wait(&r->done_cond, &r->lock);
    pthread_mutex_unlock(&r->lock);
@@ -541,16 +572,19 @@ hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
       return NULL;
    }
    if (n > 1) {
-      r->workers = calloc(n, sizeof(pthread_t));
+      /* the caller of each dispatch is the n-th thread */
+      r->workers = calloc(n - 1, sizeof(pthread_t));
       if (!r->workers)
          r->threads = 1;
-      for (unsigned i = 0; r->workers && i < n; i++) {
+      for (unsigned i = 0; r->workers && i < n - 1; i++) {
          void **arg = malloc(2 * sizeof(void *));
-         arg[0] = r;
-         arg[1] = (void *)(uintptr_t)i;
-         if (pthread_create(&r->workers[i], NULL, worker_main, arg) != 0) {
+         if (arg) {
+            arg[0] = r;
+            arg[1] = (void *)(uintptr_t)i;
+         }
+         if (!arg || pthread_create(&r->workers[i], NULL, worker_main, arg) != 0) {
             free(arg);
-            r->threads = i;   /* run with the ones that started */
+            r->threads = i + 1;   /* run with the ones that started */
             break;
          }
       }
@@ -571,7 +605,7 @@ hw_render_destroy(struct hw_render *r)
    r->quit = true;
    pthread_cond_broadcast(&r->cond);
    pthread_mutex_unlock(&r->lock);
-   unsigned started = r->workers ? r->threads : 0;
+   unsigned started = r->workers ? r->threads - 1 : 0;
    for (unsigned i = 0; i < started; i++)
       pthread_join(r->workers[i], NULL);
    free(r->workers);
@@ -586,6 +620,7 @@ hw_render_destroy(struct hw_render *r)
    }
    pthread_mutex_destroy(&r->prof_lock);
    hwr_scratch_free(&r->vscratch);
+   hwr_vs_ahead_free(r->vahead);
    pthread_cond_destroy(&r->cond);
    pthread_cond_destroy(&r->done_cond);
    free(r);

@@ -76,5 +76,10 @@ extern bool hw_render_frag_reference;
  * of being loaded and stored in bulk. hw_render_frag_reference turns the
  * bulk path off too. Set it while no render job runs. */
 extern bool hw_render_bg_reload_fast;
+/* Tests only: when false, the bulk reload loads lane by lane
+ * (hw_tex_load_lanes) even where the view and tile format have a byte
+ * map (hw_tex_reload_map_init), whose rows must give the same bytes. Set
+ * it while no render job runs. */
+extern bool hw_render_bg_reload_map;
 
 #endif

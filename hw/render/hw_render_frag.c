@@ -106,8 +106,28 @@ struct fpass {
    /* Morton index of utile pixel (x, y) at [y * uw + x] when a whole utile
     * is one Morton run of its tile (utile_run); see zls_buffer. */
    bool utile_run;
+   bool morton4;                  /* 4x4 blocks are Morton runs (zls_permute_blocks) */
    uint16_t morton[32 * 32];
    struct tile *tiles;
+   /* Per worker, the TLBs its last tile ended with (warm_tlb); NULL
+    * without (hwr_fast_paths off, or no memory). */
+   struct warm_tlb *warm;
+};
+
+/*
+ * A tile's units start with their TLBs as the same worker's previous tile
+ * of the pass left them, rather than empty: neighbouring tiles share the
+ * pages of the primitive lists, shaders and render target rows, and
+ * walking them again per tile showed in the profile. Only successful
+ * translations are cached and the page tables do not change while a pass
+ * runs (the kernel only unmaps pages of idle VMs, hw/hw_mmu.c), so a warm
+ * entry is the translation a walk would give: the same bytes, faults and
+ * results, whatever tile ran before on the worker.
+ */
+struct warm_tlb {
+   bool valid;
+   uint32_t isp_gen, usc_gen;
+   struct hw_tlb_entry isp[HW_TLB_ENTRIES], usc[HW_TLB_ENTRIES];
 };
 
 struct fs_run {
@@ -138,6 +158,7 @@ struct fs_run {
 
 bool hw_render_frag_reference;
 bool hw_render_bg_reload_fast = true;
+bool hw_render_bg_reload_map = true;
 
 /* A fresh fs_run for one group: what `= { .t, .p, .gx, .gy }` gives,
  * except that zout[] and sref[] (read only where zset / sset has the
@@ -251,6 +272,20 @@ static const uint8_t quad_dx_tab[32] = {
 static const uint8_t quad_dy_tab[32] = {
    0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1,
    0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1,
+};
+
+/* 1 << l: per-lane masks from a table vectorise (SSE2 has no per-lane
+ * variable shift) */
+static const uint32_t lane_bit_tab[32] = {
+#define B4(n) 1u << (n), 1u << ((n) + 1), 1u << ((n) + 2), 1u << ((n) + 3)
+   B4(0), B4(4), B4(8), B4(12), B4(16), B4(20), B4(24), B4(28)
+#undef B4
+};
+
+/* quad_dx_tab widened, for loops storing 32-bit values */
+static const uint32_t quad_dx32_tab[32] = {
+   0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7,
+   8, 9, 8, 9, 10, 11, 10, 11, 12, 13, 12, 13, 14, 15, 14, 15,
 };
 
 static inline unsigned
@@ -906,15 +941,25 @@ fs_start(void *user, struct hw_usc_simd *s)
    r->iter_ctr = r->iter_jw = false;   /* a new launch: op_iter recomputes */
    uint32_t x[32], y[32];
    const uint32_t bx = r->gx - r->t->x0, by = r->gy - r->t->y0;
+   /* Loops the compiler vectorises (this runs per 16x2 group: ~4 % of a
+    * small-triangle replay when it went a lane at a time): the
+    * positions from 32-bit tables, and the coverage from a local copy,
+    * since stores to r1 may alias r->cov (bytes alias anything). */
+   uint8_t cov[32];
+   memcpy(cov, r->cov, sizeof(cov));
    for (unsigned l = 0; l < 32; l++) {
-      x[l] = bx + quad_dx(l);
-      y[l] = by + quad_dy(l);
-      r1[l] = (r1[l] & 0xffff0000u) | r->cov[l];
+      x[l] = bx + quad_dx32_tab[l];
+      y[l] = by + ((l >> 1) & 1);   /* quad_dy(l) */
    }
+   for (unsigned l = 0; l < 32; l++)
+      r1[l] = (r1[l] & 0xffff0000u) | cov[l];
    hw_usc_simd_set_positions(s, x, y, 0);
+   /* quad q's four coverage bytes are word q of cov: no coverage at all
+    * is a zero word */
+   uint32_t qw[8];
+   memcpy(qw, cov, sizeof(qw));
    for (unsigned q = 0; q < 8; q++)
-      if (!(r->cov[4 * q] | r->cov[4 * q + 1] | r->cov[4 * q + 2] | r->cov[4 * q + 3]))
-         off |= 0xfu << (4 * q);
+      off |= (uint32_t)(qw[q] == 0) * (0xfu << (4 * q));
    hw_usc_simd_disable_lanes(s, off);
 }
 
@@ -1382,6 +1427,29 @@ struct dfr_ref {
    uint8_t cov[32];
 };
 
+/* Appends primitive prim's reference in group g to refs[0..*n), doubling
+ * the array (*cap entries) when full; its coverage is the caller's to
+ * set.  NULL, with the job failed, when out of host memory (refs and its
+ * entries stay valid, for the caller to free). */
+static inline struct dfr_ref *
+dfr_ref_push(struct tile *t, struct dfr_ref **refs, size_t *cap, size_t *n,
+             uint32_t prim, uint32_t g)
+{
+   if (*n == *cap) {
+      struct dfr_ref *nr = realloc(*refs, 2 * *cap * sizeof(**refs));
+      if (!nr) {
+         hwr_fail(&t->j, "out of host memory");
+         return NULL;
+      }
+      *refs = nr;
+      *cap *= 2;
+   }
+   struct dfr_ref *r = &(*refs)[(*n)++];
+   r->prim = prim;
+   r->group = g;
+   return r;
+}
+
 /*
  * Shades the deferred opaque fragments: every primitive still owning a
  * sample runs its shader once per 16x2 group it owns samples in, with
@@ -1390,6 +1458,8 @@ struct dfr_ref {
  * group order), the order in-order shading would have run them in, so
  * device stores made by the shaders keep their order.
  */
+static inline void lanes_set_bit(uint8_t pass[32], uint32_t lanes, unsigned s);
+
 static bool
 resolve(struct tile *t)
 {
@@ -1427,23 +1497,59 @@ resolve(struct tile *t)
       if (one) {
          if (!o0)
             continue;
-         if (n == cap) {
-            struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
-            if (!nr) {
-               ok = hwr_fail(&t->j, "out of host memory");
-               break;
-            }
-            refs = nr;
-            cap *= 2;
+         struct dfr_ref *r = dfr_ref_push(t, &refs, &cap, &n, o0 - 1, g);
+         if (!r) {
+            ok = false;
+            break;
          }
-         refs[n].prim = o0 - 1;
-         refs[n].group = g;
          for (unsigned l = 0; l < 32; l++)
-            refs[n].cov[l] = gx + quad_dx(l) < t->w && gy + quad_dy(l) < t->h
-                                ? (uint8_t)((1u << fp->samples) - 1) : 0;
-         n++;
+            r->cov[l] = gx + quad_dx(l) < t->w && gy + quad_dy(l) < t->h
+                           ? (uint8_t)((1u << fp->samples) - 1) : 0;
          continue;
       }
+      if (!hwr_isp_general) {
+         /* Several owners (small primitives): per sample, the group's
+          * owners in lane order, then one pass over the lanes per
+          * distinct owner. The walk below branches on every sample
+          * (owned or not, same owner as the last or not) and
+          * mispredicted on most of these groups. The refs differ from
+          * the walk's only in their order inside the group, which the
+          * sort by primitive below undoes: a group holds one ref per
+          * primitive, so (primitive, group) orders them all. */
+         const uint32_t *row[GROUP_H];
+         for (unsigned y = 0; y < ch; y++)
+            row[y] = &t->owner[sidx(fp, gx, gy + y, 0)];
+         for (unsigned s = 0; ok && s < fp->samples; s++) {
+            uint32_t ow[32], left = 0;
+            for (unsigned l = 0; l < 32; l++) {
+               const unsigned dx = quad_dx(l), dy = quad_dy(l);
+               ow[l] = dx < cw && dy < ch ? row[dy][dx * fp->samples + s] : 0;
+            }
+            for (unsigned l = 0; l < 32; l++)
+               left |= lane_bit_tab[l] & (0u - (uint32_t)(ow[l] != 0));
+            while (left) {
+               const uint32_t o = ow[__builtin_ctz(left)];
+               uint32_t same = 0;
+               for (unsigned l = 0; l < 32; l++)
+                  same |= lane_bit_tab[l] & (0u - (uint32_t)(ow[l] == o));
+               size_t k = first;
+               while (k < n && refs[k].prim != o - 1)
+                  k++;
+               if (k == n) {
+                  struct dfr_ref *r = dfr_ref_push(t, &refs, &cap, &n, o - 1, g);
+                  if (!r) {
+                     ok = false;
+                     break;
+                  }
+                  memset(r->cov, 0, sizeof(r->cov));
+               }
+               lanes_set_bit(refs[k].cov, same, s);
+               left &= ~same;
+            }
+         }
+         continue;
+      }
+      /* The reference (hwr_isp_general): sample by sample in lane order. */
       for (unsigned l = 0; ok && l < 32; l++) {
          unsigned px = gx + quad_dx(l), py = gy + quad_dy(l);
          if (px >= t->w || py >= t->h)
@@ -1459,19 +1565,12 @@ resolve(struct tile *t)
                while (k < n && refs[k].prim != o - 1)
                   k++;
                if (k == n) {
-                  if (n == cap) {
-                     struct dfr_ref *nr = realloc(refs, 2 * cap * sizeof(*refs));
-                     if (!nr) {
-                        ok = hwr_fail(&t->j, "out of host memory");
-                        break;
-                     }
-                     refs = nr;
-                     cap *= 2;
+                  struct dfr_ref *r = dfr_ref_push(t, &refs, &cap, &n, o - 1, g);
+                  if (!r) {
+                     ok = false;
+                     break;
                   }
-                  refs[n].prim = o - 1;
-                  refs[n].group = g;
-                  memset(refs[n].cov, 0, sizeof(refs[n].cov));
-                  n++;
+                  memset(r->cov, 0, sizeof(r->cov));
                }
                last = o;
                lastk = k;
@@ -2342,6 +2441,10 @@ struct bg_reload {
    bool packed;
    struct hw_tex_view view;
    struct hw_mmu mmu;             /* the texture unit's view of memory */
+   /* The load and store as a byte map (hw_tex_reload_map_init), when the
+    * view and format have one: rows of texels instead of lanes. */
+   bool mapped;
+   struct hw_tex_reload_map map;
 };
 
 enum { RK_UNK, RK_X, RK_Y, RK_ZERO };
@@ -2401,15 +2504,13 @@ operand(const struct agx_instr *in, const char *name)
    return NULL;
 }
 
+/* Whether code[0, size) has the reload shape, for a pass of `samples`
+ * samples of ss bytes: m's F, O, smask, mask, bytes and packed and the
+ * texture slot *tex are set when it does. */
 static bool
-bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reload *m)
+bg_reload_shape(const uint8_t *code, size_t size, unsigned samples, unsigned ss,
+                struct bg_reload *m, uint32_t *tex_out)
 {
-   struct fpass *fp = t->fp;
-   uint8_t code[96];
-   size_t size = hw_usc_shader_bytes(pipe->shader);
-   struct hw_mmu cm = t->usc;
-   if (size > sizeof(code) || !hw_mmu_read(&cm, pipe->code_va, code, size))
-      return false;
    uint8_t kind[256];
    memset(kind, RK_UNK, sizeof(kind));
    enum { SETUP, LOADED, WAITED, STORED } stage = SETUP;
@@ -2480,7 +2581,7 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
          m->mask = mask;
          m->F = F;
          m->O = O;
-         m->smask = (uint32_t)S->imm & ((1u << fp->samples) - 1);
+         m->smask = (uint32_t)S->imm & ((1u << samples) - 1);
          stage = STORED;
       } else if (stage == STORED && in.op == AGX_OP_STOP) {
          if (off != size)
@@ -2491,19 +2592,10 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
             return false;
          m->packed = hw_tex_tile_fmt_packed(m->F);
          unsigned last = 31 - (unsigned)__builtin_clz(m->mask);
-         if ((size_t)m->O + (m->packed ? 4 : (last + 1) * m->bytes) > fp->ss)
+         if ((size_t)m->O + (m->packed ? 4 : (last + 1) * m->bytes) > ss)
             return false;
-         /* The view exec_load_lanes decodes (get_view); a descriptor that
-          * faults or does not decode is the general path's to report. */
-         uint8_t d[HW_TEX_DESC_BYTES];
-         char err[96];
-         m->mmu = t->usc;
-         m->mmu.unit = HW_UNIT_TEX;
-         memset(&m->mmu.fault, 0, sizeof(m->mmu.fault));
-         struct hw_mmu dm = m->mmu;
-         return hw_mmu_read(&dm, hwr_tex_address(pipe, t->j.pl->sampler_heap, tex), d,
-                            sizeof(d)) &&
-                hw_tex_view_decode(&m->view, d, err, sizeof(err));
+         *tex_out = tex;
+         return true;
       } else {
          return false;
       }
@@ -2511,16 +2603,125 @@ bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reloa
    return false;
 }
 
+/*
+ * The last match a thread made: a partial render starts every tile with
+ * the same reload program and view (~46 partial renders a frame on
+ * glmark2's shading headless), and decoding the program, the descriptor
+ * and tabulating the byte map per tile was a tenth of the replay. The
+ * match is a function of the program's bytes, the pass's samples and
+ * sample size and the descriptor's bytes (and the test switches), all
+ * of which are compared: bytes read from memory per tile as before, only
+ * their decoding is reused.
+ */
+struct bg_reload_cache {
+   bool valid, shape;             /* key set; the code has the shape */
+   bool have_view;                /* desc / view / mapped / map set */
+   bool map_switch, tex_fast;     /* the switches the map was made under */
+   size_t size;
+   uint8_t code[96];
+   unsigned samples, ss;
+   uint32_t tex;
+   uint8_t desc[HW_TEX_DESC_BYTES];
+   struct bg_reload m;            /* the match (its mmu unused) */
+};
+static _Thread_local struct bg_reload_cache bg_cache;
+
+static bool
+bg_reload_match(struct tile *t, const struct hwr_pipeline *pipe, struct bg_reload *m)
+{
+   struct fpass *fp = t->fp;
+   uint8_t code[96];
+   size_t size = hw_usc_shader_bytes(pipe->shader);
+   struct hw_mmu cm = t->usc;
+   if (size > sizeof(code) || !hw_mmu_read(&cm, pipe->code_va, code, size))
+      return false;
+   struct bg_reload_cache *c = &bg_cache;
+   uint32_t tex = 0;
+   if (c->valid && c->size == size && c->samples == fp->samples && c->ss == fp->ss &&
+       !memcmp(c->code, code, size)) {
+      if (!c->shape)
+         return false;
+      tex = c->tex;
+      memcpy(m, &c->m, sizeof(*m));
+   } else {
+      bool shape = bg_reload_shape(code, size, fp->samples, fp->ss, m, &tex);
+      c->valid = true;
+      c->shape = shape;
+      c->have_view = false;
+      c->size = size;
+      memcpy(c->code, code, size);
+      c->samples = fp->samples;
+      c->ss = fp->ss;
+      c->tex = tex;
+      memcpy(&c->m, m, sizeof(*m));
+      if (!shape)
+         return false;
+   }
+   /* The view exec_load_lanes decodes (get_view); a descriptor that
+    * faults or does not decode is the general path's to report. */
+   uint8_t d[HW_TEX_DESC_BYTES];
+   char err[96];
+   m->mmu = t->usc;
+   m->mmu.unit = HW_UNIT_TEX;
+   memset(&m->mmu.fault, 0, sizeof(m->mmu.fault));
+   struct hw_mmu dm = m->mmu;
+   if (!hw_mmu_read(&dm, hwr_tex_address(pipe, t->j.pl->sampler_heap, tex), d, sizeof(d)))
+      return false;
+   if (c->have_view && !memcmp(c->desc, d, sizeof(d)) &&
+       c->map_switch == hw_render_bg_reload_map && c->tex_fast == hw_tex_sample_fast_paths) {
+      m->view = c->m.view;
+      m->mapped = c->m.mapped;
+      if (m->mapped)
+         m->map = c->m.map;
+      return true;
+   }
+   if (!hw_tex_view_decode(&m->view, d, err, sizeof(err)))
+      return false;
+   m->mapped = hw_render_bg_reload_map &&
+               hw_tex_reload_map_init(&m->map, &m->view, m->F, m->mask);
+   c->have_view = true;
+   c->map_switch = hw_render_bg_reload_map;
+   c->tex_fast = hw_tex_sample_fast_paths;
+   memcpy(c->desc, d, sizeof(d));
+   c->m.view = m->view;
+   c->m.mapped = m->mapped;
+   if (m->mapped)
+      c->m.map = m->map;
+   return true;
+}
+
 /* One whole group (every lane live and covered, every pixel inside the
  * tile) of a matched reload program, as the USC would run it: texels
  * loaded as exec_load_lanes does, each component's 32-bit result stored
  * as op_tile stores a lane's register to its selected samples. False
- * (nothing written) when a load faults: the group then runs normally and
- * reports the fault as always. */
+ * when a load faults: the group then runs normally, storing every byte
+ * this may have stored, and reports the fault as always. */
 static bool
 bg_reload_group(struct tile *t, struct bg_reload *m, unsigned gx, unsigned gy)
 {
    struct fpass *fp = t->fp;
+   if (m->mapped) {
+      /* The group's two rows of 16 pixels, each selected sample: lane l
+       * loads texel (gx + quad_dx(l), gy + quad_dy(l)) of its own pixel,
+       * so row r of the group is texels gx.. of row gy + r; component c
+       * lands at byte O + c of the sample (one-byte components, or
+       * srgba8's word). */
+      size_t stride = (size_t)fp->samples * fp->ss;
+      for (unsigned r = 0; r < GROUP_H; r++) {
+         for (unsigned smp = 0; smp < fp->samples; smp++) {
+            if (!(m->smask >> smp & 1))
+               continue;
+            uint8_t *d = t->tb + (size_t)sidx(fp, gx - t->x0, gy - t->y0 + r, smp) * fp->ss +
+                         m->O;
+            if (hw_tex_reload_row(&m->mmu, &m->map, (int32_t)gx, (int32_t)(gy + r), GROUP_W,
+                                  d, stride) != HW_TEX_OK) {
+               memset(&m->mmu.fault, 0, sizeof(m->mmu.fault));
+               return false;
+            }
+         }
+      }
+      return true;
+   }
    int32_t x[32], y[32];
    for (unsigned l = 0; l < 32; l++) {
       x[l] = (int32_t)(gx + quad_dx(l));
@@ -2611,13 +2812,23 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
          if (rl && !bg_reload_match(t, pipe, rl)) {
             free(rl);
             rl = NULL;
+         } else if (rl && rl->mapped) {
+            /* the texels of the whole tile start on their way while the
+             * first group runs on the USC */
+            hw_tex_reload_prefetch(&rl->mmu, &rl->map, (int32_t)t->x0, (int32_t)t->y0, t->w,
+                                   t->h);
          }
       }
       bool have = false;
       uint64_t gcyc = 0, dprof[HW_PROF_NUM];
       size_t row = (size_t)GROUP_W * fp->samples * fp->ss;
       const uint8_t *src = NULL;
-      for (unsigned gy = t->y0; ok && gy < t->y0 + t->h; gy += GROUP_H) {
+      /* A whole tile of whole groups of a launch-invariant program
+       * (a clear): filled from its first group at once (below). */
+      const bool fill = invariant && !hw_render_frag_reference && t->w == fp->uw &&
+                        t->h == fp->uh && fp->uw % GROUP_W == 0 && fp->uh % GROUP_H == 0;
+      bool filled = false;
+      for (unsigned gy = t->y0; ok && !filled && gy < t->y0 + t->h; gy += GROUP_H) {
          for (unsigned gx = t->x0; ok && gx < t->x0 + t->w; gx += GROUP_W) {
             bool whole = (invariant || rl) && gx + GROUP_W <= t->x0 + t->w &&
                          gy + GROUP_H <= t->y0 + t->h &&
@@ -2631,6 +2842,34 @@ tile_program(struct tile *t, uint32_t usc, bool eot)
                   continue;
                }
                /* a fault: the group runs (and reports it) below */
+            } else if (whole && have && fill) {
+               /* Every group of the tile is whole, and the first one
+                * (the tile's first two rows' first GROUP_W pixels) ran:
+                * the others get its bytes by doubling copies -- its rows
+                * across the tile's width, then the first two rows down
+                * the tile -- instead of a copy per group, with the same
+                * time and counts per group. The same bytes as the copy
+                * per group below (test_bg_invariant_copy). */
+               const size_t rs = (size_t)fp->uw * fp->samples * fp->ss;
+               uint8_t *tb = t->tb;
+               for (unsigned y = 0; y < GROUP_H; y++)
+                  for (size_t have_b = row; have_b < rs;) {
+                     size_t nb = have_b < rs - have_b ? have_b : rs - have_b;
+                     memcpy(tb + y * rs + have_b, tb + y * rs, nb);
+                     have_b += nb;
+                  }
+               const size_t all = rs * fp->uh;
+               for (size_t have_b = rs * GROUP_H; have_b < all;) {
+                  size_t nb = have_b < all - have_b ? have_b : all - have_b;
+                  memcpy(tb + have_b, tb, nb);
+                  have_b += nb;
+               }
+               const uint64_t rest = (uint64_t)(fp->uw / GROUP_W) * (fp->uh / GROUP_H) - 1;
+               cyc += gcyc * rest;
+               for (unsigned k = 0; k < HW_PROF_NUM; k++)
+                  t->pe->c[k] += dprof[k] * rest;
+               filled = true;
+               break;
             } else if (whole && have) {
                for (unsigned y = 0; y < GROUP_H; y++)
                   memcpy(dst + (size_t)y * fp->uw * fp->samples * fp->ss,
@@ -2715,6 +2954,84 @@ zls_permute(uint8_t *mem, uint8_t *px, const uint16_t *morton, unsigned n, unsig
 #undef ZLS_PERMUTE
 }
 
+/* Morton index of (x, y) inside a 4x4 block: x takes bits 0 and 2. */
+static const uint8_t morton4x4[16] = {
+   0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15,
+};
+
+/*
+ * zls_permute() for 1- and 4-byte texels (S8 stencil, single-sample Z32F)
+ * by 4x4 blocks: when every 4x4-aligned block of the utile is a run of 16
+ * consecutive Morton texels (fp->morton4: the block's first texel at
+ * morton[by * uw + bx], pixel (i, j) of it morton4x4[j * 4 + i] after it),
+ * a block is its four rows' pairs in a fixed order -- for 4-byte texels
+ * eight 8-byte moves to consecutive addresses, for 1-byte ones four
+ * 32-bit words built from the rows' bytes -- instead of a table lookup and
+ * a scattered 2-byte or 8-byte move per pixel pair. The same bytes as
+ * zls_permute (test_zls_blocks_exact: the reference under
+ * hw_render_frag_reference, loads and stores).
+ */
+static void
+zls_permute_blocks(uint8_t *mem, uint8_t *px, const uint16_t *morton, unsigned uw,
+                   unsigned uh, unsigned bpp, bool store)
+{
+   /* (row pointers as scalars: an array of them went through the stack
+    * and its reload stalled on store forwarding once per block) */
+   const size_t rs = (size_t)uw * bpp;
+#define ZB_MOVE(M, P, N) (store ? memcpy((M), (P), (N)) : memcpy((P), (M), (N)))
+   for (unsigned by = 0; by < uh; by += 4) {
+      const uint16_t *mrow = morton + (size_t)by * uw;
+      uint8_t *r0 = px + (size_t)by * rs;
+      for (unsigned bx = 0; bx < uw; bx += 4, r0 += 4 * bpp) {
+         uint8_t *m = mem + (size_t)mrow[bx] * bpp;
+         uint8_t *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;
+         if (bpp == 4) {
+            /* Morton pairs: rows 0/1 then 2/3, left pair then right */
+            ZB_MOVE(m, r0, 8);
+            ZB_MOVE(m + 8, r1, 8);
+            ZB_MOVE(m + 16, r0 + 8, 8);
+            ZB_MOVE(m + 24, r1 + 8, 8);
+            ZB_MOVE(m + 32, r2, 8);
+            ZB_MOVE(m + 40, r3, 8);
+            ZB_MOVE(m + 48, r2 + 8, 8);
+            ZB_MOVE(m + 56, r3 + 8, 8);
+            continue;
+         }
+         /* 1-byte texels: word k of the block is the pairs 2k and 2k + 1
+          * above, two bytes each (little-endian words) */
+         uint32_t a, b, c, d, w0, w1, w2, w3;
+         if (store) {
+            memcpy(&a, r0, 4);
+            memcpy(&b, r1, 4);
+            memcpy(&c, r2, 4);
+            memcpy(&d, r3, 4);
+            w0 = (a & 0xffffu) | b << 16;
+            w1 = a >> 16 | (b & 0xffff0000u);
+            w2 = (c & 0xffffu) | d << 16;
+            w3 = c >> 16 | (d & 0xffff0000u);
+            memcpy(m, &w0, 4);
+            memcpy(m + 4, &w1, 4);
+            memcpy(m + 8, &w2, 4);
+            memcpy(m + 12, &w3, 4);
+         } else {
+            memcpy(&w0, m, 4);
+            memcpy(&w1, m + 4, 4);
+            memcpy(&w2, m + 8, 4);
+            memcpy(&w3, m + 12, 4);
+            a = (w0 & 0xffffu) | w1 << 16;
+            b = w0 >> 16 | (w1 & 0xffff0000u);
+            c = (w2 & 0xffffu) | w3 << 16;
+            d = w2 >> 16 | (w3 & 0xffff0000u);
+            memcpy(r0, &a, 4);
+            memcpy(r1, &b, 4);
+            memcpy(r2, &c, 4);
+            memcpy(r3, &d, 4);
+         }
+      }
+   }
+#undef ZB_MOVE
+}
+
 static bool
 zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool store,
            uint8_t *px, unsigned bpp)
@@ -2751,7 +3068,10 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
          struct hw_fault before = m->fault;
          uint8_t *mem = hw_mmu_map(m, va, span, store);
          if (mem) {
-            zls_permute(mem, px, fp->morton, w * h, bpp, store, fp->uw);
+            if (fp->morton4 && (bpp == 1 || bpp == 4) && !hw_render_frag_reference)
+               zls_permute_blocks(mem, px, fp->morton, fp->uw, fp->uh, bpp, store);
+            else
+               zls_permute(mem, px, fp->morton, w * h, bpp, store, fp->uw);
             t->j.cycles += span >> HWR_CYC_MEM_BYTE_SHIFT;
             return true;
          }
@@ -2872,6 +3192,13 @@ zls_layouts(struct fpass *fp, const struct agx_fw_render_payload *pl)
    for (unsigned y = 0; fp->utile_run && y < fp->uh; y++)
       for (unsigned x = 0; x < fp->uw; x++)
          fp->morton[y * fp->uw + x] = (uint16_t)hw_tex_morton(x, y);
+   /* Checked on the table itself rather than assumed from the sizes. */
+   fp->morton4 = fp->utile_run && fp->uw % 4 == 0 && fp->uh % 4 == 0;
+   for (unsigned y = 0; fp->morton4 && y < fp->uh; y++)
+      for (unsigned x = 0; x < fp->uw; x++)
+         if (fp->morton[y * fp->uw + x] !=
+             fp->morton[(y & ~3u) * fp->uw + (x & ~3u)] + morton4x4[(y & 3) * 4 + (x & 3)])
+            fp->morton4 = false;
    bool z = pl->depth_base != 0, st = pl->stencil_base != 0;
    unsigned zb = fp->zls.z_format == AGX_ZLS_FORMAT_16 ? 2 : 4;
    if (z && !hw_tex_layout_twiddled(&fp->zl, zb * fp->samples, fp->zls_w, fp->zls_h, 1, 1, false))
@@ -2973,6 +3300,13 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       t->j.status = HW_EXEC_TIMEOUT;
       return;
    }
+   struct warm_tlb *w = fp->warm ? &fp->warm[worker] : NULL;
+   if (w && w->valid) {
+      memcpy(t->isp.tlb, w->isp, sizeof(w->isp));
+      memcpy(t->usc.tlb, w->usc, sizeof(w->usc));
+      t->isp.tlb_gen = w->isp_gen;
+      t->usc.tlb_gen = w->usc_gen;
+   }
    t->tb_size = (size_t)fp->uw * fp->uh * fp->samples * fp->ss;
    t->tb = malloc(t->tb_size ? t->tb_size : 1);
    t->z = malloc(sizeof(float) * fp->uw * fp->uh * fp->samples);
@@ -2984,6 +3318,13 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       hwr_fail(&t->j, "out of host memory");
    else
       render_tile(t);
+   if (w) {
+      memcpy(w->isp, t->isp.tlb, sizeof(w->isp));
+      memcpy(w->usc, t->usc.tlb, sizeof(w->usc));
+      w->isp_gen = t->isp.tlb_gen;
+      w->usc_gen = t->usc.tlb_gen;
+      w->valid = true;
+   }
    /* What no primitive caused (setup, background and end-of-tile
     * programs, depth/stencil loads and stores) is the pass's overhead. */
    if (t->j.prof)
@@ -3052,7 +3393,10 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
       hw_mmu_init(&t->isp, j->ej->dev, j->ej->vm_slot, HW_UNIT_ISP);
       hw_mmu_init(&t->usc, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
    }
+   fp.warm = hwr_fast_paths ? calloc(j->r->threads ? j->r->threads : 1, sizeof(*fp.warm))
+                            : NULL;
    hwr_pool_run(j->r, n, tile_item, &fp);
+   free(fp.warm);
    /* Merge in tile order: the first failing tile decides, and the time
     * is the tiles' work spread over the cores (a fixed function of the
     * per-tile cycles, not of the host threads). */

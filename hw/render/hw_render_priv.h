@@ -72,21 +72,31 @@ hwr_snap256(float x)
    if (fabsf(y) < 8388608.0f) {
       int32_t t = (int32_t)y;
       float f = y - (float)t;
-      /* the carry without branches: they mispredicted on every other
-       * vertex (a few % of a replay's vertex side); at most one of the
-       * two compares holds */
-      t += (int32_t)(f >= 0.5f) - (int32_t)(f <= -0.5f);
-      return t;
+      /* The rounding step as flags, not branches: the fraction of a
+       * window coordinate is as good as random, and the two branches
+       * mispredicted on most vertices (most of to_window_snapped's and
+       * a fifth of load_prim's time). Same values: at most one of the
+       * two comparisons holds. */
+      return t + (int32_t)(f >= 0.5f) - (int32_t)(f <= -0.5f);
    }
    return (int64_t)llroundf(y);
 }
 
 /* The render core's speed-only fast paths (hw_render_vtx.c: trivial
- * clip accept; hw_render_frag.c: one read per primitive record).  On by
+ * clip accept; hw_render_frag.c: one read per primitive record, a tile's
+ * TLBs warmed from the worker's previous tile).  On by
  * default; the unit tests turn them off to render the same scene through
  * the general paths and require identical images and cycles.  Not for
  * production use: set it only while no job runs. */
 extern bool hwr_fast_paths;
+/* Shading small draws ahead on the pool (hw_render_vtx.c, vs_ahead_scan),
+ * on by default; tests turn it off for the in-order reference. Set it
+ * only while no job runs. */
+extern bool hwr_vs_ahead;
+/* Draws whose rows shaded ahead were used (tests check the path runs). */
+extern _Atomic uint64_t hwr_vs_ahead_used;
+struct vs_ahead;
+void hwr_vs_ahead_free(struct vs_ahead *a);
 
 enum hwr_stage { HWR_VERTEX, HWR_FRAGMENT, HWR_TILE_PROGRAM, HWR_EOT };
 
@@ -124,7 +134,8 @@ struct hw_render {
    unsigned threads;
    uint64_t insn_budget;              /* per SIMD group launch */
 
-   /* worker pool; run_lock: one caller at a time (the firmware runs one
+   /* worker pool (threads - 1 workers; the caller of a dispatch is the
+    * last thread); run_lock: one caller at a time (the firmware runs one
     * job at a time, but hw_render_execute callers may not) */
    pthread_t *workers;
    pthread_mutex_t run_lock;
@@ -134,7 +145,7 @@ struct hw_render {
    uint64_t gen;
    void (*fn)(void *ctx, unsigned worker, unsigned item);
    void *ctx;
-   unsigned items, busy;
+   unsigned items, busy, tickets;   /* tickets: workers still wanted */
    atomic_uint next;
 
    pthread_mutex_t stats_lock;
@@ -155,6 +166,9 @@ struct hw_render {
     * vertex job running at the same time allocates its own. */
    struct hwr_scratch vscratch;
    atomic_bool vscratch_busy;
+   /* The look-ahead's draws and arrays (hw_render_vtx.c, vs_ahead_scan),
+    * kept likewise with vscratch. */
+   struct vs_ahead *vahead;
 };
 
 /* One job's context (vertex or fragment). */

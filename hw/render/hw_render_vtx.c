@@ -16,6 +16,13 @@
 #define VDM_MAX_BLOCKS (1u << 22)   /* watchdog on looping streams */
 #define VDM_CALL_DEPTH 16
 #define VS_BATCH 1024
+/* Small draws shaded ahead at once (vs_ahead_scan): a fixed number, so
+ * what is shaded ahead never depends on the thread count. */
+#define VS_AHEAD_DRAWS 16
+#define VS_AHEAD_BLOCKS 256          /* VDM blocks a look-ahead reads */
+/* Tests clear this to shade every draw where the stream reaches it. */
+bool hwr_vs_ahead = true;
+_Atomic uint64_t hwr_vs_ahead_used;
 
 /* The PPP carries up to 16 viewports, each with its region clip and
  * scissor (consecutive from the Depth Bias Scissor word's index); a
@@ -77,6 +84,7 @@ struct vctx {
    /* Profile counters the statistics do not have (always counted: a few
     * additions per primitive). */
    uint64_t prims_in, tvb_bytes, vs_instructions;
+   struct vs_ahead *ahead;            /* shaded ahead (vs_ahead_scan) */
 };
 
 /* ---------------------------------------------------------------- TVB */
@@ -513,6 +521,16 @@ shade_parallel(struct vctx *v, const struct hw_usc_launch *L,
    return true;
 }
 
+/* What shading n vertices adds to the job, whoever ran the shader. */
+static void
+vs_account(struct vctx *v, const struct hw_usc_stats *st, unsigned n)
+{
+   /* Vertex batches spread over the cores like tiles do. */
+   v->j->cycles += st->cycles / HWR_CORES + (uint64_t)n * HWR_CYC_VERTEX_FETCH;
+   v->vs_instructions += st->instructions;
+   v->stats.vertices += n;
+}
+
 static bool
 shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
                unsigned n, uint32_t *out)
@@ -557,10 +575,7 @@ shade_vertices(struct vctx *v, const uint32_t *vid, const uint32_t *iid,
          }
       }
    }
-   /* Vertex batches spread over the cores like tiles do. */
-   j->cycles += st.cycles / HWR_CORES + (uint64_t)n * HWR_CYC_VERTEX_FETCH;
-   v->vs_instructions += st.instructions;
-   v->stats.vertices += n;
+   vs_account(v, &st, n);
    return true;
 }
 
@@ -1217,6 +1232,26 @@ assemble(struct vctx *v, enum agx_primitive prim,
 }
 
 
+/* Moves the `live` compacted output rows of an index sequence back to
+ * their positions (from the end, so no row is overwritten before it
+ * moves); a restart's row is zero. */
+static void
+scatter_restarts(uint32_t *out, const bool *rs, unsigned n, unsigned live,
+                 unsigned outputs)
+{
+   unsigned k = live;
+   for (unsigned i = n; i-- > 0;) {
+      if (rs[i]) {
+         memset(out + (size_t)i * outputs, 0, (size_t)outputs * sizeof(uint32_t));
+      } else {
+         k--;
+         if (k != i)
+            memcpy(out + (size_t)i * outputs, out + (size_t)k * outputs,
+                   (size_t)outputs * sizeof(uint32_t));
+      }
+   }
+}
+
 /*
  * Shades the vertices of an index sequence. A restart index is not a
  * vertex: the vertex shader never runs for it (its fetch could be far out
@@ -1245,20 +1280,376 @@ shade_indexed(struct vctx *v, uint32_t *vid, uint32_t *iid, const bool *rs,
    }
    if (live && !shade_vertices(v, vid, iid, live, out))
       return false;
-   for (unsigned i = n; i-- > 0;) {
-      if (rs[i]) {
-         memset(out + (size_t)i * v->outputs, 0, (size_t)v->outputs * sizeof(uint32_t));
-      } else {
-         k--;
-         if (k != i)
-            memcpy(out + (size_t)i * v->outputs, out + (size_t)k * v->outputs,
-                   (size_t)v->outputs * sizeof(uint32_t));
-      }
-   }
+   scatter_restarts(out, rs, n, live, v->outputs);
    return true;
 }
+/* ------------------------------------------------ shading ahead */
+
+/*
+ * Many draws have fewer vertices than a workgroup (every one of
+ * glxgears'), so shade_parallel never splits them and the firmware
+ * thread shaded them alone while the pool idled. When the stream reaches
+ * a draw nothing was shaded ahead for, vs_ahead_scan reads on through the
+ * VDM stream (without side effects: its own MMU view and a copy of the
+ * job for pipeline loads, errors and cycles thrown away) and collects up
+ * to VS_AHEAD_DRAWS consecutive small draws, then shades them as pool
+ * items, each into its own rows. The stream is then processed in order
+ * exactly as before; at each draw, vs_ahead_take uses the rows shaded
+ * ahead only if they are what the in-order draw would compute: same
+ * Index List block, same pipeline (shader, uniforms, tables), output
+ * count, vertex and instance IDs and restarts, no partial render since
+ * (a fragment pass may write what a vertex shader reads), and the shader
+ * ran without error (an error is reproduced by the in-order shading,
+ * which reports it at the point the stream reaches). Otherwise the draw
+ * is shaded in order. Only shaders that can write no memory and use no
+ * stack are shaded ahead (as for shade_parallel), so shading ahead
+ * changes no memory another draw reads; the binning of the earlier draws
+ * in between writes only the TVB, which a vertex shader does not read
+ * (the hardware itself shades ahead of its tiling). The look-ahead and
+ * the shading ahead happen at every thread count (the items run in the
+ * caller when the pool is busy or absent), so results are the same at
+ * any thread count; hwr_vs_ahead off is the reference
+ * (test_vertex_shaded_ahead).
+ */
+struct vs_spec {
+   uint64_t pc;                       /* the draw's Index List block */
+   unsigned partials;                 /* j->partials when scanned */
+   unsigned outputs, count, live;
+   struct hwr_pipeline vsp;
+   uint32_t *vid, *iid, *out;         /* live IDs; count output rows */
+   bool *rs;
+   size_t out_off;                    /* into vs_ahead.buf */
+   struct hw_usc_stats st;
+   bool ok;
+};
+
+struct vs_ahead {
+   struct vs_spec d[VS_AHEAD_DRAWS];
+   unsigned n, next;
+   unsigned partials;                 /* j->partials when scanned */
+   uint8_t *buf;                      /* every draw's arrays (vs_ahead_grow) */
+   size_t size;
+   const struct hwr_job *j;
+   uint64_t sampler_heap;
+};
+
+void
+hwr_vs_ahead_free(struct vs_ahead *a)
+{
+   if (a)
+      free(a->buf);
+   free(a);
+}
+
+/* Grows the arrays' buffer keeping its contents (the IDs are written
+ * while the scan goes on); kept from batch to batch. */
+static uint8_t *
+vs_ahead_grow(struct vs_ahead *a, size_t need)
+{
+   if (a->size < need) {
+      size_t sz = a->size ? a->size : 64 * 1024;
+      while (sz < need)
+         sz *= 2;
+      uint8_t *p = realloc(a->buf, sz);
+      if (!p)
+         return NULL;
+      a->buf = p;
+      a->size = sz;
+   }
+   return a->buf;
+}
+
+static void
+vs_ahead_item(void *ctx, unsigned worker, unsigned item)
+{
+   (void)worker;
+   struct vs_ahead *a = ctx;
+   struct vs_spec *d = &a->d[item];
+   const struct hwr_job *j = a->j;
+   memset(d->out, 0, (size_t)d->count * d->outputs * sizeof(uint32_t));
+   d->ok = true;
+   if (d->live) {
+      struct hw_mmu um;
+      hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
+      struct vs_run run = { d->vid, d->iid, d->out, 0, d->live, d->outputs, &d->vsp,
+                            a->sampler_heap };
+      struct hw_usc_launch L = {
+         .instruction_budget = j->r->insn_budget,
+         .shader = d->vsp.shader,
+         .uniforms = d->vsp.uniforms,
+         .gpr_count = d->vsp.gprs,
+         .threads_per_threadgroup = { VS_BATCH, 1, 1 },
+         .grid_size = { d->live, 1, 1 },
+         .vm_slot = j->ej->vm_slot,
+         .stage_hook = vs_hook,
+         .start_hook = vs_start,
+         .hook_user = &run,
+         .sampler_table = a->sampler_heap,
+      };
+      struct hw_usc_workgroup wg = { .threadgroup_position = { 0, 0, 0 } };
+      wg.threads[0] = d->live;
+      wg.threads[1] = wg.threads[2] = 1;
+      struct hw_usc_result res;
+      d->ok = hw_usc_run_workgroup(&L, &wg, &um, &d->st, &res) == HW_USC_OK;
+   }
+   if (d->ok)
+      scatter_restarts(d->out, d->rs, d->count, d->live, d->outputs);
+}
+
+/* Whether a draw may be shaded ahead: one workgroup, one instance, a
+ * shader without stack or memory writes (see above). */
 static bool
-draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
+vs_ahead_eligible(const struct hwr_pipeline *p, bool valid, unsigned outputs,
+                  uint32_t count, uint32_t instances)
+{
+   return valid && p->shader && outputs >= 4 && outputs <= HWR_MAX_SLOTS &&
+          count > 0 && count <= VS_BATCH && instances == 1 &&
+          !hw_usc_shader_stack_bytes(p->shader) &&
+          !hw_usc_shader_writes_memory(p->shader, vs_hook_writes, NULL);
+}
+
+/*
+ * Reads the stream from the Index List block at pc (the VDM state as
+ * the in-order walk has it, its call stack stack[0..sp)) and shades the
+ * small draws it finds ahead. Stops at the first thing it does not
+ * follow (any read failing, a draw not eligible, the end of the stream).
+ */
+static void
+vs_ahead_scan(struct vctx *v, uint64_t pc, const uint64_t *stack0, unsigned sp)
+{
+   struct hwr_job *j = v->j;
+   struct vs_ahead *a = v->ahead;
+   a->n = a->next = 0;
+   a->partials = j->partials;
+   struct hwr_job sj = *j;            /* pipeline loads' errors go here */
+   sj.prof = NULL;
+   struct hw_mmu m;
+   hw_mmu_init(&m, j->ej->dev, j->ej->vm_slot, HW_UNIT_VDM);
+   uint64_t stack[VDM_CALL_DEPTH];
+   memcpy(stack, stack0, sp * sizeof(*stack));
+   unsigned outputs = v->outputs, sampler_stride = v->vs_sampler_stride;
+   uint32_t restart_index = v->restart_index;
+   bool valid = v->has_vs && v->vsp_valid;
+   /* The pipeline of the draw being collected: the last one's. */
+   const struct hwr_pipeline *cur = &v->vsp;
+   struct hwr_pipeline *next = NULL;
+   /* Array sizes first, then one buffer for every draw's arrays. */
+   size_t need = 0;
+   for (unsigned blocks = 0; blocks < VS_AHEAD_BLOCKS && a->n < VS_AHEAD_DRAWS; blocks++) {
+      uint8_t b[64];
+      memset(b, 0, sizeof(b));
+      if (!hw_mmu_read(&m, pc, b, 4))
+         break;
+      unsigned type = b[3] >> 5, len = 0;
+      if (type != AGX_VDM_BLOCK_TYPE_BARRIER) {
+         for (unsigned got = 4; got < 48; got += 4)
+            if (!hw_mmu_read(&m, pc + got, b + got, 4)) {
+               memset(&m.fault, 0, sizeof(m.fault));
+               break;
+            }
+      }
+      if (type == AGX_VDM_BLOCK_TYPE_PPP_STATE_UPDATE) {
+         len = AGX_PPP_STATE_LENGTH;
+      } else if (type == AGX_VDM_BLOCK_TYPE_BARRIER) {
+         agx_unpack(b, VDM_BARRIER, br);
+         if (br.returns) {
+            if (!sp)
+               break;
+            pc = stack[--sp];
+            continue;
+         }
+         len = 4;
+      } else if (type == AGX_VDM_BLOCK_TYPE_STREAM_LINK) {
+         agx_unpack(b, VDM_STREAM_LINK, l);
+         if (l.with_return) {
+            if (sp == VDM_CALL_DEPTH)
+               break;
+            stack[sp++] = pc + AGX_VDM_STREAM_LINK_LENGTH;
+         }
+         pc = (uint64_t)l.target_hi << 32 | l.target_lo;
+         continue;
+      } else if (type == AGX_VDM_BLOCK_TYPE_VDM_STATE_UPDATE) {
+         agx_unpack(b, VDM_STATE, h);
+         unsigned n = 4;
+         if (h.restart_index_present) { restart_index = rd32(b + n); n += 4; }
+         if (h.vertex_shader_word_0_present) {
+            agx_unpack(b + n, VDM_STATE_VERTEX_SHADER_WORD_0, w0);
+            sampler_stride = hw_tex_sampler_stride(w0.sampler_state_register_count);
+            n += 4;
+         }
+         if (h.vertex_shader_word_1_present) {
+            agx_unpack(b + n, VDM_STATE_VERTEX_SHADER_WORD_1, w1);
+            n += 4;
+            /* Loaded into the next free entry: the draw that uses it. */
+            next = &a->d[a->n].vsp;
+            struct hw_mmu um;
+            hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
+            valid = hwr_pipeline_load(&sj, &um, (uint32_t)w1.pipeline, HWR_VERTEX, next);
+            if (!valid)
+               break;
+            cur = next;
+         }
+         if (h.vertex_outputs_present) {
+            agx_unpack(b + n, VDM_STATE_VERTEX_OUTPUTS, o);
+            outputs = o.output_count_1;
+            n += 4;
+         }
+         if (h.tessellation_present)
+            break;
+         if (h.vertex_unknown_present) n += 4;
+         if (h.tessellation_scale_present) n += 4;
+         else n = (n + 7) & ~7u;
+         len = n;
+      } else if (type == AGX_VDM_BLOCK_TYPE_INDEX_LIST) {
+         agx_unpack(b, INDEX_LIST, il);
+         unsigned n = 4;
+         uint32_t lo = 0, count = 0, inst = 1, start = 0, size = 0;
+         if (il.index_buffer_present) { lo = rd32(b + n); n += 4; }
+         if (il.index_count_present) { count = rd32(b + n); n += 4; }
+         if (il.instance_count_present) { inst = rd32(b + n); n += 4; }
+         if (il.start_present) { start = rd32(b + n); n += 4; }
+         if (il.unk_1_present) n += 8;
+         if (il.indirect_buffer_present)
+            break;                     /* counts in memory: in order */
+         if (il.unk_2_present) n += 4;
+         if (il.index_buffer_size_present) {
+            agx_unpack(b + n, INDEX_LIST_BUFFER_SIZE, bs);
+            size = bs.size;
+            n += 4;
+         }
+         len = n;
+         unsigned isz = il.index_buffer_present ? 1u << il.index_size : 0;
+         if (!vs_ahead_eligible(cur, valid, outputs, count, inst) || isz > 4 ||
+             (isz && il.index_buffer_size_present && (uint64_t)count * isz > size))
+            break;
+         struct vs_spec *d = &a->d[a->n];
+         if (cur != &d->vsp)
+            d->vsp = *cur;
+         d->vsp.sampler_stride = sampler_stride;
+         d->pc = pc;
+         d->partials = j->partials;
+         d->outputs = outputs;
+         d->count = count;
+         memset(&d->st, 0, sizeof(d->st));
+         d->ok = false;
+         /* The arrays: IDs and restarts now (they are compared), the
+          * output rows after; offsets, as the buffer may move. */
+         size_t ids = (size_t)count * (2 * sizeof(uint32_t) + 4 + sizeof(bool));
+         ids = (ids + 7) & ~(size_t)7;
+         uint8_t *mem = vs_ahead_grow(a, need + ids);
+         if (!mem)
+            break;
+         uint32_t *vid = (uint32_t *)(mem + need), *iid = vid + count;
+         uint32_t *raw = iid + count;
+         bool *rs = (bool *)(raw + count);
+         if (isz) {
+            uint64_t ibuf = (uint64_t)il.index_buffer_hi << 32 | lo;
+            uint8_t *ib = (uint8_t *)raw;   /* count * isz <= 4 * count */
+            if (!hw_mmu_read(&m, ibuf, ib, (size_t)count * isz))
+               break;
+            uint32_t rmask = isz == 1 ? 0xff : isz == 2 ? 0xffff : 0xffffffff;
+            unsigned k = 0;
+            for (uint32_t i = 0; i < count; i++) {
+               uint32_t x = 0;
+               memcpy(&x, ib + (size_t)i * isz, isz);
+               rs[i] = il.restart_enable && x == (restart_index & rmask);
+               if (!rs[i]) {
+                  vid[k] = x + start;
+                  iid[k] = 0;
+                  k++;
+               }
+            }
+            d->live = k;
+         } else {
+            for (uint32_t i = 0; i < count; i++) {
+               vid[i] = start + i;
+               iid[i] = 0;
+               rs[i] = false;
+            }
+            d->live = count;
+         }
+         d->out_off = need;            /* reused below: the IDs' offset */
+         need += ids;
+         a->n++;
+         next = NULL;
+         if (cur != &d->vsp)
+            cur = &d->vsp;
+      } else {
+         break;                       /* terminate, or not a block we know */
+      }
+      pc += len;
+   }
+   if (a->n < 2) {
+      a->n = 0;                       /* nothing to share out: in order */
+      return;
+   }
+   /* Output rows after every draw's IDs. */
+   size_t ids_end = need;
+   for (unsigned i = 0; i < a->n; i++)
+      need += (size_t)a->d[i].count * a->d[i].outputs * sizeof(uint32_t);
+   uint8_t *mem = vs_ahead_grow(a, need);
+   if (!mem) {
+      a->n = 0;
+      return;
+   }
+   size_t o = ids_end;
+   for (unsigned i = 0; i < a->n; i++) {
+      struct vs_spec *d = &a->d[i];
+      d->vid = (uint32_t *)(mem + d->out_off);
+      d->iid = d->vid + d->count;
+      d->rs = (bool *)(d->iid + 2 * (size_t)d->count);
+      d->out = (uint32_t *)(mem + o);
+      o += (size_t)d->count * d->outputs * sizeof(uint32_t);
+   }
+   a->j = j;
+   a->sampler_heap = j->pl->sampler_heap;
+   if (!hwr_pool_try_run(j->r, a->n, vs_ahead_item, a))
+      for (unsigned i = 0; i < a->n; i++)
+         vs_ahead_item(a, 0, i);
+}
+
+/*
+ * The draw at pc about to shade count vertices (IDs vid/iid, restarts
+ * rs, as draw() computed them): when the rows shaded ahead for it are
+ * what shading now would give, copies them to out, accounts the shading
+ * and returns true.
+ */
+static bool
+vs_ahead_take(struct vctx *v, uint64_t pc, const uint32_t *vid,
+              const uint32_t *iid, const bool *rs, unsigned count, uint32_t *out)
+{
+   struct vs_ahead *a = v->ahead;
+   if (!a || a->next >= a->n)
+      return false;
+   struct vs_spec *d = &a->d[a->next];
+   if (d->pc != pc) {
+      a->n = a->next = 0;             /* the stream went elsewhere */
+      return false;
+   }
+   a->next++;
+   if (!d->ok || d->partials != v->j->partials || d->count != count ||
+       d->outputs != v->outputs || memcmp(&d->vsp, &v->vsp, sizeof(d->vsp)) ||
+       memcmp(d->rs, rs, count * sizeof(bool)))
+      return false;
+   /* draw() fills every position's IDs (restarts too); the ahead arrays
+    * hold only the live ones, in order. */
+   unsigned k = 0;
+   for (unsigned i = 0; i < count; i++) {
+      if (rs[i])
+         continue;
+      if (d->vid[k] != vid[i] || d->iid[k] != iid[i])
+         return false;
+      k++;
+   }
+   memcpy(out, d->out, (size_t)count * d->outputs * sizeof(uint32_t));
+   atomic_fetch_add_explicit(&hwr_vs_ahead_used, 1, memory_order_relaxed);
+   if (d->live)
+      vs_account(v, &d->st, d->live);
+   return true;
+}
+
+static bool
+draw(struct vctx *v, uint64_t va, const struct agx_index_list *il, uint64_t ibuf,
      uint32_t count, uint32_t instances, uint32_t start, uint32_t ibuf_size)
 {
    struct hwr_job *j = v->j;
@@ -1327,7 +1718,8 @@ draw(struct vctx *v, const struct agx_index_list *il, uint64_t ibuf,
          vid[i] = x;
          iid[i] = inst;
       }
-      ok = shade_indexed(v, vid, iid, rs, count, out) &&
+      ok = ((instances == 1 && vs_ahead_take(v, va, vid, iid, rs, count, out)) ||
+            shade_indexed(v, vid, iid, rs, count, out)) &&
            assemble(v, il->primitive, out, rs, count);
    }
    hwr_scratch_trim(v->scratch);
@@ -1379,7 +1771,7 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
    uint64_t ibuf = (uint64_t)il.index_buffer_hi << 32 | lo;
    struct hw_prof_entry *pe = j->prof ? hwr_prof_draw_begin(j->prof, va) : NULL;
    if (!pe)
-      return draw(v, &il, ibuf, count, inst, start, size);
+      return draw(v, va, &il, ibuf, count, inst, start, size);
    /* The draw's own vertex-side work: everything the job did during it
     * but the partial renders it triggered (fragment work of the pass). */
    pe->vs = v->has_vs && v->vsp_valid ? v->vsp.code_va : 0;
@@ -1389,7 +1781,7 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
    unsigned pr0 = j->prof->partials;
    struct hw_render_stats s0 = v->stats;
    uint64_t in0 = v->prims_in, tb0 = v->tvb_bytes, vi0 = v->vs_instructions;
-   bool ok = draw(v, &il, ibuf, count, inst, start, size);
+   bool ok = draw(v, va, &il, ibuf, count, inst, start, size);
    /* The entry may have moved: a partial render does not grow the array,
     * but take it again by index to be safe. */
    pe = &j->prof->draws[j->prof->ndraws - 1];
@@ -1467,6 +1859,15 @@ hwr_vertex_job(struct hwr_job *j)
       hwr_fail(j, "out of host memory");
    tvb_reset(v);
    v->peak = v->used;
+   /* Kept with the scratch (its arrays' pages stay mapped), else the
+    * job's own; none when out of memory: shading ahead is only speed. */
+   if (ok && hwr_vs_ahead) {
+      if (v->took_scratch && !j->r->vahead)
+         j->r->vahead = calloc(1, sizeof(*v->ahead));
+      v->ahead = v->took_scratch ? j->r->vahead : calloc(1, sizeof(*v->ahead));
+      if (v->ahead)
+         v->ahead->n = v->ahead->next = 0;
+   }
 
    uint64_t pc = j->pl->vdm_stream_base, stack[VDM_CALL_DEPTH];
    unsigned sp = 0, blocks = 0;
@@ -1518,6 +1919,10 @@ hwr_vertex_job(struct hwr_job *j)
          ok = vdm_state(v, b, &len);
          break;
       case AGX_VDM_BLOCK_TYPE_INDEX_LIST:
+         /* A partial render voids what was shaded ahead: look again. */
+         if (v->ahead && (v->ahead->next >= v->ahead->n ||
+                          v->ahead->partials != j->partials))
+            vs_ahead_scan(v, pc, stack, sp);
          ok = index_list(v, pc, b, &len);
          break;
       case AGX_VDM_BLOCK_TYPE_STREAM_LINK: {
@@ -1551,6 +1956,8 @@ hwr_vertex_job(struct hwr_job *j)
    free(v->count);
    free(v->stack);
    hwr_scratch_free(&v->own_scratch);
+   if (!v->took_scratch)
+      hwr_vs_ahead_free(v->ahead);
    if (v->took_scratch)
       atomic_store(&j->r->vscratch_busy, false);
    free(v);

@@ -223,6 +223,14 @@ enum hw_tex_status hw_tex_sample_lambda(struct hw_mmu *mmu, const struct hw_tex_
 extern bool hw_tex_sample_fast_paths;
 
 /*
+ * Tests only: clearing it makes image_write_block's linear rows go
+ * through the staging run and hw_mmu_write always, the reference for the
+ * rows converted straight into a page the TLB already holds
+ * (hw_tex_write.c). Not synchronised: set it before rendering starts.
+ */
+extern bool hw_tex_write_fast_paths;
+
+/*
  * texture_load: integer texel (x, y, z-or-layer) of level first_level +
  * level.  Out-of-range coordinates, levels or samples return all zeros
  * (robust access), not a fault.
@@ -244,6 +252,63 @@ enum hw_tex_status hw_tex_load_lanes(struct hw_mmu *mmu, const struct hw_tex_vie
                                      const int32_t x[32], const int32_t y[32], int32_t z,
                                      uint32_t level, uint32_t mask, union hw_texel out[32],
                                      uint32_t *loaded);
+
+/*
+ * A reload as a byte map.  A background program that reloads a render
+ * target (hw_render's bulk reload) stores component c of hw_tex_load's
+ * texel (x, y) of level 0, layer 0, with st_tile in tile format F.  When
+ * the view is one the texel fast paths read (hw_tex_sample_fast_paths:
+ * 8-bit unorm components in a byte array, one sample, power-of-two
+ * tiles) and F stores each component as one byte (i8, u8norm, s8norm,
+ * srgba8), the byte stored for component c is a function of one byte of
+ * the texel (unpacking treats the components independently), or a
+ * constant when the swizzle selects 0, 1 or a component the format does
+ * not store.  hw_tex_reload_map_init tabulates those functions with
+ * hw_tex_unpack and hw_tex_tile_store_comp themselves, so the map gives
+ * the general path's bytes by construction; false (m unusable) for any
+ * other view or format.  hw_tex_reload_row applies it to a row of texels,
+ * reading memory a page (one TLB lookup) at a time instead of per texel.
+ */
+struct hw_tex_reload_map {
+   uint32_t mask;                 /* components stored (F's st_tile mask) */
+   uint32_t width, height;        /* level 0: texels outside read zero */
+   int8_t src[4];                 /* texel byte component c reads; -1: constant */
+   uint8_t lut[4][256];           /* byte stored for texel byte b (constant: [0]) */
+   uint8_t oob[4];                /* byte stored for a texel outside the level */
+   bool perm;                     /* 4 components, each a texel byte as it is
+                                   * (identity tables): a byte permutation */
+   bool copy;                     /* perm with src[c] == c: a copy */
+   /* level 0 addressing, as hw_tex_load's */
+   bool twiddled;
+   unsigned texel_bytes, sx, sy;
+   uint32_t mx, my;
+   uint64_t base, row_bytes, tile_bytes;
+};
+
+bool hw_tex_reload_map_init(struct hw_tex_reload_map *m, const struct hw_tex_view *v,
+                            unsigned tile_fmt, uint32_t mask);
+
+/*
+ * Texels (x + i, y), i < n, through map m: for each component c of
+ * m->mask, dst[i * stride + c] = the byte st_tile stores from component
+ * c of hw_tex_load(v, x + i, y, 0, 0, 0).  HW_TEX_FAULT on a hard fault,
+ * recorded in mmu as hw_tex_load records it (some of the n texels may
+ * have been stored by then).
+ */
+enum hw_tex_status hw_tex_reload_row(struct hw_mmu *mmu, const struct hw_tex_reload_map *m,
+                                     int32_t x, int32_t y, unsigned n, uint8_t *dst,
+                                     size_t stride);
+
+/*
+ * Asks the host to fetch texels [x, x + w) x [y, y + h) of the map's
+ * level into its caches (a tile's reload is about to read them: they
+ * were written by the previous partial render's end-of-tile stores,
+ * often on another thread, and waiting for them one row at a time was
+ * most of hw_tex_reload_row's time).  Only a hint: nothing is read,
+ * recorded or faulted (hw_mmu_peek).
+ */
+void hw_tex_reload_prefetch(struct hw_mmu *mmu, const struct hw_tex_reload_map *m,
+                            int32_t x, int32_t y, unsigned w, unsigned h);
 
 /*
  * image_write of one texel through a PBE image: level = descriptor level +

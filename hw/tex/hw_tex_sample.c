@@ -960,3 +960,209 @@ hw_tex_load_lanes(struct hw_mmu *mmu, const struct hw_tex_view *v, const int32_t
    }
    return HW_TEX_OK;
 }
+
+/* The byte st_tile stores for component c of a 32-bit register in a
+ * tile format with one-byte components (hw_tex_reload_map_init's). */
+static uint8_t
+reload_store_byte(unsigned tile_fmt, unsigned c, uint32_t reg)
+{
+   uint8_t w[4] = { 0, 0, 0, 0 };
+   hw_tex_tile_store_comp(tile_fmt, c, w, reg, false);
+   return w[hw_tex_tile_fmt_packed(tile_fmt) ? c : 0];
+}
+
+bool
+hw_tex_reload_map_init(struct hw_tex_reload_map *m, const struct hw_tex_view *v,
+                       unsigned tile_fmt, uint32_t mask)
+{
+   /* hw_tex_load_lanes' fast-path conditions for level 0, layer 0; one
+    * byte per component (srgba8 is packed: component c is byte c of the
+    * word, as the other three store byte c of the sample's c-th slot). */
+   unsigned l = v->first_level;
+   struct level_addr la;
+   if (!fast_view(v) || v->null || l > v->last_level || !mask || (mask & ~0xfu) ||
+       v->fmt.bytes != v->fmt.comps || v->fmt.comps > 4 ||
+       !(tile_fmt == 0 || tile_fmt == 4 || tile_fmt == 5 || tile_fmt == 10))
+      return false;
+   uint32_t size[3];
+   level_size(v, l, size);
+   uint32_t depth = v->dim == AGX_TEXTURE_DIMENSION_3D ? size[2] : v->layers;
+   if (!depth || !level_addr_init(v, 0, l, &la))
+      return false;
+   memset(m, 0, sizeof(*m));
+   m->mask = mask;
+   m->width = size[0];
+   m->height = size[1];
+   m->perm = mask == 0xfu && v->fmt.comps == 4;
+   for (unsigned c = 0; c < 4; c++) {
+      m->src[c] = -1;
+      if (!(mask >> c & 1))
+         continue;
+      /* hw_tex_unpack of an 8-bit unorm byte array reads component k from
+       * byte k alone (sRGB or not) and gives missing ones their defaults;
+       * apply_swizzle then picks one of those or a constant.  So a texel
+       * with every byte b yields, in component c, what any texel whose
+       * byte sw is b does. */
+      unsigned sw = v->swizzle[c];
+      bool var = sw <= AGX_CHANNEL_A && sw < v->fmt.comps;
+      m->src[c] = var ? (int8_t)sw : -1;
+      for (unsigned b = 0; b < (var ? 256u : 1u); b++) {
+         const uint8_t t[4] = { (uint8_t)b, (uint8_t)b, (uint8_t)b, (uint8_t)b };
+         union hw_texel raw, out;
+         hw_tex_unpack(&v->fmt, t, &raw);
+         apply_swizzle(v, &raw, &out, false);
+         m->lut[c][b] = reload_store_byte(tile_fmt, c, out.u[c]);
+         if (!var || m->lut[c][b] != b)
+            m->perm = false;
+      }
+      /* hw_tex_load: a texel outside the level is all zeros, unswizzled */
+      m->oob[c] = reload_store_byte(tile_fmt, c, 0);
+   }
+   m->copy = m->perm && m->src[0] == 0 && m->src[1] == 1 && m->src[2] == 2 && m->src[3] == 3;
+   m->twiddled = la.twiddled;
+   m->texel_bytes = v->fmt.bytes;
+   m->sx = la.sx;
+   m->sy = la.sy;
+   m->mx = la.mx;
+   m->my = la.my;
+   m->base = la.base;
+   m->row_bytes = la.row_bytes;
+   m->tile_bytes = la.tile_bytes;
+   return true;
+}
+
+/* One texel's bytes through the map (p: its bytes in memory). */
+static inline __attribute__((always_inline)) void
+reload_texel(const struct hw_tex_reload_map *m, const uint8_t *p, uint8_t *d)
+{
+   if (m->copy) {
+      memcpy(d, p, 4);
+      return;
+   }
+   if (m->perm) {
+      /* BGRA8 render targets reloaded into RGBA tilebuffers (Mesa's
+       * window formats): four byte moves, no tables */
+      uint8_t b[4] = { p[m->src[0]], p[m->src[1]], p[m->src[2]], p[m->src[3]] };
+      memcpy(d, b, 4);
+      return;
+   }
+   for (unsigned c = 0; c < 4; c++)
+      if (m->mask >> c & 1)
+         d[c] = m->src[c] >= 0 ? m->lut[c][p[m->src[c]]] : m->lut[c][0];
+}
+
+enum hw_tex_status
+hw_tex_reload_row(struct hw_mmu *mmu, const struct hw_tex_reload_map *m, int32_t x, int32_t y,
+                  unsigned n, uint8_t *dst, size_t stride)
+{
+   /* texels [i0, i1) of the n are inside the level */
+   int64_t i0 = 0, i1 = 0;
+   if (y >= 0 && (uint32_t)y < m->height) {
+      i0 = x < 0 ? -(int64_t)x : 0;
+      i1 = (int64_t)m->width - x;
+      i0 = i0 > n ? n : i0;
+      i1 = i1 > n ? n : i1 < i0 ? i0 : i1;
+   }
+   for (int64_t i = 0; i < n; i++) {
+      if (i == i0)
+         i = i1;
+      if (i >= n)
+         break;
+      for (unsigned c = 0; c < 4; c++)
+         if (m->mask >> c & 1)
+            dst[i * stride + c] = m->oob[c];
+   }
+   if (i0 == i1)
+      return HW_TEX_OK;
+   const struct level_addr la = {
+      .base = m->base, .twiddled = m->twiddled, .sx = m->sx, .sy = m->sy, .mx = m->mx,
+      .my = m->my, .tile_bytes = m->tile_bytes, .row_bytes = m->row_bytes,
+      .block = m->texel_bytes,
+   };
+   const uint64_t row = la.base + addr_y(&la, (uint32_t)y);
+   const unsigned tb = m->texel_bytes;
+   if (!la.twiddled) {
+      /* A linear row: the texels of each page at once (a texel that
+       * straddles pages goes through fast_map's copy, as hw_tex_load's). */
+      for (int64_t i = i0; i < i1;) {
+         uint64_t a = row + (uint64_t)(x + i) * tb;
+         uint64_t room = (HW_PAGE_SIZE - (a & (HW_PAGE_SIZE - 1))) / tb;
+         int64_t k = (int64_t)room < i1 - i ? (int64_t)room : i1 - i;
+         if (!k) {
+            uint8_t buf[4];
+            const uint8_t *p = hw_mmu_read(mmu, a, buf, tb) ? buf : NULL;
+            if (!p)
+               return HW_TEX_FAULT;
+            reload_texel(m, p, dst + i * stride);
+            i++;
+            continue;
+         }
+         const uint8_t *p = hw_mmu_map_read(mmu, a, (size_t)k * tb);
+         if (!p)
+            return HW_TEX_FAULT;
+         if (m->copy && stride == 4) {
+            memcpy(dst + i * 4, p, (size_t)k * 4);
+         } else {
+            for (int64_t j = 0; j < k; j++)
+               reload_texel(m, p + j * tb, dst + (i + j) * stride);
+         }
+         i += k;
+      }
+      return HW_TEX_OK;
+   }
+   for (int64_t i = i0; i < i1; i++) {
+      /* fast_map's access */
+      uint8_t buf[4];
+      uint64_t a = row + addr_x(&la, (uint32_t)(x + i));
+      const uint8_t *p = hw_mmu_map_read(mmu, a, tb);
+      if (!p) {
+         if (!hw_mmu_read(mmu, a, buf, tb))
+            return HW_TEX_FAULT;
+         p = buf;
+      }
+      reload_texel(m, p, dst + i * stride);
+   }
+   return HW_TEX_OK;
+}
+
+void
+hw_tex_reload_prefetch(struct hw_mmu *mmu, const struct hw_tex_reload_map *m, int32_t x,
+                       int32_t y, unsigned w, unsigned h)
+{
+   /* the part inside the level */
+   int64_t x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
+   int64_t x1 = (int64_t)x + w, y1 = (int64_t)y + h;
+   x1 = x1 > m->width ? m->width : x1;
+   y1 = y1 > m->height ? m->height : y1;
+   if (x0 >= x1 || y0 >= y1)
+      return;
+   const struct level_addr la = {
+      .base = m->base, .twiddled = m->twiddled, .sx = m->sx, .sy = m->sy, .mx = m->mx,
+      .my = m->my, .tile_bytes = m->tile_bytes, .row_bytes = m->row_bytes,
+      .block = m->texel_bytes,
+   };
+   enum { LINE = 64 };
+   uint64_t page = ~0ull, last = ~0ull;
+   const uint8_t *host = NULL;
+   for (int64_t yy = y0; yy < y1; yy++) {
+      uint64_t row = la.base + addr_y(&la, (uint32_t)yy);
+      /* linear: the row's lines; twiddled: each texel's line (a tile's
+       * row is spread over its Morton order), repeats skipped */
+      uint64_t a = row + addr_x(&la, (uint32_t)x0), end = row + (uint64_t)x1 * la.block;
+      for (int64_t xx = x0; la.twiddled ? xx < x1 : a < end; xx++) {
+         if (la.twiddled)
+            a = row + addr_x(&la, (uint32_t)xx);
+         if (a / LINE != last) {
+            last = a / LINE;
+            if (a >> HW_PAGE_SHIFT != page) {
+               page = a >> HW_PAGE_SHIFT;
+               host = hw_mmu_peek(mmu, page << HW_PAGE_SHIFT);
+            }
+            if (host)
+               __builtin_prefetch(host + (a & (HW_PAGE_SIZE - 1)));
+         }
+         if (!la.twiddled)
+            a = (a | (LINE - 1)) + 1;
+      }
+   }
+}

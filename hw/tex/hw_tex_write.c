@@ -66,6 +66,8 @@ hw_tex_image_store(struct hw_mmu *mmu, const struct hw_tex_image *im, int32_t x,
  */
 #define MEMO_SIZE 64
 
+bool hw_tex_write_fast_paths = true;
+
 struct memo_entry {
    uint64_t key[2];            /* the raw tilebuffer bytes, zero-padded */
    uint8_t packed[16];
@@ -379,6 +381,21 @@ linear_rows(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_t
           * copy straight from the tilebuffer row measured slower (the
           * copy's loads from the just-written tilebuffer stall). */
          const uint8_t *src = row + (uint64_t)tx * tile->pixel_stride;
+         /* The row's page already in the TLB and writable (every row of
+          * an end-of-tile store after the first in its page): converted
+          * straight into the page. What run_flush's MMU copy of the same
+          * bytes does on a TLB hit, without the copy, its translation
+          * and the staging buffer; no fault is possible there. Anything
+          * else (a miss, a page crossing, no write permission) goes
+          * through the run and hw_mmu_write, faults and all. */
+         uint8_t *dst = tb == 4 && hw_tex_write_fast_paths
+                           ? hw_mmu_map_write_hit(mmu, va + (uint64_t)tx * tb, (size_t)m * tb)
+                           : NULL;
+         if (dst) {
+            for (uint32_t i = 0; i < m; i++)
+               put4(dst + 4 * i, lut_convert(lc, src + (uint64_t)i * tile->pixel_stride));
+            continue;
+         }
          if (tb == 4) {
             for (uint32_t i = 0; i < m; i++)
                put4(run.buf + 4 * i, lut_convert(lc, src + (uint64_t)i * tile->pixel_stride));

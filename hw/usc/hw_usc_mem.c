@@ -259,19 +259,24 @@ index_of(const struct hw_usc_simd *s, const struct usc_src *src, unsigned l, boo
    return unsigned_idx ? (int64_t)(uint32_t)v : (int64_t)(int32_t)(uint32_t)v;
 }
 
-/* One element of `item` bytes (1, 2 or 4) at p, zero-extended: what
- * memcpy of item bytes into a zeroed word gives on a little-endian host.
- * A memcpy of a variable size compiled to a byte loop whose stores the
- * following word load could not forward from (a stall per component of
- * every vertex fetch); a constant size per case is one load. */
+/* One little-endian element of 1, 2 or 4 bytes, each size a fixed-size
+ * load: a memcpy of a variable size into a zeroed word was a byte loop
+ * whose word reload stalled on store forwarding (half of exec_ldst's
+ * time on vertex fetch). */
 static inline uint32_t
-ld_item(const uint8_t *p, unsigned item)
+elem_read(const uint8_t *q, unsigned item)
 {
-   switch (item) {
-   case 1: return p[0];
-   case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-   default: { uint32_t v; memcpy(&v, p, 4); return v; }
+   if (item == 4) {
+      uint32_t v;
+      memcpy(&v, q, 4);
+      return v;
    }
+   if (item == 2) {
+      uint16_t h;
+      memcpy(&h, q, 2);
+      return h;
+   }
+   return *q;
 }
 
 /* Device element access through the MMU; soft faults read 0 / drop. */
@@ -407,12 +412,15 @@ exec_ldst(struct hw_usc_simd *s, const struct usc_inst *in, enum space sp, bool 
             uint64_t a1 = a0 + span - 1;
             const uint8_t *p = NULL;
             if (a1 >= a0 && (a0 >> HW_PAGE_SHIFT) == (a1 >> HW_PAGE_SHIFT))
-               p = hw_mmu_map(s->mmu, a0, (size_t)span, false);
+               p = hw_mmu_map_read(s->mmu, a0, (size_t)span);   /* a TLB hit inline */
             if (p) {
                for (unsigned i = lo; i <= hi; i++) {
                   if (!(mask >> i & 1))
                      continue;
-                  vals[j++] = unpack(f, i, ld_item(p + (size_t)(i - lo) * item, item), size);
+                  const uint8_t *q = p + (size_t)(i - lo) * item;
+                  uint32_t v = elem_read(q, item);
+                  /* the integer and f16 formats keep their bits */
+                  vals[j++] = f <= F_F16 ? v : unpack(f, i, v, size);
                   bytes += item;
                }
                goto loaded;

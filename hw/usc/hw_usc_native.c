@@ -158,6 +158,10 @@ static const char *const op_names[U_HOOK + 1] = {
 static void
 print_stats(void)
 {
+   /* Registered after jit_at_exit, so it runs first: a background compile
+    * under way would otherwise finish (and be counted) after the figures
+    * were printed, and a short program (piglit) showed none at all. */
+   jit_at_exit();
    if (stat_shaders)
       fprintf(stderr, "usc native: %llu shaders, %llu runs, %llu records, "
               "%.3f ms CPU compiling (%.3f ms per shader); %llu more shaders "
@@ -1578,7 +1582,10 @@ compile_entry_locked(struct usc_native_share *e, const struct hw_usc_shader *sh)
  * is detached and never ends: at exit it sleeps in bg_main's wait, or
  * takes a job and drops it (jit_exiting).  Mode 2 always compiles
  * synchronously (the tests want the code at once);
- * TESSERA_USC_NATIVE_ASYNC=0 makes mode 1 do so too.
+ * TESSERA_USC_NATIVE_ASYNC=0 makes mode 1 do so too: the loader reads it
+ * (hw_usc_native_load.c, async_get, which its deferred load follows too)
+ * and hands it over through usc_native_set_async before publishing the
+ * plugin, so this side never reads it.
  * TESSERA_USC_NATIVE_ASYNC_DELAY_MS (tests only) makes the thread sleep
  * that long before each job, so that a test can have a queued compile
  * start while the process exits. */
@@ -1592,18 +1599,12 @@ static pthread_cond_t bg_cond = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t bg_idle = PTHREAD_COND_INITIALIZER;
 static unsigned bg_pending;
 static bool bg_started;
-static int bg_async = -1;
+static bool bg_async = true;   /* usc_native_set_async's (atomic) */
 
 static bool
 bg_enabled(void)
 {
-   int a = __atomic_load_n(&bg_async, __ATOMIC_ACQUIRE);
-   if (a < 0) {
-      const char *v = getenv("TESSERA_USC_NATIVE_ASYNC");
-      a = !(v && !strcmp(v, "0"));
-      __atomic_store_n(&bg_async, a, __ATOMIC_RELEASE);
-   }
-   return a;
+   return __atomic_load_n(&bg_async, __ATOMIC_ACQUIRE);
 }
 
 static void share_put_locked(struct usc_native_share *e);

@@ -25,7 +25,8 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static const struct usc_native_plugin_ops *plugin;   /* atomic; set once */
 static int loaded;                /* atomic: the load was tried */
 static int env_mode = -1;         /* TESSERA_USC_NATIVE: 0, 2, else 1 */
-static int env_async = -1;        /* TESSERA_USC_NATIVE_ASYNC is "0": 0, else 1 */
+static int env_async = -1;        /* TESSERA_USC_NATIVE_ASYNC is "0": 0, else 1;
+                                   * -1: not read yet (atomic) */
 /* The SIMD-group instructions all shaders ran while the load was held
  * back (load_deferred); atomic. */
 static uint64_t unloaded_work;
@@ -41,6 +42,23 @@ static int set_mode_value = -1;   /* usc_native_set_mode's, -1: none (atomic) */
 static bool cache_dir_set;        /* usc_native_set_cache_dir was called */
 static char *cache_dir_value;     /* its directory (NULL: no cache) */
 static int async_value = -1;      /* usc_native_set_async's, -1: none (atomic) */
+
+/* A setter's start: takes settings_lock and returns the plugin if it is
+ * loaded, for the setter to forward its value to, else NULL (load() hands
+ * the stored value over).  Under the lock the load is wholly before or
+ * wholly after the setter's store.  setting_end() unlocks. */
+static const struct usc_native_plugin_ops *
+setting_begin(void)
+{
+   pthread_mutex_lock(&settings_lock);
+   return __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+}
+
+static void
+setting_end(void)
+{
+   pthread_mutex_unlock(&settings_lock);
+}
 
 /* The directory of the object this loader is linked into (the program,
  * the shim, a test), into dir[size]; false if unknown. */
@@ -69,6 +87,27 @@ own_dir(char *dir, size_t size)
    else
       *slash = '\0';
    return true;
+}
+
+/* The background compile's switch: set_async's value, else
+ * TESSERA_USC_NATIVE_ASYNC, read once.  The one place it is resolved:
+ * load_deferred asks it, and load hands it to the plugin, whose compiles
+ * thus follow the same value (an environment changed between the two
+ * could otherwise have the load wait for the background compile and the
+ * plugin then compile on the launching thread, or the reverse). */
+static bool
+async_get(void)
+{
+   int a = __atomic_load_n(&async_value, __ATOMIC_ACQUIRE);
+   if (a >= 0)
+      return a;
+   a = __atomic_load_n(&env_async, __ATOMIC_RELAXED);
+   if (a < 0) {   /* racing threads compute the same */
+      const char *v = getenv("TESSERA_USC_NATIVE_ASYNC");
+      a = !(v && !strcmp(v, "0"));
+      __atomic_store_n(&env_async, a, __ATOMIC_RELAXED);
+   }
+   return a;
 }
 
 static void
@@ -127,8 +166,9 @@ load(void)
       ops->set_mode(set_mode_value);
    if (cache_dir_set)
       ops->set_cache_dir(cache_dir_value);
-   if (async_value >= 0)
-      ops->set_async(async_value);
+   /* always: the plugin does not read TESSERA_USC_NATIVE_ASYNC itself,
+    * so the load and the compiles follow one value (async_get) */
+   ops->set_async(async_get());
    /* never closed: shaders hold its code, its exit handlers are hooked */
    __atomic_store_n(&plugin, ops, __ATOMIC_RELEASE);
    pthread_mutex_unlock(&settings_lock);
@@ -187,18 +227,8 @@ mode_get(void)
 static bool
 load_deferred(void)
 {
-   if (mode_get() != 1)
-      return false;
-   int a = __atomic_load_n(&async_value, __ATOMIC_ACQUIRE);
-   if (a < 0) {
-      a = __atomic_load_n(&env_async, __ATOMIC_RELAXED);
-      if (a < 0) {
-         const char *v = getenv("TESSERA_USC_NATIVE_ASYNC");
-         a = !(v && !strcmp(v, "0"));
-         __atomic_store_n(&env_async, a, __ATOMIC_RELAXED);
-      }
-   }
-   return a && __atomic_load_n(&unloaded_work, __ATOMIC_RELAXED) < USC_NATIVE_HOT;
+   return mode_get() == 1 && async_get() &&
+          __atomic_load_n(&unloaded_work, __ATOMIC_RELAXED) < USC_NATIVE_HOT;
 }
 
 const struct usc_native *
@@ -252,12 +282,11 @@ usc_native_release(struct hw_usc_shader *sh)
 void
 usc_native_set_mode(int mode)
 {
-   pthread_mutex_lock(&settings_lock);
-   __atomic_store_n(&set_mode_value, mode, __ATOMIC_RELEASE);   /* mode_off reads it */
-   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+   const struct usc_native_plugin_ops *ops = setting_begin();
+   __atomic_store_n(&set_mode_value, mode, __ATOMIC_RELEASE);   /* mode_get reads it */
    if (ops)
       ops->set_mode(mode);
-   pthread_mutex_unlock(&settings_lock);
+   setting_end();
 }
 
 bool
@@ -279,14 +308,13 @@ void
 usc_native_set_cache_dir(const char *dir)
 {
    char *copy = dir && *dir ? strdup(dir) : NULL;   /* out of memory: no cache */
-   pthread_mutex_lock(&settings_lock);
+   const struct usc_native_plugin_ops *ops = setting_begin();
    free(cache_dir_value);
    cache_dir_value = copy;
    cache_dir_set = true;
-   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
    if (ops)
       ops->set_cache_dir(copy);
-   pthread_mutex_unlock(&settings_lock);
+   setting_end();
 }
 
 /* Nothing loaded: nothing compiled, nothing counted. */
@@ -300,12 +328,11 @@ usc_native_cache_get_counts(void)
 void
 usc_native_set_async(bool async)
 {
-   pthread_mutex_lock(&settings_lock);
-   __atomic_store_n(&async_value, async, __ATOMIC_RELEASE);   /* load_deferred reads it */
-   const struct usc_native_plugin_ops *ops = __atomic_load_n(&plugin, __ATOMIC_ACQUIRE);
+   const struct usc_native_plugin_ops *ops = setting_begin();
+   __atomic_store_n(&async_value, async, __ATOMIC_RELEASE);   /* async_get reads it */
    if (ops)
       ops->set_async(async);
-   pthread_mutex_unlock(&settings_lock);
+   setting_end();
 }
 
 void

@@ -27,7 +27,9 @@
 
 #include "hw/usc/hw_usc_internal.h"
 
-#define USC_NATIVE_PLUGIN_VERSION 2
+/* 3: set_async is always called at the load (the plugin no longer reads
+ * TESSERA_USC_NATIVE_ASYNC) */
+#define USC_NATIVE_PLUGIN_VERSION 3
 /* The plugin's file name, next to the object holding the loader, or in
  * ../lib from it (bin/, tests/); $TESSERA_USC_NATIVE_LIB overrides. */
 #define USC_NATIVE_PLUGIN_NAME "tessera-usc-native.so"
@@ -51,6 +53,8 @@ struct usc_native_plugin_ops {
    void (*shutdown)(void);
    void (*set_cache_dir)(const char *dir);
    struct usc_native_cache_counts (*cache_get_counts)(void);
+   /* called by the loader before it publishes the table, with its
+    * resolved value (hw_usc_native_load.c async_get), then on changes */
    void (*set_async)(bool async);
    void (*wait_idle)(void);
 };

@@ -99,6 +99,22 @@ simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
    uint32_t dy = dim[1] ? dim[1] : 1;
    /* lin % dx, (lin / dx) % dy, lin / (dx * dy), stepped instead of
     * divided per lane. */
+   if (!(dx & (dx - 1)) && !(dy & (dy - 1)) && hw_usc_fast_paths) {
+      /* Power-of-two widths (every pixel group: 16x2; most compute
+       * groups): the same quotients and remainders as masks and shifts,
+       * a loop the compiler vectorises; the stepped loop below, one lane
+       * at a time, was most of this function's time on fragment-heavy
+       * replays (a launch per 16x2 group). */
+      const unsigned sx = (unsigned)__builtin_ctz(dx), sy = (unsigned)__builtin_ctz(dy);
+      for (unsigned l = 0; l < USC_W; l++) {
+         const uint32_t lin = first + l;
+         s->linear_id[l] = lin;
+         s->local_id[0][l] = lin & (dx - 1);
+         s->local_id[1][l] = (lin >> sx) & (dy - 1);
+         s->local_id[2][l] = lin >> sx >> sy;
+      }
+      return;
+   }
    uint32_t x = first % dx, q = first / dx, y = q % dy, zz = q / dy;
    for (unsigned l = 0; l < USC_W; l++) {
       s->linear_id[l] = first + l;
@@ -414,9 +430,19 @@ void
 hw_usc_simd_disable_lanes(struct hw_usc_simd *s, uint32_t mask)
 {
    mask &= s->present;
-   for (unsigned l = 0; l < USC_W; l++)
-      if (mask >> l & 1)
-         usc_wr16(s, 0, l, 1);
+   /* r0l = 1 in the masked lanes, as usc_wr16(s, 0, l, 1) lane by lane,
+    * branch-free through a per-lane mask so that the loop vectorises
+    * (a pixel group's start: quads without coverage). */
+   static const uint32_t lane_bit[USC_W] = {
+#define B4(n) 1u << (n), 1u << ((n) + 1), 1u << ((n) + 2), 1u << ((n) + 3)
+      B4(0), B4(4), B4(8), B4(12), B4(16), B4(20), B4(24), B4(28)
+#undef B4
+   };
+   uint32_t *r0 = s->r[0];
+   for (unsigned l = 0; l < USC_W; l++) {
+      const uint32_t m = 0u - (uint32_t)((mask & lane_bit[l]) != 0);
+      r0[l] = (r0[l] & ~(m & 0xffffu)) | (m & 1u);
+   }
    s->exec &= ~mask;
 }
 

@@ -64,7 +64,8 @@ for round in 1 2 3 4 5 6; do
     pids=()
     names=()
     for t in float mat2 mat3x2 vec2; do
-        piglit "r$round-$t" TESSERA_USC_NATIVE_CACHE="$work/cache-$round-$t" -- "$t" array &
+        piglit "r$round-$t" TESSERA_USC_NATIVE_CACHE="$work/cache-$round-$t" \
+            TESSERA_USC_NATIVE_STATS=1 -- "$t" array &
         pids+=($!)
         names+=("r$round-$t")
     done
@@ -73,5 +74,15 @@ for round in 1 2 3 4 5 6; do
             why="$why ${names[$i]}: status $? ($(grep -v '^PIGLIT' "$work/${names[$i]}.out" | tail -n 1));"
     done
 done
+# The stress means something only if compiles ran: the plugin loads only
+# after the shaders' work passed USC_NATIVE_HOT (deferred load), so a
+# change there could leave these processes interpreting and the check
+# above passing for nothing.  Most of the 24 compile (the one hot shader;
+# a job still queued at exit is dropped, one under way is waited for and
+# counted by the stats line).
+compiled=$(grep -l '^usc native: [1-9]' "$work"/r[1-6]-*.out 2> /dev/null | wc -l)
+[ "$compiled" -ge 6 ] ||
+    why="$why only $compiled of 24 processes compiled a shader (the plugin was not exercised);"
+echo "async-stress: $compiled of 24 processes compiled a shader"
 if [ -z "$why" ]; then check ok async-stress; else check FAILED async-stress "$why"; fi
 finish

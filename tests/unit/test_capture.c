@@ -68,6 +68,8 @@ test_options(void **state)
    assert_int_equal(o.root_pid, 0);
    assert_false(o.gpu_memory_full);   /* keyframes (docs/capture.md) */
    assert_int_equal(o.keyframe_every, CAP_DEFAULT_KEYFRAME_EVERY);
+   assert_int_equal(o.zstd_level, CAP_DEFAULT_ZSTD_LEVEL);
+   assert_true(o.wp_hot_first);
 
    const char *const full[] = {
       "TESSERA_CAPTURE_FILE", "a.tsr", "TESSERA_CAPTURE_FRAMES", "3-5",
@@ -143,6 +145,28 @@ test_options(void **state)
    assert_int_equal(o.frame_on, CAP_FRAME_ON_SWAP);
    assert_int_equal(cap_frame_on_parse("submit"), CAP_FRAME_ON_SUBMIT);
    assert_int_equal(cap_frame_on_parse("flush"), CAP_FRAME_ON_FLUSH);
+   const char *const hot0[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_HOT_FIRST",
+                                "0", NULL };
+   assert_int_equal(parse(hot0, &o, err), 0);
+   assert_false(o.wp_hot_first);
+   const char *const hotbad[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_HOT_FIRST",
+                                  "yes", NULL };
+   assert_int_equal(parse(hotbad, &o, err), -EINVAL);
+   /* zstd levels: 1..19 and zstd's fast levels -1..-50 */
+   const char *const zfast[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_ZSTD_LEVEL",
+                                 "-3", NULL };
+   assert_int_equal(parse(zfast, &o, err), 0);
+   assert_int_equal(o.zstd_level, -3);
+   const char *const z19[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_ZSTD_LEVEL",
+                               "19", NULL };
+   assert_int_equal(parse(z19, &o, err), 0);
+   assert_int_equal(o.zstd_level, 19);
+   const char *const zbad[] = { "0", "20", "-51", "fast", "1x", "--1", "-", NULL };
+   for (unsigned i = 0; zbad[i]; i++) {
+      const char *const env[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_ZSTD_LEVEL",
+                                  zbad[i], NULL };
+      assert_int_equal(parse(env, &o, err), -EINVAL);
+   }
    const char *const no_sig[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_SIGNAL",
                                   "none", NULL };
    assert_int_equal(parse(no_sig, &o, err), 0);

@@ -24,12 +24,15 @@
 /* ------------------------------------------------------- test executor */
 
 /* The job ID's top byte picks what the executor does. */
-enum { TX_WRITE = 0, TX_FAULT = 1, TX_SPIN = 2, TX_BUDGET = 3, TX_ERROR = 4, TX_ERROR2 = 5 };
+enum { TX_WRITE = 0, TX_FAULT = 1, TX_SPIN = 2, TX_BUDGET = 3, TX_ERROR = 4, TX_ERROR2 = 5,
+       TX_GATE = 6 /* runs until `gate` is set */ };
 
 struct tx {
    uint64_t cycles;
    atomic_uint calls;
    uint32_t order[16];
+   uint32_t tlb_gen[16];   /* the TLB generation at each job's start */
+   atomic_bool gate;
 };
 
 static void
@@ -37,8 +40,10 @@ tx_exec(void *data, const struct hw_exec_job *job, struct hw_exec_result *res)
 {
    struct tx *x = data;
    unsigned n = atomic_load(&x->calls);
-   if (n < 16)
+   if (n < 16) {
       x->order[n] = job->job_id;
+      x->tlb_gen[n] = hw_device_tlb_generation(job->dev);
+   }
    atomic_fetch_add(&x->calls, 1);
    assert_non_null(job->compute);
 
@@ -63,6 +68,10 @@ tx_exec(void *data, const struct hw_exec_job *job, struct hw_exec_result *res)
       res->cycles = 100;
       break;
    }
+   case TX_GATE:
+      while (!atomic_load(&x->gate) && !hw_exec_should_stop(job))
+         usleep(1000);
+      break;
    case TX_SPIN:
       while (!hw_exec_should_stop(job))
          usleep(1000);
@@ -581,6 +590,49 @@ test_device_control(void **state)
    no_event_for(t, 10);
 }
 
+/* Device control is taken between jobs, not once the queues ran dry: a
+ * TLB invalidate sent while a job runs and two more are queued behind it
+ * has taken effect before the next job starts (the host waits for it
+ * holding the device lock; it used to wait for every queued job). */
+static void
+test_device_control_between_jobs(void **state)
+{
+   struct fx *f = *state;
+   struct t_fw *t = &f->t;
+   t_user_map(t, 1, T_USER_VA, 1, RW);
+   uint32_t gen = hw_device_tlb_generation(t->dev);
+   struct t_queue q;
+   t_queue_init(t, &q, AGX_FW_PIPE_COMPUTE, 0, 7);
+   struct t_job_opts o = {
+      .tag = AGX_FW_COMMAND_RUN_COMPUTE, .vm_slot = 1, .event_slot = 7,
+      .job_id = TX_GATE << 24,
+   };
+   t_submit_quiet(t, &q, t_run_job(t, &o));
+   o.job_id = 0x21;
+   t_submit_quiet(t, &q, t_run_job(t, &o));
+   o.job_id = 0x22;
+   t_submit_quiet(t, &q, t_run_job(t, &o));
+   hw_doorbell(t->dev, HW_DOORBELL_PIPE(AGX_FW_PIPE_COMPUTE, 0));
+   for (int i = 0; i < 5000 && atomic_load(&f->x.calls) == 0; i++)
+      usleep(1000);
+   assert_int_equal(atomic_load(&f->x.calls), 1);   /* held in the first job */
+   struct agx_fw_device_control_message m = {
+      .type = AGX_FW_DEVICE_CONTROL_TLB_INVALIDATE, .vm_slot = 0xff,
+   };
+   t_devctrl_quiet(t, &m);
+   usleep(20000);
+   assert_false(t_devctrl_done(t));   /* never in the middle of a job */
+   atomic_store(&f->x.gate, true);
+   for (int i = 0; i < 3; i++)
+      t_expect_flag(t, 7);
+   assert_true(t_devctrl_done(t));
+   assert_int_equal(atomic_load(&f->x.calls), 3);
+   assert_int_equal(f->x.order[1], 0x21);
+   assert_int_equal(f->x.tlb_gen[0], gen);
+   assert_int_equal(f->x.tlb_gen[1], gen + 1);   /* taken before job 2 */
+   assert_int_equal(f->x.tlb_gen[2], gen + 1);
+}
+
 static void
 test_shutdown_with_pending_jobs(void **state)
 {
@@ -655,6 +707,7 @@ main(void)
       cmocka_unit_test_setup_teardown(test_job_error_messages, setup, teardown),
       cmocka_unit_test_setup_teardown(test_priorities, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_control, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_device_control_between_jobs, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shutdown_with_pending_jobs, setup, teardown),
       cmocka_unit_test(test_irq_callback),
    };

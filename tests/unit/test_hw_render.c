@@ -17,11 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 
 #include <cmocka.h>
 
 #include "hw/render/hw_render_priv.h"
+#include "hw/tex/hw_tex.h"
 #include "test_hw_render_scene.h"
 
 /* ------------------------------------------------------------ oracle */
@@ -546,6 +549,34 @@ test_fast_paths_match_general(void **state)
    scene_teardown(&a);
 }
 
+/*
+ * End-of-tile stores of a linear render target: rows whose page the TLB
+ * holds are converted straight into it (hw_tex_write_fast_paths), the
+ * others staged and copied through hw_mmu_write; the same scene with the
+ * staged copy everywhere must leave the same render target and time.
+ */
+static void
+test_eot_rows_fast_path(void **state)
+{
+   (void)state;
+   struct scene a, b;
+   scene_init(&a, 200, 120, 1, 0xff203040u, 2, 1 << 20);
+   many_triangles(&a, 400);
+   assert_true(hw_tex_write_fast_paths);
+   assert_true(run(&a));
+   hw_tex_write_fast_paths = false;
+   scene_init(&b, 200, 120, 1, 0xff203040u, 2, 1 << 20);
+   many_triangles(&b, 400);
+   bool ok = run(&b);
+   hw_tex_write_fast_paths = true;
+   assert_true(ok);
+   compare(a.rt, b.rt, 200, 120, 0);
+   assert_memory_equal(&a.stats, &b.stats, sizeof(a.stats));
+   assert_int_equal(a.ts_f[1] - a.ts_f[0], b.ts_f[1] - b.ts_f[0]);
+   scene_teardown(&b);
+   scene_teardown(&a);
+}
+
 static void
 test_threads_deterministic(void **state)
 {
@@ -564,6 +595,73 @@ test_threads_deterministic(void **state)
    assert_int_equal(a.ts_f[1], b.ts_f[1]);
    scene_teardown(&b);
    scene_teardown(&a);
+}
+
+/* The tile pool (hwr_pool_run): the caller runs items beside threads - 1
+ * workers, woken only as many as there are items for.  Every item runs
+ * exactly once, with a worker id below the thread count that no two
+ * threads use in one dispatch (per-worker state such as the profile's
+ * accumulators relies on it), and the caller takes items itself. */
+struct pool_probe {
+   unsigned threads;
+   atomic_uint runs[1000];
+   atomic_uintptr_t owner[8];   /* the thread (its pool_token) using the id */
+   atomic_uint by_caller, bad_id, shared_id;
+   pthread_t caller;
+};
+
+static _Thread_local char pool_token;
+
+static void
+pool_probe_item(void *ctx, unsigned worker, unsigned item)
+{
+   struct pool_probe *p = ctx;
+   if (worker >= p->threads || worker >= 8) {
+      atomic_fetch_add(&p->bad_id, 1);
+      return;
+   }
+   uintptr_t self = (uintptr_t)&pool_token, prev = 0;
+   if (!atomic_compare_exchange_strong(&p->owner[worker], &prev, self) && prev != self)
+      atomic_fetch_add(&p->shared_id, 1);
+   if (pthread_equal(pthread_self(), p->caller))
+      atomic_fetch_add(&p->by_caller, 1);
+   atomic_fetch_add(&p->runs[item], 1);
+   /* a few microseconds, so that woken workers find items left */
+   for (volatile unsigned k = 0; k < 2000; k++)
+      ;
+}
+
+static void
+test_pool_items_once(void **state)
+{
+   (void)state;
+   static const unsigned counts[] = { 0, 1, 2, 3, 7, 64, 1000 };
+   static struct pool_probe p;
+   for (unsigned threads = 1; threads <= 5; threads++) {
+      struct scene s;
+      scene_init(&s, 16, 16, 1, 0xff000000u, threads, 64 * 1024);
+      unsigned caller_items = 0;
+      for (unsigned rep = 0; rep < 4; rep++) {
+         for (unsigned c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+            unsigned n = counts[c];
+            memset(&p, 0, sizeof(p));
+            p.threads = threads;
+            p.caller = pthread_self();
+            hwr_pool_run(s.r, n, pool_probe_item, &p);
+            for (unsigned i = 0; i < n; i++)
+               if (atomic_load(&p.runs[i]) != 1)
+                  fail_msg("%u threads, %u items: item %u ran %u times", threads, n,
+                           i, atomic_load(&p.runs[i]));
+            assert_int_equal(atomic_load(&p.bad_id), 0);
+            if (atomic_load(&p.shared_id))
+               fail_msg("%u threads, %u items: two threads used one worker id",
+                        threads, n);
+            caller_items += atomic_load(&p.by_caller);
+         }
+      }
+      assert_true(caller_items > 0);
+      scene_teardown(&s);
+   }
 }
 
 /*
@@ -693,6 +791,133 @@ test_vertex_atomics_in_order(void **state)
    assert_int_equal(wrong, 0);
    free(buf);
    scene_teardown(&s);
+}
+
+/*
+ * Small draws shaded ahead on the pool (hw_render_vtx.c, vs_ahead_scan)
+ * against shading each draw where the stream reaches it (hwr_vs_ahead
+ * off), at 1 and 4 threads: many draws of a few triangles, some indexed
+ * strips with restarts, a TVB small enough for partial renders (which
+ * void what was shaded ahead), and in the middle a draw whose vertex
+ * shader stores into the vertex buffer of the draw after it (that
+ * shader is never shaded ahead, and the next draw must see its stores).
+ * Images, TVB, written memory, vertex and fragment cycles and statistics
+ * must be identical.
+ */
+enum { AHEAD_DRAWS = 30, AHEAD_WRITER = 13, AHEAD_GAP = 65536, AHEAD_COUNTER = 32768 };
+static uint64_t ahead_writer_vb;
+
+static void
+ahead_scene(struct scene *s, unsigned threads)
+{
+   /* The writer: vs_src, and vertex i's x stored over the x of vertex i
+    * of the next draw's buffer (AHEAD_GAP bytes after its own), and a
+    * counter (AHEAD_COUNTER bytes after it) incremented: run twice, or
+    * before the draws ahead of it, it would show. */
+   char w_src[1024];
+   snprintf(w_src, sizeof(w_src),
+            "iadd r7, 0, r5, lsl 3\n"
+            "device_load 0, i32, xyzw, r8_r9_r10_r11, u0_u1, r7, unsigned\n"
+            "mov_imm r25, %u, 0b0\n"
+            "iadd r24, r7, r25\n"
+            "iadd r7, r7, 4\n"
+            "device_load 0, i32, xyzw, r12_r13_r14_r15, u0_u1, r7, unsigned\n"
+            "wait 0\n"
+            "device_store 0, i32, x, r8, u0_u1, r24, unsigned, 0\n"
+            "mov_imm r22, 1, 0b0\n"
+            "mov_imm r23, %u, 0b0\n"
+            "atomic add, 0, r21, u0_u1, r23, unsigned, r22, 1, 0, 1, 4, 2\n"
+            "st_var 0, r8, 0\nst_var 0, r9, 1\nst_var 0, r10, 2\nst_var 0, r11, 3\n"
+            "st_var 0, r12, 4\nst_var 0, r13, 5\nst_var 0, r14, 6\nst_var_final 0, r15, 7\n"
+            "stop\n", AHEAD_GAP / 4, AHEAD_COUNTER / 4);
+   scene_init(s, 96, 96, 1, 0xff202020u, threads, 12 * 1024);
+   uint32_t seed = 4242;
+   uint64_t writer_vb = 0;
+   for (unsigned d = 0; d < AHEAD_DRAWS; d++) {
+      unsigned ntri = 4 + d % 9;
+      struct vtx v[3 * 12];
+      memset(v, 0, sizeof(v));
+      for (unsigned i = 0; i < ntri; i++) {
+         seed = seed * 1103515245u + 12345u;
+         float cx = (float)(seed >> 8 & 0xffff) / 65536.0f * 1.8f - 0.9f;
+         seed = seed * 1103515245u + 12345u;
+         float cy = (float)(seed >> 8 & 0xffff) / 65536.0f * 1.8f - 0.9f;
+         float col = (float)((d + i) % 5) / 4.0f;
+         struct vtx a = { cx, cy, 0.5f, 1, col, 1 - col, (float)(d % 3) / 2.0f, 1 };
+         v[3 * i] = a;
+         v[3 * i + 1] = a;
+         v[3 * i + 1].x += 0.12f;
+         v[3 * i + 2] = a;
+         v[3 * i + 2].y += 0.12f;
+      }
+      if (d == AHEAD_WRITER) {
+         emit_state(s, &default_state, w_src, v, sizeof(v));
+         writer_vb = ahead_writer_vb = s->last_vb;
+         emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3 * ntri, 1, false);
+         /* the next draw's vertex buffer where the writer stores */
+         /* (zeroed: the pages may hold an earlier test's data) */
+         uint64_t gap = writer_vb - USC_BASE + AHEAD_GAP;
+         assert_true(s->used <= writer_vb - USC_BASE + AHEAD_COUNTER);
+         memset(s->mem + s->used, 0, gap - s->used);
+         s->used = gap;
+         continue;
+      }
+      emit_state(s, &default_state, vs_src, v, sizeof(v));
+      if (d == AHEAD_WRITER + 1)
+         assert_int_equal(s->last_vb, writer_vb + AHEAD_GAP);
+      if (d % 4 == 1) {
+         /* a strip over the first vertices, restarts in between */
+         uint16_t idx[3 * 12];
+         unsigned n = 0;
+         for (unsigned i = 0; i < 3 * ntri && n < 3 * 12; i++)
+            idx[n++] = i % 7 == 6 ? 0xffff : (uint16_t)i;
+         emit_draw(s, AGX_PRIMITIVE_TRIANGLE_STRIP, idx, AGX_INDEX_SIZE_U16, n, 1, true);
+      } else {
+         emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3 * ntri, 1, false);
+      }
+   }
+   assert_true(run(s));
+}
+
+static void
+test_vertex_shaded_ahead(void **state)
+{
+   (void)state;
+   struct scene ref, s[2];
+   assert_true(hwr_vs_ahead);
+   hwr_vs_ahead = false;
+   uint64_t used0 = atomic_load(&hwr_vs_ahead_used);
+   ahead_scene(&ref, 1);
+   hwr_vs_ahead = true;
+   assert_int_equal(atomic_load(&hwr_vs_ahead_used), used0);
+   print_message("draws %llu primitives %llu partial renders %llu\n",
+                 (unsigned long long)ref.stats.draws,
+                 (unsigned long long)ref.stats.primitives,
+                 (unsigned long long)ref.stats.partial_renders);
+   assert_true(ref.stats.partial_renders > 0);
+   const unsigned threads[2] = { 1, 4 };
+   for (unsigned k = 0; k < 2; k++) {
+      uint64_t u0 = atomic_load(&hwr_vs_ahead_used);
+      ahead_scene(&s[k], threads[k]);
+      /* most draws took rows shaded ahead */
+      assert_true(atomic_load(&hwr_vs_ahead_used) - u0 > AHEAD_DRAWS / 2);
+      assert_memory_equal(&s[k].stats, &ref.stats, sizeof(ref.stats));
+      compare(s[k].rt, ref.rt, 96, 96, 0);
+      assert_memory_equal(s[k].tvb, ref.tvb, TVB_PAGES * HW_PAGE_SIZE);
+      assert_memory_equal(s[k].mem, ref.mem, ref.used);
+      assert_int_equal(s[k].ts_v[1] - s[k].ts_v[0], ref.ts_v[1] - ref.ts_v[0]);
+      assert_int_equal(s[k].ts_f[1] - s[k].ts_f[0], ref.ts_f[1] - ref.ts_f[0]);
+   }
+   /* The writer stored its vertices' x over the next draw's (which the
+    * comparison above shows was shaded after the stores). */
+   const struct vtx *wv = host(&ref, ahead_writer_vb);
+   const struct vtx *nv = host(&ref, ahead_writer_vb + AHEAD_GAP);
+   assert_true(wv[0].x == nv[0].x && wv[5].x == nv[5].x);
+   const uint32_t *counter = host(&ref, ahead_writer_vb + AHEAD_COUNTER);
+   assert_int_equal(*counter, 3 * (4 + AHEAD_WRITER % 9));
+   for (unsigned k = 0; k < 2; k++)
+      scene_teardown(&s[k]);
+   scene_teardown(&ref);
 }
 
 /* ------------------------------------------------------------ textures */
@@ -1121,11 +1346,14 @@ main(void)
       cmocka_unit_test(test_msaa_edge),
       cmocka_unit_test(test_tvb_overflow),
       cmocka_unit_test(test_threads_deterministic),
+      cmocka_unit_test(test_pool_items_once),
+      cmocka_unit_test(test_eot_rows_fast_path),
       cmocka_unit_test(test_snap256_fast),
       cmocka_unit_test(test_fast_paths_match_general),
       cmocka_unit_test(test_vertex_scratch_kept),
       cmocka_unit_test(test_vertex_rows_compact),
       cmocka_unit_test(test_vertex_atomics_in_order),
+      cmocka_unit_test(test_vertex_shaded_ahead),
       cmocka_unit_test(test_texture_nearest),
       cmocka_unit_test(test_texture_bindless),
       cmocka_unit_test(test_texture_linear),

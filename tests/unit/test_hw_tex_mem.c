@@ -40,6 +40,15 @@ hw_mmu_map(struct hw_mmu *mmu, uint64_t va, size_t size, bool write)
    return tex_test_mem + (va - TEX_GPU_BASE);
 }
 
+const void *
+hw_mmu_peek(struct hw_mmu *mmu, uint64_t va)
+{
+   (void)mmu;
+   if (va < TEX_GPU_BASE || va >= TEX_GPU_BASE + TEX_GPU_SIZE)
+      return NULL;
+   return tex_test_mem + (va - TEX_GPU_BASE);
+}
+
 bool
 hw_mmu_read(struct hw_mmu *mmu, uint64_t va, void *dst, size_t size)
 {

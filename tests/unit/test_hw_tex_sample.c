@@ -1505,6 +1505,138 @@ test_load_lanes_match_general(void **state)
    assert_int_equal(fa.addr, tex_mmu.fault.addr);
 }
 
+/*
+ * hw_tex_reload_row (a reload's texels as a byte map) against the general
+ * path it tabulates: hw_tex_load with the fast paths off, each component
+ * of the mask stored with hw_tex_tile_store_comp.  Rows in and around
+ * linear and twiddled RGBA8 / sRGB / R8 / RG8 images, swizzles that
+ * permute, repeat and select constants (BGRA: the byte permutation;
+ * identity: the copy; sRGB: the tables), every one-byte tile format
+ * (i8, u8norm, s8norm, srgba8), partial masks, strides of 4 and 12;
+ * bytes outside the mask are left alone.  Views and formats without a
+ * map are refused, and a row running off mapped memory faults as
+ * hw_tex_load does; prefetching such a row records nothing.
+ */
+static void
+test_reload_row_match_general(void **state)
+{
+   (void)state;
+   for (size_t i = 0; i < (1u << 20); i++)
+      tex_test_mem[0x100000 + i] = (uint8_t)fp_rand();
+   static const unsigned chans[] = { AGX_CHANNELS_R8G8B8A8, AGX_CHANNELS_R8,
+                                     AGX_CHANNELS_R8G8 };
+   static const uint8_t swz[][4] = {
+      { AGX_CHANNEL_R, AGX_CHANNEL_G, AGX_CHANNEL_B, AGX_CHANNEL_A },
+      { AGX_CHANNEL_B, AGX_CHANNEL_G, AGX_CHANNEL_R, AGX_CHANNEL_A },
+      { AGX_CHANNEL_A, AGX_CHANNEL_0, AGX_CHANNEL_1, AGX_CHANNEL_R },
+      { AGX_CHANNEL_G, AGX_CHANNEL_G, AGX_CHANNEL_R, AGX_CHANNEL_1 },
+   };
+   static const unsigned fmts[] = { 0, 4, 5, 10 };
+   unsigned cases = 0, copies = 0, perms = 0, tables = 0;
+   for (unsigned img = 0; img < 3; img++) {
+      for (unsigned ch = 0; ch < 3; ch++) {
+         for (unsigned sw = 0; sw < 4; sw++) {
+            struct agx_texture t;
+            if (img == 0) {
+               t = tex_linear(chans[ch], AGX_TEXTURE_TYPE_UNORM, 37, 23, 256);
+            } else {
+               t = (struct agx_texture){ AGX_TEXTURE_HEADER };
+               t.layout = AGX_LAYOUT_TWIDDLED;
+               t.channels = (enum agx_channels)chans[ch];
+               t.type = AGX_TEXTURE_TYPE_UNORM;
+               t.width = img == 2 ? 37 : 64;
+               t.height = img == 2 ? 23 : 40;
+               t.address = IMG_VA;
+               t.unk_mipmapped = img == 1;
+               t.first_level = 0;
+               t.last_level = img == 1 ? 3 : 0;
+            }
+            t.srgb = img == 1 && chans[ch] == AGX_CHANNELS_R8G8B8A8;
+            t.swizzle_r = (enum agx_channel)swz[sw][0];
+            t.swizzle_g = (enum agx_channel)swz[sw][1];
+            t.swizzle_b = (enum agx_channel)swz[sw][2];
+            t.swizzle_a = (enum agx_channel)swz[sw][3];
+            struct hw_tex_view v = decode_view(&t);
+            for (unsigned fi = 0; fi < 4; fi++) {
+               unsigned F = fmts[fi];
+               bool packed = hw_tex_tile_fmt_packed(F);
+               for (unsigned k = 0; k < 16; k++) {
+                  uint32_t mask = k < 4 ? 0xfu : 1u + fp_rand() % 15u;
+                  static struct hw_tex_reload_map m;
+                  assert_true(hw_tex_reload_map_init(&m, &v, F, mask));
+                  copies += m.copy;
+                  perms += m.perm && !m.copy;
+                  tables += !m.perm;
+                  size_t stride = k & 1 ? 12 : 4;
+                  int32_t x = (int32_t)(fp_rand() % 80) - 20, y = (int32_t)(fp_rand() % 50) - 6;
+                  unsigned n = k & 2 ? 1 + fp_rand() % 40 : 16;
+                  uint8_t got[64 * 12], want[64 * 12];
+                  memset(got, 0x5a, sizeof(got));
+                  memset(want, 0x5a, sizeof(want));
+                  assert_int_equal(hw_tex_reload_row(&tex_mmu, &m, x, y, n, got, stride),
+                                   HW_TEX_OK);
+                  hw_tex_sample_fast_paths = false;
+                  for (unsigned i = 0; i < n; i++) {
+                     union hw_texel tx;
+                     assert_int_equal(hw_tex_load(&tex_mmu, &v, x + (int32_t)i, y, 0, 0, 0, &tx),
+                                      HW_TEX_OK);
+                     for (unsigned c = 0; c < 4; c++) {
+                        if (!(mask >> c & 1))
+                           continue;
+                        uint8_t w[4] = { 0, 0, 0, 0 };
+                        hw_tex_tile_store_comp(F, c, w, tx.u[c], false);
+                        want[i * stride + c] = w[packed ? c : 0];
+                     }
+                  }
+                  hw_tex_sample_fast_paths = true;
+                  if (memcmp(got, want, sizeof(got)) != 0)
+                     fail_msg("img %u ch %u sw %u F %u k %u: bytes differ", img, ch, sw, F, k);
+                  cases++;
+               }
+            }
+         }
+      }
+   }
+   assert_int_equal(cases, 3 * 3 * 4 * 4 * 16);
+   assert_true(copies && perms && tables);
+
+   /* no map: a float view, a 16-bit unorm view, rgb10a2 tiles */
+   static struct hw_tex_reload_map m;
+   struct agx_texture t = tex_linear(AGX_CHANNELS_R32, AGX_TEXTURE_TYPE_FLOAT, 16, 4, 64);
+   struct hw_tex_view v = decode_view(&t);
+   assert_false(hw_tex_reload_map_init(&m, &v, 4, 0xf));
+   t = tex_linear(AGX_CHANNELS_R16G16B16A16, AGX_TEXTURE_TYPE_UNORM, 16, 4, 128);
+   v = decode_view(&t);
+   assert_false(hw_tex_reload_map_init(&m, &v, 4, 0xf));
+   t = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 16, 4, 64);
+   v = decode_view(&t);
+   assert_false(hw_tex_reload_map_init(&m, &v, 8, 0xf));
+   hw_tex_sample_fast_paths = false;
+   assert_false(hw_tex_reload_map_init(&m, &v, 4, 0xf));
+   hw_tex_sample_fast_paths = true;
+
+   /* A row running off the end of mapped memory: the second row of a
+    * 16-texel-wide image whose first row is the last mapped one. */
+   t = tex_linear(AGX_CHANNELS_R8G8B8A8, AGX_TEXTURE_TYPE_UNORM, 16, 4, 64);
+   t.address = TEX_GPU_BASE + TEX_GPU_SIZE - 64;
+   v = decode_view(&t);
+   assert_true(hw_tex_reload_map_init(&m, &v, 4, 0xf));
+   uint8_t row[16 * 4];
+   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
+   hw_tex_reload_prefetch(&tex_mmu, &m, 0, 0, 16, 4);
+   assert_false(tex_mmu.fault.valid);
+   assert_int_equal(hw_tex_reload_row(&tex_mmu, &m, 0, 0, 16, row, 4), HW_TEX_OK);
+   assert_false(tex_mmu.fault.valid);
+   assert_int_equal(hw_tex_reload_row(&tex_mmu, &m, 0, 1, 16, row, 4), HW_TEX_FAULT);
+   struct hw_fault fa = tex_mmu.fault;
+   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
+   union hw_texel b;
+   assert_int_equal(hw_tex_load(&tex_mmu, &v, 0, 1, 0, 0, 0, &b), HW_TEX_FAULT);
+   assert_true(fa.valid && tex_mmu.fault.valid);
+   assert_int_equal(fa.addr, tex_mmu.fault.addr);
+   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
+}
+
 /* The decoders' per-thread caches (hw_tex_desc.c) return what decoding
  * gives: a descriptor differing in any field decodes afresh, a bad one
  * still fails with its message after a good one, and a repeat of an
@@ -1590,6 +1722,7 @@ main(void)
       cmocka_unit_test_setup(test_bad_descriptors, setup),
       cmocka_unit_test_setup(test_fast_paths_match_general, setup),
       cmocka_unit_test_setup(test_load_lanes_match_general, setup),
+      cmocka_unit_test_setup(test_reload_row_match_general, setup),
       cmocka_unit_test_setup(test_decode_cache, setup),
    };
    return cmocka_run_group_tests(tests, NULL, NULL);

@@ -273,6 +273,32 @@ test_faults(void **state)
    hw_device_clear_fault_info(t->dev);
 }
 
+/* hw_mmu_peek: the host byte of a readable page (TLB hit or not), NULL
+ * for unmapped and write-only pages, and no side effect at all: no fault
+ * recorded or latched, the TLB neither filled nor synchronised. */
+static void
+test_mmu_peek(void **state)
+{
+   struct t_fw *t = *state;
+   uint8_t *a = t_user_map(t, 2, T_USER_VA, 1, RW);
+   t_user_map(t, 2, T_USER_VA + PG, 1, HW_UAT_WRITE);
+   struct hw_mmu m;
+   hw_mmu_init(&m, t->dev, 2, HW_UNIT_TEX);
+   hw_mmu_begin_job(&m);
+   struct hw_mmu before = m;
+   assert_ptr_equal(hw_mmu_peek(&m, T_USER_VA + 0x123), a + 0x123);
+   assert_null(hw_mmu_peek(&m, T_USER_VA + PG + 4));
+   assert_null(hw_mmu_peek(&m, T_USER_VA + 7 * PG));
+   hw_device_tlb_invalidate(t->dev);
+   assert_ptr_equal(hw_mmu_peek(&m, T_USER_VA + 8), a + 8);
+   assert_memory_equal(&m, &before, sizeof(m));
+   assert_int_equal(hw_device_fault_info(t->dev), 0);
+   /* a TLB hit */
+   uint32_t v;
+   assert_true(hw_mmu_read(&m, T_USER_VA, &v, 4));
+   assert_ptr_equal(hw_mmu_peek(&m, T_USER_VA + 0x40), a + 0x40);
+}
+
 static void
 test_tlb_invalidation(void **state)
 {
@@ -366,6 +392,7 @@ main(void)
       cmocka_unit_test_setup_teardown(test_map_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_mmu_read_write_across_pages, setup, teardown),
       cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_mmu_peek, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tlb_invalidation, setup, teardown),
       cmocka_unit_test_setup_teardown(test_soft_faults, setup_soft, teardown),
    };

@@ -962,6 +962,62 @@ test_device_load_fast_path(void **state)
    }
 }
 
+/*
+ * The lanes' positions in their workgroup (thread_position_in_threadgroup
+ * x/y/z, thread_index_in_threadgroup) for power-of-two workgroup sizes,
+ * which simd_init computes with masks and shifts (hw_usc_fast_paths),
+ * against the lane-stepped general loop and the positions worked out
+ * here: pixel groups (16x2), 3-D groups over several SIMD groups, a
+ * partial last group, and sizes that are not powers of two (the general
+ * loop either way).
+ */
+static void
+test_positions_fast_path(void **state)
+{
+   (void)state;
+   static const char src[] =
+      "get_sr r10, sr48\n"
+      "get_sr r11, sr49\n"
+      "get_sr r12, sr50\n"
+      "get_sr r13, sr51\n"
+      "stop\n";
+   static const unsigned dims[][3] = {
+      { 16, 2, 1 }, { 4, 4, 4 }, { 8, 2, 4 }, { 2, 8, 8 }, { 1, 32, 2 },
+      { 64, 1, 1 }, { 2, 2, 2 }, { 3, 5, 2 }, { 16, 3, 1 }, { 4, 4, 3 },
+   };
+   static uint32_t want_r[HW_USC_MAX_SIMDS][4][HW_USC_SIMD_WIDTH];
+   for (unsigned d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
+      struct opts o;
+      opts_default(&o);
+      memcpy(o.threads, dims[d], sizeof(o.threads));
+      unsigned n = dims[d][0] * dims[d][1] * dims[d][2];
+      unsigned nsimd = (n + 31) / 32;
+      for (int fast = 0; fast <= 1; fast++) {
+         hw_usc_fast_paths = fast;
+         run_ok(src, &o);
+         hw_usc_fast_paths = true;
+         for (unsigned i = 0; i < nsimd; i++)
+            for (unsigned l = 0; l < 32; l++) {
+               unsigned lin = 32 * i + l;
+               if (lin >= n)
+                  continue;
+               uint32_t want[4] = { lin % dims[d][0], lin / dims[d][0] % dims[d][1],
+                                    lin / (dims[d][0] * dims[d][1]), lin };
+               for (unsigned k = 0; k < 4; k++) {
+                  if (cap_r[i][10 + k][l] != want[k])
+                     fail_msg("%ux%ux%u fast %d: SIMD %u lane %u sr%u = %u, want %u",
+                              dims[d][0], dims[d][1], dims[d][2], fast, i, l, 48 + k,
+                              cap_r[i][10 + k][l], want[k]);
+                  if (fast && cap_r[i][10 + k][l] != want_r[i][k][l])
+                     fail_msg("%ux%ux%u: SIMD %u lane %u sr%u differs from the general loop",
+                              dims[d][0], dims[d][1], dims[d][2], i, l, 48 + k);
+                  want_r[i][k][l] = cap_r[i][10 + k][l];
+               }
+            }
+      }
+   }
+}
+
 static void
 test_strict_wait(void **state)
 {
@@ -1445,6 +1501,7 @@ main(void)
       cmocka_unit_test(test_ballot),
       cmocka_unit_test(test_device_formats),
       cmocka_unit_test(test_device_load_fast_path),
+      cmocka_unit_test(test_positions_fast_path),
       cmocka_unit_test(test_strict_wait),
       cmocka_unit_test(test_threadgroup_transpose),
       cmocka_unit_test(test_stack_and_bounds),

@@ -568,10 +568,10 @@ test_background_compile(void **state)
 static const char async_src[] = "mov_imm r2, 9, 0b0\niadd r3, r2, r2\niadd r4, r3, r2\nstop\n";
 static struct hw_usc_shader *child_sh, *child_native_sh;
 
-/* A hot shader of mode 1 whose compile the thread has queued (and, with
- * the delay, not started). */
+/* A child's shader of src, its code at GPU(0); NULL, with the reason on
+ * stderr, if it does not assemble or compile. */
 static struct hw_usc_shader *
-queue_hot_shader_src(const char *src)
+child_compile(const char *src)
 {
    uint8_t code[256];
    size_t len = 0;
@@ -579,14 +579,23 @@ queue_hot_shader_src(const char *src)
    if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err,
                          sizeof(err))) {
       fprintf(stderr, "assembly failed: %s\n", err);
-      _exit(10);
+      return NULL;
    }
    memcpy(usc_test_mem, code, len);
    struct hw_usc_shader *sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
-   if (!sh) {
+   if (!sh)
       fprintf(stderr, "compile failed: %s\n", err);
-      _exit(11);
-   }
+   return sh;
+}
+
+/* A hot shader of mode 1 whose compile the thread has queued (and, with
+ * the delay, not started). */
+static struct hw_usc_shader *
+queue_hot_shader_src(const char *src)
+{
+   struct hw_usc_shader *sh = child_compile(src);
+   if (!sh)
+      _exit(10);
    usc_native_set_mode(1);
    usc_native_set_async(true);
    (void)usc_native_get(sh);   /* its entry, which counts the work (or the
@@ -644,16 +653,11 @@ child_free_at_exit(void)
 {
    atexit(child_free_handler);
    usc_native_set_cache_dir(NULL);
-   uint8_t code[256];
-   size_t len = 0;
-   char err[160];
-   if (!agx_isa_assemble(async_src, strlen(async_src), code, sizeof(code), &len, err,
-                         sizeof(err)))
+   child_native_sh = child_compile(async_src);
+   if (!child_native_sh)
       return 13;
-   memcpy(usc_test_mem, code, len);
-   child_native_sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
    usc_native_set_mode(2);
-   if (!child_native_sh || !usc_native_get(child_native_sh))
+   if (!usc_native_get(child_native_sh))
       return 14;
    exit(0);
 }
@@ -735,16 +739,9 @@ child_settings_before_load(void)
    struct usc_native_cache_counts c = usc_native_cache_get_counts();
    if (c.stored || c.hits || plugin_mapped())
       return 31;
-   uint8_t code[256];
-   size_t len = 0;
-   char err[160];
-   if (!agx_isa_assemble(async_src, strlen(async_src), code, sizeof(code), &len, err,
-                         sizeof(err)))
-      return 32;
-   memcpy(usc_test_mem, code, len);
-   struct hw_usc_shader *sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
+   struct hw_usc_shader *sh = child_compile(async_src);
    if (!sh)
-      return 33;
+      return 32;
    (void)usc_native_get(sh);   /* loads the plugin: mode 1, not hot yet */
    if (!plugin_mapped())
       return 34;
@@ -780,16 +777,9 @@ child_deferred_load(bool mode2)
    usc_native_set_cache_dir(NULL);
    if (mode2)
       usc_native_set_mode(2);
-   uint8_t code[256];
-   size_t len = 0;
-   char err[160];
-   if (!agx_isa_assemble(async_src, strlen(async_src), code, sizeof(code), &len, err,
-                         sizeof(err)))
-      return 40;
-   memcpy(usc_test_mem, code, len);
-   struct hw_usc_shader *sh = hw_usc_compile(code, len, GPU(0), err, sizeof(err));
+   struct hw_usc_shader *sh = child_compile(async_src);
    if (!sh)
-      return 41;
+      return 40;
    if (mode2) {
       if (!usc_native_get(sh) || !plugin_mapped()) {
          fprintf(stderr, "mode 2: no code at the first request\n");
@@ -822,6 +812,61 @@ child_deferred_load(bool mode2)
    hw_usc_shader_free(sh);
    return 0;
 }
+
+/* TESSERA_USC_NATIVE_ASYNC is read once, by the loader, and the plugin
+ * follows that value: here 0 at the first request (so the plugin loads
+ * at once, load_deferred) and gone from the environment before the
+ * shader is hot; the compile must still be synchronous, the code there
+ * at once.  A plugin reading the variable itself found it unset then,
+ * queued the compile (held back by the delay) and had no code. */
+static int
+child_async_env_once(void)
+{
+   usc_native_set_cache_dir(NULL);
+   setenv("TESSERA_USC_NATIVE_ASYNC", "0", 1);
+   struct hw_usc_shader *sh = child_compile(async_src);
+   if (!sh)
+      return 50;
+   if (usc_native_get(sh) || !plugin_mapped()) {
+      fprintf(stderr, "async off: the first request did not load the plugin\n");
+      return 51;
+   }
+   unsetenv("TESSERA_USC_NATIVE_ASYNC");
+   usc_native_note(sh, USC_NATIVE_HOT);
+   if (!usc_native_get(sh)) {
+      fprintf(stderr, "the plugin did not follow the loader's async off\n");
+      return 52;
+   }
+   hw_usc_shader_free(sh);
+   return 0;
+}
+
+static int
+child_deferred_load_mode1(void)
+{
+   return child_deferred_load(false);
+}
+
+static int
+child_deferred_load_mode2(void)
+{
+   return child_deferred_load(true);
+}
+
+/* The tests run in a fresh process of this binary (self_run): the
+ * argument names the child. */
+static const struct {
+   const char *arg;
+   int (*run)(void);
+} children[] = {
+   { "--exit-while-queued", child_exit_while_queued },
+   { "--settings-before-load", child_settings_before_load },
+   { "--free-at-exit", child_free_at_exit },
+   { "--fork-while-queued", child_fork_while_queued },
+   { "--deferred-load", child_deferred_load_mode1 },
+   { "--mode2-load", child_deferred_load_mode2 },
+   { "--async-env-once", child_async_env_once },
+};
 
 static void
 self_run(const char *mode)
@@ -887,21 +932,19 @@ test_fork_while_compile_queued(void **state)
    self_run("--fork-while-queued");
 }
 
+static void
+test_async_env_read_once(void **state)
+{
+   (void)state;
+   self_run("--async-env-once");
+}
+
 int
 main(int argc, char **argv)
 {
-   if (argc > 1 && !strcmp(argv[1], "--exit-while-queued"))
-      return child_exit_while_queued();
-   if (argc > 1 && !strcmp(argv[1], "--settings-before-load"))
-      return child_settings_before_load();
-   if (argc > 1 && !strcmp(argv[1], "--free-at-exit"))
-      return child_free_at_exit();
-   if (argc > 1 && !strcmp(argv[1], "--fork-while-queued"))
-      return child_fork_while_queued();
-   if (argc > 1 && !strcmp(argv[1], "--deferred-load"))
-      return child_deferred_load(false);
-   if (argc > 1 && !strcmp(argv[1], "--mode2-load"))
-      return child_deferred_load(true);
+   for (size_t i = 0; argc > 1 && i < sizeof(children) / sizeof(children[0]); i++)
+      if (!strcmp(argv[1], children[i].arg))
+         return children[i].run();
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_switch_off),
       cmocka_unit_test(test_shared_code),
@@ -913,6 +956,7 @@ main(int argc, char **argv)
       cmocka_unit_test(test_fork_while_compile_queued),
       cmocka_unit_test(test_settings_before_load),
       cmocka_unit_test(test_deferred_load),
+      cmocka_unit_test(test_async_env_read_once),
    };
    /* hermetic: a cache directory of the test's own, removed at the end */
    snprintf(cache_root, sizeof(cache_root), "/tmp/test_hw_usc_native.XXXXXX");

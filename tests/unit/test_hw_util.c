@@ -176,12 +176,25 @@ t_submit(struct t_fw *t, struct t_queue *q, uint64_t job_va)
 }
 
 void
-t_devctrl(struct t_fw *t, const struct agx_fw_device_control_message *m)
+t_devctrl_quiet(struct t_fw *t, const struct agx_fw_device_control_message *m)
 {
    uint8_t msg[HW_FW_DEVCTRL_MSG_SIZE];
    agx_fw_device_control_message_pack(msg, m);
    ring_push(t, t->devctrl_ring, msg, sizeof(msg));
    hw_doorbell(t->dev, HW_DOORBELL_DEVCTRL);
+}
+
+bool
+t_devctrl_done(struct t_fw *t)
+{
+   uint8_t *ctl = t_kva_host(t, t->devctrl_ring);
+   return hw_load_acquire32(ctl) == hw_load_acquire32(ctl + 64);
+}
+
+void
+t_devctrl(struct t_fw *t, const struct agx_fw_device_control_message *m)
+{
+   t_devctrl_quiet(t, m);
    /* Done when the firmware moved the read index past it. */
    uint8_t *ctl = t_kva_host(t, t->devctrl_ring);
    for (int i = 0; i < 5000 && hw_load_acquire32(ctl) != hw_load_acquire32(ctl + 64); i++)

@@ -61,6 +61,10 @@ void t_submit(struct t_fw *t, struct t_queue *q, uint64_t job_va);
 /* Same without the doorbell (for batching). */
 void t_submit_quiet(struct t_fw *t, struct t_queue *q, uint64_t job_va);
 void t_devctrl(struct t_fw *t, const struct agx_fw_device_control_message *m);
+/* Pushes the message and rings without waiting for it to be taken;
+ * t_devctrl_done: the firmware has taken every message pushed. */
+void t_devctrl_quiet(struct t_fw *t, const struct agx_fw_device_control_message *m);
+bool t_devctrl_done(struct t_fw *t);
 
 /* Next event (64 bytes) within timeout_ms; false on timeout. */
 bool t_next_event(struct t_fw *t, uint8_t *msg, unsigned timeout_ms);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -267,6 +268,61 @@ static void write_frames(const char *path, unsigned frames, size_t chunk_bytes)
    assert_int_equal(st.pages_seen, (uint64_t)frames * 12);
    assert_int_equal(st.pages_stored, 12 + (frames - 1));
    assert_int_equal(tsr_writer_close(w), 0);
+}
+
+/* zstd's fast levels (negative zstd_level, the capture layer's
+ * TESSERA_CAPTURE_ZSTD_LEVEL=-N) compress, and store_raw stores: 64
+ * distinct compressible pages, the file against their raw size. Negative
+ * levels used to mean "uncompressed". */
+static off_t write_compressible(const char *path, const struct tsr_writer_options *o)
+{
+   struct tsr_writer *w;
+   assert_int_equal(tsr_writer_open(&w, path, o), 0);
+   assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, 64 * 4096}), 0);
+   static uint8_t a[64 * 4096];
+   for (size_t i = 0; i < sizeof(a); i++)
+      a[i] = (uint8_t)((i / 4096) * 7 + (i % 16));
+   assert_int_equal(tsr_write_memory(w, 0, 1, 0, a, sizeof(a)), 0);
+   assert_int_equal(tsr_writer_close(w), 0);
+   struct tsr_reader *r;
+   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
+   assert_int_equal(tsr_reader_verify(r, stderr), 0);
+   struct tsr_record rec;
+   bool seen = false;
+   while (tsr_reader_next(r, &rec) > 0)
+      if (rec.type == TSR_REC_MEMORY) {
+         assert_int_equal(rec.u.memory.num_pages, 64);
+         uint8_t page[4096];
+         for (unsigned p = 0; p < 64; p++) {
+            struct tsr_hash h;
+            memcpy(&h, rec.u.memory.hashes + p * sizeof(h), sizeof(h));
+            assert_int_equal(tsr_reader_page(r, &h, page), 0);
+            assert_memory_equal(page, a + p * 4096, 4096);
+         }
+         seen = true;
+      }
+   assert_true(seen);
+   tsr_reader_close(r);
+   struct stat st;
+   assert_int_equal(stat(path, &st), 0);
+   return st.st_size;
+}
+
+static void test_zstd_levels(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("levels.tsr");
+   const off_t raw = 64 * 4096;
+   struct tsr_writer_options o = {.zstd_level = -1};
+   assert_true(write_compressible(path, &o) < raw / 4);
+   o.zstd_level = -1000000;   /* clamped to zstd's fastest: readable */
+   write_compressible(path, &o);
+   o.zstd_level = 1;
+   assert_true(write_compressible(path, &o) < raw / 4);
+   o.zstd_level = 99;         /* clamped to zstd's slowest */
+   assert_true(write_compressible(path, &o) < raw / 4);
+   o = (struct tsr_writer_options){.store_raw = true};
+   assert_true(write_compressible(path, &o) > raw);
 }
 
 static void test_dedup(void **state)
@@ -942,6 +998,7 @@ int main(void)
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_dedup),
+      cmocka_unit_test(test_zstd_levels),
       cmocka_unit_test(test_forget_memory),
       cmocka_unit_test(test_identical_pages_stored_once),
       cmocka_unit_test(test_seek),

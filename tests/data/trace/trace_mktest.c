@@ -77,7 +77,7 @@ int main(int argc, char **argv)
    }
 
    struct tsr_writer *w;
-   struct tsr_writer_options opts = {.chunk_bytes = 16384, .zstd_level = raw ? -1 : 0};
+   struct tsr_writer_options opts = {.chunk_bytes = 16384, .store_raw = raw};
    if (check(tsr_writer_open(&w, argv[1], &opts), argv[1]))
       return 2;
 
