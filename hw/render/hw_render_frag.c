@@ -198,6 +198,24 @@ plane(const float *p, float x, float y)
    return p[0] * x + p[1] * y + p[2];
 }
 
+/*
+ * Host AVX2 for a few hot loops, when the CPU has it (a clone chosen once
+ * at load, by the compiler's target_clones): the loops are per-lane IEEE
+ * float operations (no contraction under -std=c11, and the avx2 target
+ * has no FMA) and integer masks, which give the same bits at any vector
+ * width. op_iter: 8 lanes per instruction halve the divisions and half
+ * conversions of Mesa asahi's iterproj-per-varying shaders;
+ * isp_group_tri: a depth row's 16 columns in two steps instead of four.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define HWR_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef HWR_AVX2_CLONES
+#define HWR_AVX2_CLONES
+#endif
+
 /* ------------------------------------------------------------- hook */
 
 /* Operands and fields the hooks read, through per-opcode index tables
@@ -382,7 +400,7 @@ static const uint32_t iter_lane_bit[32] = {
 #undef B4
 };
 
-static enum hw_usc_status
+HWR_AVX2_CLONES static enum hw_usc_status
 op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
         uint32_t exec)
 {
@@ -428,9 +446,20 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    } else {
       float *cx = cache ? r->t->iter_x : xs, *cy = cache ? r->t->iter_y : ys;
       if (!cache || !r->iter_ctr) {
+         /* Computed in the locals xs/ys, then copied to the launch's
+          * cache: stores through cx/cy (into the tile, for all the
+          * compiler knows aliasing each other and r) kept the loop
+          * scalar. Positions are below 2^15, so the signed conversion
+          * (which vectorises; unsigned has no SSE form) gives the same
+          * float. */
+         const int32_t gx = (int32_t)r->gx, gy = (int32_t)r->gy;
          for (unsigned l = 0; l < 32; l++) {
-            cx[l] = (float)(r->gx + quad_dx(l)) + 0.5f;
-            cy[l] = (float)(r->gy + quad_dy(l)) + 0.5f;
+            xs[l] = (float)(gx + (int32_t)quad_dx(l)) + 0.5f;
+            ys[l] = (float)(gy + (int32_t)quad_dy(l)) + 0.5f;
+         }
+         if (cache) {
+            memcpy(cx, xs, sizeof(xs));
+            memcpy(cy, ys, sizeof(ys));
          }
          r->iter_ctr = cache;
       }
@@ -440,9 +469,15 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    if (J) {
       float *w = cache ? r->t->iter_w : ws;
       if (!cache || !r->iter_jw || r->iter_jw_cf != cf_index(J)) {
+         /* In the local ws with the plane in locals, then copied to the
+          * cache, as for the centres (the same operations in the same
+          * order per lane). */
          const float *p = r->p->cf[cf_index(J)];
+         const float pa = p[0], pb = p[1], pc = p[2];
          for (unsigned l = 0; l < 32; l++)
-            w[l] = p[0] * x[l] + p[1] * y[l] + p[2];
+            ws[l] = pa * x[l] + pb * y[l] + pc;
+         if (cache)
+            memcpy(w, ws, sizeof(ws));
          r->iter_jw = cache;
          r->iter_jw_cf = cf_index(J);
       }
@@ -1652,6 +1687,12 @@ struct isp_group {
    uint32_t *owner, dfr_id;
 };
 
+/* 1 << c, as a table so that per-column masks vectorise */
+static const uint32_t isp_col_bit[GROUP_W] = {
+   1u << 0, 1u << 1, 1u << 2, 1u << 3, 1u << 4, 1u << 5, 1u << 6, 1u << 7,
+   1u << 8, 1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
+};
+
 /* pass[l] |= 1 << s for every lane l set in lanes, 8 lanes at a time:
  * the byte's bits spread to one per byte (bit i to byte i's bit 0). */
 static inline void
@@ -1688,6 +1729,42 @@ group_lanes_row(uint32_t lanes)
    return x;
 }
 
+/* isp_group_rows()'s test of a fully covered row of one-sample pixels
+ * (zb, ow: the row's depth and owners, column 0): the column loop's
+ * operations for all 16 columns. Returns the passing columns. */
+static inline __attribute__((always_inline)) uint32_t
+isp_row_full(enum agx_zs_func f, const float zr[GROUP_W], float *zb, uint32_t *ow,
+             uint32_t dfr_id, bool defer, bool zwrite)
+{
+   /* through local copies: zb and ow may alias each other for all the
+    * compiler knows, which kept the loop scalar (the copies write back
+    * what the loop would: unchanged values where a test fails) */
+   float zo[GROUP_W];
+   uint32_t oo[GROUP_W], okb[GROUP_W];
+   memcpy(zo, zb, sizeof(zo));
+   if (defer)
+      memcpy(oo, ow, sizeof(oo));
+   for (unsigned c = 0; c < GROUP_W; c++) {
+      const float z = zr[c], zold = zo[c];
+      const bool ok = zs_func(f, z, zold);
+      if (defer) {
+         if (zwrite)
+            zo[c] = ok ? z : zold;
+         oo[c] = ok ? dfr_id : oo[c];
+      }
+      okb[c] = isp_col_bit[c] & (0u - (uint32_t)ok);
+   }
+   if (defer) {
+      if (zwrite)
+         memcpy(zb, zo, sizeof(zo));
+      memcpy(ow, oo, sizeof(oo));
+   }
+   uint32_t okm = 0;
+   for (unsigned c = 0; c < GROUP_W; c++)
+      okm |= okb[c];
+   return okm;
+}
+
 /*
  * isp_group_tri_f()'s depth test of sample s's covered lanes m, one
  * depth row at a time: columns lo..hi of the row (its covered ones and
@@ -1708,18 +1785,30 @@ isp_group_rows(const struct isp_group *g, enum agx_zs_func f, unsigned s, uint32
    float zr[GROUP_H][GROUP_W];
    uint32_t cm[GROUP_H];
    unsigned lo[GROUP_H], hi[GROUP_H];
-   bool special = false;
+   uint32_t special = 0;
+   const float zc = zp[2], bias = g->bias;
    for (unsigned r = 0; r < GROUP_H; r++) {
       cm[r] = group_lanes_row(m >> (2 * r));
       lo[r] = cm[r] ? (unsigned)__builtin_ctz(cm[r]) : 1;
       hi[r] = cm[r] ? 31u - (unsigned)__builtin_clz(cm[r]) : 0;
-      for (unsigned c = lo[r]; c <= hi[r]; c++) {
-         float z = ax[c] + by[r] + zp[2] + g->bias;
+      /* Every column's depth, a fixed-count loop of selects that
+       * vectorises (the lo..hi one did not); only columns lo..hi are
+       * read, and only theirs count as special (the others are plain
+       * float arithmetic, with no effect). */
+      const float byr = by[r];
+      uint32_t sp[GROUP_W];
+      for (unsigned c = 0; c < GROUP_W; c++) {
+         float z = ax[c] + byr + zc + bias;
          uint32_t u;
          memcpy(&u, &z, 4);
-         special |= (z != z) | (u == 0x80000000u);
+         sp[c] = isp_col_bit[c] & (0u - (uint32_t)((z != z) | (u == 0x80000000u)));
          zr[r][c] = z >= 1.0f ? 1.0f : z < 0.0f ? 0.0f : z;
       }
+      uint32_t spr = 0;
+      for (unsigned c = 0; c < GROUP_W; c++)
+         spr |= sp[c];
+      if (cm[r])
+         special |= spr & ((2u << hi[r]) - (1u << lo[r]));
    }
    if (special)
       return false;
@@ -1729,6 +1818,26 @@ isp_group_rows(const struct isp_group *g, enum agx_zs_func f, unsigned s, uint32
       float *zb = g->zbuf + g->row[r] + s;
       uint32_t *ow = g->owner + g->row[r] + s;
       uint32_t okm = 0;
+      if (ns == 1 && cm[r] == 0xffffu) {
+         /* A fully covered row of one-sample pixels (most rows of large
+          * triangles): the loop below over all 16 columns, contiguous,
+          * with a fixed count and the deferral a constant, which
+          * vectorises; then every lane of the row gets its depth. */
+         if (!g->defer)
+            okm = isp_row_full(f, zr[r], zb, ow, 0, false, false);
+         else if (g->zwrite)
+            okm = isp_row_full(f, zr[r], zb, ow, g->dfr_id, true, true);
+         else
+            okm = isp_row_full(f, zr[r], zb, ow, g->dfr_id, true, false);
+         const uint32_t okl = group_row_lanes(okm) << (2 * r);
+         *pmask |= okl;
+         *nf += 16u - (unsigned)tessera_popcount32(okm);
+         lanes_set_bit(pass, okl, s);
+         if (!g->defer)
+            for (unsigned c = 0; c < GROUP_W; c++)
+               zs[(c >> 1) * 4 + 2 * r + (c & 1)][s] = zr[r][c];
+         continue;
+      }
       for (unsigned c = lo[r]; c <= hi[r]; c++) {
          const float z = zr[r][c], zold = zb[c * ns];
          const bool ok = (cm[r] >> c & 1) & zs_func(f, z, zold);
@@ -1842,7 +1951,7 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
    return pmask;
 }
 
-static uint32_t
+HWR_AVX2_CLONES static uint32_t
 isp_group_tri(const struct isp_group *g, enum agx_zs_func f, const uint32_t *cov,
               uint8_t pass[32], float zs[32][HWR_MAX_SAMPLES], uint64_t *n_cov,
               uint64_t *n_fail)

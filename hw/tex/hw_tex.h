@@ -405,6 +405,10 @@ bool hw_tex_tile_store_px8(unsigned fmt, uint8_t *base, const uint32_t *off,
                            uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16);
 bool hw_tex_tile_load_px8(unsigned fmt, const uint8_t *base, const uint32_t *off,
                           uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16);
+/* Tests: true makes hw_tex_tile_store_px8 and hw_tex_tile_store_comps
+ * convert 32-bit u8norm values one at a time (the scalar reference of
+ * their vector loops). Set it only while nothing renders. */
+extern bool hw_tex_tile_u8norm_scalar;
 
 /* ---- instructions ------------------------------------------------------ */
 

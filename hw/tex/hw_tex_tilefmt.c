@@ -16,6 +16,13 @@
 #include "hw/usc/hw_usc.h"
 #include "tessera/float_bits.h"
 
+/* The vector u8norm store needs SSE2 and floats evaluated as floats
+ * (rint_small's add/subtract form). */
+#if defined(__SSE2__) && defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define TILEFMT_SSE2 1
+#include <emmintrin.h>
+#endif
+
 bool
 hw_tex_tile_fmt_bytes(unsigned f, unsigned *bytes)
 {
@@ -128,6 +135,50 @@ unorm8_init(void)
       hw_tex_tile_store_comp(4, 0, &unorm8_from_f16[h], h, true);
 }
 
+bool hw_tex_tile_u8norm_scalar;
+
+#ifdef TILEFMT_SSE2
+/* unorm8_from_f32 on four registers, with the same float operations:
+ * hw_tex_clampf's `lo > v ? lo : v` is MAXPS(lo, v) and `r > hi ? hi : r`
+ * MINPS(hi, r) operand for operand (both give the second operand when
+ * the compare is false: NaN passes through, -0 stays -0, as in C), its
+ * NaN test a CMPORDPS mask; then * 255 and rint_small's add and
+ * subtract of 1.5 * 2^23 in the same (MXCSR) rounding mode, and the
+ * truncating conversion of what is by then an integer in [0, 255]. */
+static inline __m128i
+unorm8x4_from_f32(__m128i reg)
+{
+   const __m128 v = _mm_castsi128_ps(reg);
+   __m128 r = _mm_max_ps(_mm_setzero_ps(), v);
+   r = _mm_min_ps(_mm_set1_ps(1.0f), r);
+   r = _mm_and_ps(r, _mm_cmpord_ps(v, v));
+   r = _mm_mul_ps(r, _mm_set1_ps(255.0f));
+   r = _mm_sub_ps(_mm_add_ps(r, _mm_set1_ps(12582912.0f)), _mm_set1_ps(12582912.0f));
+   return _mm_cvttps_epi32(r);
+}
+
+/*
+ * unorm8_from_f16's bytes of four halves (bits 0-15 of each lane; the
+ * rest ignored): each half becomes a float that converts to the same
+ * byte, then unorm8x4_from_f32. A positive normal half is that float
+ * exactly (exponent rebiased, mantissa shifted); a negative one keeps
+ * its sign, so clamps to 0; zero and denormals give floats below
+ * 2^-14, whose byte is 0 as theirs is (2^-14 * 255 < 0.5); infinity
+ * gives 65536, which clamps to 1 as infinity does; NaN gives 0 (the
+ * float path's NaN byte). test_tile_store_px8 compares all 65536
+ * halves with the table.
+ */
+static inline __m128i
+unorm8x4_from_f16(__m128i h)
+{
+   const __m128i a = _mm_and_si128(h, _mm_set1_epi32(0x7fff));
+   __m128i f = _mm_add_epi32(_mm_slli_epi32(a, 13), _mm_set1_epi32(112 << 23));
+   f = _mm_or_si128(f, _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16));
+   f = _mm_andnot_si128(_mm_cmpgt_epi32(a, _mm_set1_epi32(0x7c00)), f);
+   return unorm8x4_from_f32(f);
+}
+#endif
+
 void
 hw_tex_tile_store_comps(unsigned f, unsigned comp, uint8_t *base, const size_t *off,
                         const uint32_t *reg, unsigned n, bool r16)
@@ -149,11 +200,29 @@ hw_tex_tile_store_comps(unsigned f, unsigned comp, uint8_t *base, const size_t *
          for (unsigned i = 0; i < n; i++)
             base[off[i]] = unorm8_from_f16[reg[i] & 0xffff];
       } else {
+         unsigned i0 = 0;
+#ifdef TILEFMT_SSE2
+         /* Four values at a time (unorm8x4_from_f32: the scalar
+          * conversion's operations); the loop below is the reference
+          * and takes the tail. */
+         if (!hw_tex_tile_u8norm_scalar)
+            for (; i0 + 4 <= n; i0 += 4) {
+               /* the four bytes (0..255, so the saturating packs are
+                * exact) in one general register, not through memory */
+               __m128i b = unorm8x4_from_f32(_mm_loadu_si128((const __m128i *)(reg + i0)));
+               b = _mm_packus_epi16(_mm_packs_epi32(b, b), b);
+               uint32_t b4 = (uint32_t)_mm_cvtsi128_si32(b);
+               base[off[i0 + 0]] = (uint8_t)b4;
+               base[off[i0 + 1]] = (uint8_t)(b4 >> 8);
+               base[off[i0 + 2]] = (uint8_t)(b4 >> 16);
+               base[off[i0 + 3]] = (uint8_t)(b4 >> 24);
+            }
+#endif
          /* lanes mostly store one colour (clears, flat shading) */
          uint32_t last = 0;
          uint8_t b = 0;
-         for (unsigned i = 0; i < n; i++) {
-            if (i == 0 || reg[i] != last) {
+         for (unsigned i = i0; i < n; i++) {
+            if (i == i0 || reg[i] != last) {
                last = reg[i];
                b = (uint8_t)rint_small(hw_tex_clampf(tessera_uif(last), 0, 1) * 255.0f);
             }
@@ -301,7 +370,25 @@ hw_tex_tile_store_px8(unsigned f, uint8_t *base, const uint32_t *off,
          pthread_once(&srgb8_once, srgb8_init);
          colour = srgb8_from_f16;
       }
-      for (unsigned i = 0; i < n; i++) {
+      unsigned i = 0;
+#ifdef TILEFMT_SSE2
+      /* u8norm: four pixels at a time (unorm8x4_from_f16); srgba8's
+       * colour keeps its table */
+      if (f == 4 && !hw_tex_tile_u8norm_scalar)
+         for (; i + 4 <= n; i += 4) {
+            __m128i w = _mm_setzero_si128();
+            for (unsigned k = 0; k < 4; k++) {
+               __m128i h = _mm_srl_epi32(_mm_loadu_si128((const __m128i *)(row[k] + i)),
+                                         _mm_cvtsi32_si128((int)sh[k]));
+               w = _mm_or_si128(w, _mm_slli_epi32(unorm8x4_from_f16(h), (int)(8 * k)));
+            }
+            uint32_t px[4];
+            _mm_storeu_si128((__m128i *)px, w);
+            for (unsigned j = 0; j < 4; j++)
+               memcpy(base + off[i + j], &px[j], 4);
+         }
+#endif
+      for (; i < n; i++) {
          uint32_t w = (uint32_t)colour[(row[0][i] >> sh[0]) & 0xffff] |
                       (uint32_t)colour[(row[1][i] >> sh[1]) & 0xffff] << 8 |
                       (uint32_t)colour[(row[2][i] >> sh[2]) & 0xffff] << 16 |
@@ -320,7 +407,28 @@ hw_tex_tile_store_px8(unsigned f, uint8_t *base, const uint32_t *off,
    /* u8norm from 32-bit floats: hw_tex_tile_store_comp's conversion,
     * the components unrolled (constant shifts, four independent
     * conversions per pixel) */
-   for (unsigned i = 0; i < n; i++) {
+   unsigned i = 0;
+#ifdef TILEFMT_SSE2
+   /* Four pixels at a time, each step the scalar one's on four floats
+    * (the scalar loop after it stays the reference for the tail;
+    * test_tile_store_px8 compares them over every byte's value, the
+    * rounding midpoints and their neighbours). The scalar conversion
+    * compiled to one float per component; this was most of a
+    * u8norm-heavy replay's tile-store time. */
+   if (!hw_tex_tile_u8norm_scalar)
+      for (; i + 4 <= n; i += 4) {
+         __m128i w = _mm_setzero_si128();
+         for (unsigned k = 0; k < 4; k++) {
+            __m128i b = unorm8x4_from_f32(_mm_loadu_si128((const __m128i *)(row[k] + i)));
+            w = _mm_or_si128(w, _mm_slli_epi32(b, (int)(8 * k)));
+         }
+         uint32_t px[4];
+         _mm_storeu_si128((__m128i *)px, w);
+         for (unsigned j = 0; j < 4; j++)
+            memcpy(base + off[i + j], &px[j], 4);
+      }
+#endif
+   for (; i < n; i++) {
       uint32_t w = unorm8_from_f32(row[0][i]) | unorm8_from_f32(row[1][i]) << 8 |
                    unorm8_from_f32(row[2][i]) << 16 | unorm8_from_f32(row[3][i]) << 24;
       memcpy(base + off[i], &w, 4);
@@ -356,9 +464,18 @@ hw_tex_tile_load_px8(unsigned f, const uint8_t *base, const uint32_t *off,
       for (unsigned k = 0; k < 4; k++) {
          uint32_t *rw = row[k] + i0;
          if (r16) {
-            uint32_t hm = 0xffffu << sh[k];
-            for (unsigned i = 0; i < m; i++)
-               rw[i] = (rw[i] & ~hm) | v[k][i] << sh[k];
+            /* the shift in a local (the stores to rw could alias sh[]
+             * for all the compiler knows) and a whole group's count a
+             * constant: both keep the loop vectorised */
+            const unsigned shk = sh[k];
+            const uint32_t hm = 0xffffu << shk;
+            if (m == 32) {
+               for (unsigned i = 0; i < 32; i++)
+                  rw[i] = (rw[i] & ~hm) | v[k][i] << shk;
+            } else {
+               for (unsigned i = 0; i < m; i++)
+                  rw[i] = (rw[i] & ~hm) | v[k][i] << shk;
+            }
          } else {
             memcpy(rw, v[k], m * 4);
          }

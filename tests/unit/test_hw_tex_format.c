@@ -782,6 +782,122 @@ test_tile_store_batch(void **state)
    }
 }
 
+/* hw_tex_tile_store_px8 writes the words hw_tex_tile_store_comp writes
+ * component by component, for u8norm and srgba8 from 32- and 16-bit
+ * registers, and so does hw_tex_tile_store_comps for u8norm. The 32-bit
+ * u8norm values: every byte's exact value b / 255, the rounding midpoints (b + 0.5) / 255 with the floats just below and
+ * above them, out-of-range values, -0, infinities, NaNs and denormals,
+ * then a stride over all 2^32 patterns; the pixel counts leave every
+ * remainder mod 4 (the vector loop's tail), and each component reads a
+ * different value so a swapped lane or byte shows.  Run with the vector
+ * loops and with hw_tex_tile_u8norm_scalar (the scalar reference). */
+static void
+px8_check(unsigned f, bool r16, const uint32_t *vals, unsigned nv)
+{
+   enum { N = 1031 };
+   static uint32_t rows[4][N];
+   static uint32_t off[N];
+   static uint8_t want[N * 4], got[N * 4];
+   for (unsigned i = 0; i < N; i++)
+      off[i] = (uint32_t)((i * 7) % N) * 4;   /* scattered, distinct */
+   for (unsigned start = 0; start < nv; start += N) {
+      /* 16-bit registers: components 1 and 3 in the high half, the
+       * other half holding another value (it must be ignored) */
+      const unsigned sh[4] = { 0, r16 ? 16 : 0, 0, r16 ? 16 : 0 };
+      for (unsigned i = 0; i < N; i++)
+         for (unsigned k = 0; k < 4; k++)
+            rows[k][i] = vals[(start + i + k * 257) % nv] << sh[k] |
+                         (r16 ? (i * 40503u & 0xffff) << (16 - sh[k]) : 0);
+      for (unsigned n = N - 3; n <= N; n++) {
+         for (unsigned i = 0; i < N * 4; i++)
+            want[i] = got[i] = (uint8_t)(i * 31);
+         for (unsigned i = 0; i < n; i++)
+            for (unsigned k = 0; k < 4; k++)
+               hw_tex_tile_store_comp(f, k, want + off[i] + (f == 10 ? 0 : k),
+                                      r16 ? rows[k][i] >> sh[k] & 0xffff : rows[k][i], r16);
+         uint32_t *const row[4] = { rows[0], rows[1], rows[2], rows[3] };
+         assert_true(hw_tex_tile_store_px8(f, got, off, row, sh, n, r16));
+         assert_memory_equal(want, got, sizeof(got));
+         if (f != 4 || r16)
+            continue;
+         /* and hw_tex_tile_store_comps, component by component */
+         for (unsigned i = 0; i < N * 4; i++)
+            got[i] = (uint8_t)(i * 31);
+         static size_t offz[N];
+         for (unsigned i = 0; i < N; i++)
+            offz[i] = off[i];
+         for (unsigned k = 0; k < 4; k++)
+            hw_tex_tile_store_comps(4, k, got + k, offz, rows[k], n, r16);
+         assert_memory_equal(want, got, sizeof(got));
+      }
+   }
+}
+
+static void
+test_tile_store_px8(void **state)
+{
+   (void)state;
+   enum { NV = 256 * 6 + 64 };
+   static uint32_t vals[NV];
+   unsigned nv = 0;
+   for (unsigned b = 0; b < 256; b++) {
+      float e = (float)b / 255.0f, m = ((float)b + 0.5f) / 255.0f;
+      vals[nv++] = tessera_fui(e);
+      vals[nv++] = tessera_fui(nextafterf(e, 2.0f));
+      vals[nv++] = tessera_fui(nextafterf(e, -2.0f));
+      vals[nv++] = tessera_fui(m);
+      vals[nv++] = tessera_fui(nextafterf(m, 2.0f));
+      vals[nv++] = tessera_fui(nextafterf(m, -2.0f));
+   }
+   const float special[] = { 0.0f, -0.0f, 1.0f, -1.0f, 1.0000001f, 2.0f, 255.0f, 1e30f,
+                             -1e30f, INFINITY, -INFINITY, 1e-45f, -1e-45f, 1e-38f,
+                             0.5f / 255.0f, 254.5f / 255.0f };
+   for (unsigned i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+      vals[nv++] = tessera_fui(special[i]);
+   const uint32_t bits[] = { 0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,
+                             0x7fbfffffu, 0x00000001u, 0x807fffffu, 0x3f7fffffu };
+   for (unsigned i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+      vals[nv++] = bits[i];
+   assert_true(nv <= NV);
+   for (unsigned scalar = 0; scalar < 2; scalar++) {
+      hw_tex_tile_u8norm_scalar = scalar;
+      px8_check(4, false, vals, nv);
+      /* a stride over every bit pattern (about 2^22 of them) */
+      static uint32_t sweep[1u << 16];
+      for (uint32_t base = 0; base < 64; base++) {
+         for (uint32_t i = 0; i < (1u << 16); i++)
+            sweep[i] = (i << 16 | base * 1021u) ^ (base << 8);
+         px8_check(4, false, sweep, 1u << 16);
+      }
+      px8_check(10, false, vals, nv);
+      uint32_t h[1024];
+      for (unsigned base = 0; base < 65536; base += 1024) {
+         for (unsigned i = 0; i < 1024; i++)
+            h[i] = base + i;
+         px8_check(4, true, h, 1024);
+         px8_check(10, true, h, 1024);
+      }
+   }
+   hw_tex_tile_u8norm_scalar = false;
+   /* and exact bytes: 0.5 / 255 rounds to even (0), 1.5 / 255 to 2,
+    * NaN to 0, out of range to the ends */
+   uint32_t r0 = tessera_fui(0.5f / 255.0f), r1 = tessera_fui(1.5f / 255.0f),
+            r2 = 0x7fc00000u, r3 = tessera_fui(7.0f);
+   uint32_t rr[4][4] = { { r0, r0, r0, r0 }, { r1, r1, r1, r1 }, { r2, r2, r2, r2 },
+                         { r3, r3, r3, r3 } };
+   uint32_t *const row[4] = { rr[0], rr[1], rr[2], rr[3] };
+   const unsigned sh[4] = { 0, 0, 0, 0 };
+   const uint32_t o[4] = { 0, 4, 8, 12 };
+   uint8_t px[16];
+   assert_true(hw_tex_tile_store_px8(4, px, o, row, sh, 4, false));
+   for (unsigned i = 0; i < 4; i++) {
+      assert_int_equal(px[4 * i + 0], 0);
+      assert_int_equal(px[4 * i + 1], 2);
+      assert_int_equal(px[4 * i + 2], 0);
+      assert_int_equal(px[4 * i + 3], 255);
+   }
+}
+
 /* hw_tex_tile_load_comps (ld_tile's per-component gather) returns what
  * hw_tex_tile_load_comp returns value by value: every tile format,
  * component and register size, over sample words whose every byte takes
@@ -937,6 +1053,7 @@ main(void)
       cmocka_unit_test(test_s3tc),
       cmocka_unit_test(test_astc),
       cmocka_unit_test(test_tile_store_batch),
+      cmocka_unit_test(test_tile_store_px8),
       cmocka_unit_test(test_tile_load_batch),
       cmocka_unit_test(test_tile_rg11b10f),
       cmocka_unit_test(test_small_float_decode_exact),
