@@ -40,6 +40,28 @@ struct prim {
    unsigned ncf;
    /* Triangle edges in coverage order (hwr_tri_setup) */
    struct hwr_tri e;
+   /* The bytes h and v[] were unpacked from (load_prim): the header,
+    * then each vertex's fixed part (not its varyings). */
+   uint8_t raw[AGX_TVB_PRIMITIVE_LENGTH + 3 * AGX_TVB_VERTEX_LENGTH];
+};
+
+/*
+ * A deferred primitive's decode, kept from the list walk for resolve():
+ * what load_prim derives from the header and the vertices' fixed parts
+ * (not the varyings, copied from memory each time), with the bytes it
+ * derived them from.  resolve() reads the primitive again as load_prim
+ * does (same reads, faults and cycles) and uses the kept decode only if
+ * those bytes are unchanged (a shader may have stored over them), the
+ * decode being a function of them alone: decoding each deferred
+ * primitive twice showed in resolve's profile (~1.5 %).
+ */
+struct prim_dec {
+   uint8_t raw[AGX_TVB_PRIMITIVE_LENGTH + 3 * AGX_TVB_VERTEX_LENGTH];
+   struct agx_tvb_primitive h;
+   struct agx_tvb_vertex v[3];
+   int64_t X[3], Y[3];
+   float zp[3];
+   struct hwr_tri e;
 };
 
 struct fstate {                   /* a decoded TVB State */
@@ -79,6 +101,7 @@ struct tile {
     * TVB offsets of the opaque primitives not shaded yet. */
    uint32_t *owner;
    uint32_t *dfr;
+   struct prim_dec *dec;          /* dfr[i]'s decode; NULL: none kept */
    unsigned ndfr, dfr_cap;
    struct prim *rp;               /* scratch primitive for resolving */
    struct prim *lp;               /* render_tile's list walk's; NULL: its own */
@@ -1213,13 +1236,44 @@ shade_defers(const struct fstate *st)
           !st->fc2.reads_tilebuffer && !st->fc2.sample_mask_from_shader;
 }
 
+/* The primitive at off into p.  With dec (a fast path), the decode kept
+ * in it when p's bytes are still those it was made from (prim_dec). */
 static bool
-load_prim(struct tile *t, uint32_t off, struct prim *p)
+load_prim_dec(struct tile *t, uint32_t off, struct prim *p, const struct prim_dec *dec)
 {
    struct hwr_job *j = &t->j;
-   uint8_t b[AGX_TVB_PRIMITIVE_LENGTH];
-   if (!hwr_read(j, &t->isp, j->pl->tvb_heap + off, b, sizeof(b)))
+   uint8_t *b = p->raw;
+   if (!hwr_read(j, &t->isp, j->pl->tvb_heap + off, b, AGX_TVB_PRIMITIVE_LENGTH))
       return false;
+   if (dec && hwr_fast_paths && !memcmp(b, dec->raw, AGX_TVB_PRIMITIVE_LENGTH)) {
+      /* The header is the kept one: so are its vertex and varying
+       * counts (checked when it was kept). */
+      p->h = dec->h;
+      p->off = off;
+      unsigned nv = p->h.vertices;
+      size_t vsz = AGX_TVB_VERTEX_LENGTH + 4 * (size_t)p->h.varyings;
+      uint8_t all[3 * (AGX_TVB_VERTEX_LENGTH + 4 * HWR_MAX_SLOTS)];
+      if (!hwr_read(j, &t->isp, j->pl->tvb_heap + off + AGX_TVB_PRIMITIVE_LENGTH, all,
+                    nv * vsz))
+         return false;
+      for (unsigned i = 0; i < nv; i++) {
+         memcpy(p->raw + AGX_TVB_PRIMITIVE_LENGTH + i * AGX_TVB_VERTEX_LENGTH, all + i * vsz,
+                AGX_TVB_VERTEX_LENGTH);
+         memcpy(p->vary[i], all + i * vsz + AGX_TVB_VERTEX_LENGTH, 4 * p->h.varyings);
+      }
+      if (!memcmp(p->raw, dec->raw, AGX_TVB_PRIMITIVE_LENGTH + nv * AGX_TVB_VERTEX_LENGTH)) {
+         memcpy(p->v, dec->v, sizeof(p->v));
+         memcpy(p->X, dec->X, sizeof(p->X));
+         memcpy(p->Y, dec->Y, sizeof(p->Y));
+         memcpy(p->zp, dec->zp, sizeof(p->zp));
+         if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
+            p->e = dec->e;
+         t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + nv * (16 + 4 * p->h.varyings)) >>
+                        HWR_CYC_MEM_BYTE_SHIFT;
+         return true;
+      }
+      /* Changed: decode from the start, with load_prim's own reads. */
+   }
    if (!agx_tvb_primitive_unpack(b, &p->h) || p->h.vertices < 1 || p->h.vertices > 3 ||
        p->h.varyings > HWR_MAX_SLOTS)
       return hwr_fail(j, "TVB primitive at +%u is malformed", off);
@@ -1244,6 +1298,8 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
                  !hwr_read(j, &t->isp, va + sizeof(vbuf), p->vary[i], 4 * p->h.varyings)) {
          return false;
       }
+      memcpy(p->raw + AGX_TVB_PRIMITIVE_LENGTH + i * AGX_TVB_VERTEX_LENGTH, vb,
+             AGX_TVB_VERTEX_LENGTH);
       agx_tvb_vertex_unpack(vb, &p->v[i]);
       p->X[i] = hwr_snap256(p->v[i].x);
       p->Y[i] = hwr_snap256(p->v[i].y);
@@ -1255,6 +1311,26 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
    make_plane(p, zf, p->zp);
    t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * (16 + 4 * p->h.varyings)) >> HWR_CYC_MEM_BYTE_SHIFT;
    return true;
+}
+
+static bool
+load_prim(struct tile *t, uint32_t off, struct prim *p)
+{
+   return load_prim_dec(t, off, p, NULL);
+}
+
+/* Keeps p's decode for resolve() (prim_dec). */
+static void
+prim_dec_keep(struct prim_dec *d, const struct prim *p)
+{
+   memcpy(d->raw, p->raw, AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * AGX_TVB_VERTEX_LENGTH);
+   d->h = p->h;
+   memcpy(d->v, p->v, sizeof(d->v));
+   memcpy(d->X, p->X, sizeof(d->X));
+   memcpy(d->Y, p->Y, sizeof(d->Y));
+   memcpy(d->zp, p->zp, sizeof(d->zp));
+   if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
+      d->e = p->e;
 }
 
 /* ------------------------------------------------------- rasteriser */
@@ -1598,7 +1674,9 @@ resolve(struct tile *t)
       struct prim *p = t->rp;
       uint64_t c0 = t->j.cycles;
       if (i == 0 || refs[i].prim != refs[i - 1].prim) {
-         ok = load_prim(t, t->dfr[refs[i].prim], p) && load_state(t, p->h.state) &&
+         ok = load_prim_dec(t, t->dfr[refs[i].prim], p,
+                            t->dec ? &t->dec[refs[i].prim] : NULL) &&
+              load_state(t, p->h.state) &&
               setup_cf(t, p);
          if (!ok)
             break;
@@ -1978,7 +2056,17 @@ shade_prim(struct tile *t, struct prim *p)
             return hwr_fail(&t->j, "out of host memory");
          t->dfr = nd;
          t->dfr_cap = nc;
+         if (hwr_fast_paths && (t->dec || !t->ndfr)) {
+            /* Without memory for it resolve() decodes again (for the
+             * rest of the tile: entries before are not kept then). */
+            struct prim_dec *dd = realloc(t->dec, nc * sizeof(*dd));
+            if (!dd)
+               free(t->dec);
+            t->dec = dd;
+         }
       }
+      if (t->dec)
+         prim_dec_keep(&t->dec[t->ndfr], p);
       t->dfr[t->ndfr] = p->off;
       dfr_id = ++t->ndfr;
    }
@@ -3296,6 +3384,7 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       free(t->rp);
    }
    free(t->dfr);
+   free(t->dec);
    free(t->stack);
    t->stack = NULL;
    t->stack_size = 0;
@@ -3303,6 +3392,7 @@ tile_item(void *ctx, unsigned worker, unsigned item)
    t->rp = NULL;
    t->lp = NULL;
    t->dfr = NULL;
+   t->dec = NULL;
    t->ndfr = t->dfr_cap = 0;
    t->tb = NULL;
    t->z = NULL;
