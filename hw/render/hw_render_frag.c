@@ -40,6 +40,28 @@ struct prim {
    unsigned ncf;
    /* Triangle edges in coverage order (hwr_tri_setup) */
    struct hwr_tri e;
+   /* The bytes h and v[] were unpacked from (load_prim): the header,
+    * then each vertex's fixed part (not its varyings). */
+   uint8_t raw[AGX_TVB_PRIMITIVE_LENGTH + 3 * AGX_TVB_VERTEX_LENGTH];
+};
+
+/*
+ * A deferred primitive's decode, kept from the list walk for resolve():
+ * what load_prim derives from the header and the vertices' fixed parts
+ * (not the varyings, copied from memory each time), with the bytes it
+ * derived them from.  resolve() reads the primitive again as load_prim
+ * does (same reads, faults and cycles) and uses the kept decode only if
+ * those bytes are unchanged (a shader may have stored over them), the
+ * decode being a function of them alone: decoding each deferred
+ * primitive twice showed in resolve's profile (~1.5 %).
+ */
+struct prim_dec {
+   uint8_t raw[AGX_TVB_PRIMITIVE_LENGTH + 3 * AGX_TVB_VERTEX_LENGTH];
+   struct agx_tvb_primitive h;
+   struct agx_tvb_vertex v[3];
+   int64_t X[3], Y[3];
+   float zp[3];
+   struct hwr_tri e;
 };
 
 struct fstate {                   /* a decoded TVB State */
@@ -79,8 +101,10 @@ struct tile {
     * TVB offsets of the opaque primitives not shaded yet. */
    uint32_t *owner;
    uint32_t *dfr;
+   struct prim_dec *dec;          /* dfr[i]'s decode; NULL: none kept */
    unsigned ndfr, dfr_cap;
    struct prim *rp;               /* scratch primitive for resolving */
+   struct prim *lp;               /* render_tile's list walk's; NULL: its own */
    /* The shaders' stack (stack_load/store): a slice per thread of a group,
     * as large as the shader's stack_adjust reserves; allocated when a
     * shader first asks, kept for the tile. */
@@ -112,6 +136,30 @@ struct fpass {
    /* Per worker, the TLBs its last tile ended with (warm_tlb); NULL
     * without (hwr_fast_paths off, or no memory). */
    struct warm_tlb *warm;
+   /* Per worker, the tile buffers its tiles reuse (tile_bufs); NULL
+    * without (hwr_fast_paths off, or no memory). */
+   struct tile_bufs *bufs;
+};
+
+/*
+ * A tile's host buffers (tilebuffer, depth, stencil, HSR owners, the
+ * scratch primitives), allocated for each worker's first tile of the
+ * pass and handed to its next ones, rather than allocated and freed per
+ * tile: that showed in the profile (~0.8 %).  Their sizes depend only on
+ * the pass (utile size, samples, sample size), so one set fits every
+ * tile of it; they are freed with the pass.  A tile finds them as a
+ * fresh allocation would leave them, for what it reads: the tilebuffer,
+ * depth and stencil are written (background program, ZLS load or clear)
+ * before they are read, the primitives loaded before use, and owner[]
+ * -- calloc'ed per tile on the general path -- is all zero again after
+ * every tile (resolve() clears it; tile_item after a failed tile).
+ */
+struct tile_bufs {
+   uint8_t *tb;
+   float *z;
+   uint8_t *s;
+   uint32_t *owner;
+   struct prim *rp, *lp;
 };
 
 /*
@@ -1223,13 +1271,44 @@ shade_defers(const struct fstate *st)
           !st->fc2.reads_tilebuffer && !st->fc2.sample_mask_from_shader;
 }
 
+/* The primitive at off into p.  With dec (a fast path), the decode kept
+ * in it when p's bytes are still those it was made from (prim_dec). */
 static bool
-load_prim(struct tile *t, uint32_t off, struct prim *p)
+load_prim_dec(struct tile *t, uint32_t off, struct prim *p, const struct prim_dec *dec)
 {
    struct hwr_job *j = &t->j;
-   uint8_t b[AGX_TVB_PRIMITIVE_LENGTH];
-   if (!hwr_read(j, &t->isp, j->pl->tvb_heap + off, b, sizeof(b)))
+   uint8_t *b = p->raw;
+   if (!hwr_read(j, &t->isp, j->pl->tvb_heap + off, b, AGX_TVB_PRIMITIVE_LENGTH))
       return false;
+   if (dec && hwr_fast_paths && !memcmp(b, dec->raw, AGX_TVB_PRIMITIVE_LENGTH)) {
+      /* The header is the kept one: so are its vertex and varying
+       * counts (checked when it was kept). */
+      p->h = dec->h;
+      p->off = off;
+      unsigned nv = p->h.vertices;
+      size_t vsz = AGX_TVB_VERTEX_LENGTH + 4 * (size_t)p->h.varyings;
+      uint8_t all[3 * (AGX_TVB_VERTEX_LENGTH + 4 * HWR_MAX_SLOTS)];
+      if (!hwr_read(j, &t->isp, j->pl->tvb_heap + off + AGX_TVB_PRIMITIVE_LENGTH, all,
+                    nv * vsz))
+         return false;
+      for (unsigned i = 0; i < nv; i++) {
+         memcpy(p->raw + AGX_TVB_PRIMITIVE_LENGTH + i * AGX_TVB_VERTEX_LENGTH, all + i * vsz,
+                AGX_TVB_VERTEX_LENGTH);
+         memcpy(p->vary[i], all + i * vsz + AGX_TVB_VERTEX_LENGTH, 4 * p->h.varyings);
+      }
+      if (!memcmp(p->raw, dec->raw, AGX_TVB_PRIMITIVE_LENGTH + nv * AGX_TVB_VERTEX_LENGTH)) {
+         memcpy(p->v, dec->v, sizeof(p->v));
+         memcpy(p->X, dec->X, sizeof(p->X));
+         memcpy(p->Y, dec->Y, sizeof(p->Y));
+         memcpy(p->zp, dec->zp, sizeof(p->zp));
+         if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
+            p->e = dec->e;
+         t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + nv * (16 + 4 * p->h.varyings)) >>
+                        HWR_CYC_MEM_BYTE_SHIFT;
+         return true;
+      }
+      /* Changed: decode from the start, with load_prim's own reads. */
+   }
    if (!agx_tvb_primitive_unpack(b, &p->h) || p->h.vertices < 1 || p->h.vertices > 3 ||
        p->h.varyings > HWR_MAX_SLOTS)
       return hwr_fail(j, "TVB primitive at +%u is malformed", off);
@@ -1254,6 +1333,8 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
                  !hwr_read(j, &t->isp, va + sizeof(vbuf), p->vary[i], 4 * p->h.varyings)) {
          return false;
       }
+      memcpy(p->raw + AGX_TVB_PRIMITIVE_LENGTH + i * AGX_TVB_VERTEX_LENGTH, vb,
+             AGX_TVB_VERTEX_LENGTH);
       agx_tvb_vertex_unpack(vb, &p->v[i]);
       p->X[i] = hwr_snap256(p->v[i].x);
       p->Y[i] = hwr_snap256(p->v[i].y);
@@ -1265,6 +1346,26 @@ load_prim(struct tile *t, uint32_t off, struct prim *p)
    make_plane(p, zf, p->zp);
    t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * (16 + 4 * p->h.varyings)) >> HWR_CYC_MEM_BYTE_SHIFT;
    return true;
+}
+
+static bool
+load_prim(struct tile *t, uint32_t off, struct prim *p)
+{
+   return load_prim_dec(t, off, p, NULL);
+}
+
+/* Keeps p's decode for resolve() (prim_dec). */
+static void
+prim_dec_keep(struct prim_dec *d, const struct prim *p)
+{
+   memcpy(d->raw, p->raw, AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * AGX_TVB_VERTEX_LENGTH);
+   d->h = p->h;
+   memcpy(d->v, p->v, sizeof(d->v));
+   memcpy(d->X, p->X, sizeof(d->X));
+   memcpy(d->Y, p->Y, sizeof(d->Y));
+   memcpy(d->zp, p->zp, sizeof(d->zp));
+   if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
+      d->e = p->e;
 }
 
 /* ------------------------------------------------------- rasteriser */
@@ -1608,7 +1709,9 @@ resolve(struct tile *t)
       struct prim *p = t->rp;
       uint64_t c0 = t->j.cycles;
       if (i == 0 || refs[i].prim != refs[i - 1].prim) {
-         ok = load_prim(t, t->dfr[refs[i].prim], p) && load_state(t, p->h.state) &&
+         ok = load_prim_dec(t, t->dfr[refs[i].prim], p,
+                            t->dec ? &t->dec[refs[i].prim] : NULL) &&
+              load_state(t, p->h.state) &&
               setup_cf(t, p);
          if (!ok)
             break;
@@ -2062,7 +2165,17 @@ shade_prim(struct tile *t, struct prim *p)
             return hwr_fail(&t->j, "out of host memory");
          t->dfr = nd;
          t->dfr_cap = nc;
+         if (hwr_fast_paths && (t->dec || !t->ndfr)) {
+            /* Without memory for it resolve() decodes again (for the
+             * rest of the tile: entries before are not kept then). */
+            struct prim_dec *dd = realloc(t->dec, nc * sizeof(*dd));
+            if (!dd)
+               free(t->dec);
+            t->dec = dd;
+         }
       }
+      if (t->dec)
+         prim_dec_keep(&t->dec[t->ndfr], p);
       t->dfr[t->ndfr] = p->off;
       dfr_id = ++t->ndfr;
    }
@@ -3241,7 +3354,7 @@ render_tile(struct tile *t)
       return false;
    agx_unpack(e, TVB_TILE_ENTRY, te);
    uint32_t blk = te.head, left = te.count;
-   struct prim *p = malloc(sizeof(*p));
+   struct prim *p = t->lp ? t->lp : malloc(sizeof(*p));
    if (!p)
       return hwr_fail(&t->j, "out of host memory");
    bool ok = true;
@@ -3278,13 +3391,26 @@ render_tile(struct tile *t)
          ok = false;
       }
    }
-   free(p);
+   if (p != t->lp)
+      free(p);
    if (!ok || !resolve(t))
       return false;
    if (!tile_program(t, fp->partial_eot ? pl->partial_eot_usc : pl->eot_usc, true))
       return false;
    t->stats.tiles++;
    return zls(t, true);
+}
+
+static void
+tile_bufs_free(struct tile_bufs *b)
+{
+   free(b->tb);
+   free(b->z);
+   free(b->s);
+   free(b->owner);
+   free(b->rp);
+   free(b->lp);
+   memset(b, 0, sizeof(*b));
 }
 
 static void
@@ -3307,17 +3433,47 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       t->isp.tlb_gen = w->isp_gen;
       t->usc.tlb_gen = w->usc_gen;
    }
-   t->tb_size = (size_t)fp->uw * fp->uh * fp->samples * fp->ss;
-   t->tb = malloc(t->tb_size ? t->tb_size : 1);
-   t->z = malloc(sizeof(float) * fp->uw * fp->uh * fp->samples);
-   t->s = malloc((size_t)fp->uw * fp->uh * fp->samples);
-   t->owner = calloc((size_t)fp->uw * fp->uh * fp->samples, sizeof(*t->owner));
-   t->rp = malloc(sizeof(*t->rp));
+   const size_t nsamp = (size_t)fp->uw * fp->uh * fp->samples;
+   t->tb_size = nsamp * fp->ss;
+   struct tile_bufs *b = fp->bufs ? &fp->bufs[worker] : NULL;
+   if (b && !b->tb) {
+      /* the worker's first tile of the pass: the set its tiles share */
+      b->tb = malloc(t->tb_size ? t->tb_size : 1);
+      b->z = malloc(sizeof(float) * nsamp);
+      b->s = malloc(nsamp);
+      b->owner = calloc(nsamp, sizeof(*b->owner));
+      b->rp = malloc(sizeof(*b->rp));
+      b->lp = malloc(sizeof(*b->lp));
+      if (!b->tb || !b->z || !b->s || !b->owner || !b->rp || !b->lp) {
+         tile_bufs_free(b);   /* this tile allocates its own, below */
+         b = NULL;
+      }
+   }
+   if (b) {
+      t->tb = b->tb;
+      t->z = b->z;
+      t->s = b->s;
+      t->owner = b->owner;
+      t->rp = b->rp;
+      t->lp = b->lp;
+   } else {
+      /* The general path (and the reference): buffers of its own. */
+      t->tb = malloc(t->tb_size ? t->tb_size : 1);
+      t->z = malloc(sizeof(float) * nsamp);
+      t->s = malloc(nsamp);
+      t->owner = calloc(nsamp, sizeof(*t->owner));
+      t->rp = malloc(sizeof(*t->rp));
+      t->lp = NULL;
+   }
    t->ndfr = 0;
    if (!t->tb || !t->z || !t->s || !t->owner || !t->rp)
       hwr_fail(&t->j, "out of host memory");
    else
       render_tile(t);
+   /* A tile that stopped before resolve() may leave owners behind; the
+    * worker's next tile must find them zero, as calloc would. */
+   if (b && (t->ndfr || t->j.status != HW_EXEC_OK))
+      memset(t->owner, 0, sizeof(*t->owner) * nsamp);
    if (w) {
       memcpy(w->isp, t->isp.tlb, sizeof(w->isp));
       memcpy(w->usc, t->usc.tlb, sizeof(w->usc));
@@ -3329,18 +3485,23 @@ tile_item(void *ctx, unsigned worker, unsigned item)
     * programs, depth/stencil loads and stores) is the pass's overhead. */
    if (t->j.prof)
       t->povh->c[HW_PROF_FRAGMENT_CYCLES] += t->j.cycles - t->charged;
-   free(t->tb);
-   free(t->z);
-   free(t->s);
-   free(t->owner);
-   free(t->rp);
+   if (!b) {
+      free(t->tb);
+      free(t->z);
+      free(t->s);
+      free(t->owner);
+      free(t->rp);
+   }
    free(t->dfr);
+   free(t->dec);
    free(t->stack);
    t->stack = NULL;
    t->stack_size = 0;
    t->owner = NULL;
    t->rp = NULL;
+   t->lp = NULL;
    t->dfr = NULL;
+   t->dec = NULL;
    t->ndfr = t->dfr_cap = 0;
    t->tb = NULL;
    t->z = NULL;
@@ -3395,8 +3556,13 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
    }
    fp.warm = hwr_fast_paths ? calloc(j->r->threads ? j->r->threads : 1, sizeof(*fp.warm))
                             : NULL;
+   fp.bufs = hwr_fast_paths ? calloc(j->r->threads ? j->r->threads : 1, sizeof(*fp.bufs))
+                            : NULL;
    hwr_pool_run(j->r, n, tile_item, &fp);
    free(fp.warm);
+   for (unsigned w = 0; fp.bufs && w < (j->r->threads ? j->r->threads : 1); w++)
+      tile_bufs_free(&fp.bufs[w]);
+   free(fp.bufs);
    /* Merge in tile order: the first failing tile decides, and the time
     * is the tiles' work spread over the cores (a fixed function of the
     * per-tile cycles, not of the host threads). */

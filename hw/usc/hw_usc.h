@@ -71,7 +71,11 @@ enum hw_usc_status {
 
 const char *hw_usc_status_name(enum hw_usc_status s);
 
-/* Why a run ended. pc is the GPU address of the offending instruction. */
+/* Why a run ended. pc is the GPU address of the offending instruction.
+ * After a successful run: status HW_USC_OK, fault.valid false, pc and
+ * simd 0, message "" (the bytes after its terminator are unspecified:
+ * a launch runs per 16x2 group, and zeroing all of message each time
+ * showed in the profile). */
 struct hw_usc_result {
    enum hw_usc_status status;
    struct hw_fault fault;

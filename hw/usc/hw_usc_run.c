@@ -30,6 +30,18 @@ hw_usc_status_name(enum hw_usc_status s)
    return "?";
 }
 
+/* A successful run's result (hw_usc.h): every field a reader can see
+ * is cleared, but not all 160 bytes of the message. */
+static void
+result_ok(struct hw_usc_result *res)
+{
+   res->status = HW_USC_OK;
+   memset(&res->fault, 0, sizeof(res->fault));
+   res->pc = 0;
+   res->simd = 0;
+   res->message[0] = '\0';
+}
+
 static enum hw_usc_status
 launch_fail(struct hw_usc_result *res, const char *msg)
 {
@@ -302,7 +314,7 @@ hw_usc_run_workgroup(const struct hw_usc_launch *L, const struct hw_usc_workgrou
          if (!simd[i].done)
             finish_simd(&simd[i], &st);
    } else if (res) {
-      memset(res, 0, sizeof(*res));
+      result_ok(res);
    }
    if (stats)
       add_stats(stats, &st);
@@ -344,7 +356,7 @@ hw_usc_run_preshader(const struct hw_usc_launch *L, uint32_t uniforms[HW_USC_NUM
       if (L->finish_hook)
          L->finish_hook(L->hook_user, s);
       if (res)
-         memset(res, 0, sizeof(*res));
+         result_ok(res);
    }
    finish_simd(s, &st);
    if (stats)

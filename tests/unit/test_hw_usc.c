@@ -152,6 +152,19 @@ run_ok(const char *src, const struct opts *o)
                (unsigned long long)res.pc);
 }
 
+/* What hw_usc.h promises of a successful run's result, whatever the
+ * struct held before (run_workgroup/run_preshader no longer zero it all). */
+static void
+assert_result_ok(const struct hw_usc_result *res)
+{
+   assert_int_equal(res->status, HW_USC_OK);
+   assert_false(res->fault.valid);
+   assert_int_equal(res->fault.addr, 0);
+   assert_int_equal(res->pc, 0);
+   assert_int_equal(res->simd, 0);
+   assert_string_equal(res->message, "");
+}
+
 /* ---- reference helpers (written from applegpu's pseudocode) ---------- */
 
 static int64_t sx(uint64_t v, unsigned bits)
@@ -1217,8 +1230,10 @@ test_preshader_uniforms(void **state)
    struct hw_mmu mmu;
    hw_mmu_init(&mmu, NULL, 0, HW_UNIT_USC);
    struct hw_usc_result res;
+   memset(&res, 0xab, sizeof(res));           /* a stale failure's bytes */
    assert_int_equal(hw_usc_run_preshader(&L, uni, &mmu, NULL, &res), HW_USC_OK);
    hw_usc_shader_free(pre);
+   assert_result_ok(&res);
    assert_int_equal(uni[8], 0xdeadbeef);     /* half 16 = u8 */
    assert_int_equal(uni[10] & 0xffff, 4660);
 
@@ -1319,6 +1334,10 @@ test_budget_stop_trap(void **state)
    o.stop = NULL;
    assert_int_equal(run("mov_imm r2, 1, 0b0\ntrap\nstop\n", &o, &res), HW_USC_TRAP);
    assert_int_equal(res.pc, GPU(CODE_OFF) + 6);
+   /* A success after a failure in the same result clears what it shows. */
+   memset(&res, 0xab, sizeof(res));
+   assert_int_equal(run("mov_imm r2, 1, 0b0\nstop\n", &o, &res), HW_USC_OK);
+   assert_result_ok(&res);
    assert_int_equal(run("texture_load 0, 0b0000, 0b0, none, x, 0b00, r6, None, ts0, ss0, "
                         "tex_2d, r4_r5, auto_lod, 0\nstop\n", &o, &res), HW_USC_UNSUPPORTED);
    assert_non_null(strstr(res.message, "texture_load"));
