@@ -17,6 +17,7 @@
 # is skipped; with =mixed (half the mappings by userfaultfd) it asks for
 # fewer faults and pages ahead only.
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/wp_pair.sh"
 
 checks="ahead ahead-replay"
 [ "$driver" = tessera ] || abort "the capture layer records the tessera driver only (GL_TEST_DRIVER=$driver)"
@@ -24,20 +25,11 @@ trace=$workloads/traces/glmark2-es2-build.trace
 r=$(gl_require_renderer tessera "$trace" 2>&1) || abort "$r"
 echo "renderer: $r"
 gl_prefix tessera
-cap() { # OUT LOG [ENV...]
-    local out=$1 log=$2
-    shift 2
-    env TESSERA_CAPTURE_STATS=1 "$@" timeout -k 10 "${GL_TRACE_TIMEOUT:-600}" "$tessera" capture \
-        -o "$out" -- "${GL_PREFIX[@]}" eglretrace --headless "$trace" > "$log" 2>&1
-}
-cap "$work/new.tsr" "$work/new.log" || abort "the captured eglretrace failed: $(tail -n 3 "$work/new.log")"
-cap "$work/old.tsr" "$work/old.log" TESSERA_CAPTURE_TEST_WP_AHEAD=0 ||
-    abort "the captured eglretrace failed: $(tail -n 3 "$work/old.log")"
-faults() { sed -n 's/.* wp: \([0-9]*\) write faults,.*/\1/p' "$1"; }
+wp_pair_capture TESSERA_CAPTURE_TEST_WP_AHEAD=0
 ahead() { sed -n 's/.* wp: \([0-9]*\) pages unprotected ahead.*/\1/p' "$1"; }
-fn=$(faults "$work/new.log") fo=$(faults "$work/old.log") an=$(ahead "$work/new.log")
+fn=$(wp_faults "$work/new.log") fo=$(wp_faults "$work/old.log") an=$(ahead "$work/new.log")
 echo "write faults: $fn (writes ahead, $an pages), $fo (page by page)"
-if grep -q ' wp uffd: [0-9]* mappings, 0 refused' "$work/new.log"; then
+if wp_uffd_only "$work/new.log"; then
     check skip ahead "every mapping tracked by userfaultfd"
 elif [ -z "$fn" ] || [ -z "$fo" ] || [ -z "$an" ]; then
     check FAILED ahead "no wp statistics: $(grep 'tessera capture' "$work/new.log" | head -n 3)"
@@ -55,17 +47,5 @@ else
     check ok ahead
 fi
 
-"$tessera" replay "$work/new.tsr" --dump-images "$work/rn" --quiet > "$work/rn.log" 2>&1 ||
-    abort "replay failed: $(tail -n 3 "$work/rn.log")"
-"$tessera" replay "$work/old.tsr" --dump-images "$work/ro" --quiet > "$work/ro.log" 2>&1 ||
-    abort "replay failed: $(tail -n 3 "$work/ro.log")"
-n=$(ls "$work/rn" | grep -c '\.png$')
-if [ "$n" = 0 ] || ! diff -r -q "$work/rn" "$work/ro" > "$work/diff.log" 2>&1; then
-    check FAILED ahead-replay "$n images; $(head -n 3 "$work/diff.log")"
-elif ! "$tessera" replay "$work/new.tsr" --validate --quiet > "$work/val.log" 2>&1; then
-    check FAILED ahead-replay "--validate: $(tail -n 3 "$work/val.log")"
-else
-    echo "$n replayed images identical"
-    check ok ahead-replay
-fi
+wp_pair_replay_check ahead-replay
 finish

@@ -15,22 +15,14 @@
 # With TESSERA_CAPTURE_WP_TRACK=uffd there are no faults to count (no hot
 # pages either): hot-idle is skipped.
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/wp_pair.sh"
 
 checks="hot-idle hot-idle-replay"
 gl_es2gears_setup
-cap() { # OUT LOG [ENV...]
-    local out=$1 log=$2
-    shift 2
-    env TESSERA_CAPTURE_STATS=1 "$@" timeout -k 10 "${GL_TRACE_TIMEOUT:-600}" "$tessera" capture \
-        -o "$out" -- "${GL_PREFIX[@]}" eglretrace --headless "$trace" > "$log" 2>&1
-}
-cap "$work/new.tsr" "$work/new.log" || abort "the captured eglretrace failed: $(tail -n 3 "$work/new.log")"
-cap "$work/old.tsr" "$work/old.log" TESSERA_CAPTURE_TEST_WP_HOT_IDLE_GROW=0 ||
-    abort "the captured eglretrace failed: $(tail -n 3 "$work/old.log")"
-faults() { sed -n 's/.* wp: \([0-9]*\) write faults,.*/\1/p' "$1"; }
-fn=$(faults "$work/new.log") fo=$(faults "$work/old.log")
+wp_pair_capture TESSERA_CAPTURE_TEST_WP_HOT_IDLE_GROW=0
+fn=$(wp_faults "$work/new.log") fo=$(wp_faults "$work/old.log")
 echo "write faults: $fn (idle limits grow), $fo (fixed)"
-if grep -q ' wp uffd: [0-9]* mappings, 0 refused' "$work/new.log"; then
+if wp_uffd_only "$work/new.log"; then
     check skip hot-idle "every mapping tracked by userfaultfd"
 elif [ -z "$fn" ] || [ -z "$fo" ]; then
     check FAILED hot-idle "no wp statistics: $(grep 'tessera capture' "$work/new.log" | head -n 3)"
@@ -40,17 +32,5 @@ else
     check ok hot-idle
 fi
 
-"$tessera" replay "$work/new.tsr" --dump-images "$work/rn" --quiet > "$work/rn.log" 2>&1 ||
-    abort "replay failed: $(tail -n 3 "$work/rn.log")"
-"$tessera" replay "$work/old.tsr" --dump-images "$work/ro" --quiet > "$work/ro.log" 2>&1 ||
-    abort "replay failed: $(tail -n 3 "$work/ro.log")"
-n=$(ls "$work/rn" | grep -c '\.png$')
-if [ "$n" = 0 ] || ! diff -r -q "$work/rn" "$work/ro" > "$work/diff.log" 2>&1; then
-    check FAILED hot-idle-replay "$n images; $(head -n 3 "$work/diff.log")"
-elif ! "$tessera" replay "$work/new.tsr" --validate --quiet > "$work/val.log" 2>&1; then
-    check FAILED hot-idle-replay "--validate: $(tail -n 3 "$work/val.log")"
-else
-    echo "$n replayed images identical"
-    check ok hot-idle-replay
-fi
+wp_pair_replay_check hot-idle-replay
 finish
