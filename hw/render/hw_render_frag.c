@@ -1551,6 +1551,26 @@ dfr_ref_push(struct tile *t, struct dfr_ref **refs, size_t *cap, size_t *n,
    return r;
 }
 
+/* The index in refs[first..*n) of primitive prim's reference in group g
+ * (a group holds at most one per primitive), appending one with no
+ * coverage when there is none yet.  SIZE_MAX, with the job failed, when
+ * out of host memory (as dfr_ref_push). */
+static inline size_t
+dfr_ref_find_or_push(struct tile *t, struct dfr_ref **refs, size_t *cap,
+                     size_t *n, size_t first, uint32_t prim, uint32_t g)
+{
+   size_t k = first;
+   while (k < *n && (*refs)[k].prim != prim)
+      k++;
+   if (k == *n) {
+      struct dfr_ref *r = dfr_ref_push(t, refs, cap, n, prim, g);
+      if (!r)
+         return SIZE_MAX;
+      memset(r->cov, 0, sizeof(r->cov));
+   }
+   return k;
+}
+
 /*
  * Shades the deferred opaque fragments: every primitive still owning a
  * sample runs its shader once per 16x2 group it owns samples in, with
@@ -1633,16 +1653,11 @@ resolve(struct tile *t)
                uint32_t same = 0;
                for (unsigned l = 0; l < 32; l++)
                   same |= lane_bit_tab[l] & (0u - (uint32_t)(ow[l] == o));
-               size_t k = first;
-               while (k < n && refs[k].prim != o - 1)
-                  k++;
-               if (k == n) {
-                  struct dfr_ref *r = dfr_ref_push(t, &refs, &cap, &n, o - 1, g);
-                  if (!r) {
-                     ok = false;
-                     break;
-                  }
-                  memset(r->cov, 0, sizeof(r->cov));
+               const size_t k = dfr_ref_find_or_push(t, &refs, &cap, &n,
+                                                     first, o - 1, g);
+               if (k == SIZE_MAX) {
+                  ok = false;
+                  break;
                }
                lanes_set_bit(refs[k].cov, same, s);
                left &= ~same;
@@ -1662,16 +1677,10 @@ resolve(struct tile *t)
             /* most owned samples are the previous one's owner */
             size_t k = lastk;
             if (o != last) {
-               k = first;
-               while (k < n && refs[k].prim != o - 1)
-                  k++;
-               if (k == n) {
-                  struct dfr_ref *r = dfr_ref_push(t, &refs, &cap, &n, o - 1, g);
-                  if (!r) {
-                     ok = false;
-                     break;
-                  }
-                  memset(r->cov, 0, sizeof(r->cov));
+               k = dfr_ref_find_or_push(t, &refs, &cap, &n, first, o - 1, g);
+               if (k == SIZE_MAX) {
+                  ok = false;
+                  break;
                }
                last = o;
                lastk = k;
