@@ -95,6 +95,11 @@ extern bool hwr_fast_paths;
 extern bool hwr_vs_ahead;
 /* Draws whose rows shaded ahead were used (tests check the path runs). */
 extern _Atomic uint64_t hwr_vs_ahead_used;
+/* Vertex pipelines loaded (hwr_pipeline_load), by the look-ahead and by
+ * the in-order walk: tests check that one the look-ahead loaded is
+ * handed over, not loaded again, and that it is loaded again when what
+ * it read may have changed. */
+extern _Atomic uint64_t hwr_vs_pipeline_loads;
 struct vs_ahead;
 void hwr_vs_ahead_free(struct vs_ahead *a);
 

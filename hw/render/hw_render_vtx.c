@@ -23,6 +23,16 @@
 /* Tests clear this to shade every draw where the stream reaches it. */
 bool hwr_vs_ahead = true;
 _Atomic uint64_t hwr_vs_ahead_used;
+_Atomic uint64_t hwr_vs_pipeline_loads;
+
+/* hwr_pipeline_load of a vertex pipeline, counted (hwr_vs_pipeline_loads). */
+static bool
+vs_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
+                 struct hwr_pipeline *p)
+{
+   atomic_fetch_add_explicit(&hwr_vs_pipeline_loads, 1, memory_order_relaxed);
+   return hwr_pipeline_load(j, m, offset, HWR_VERTEX, p);
+}
 
 /* The PPP carries up to 16 viewports, each with its region clip and
  * scissor (consecutive from the Depth Bias Scissor word's index); a
@@ -1305,7 +1315,11 @@ shade_indexed(struct vctx *v, uint32_t *vid, uint32_t *iid, const bool *rs,
  * stack are shaded ahead (as for shade_parallel), so shading ahead
  * changes no memory another draw reads; the binning of the earlier draws
  * in between writes only the TVB, which a vertex shader does not read
- * (the hardware itself shades ahead of its tiling). The look-ahead and
+ * (the hardware itself shades ahead of its tiling). For the same reason
+ * a vertex pipeline the look-ahead loaded (its preshader run) is what
+ * the in-order walk would load at that VDM State block as long as no
+ * partial render happened since: vs_ahead_pipeline hands it over rather
+ * than loading it twice. The look-ahead and
  * the shading ahead happen at every thread count (the items run in the
  * caller when the pool is busy or absent), so results are the same at
  * any thread count; hwr_vs_ahead off is the reference
@@ -1316,6 +1330,11 @@ struct vs_spec {
    unsigned partials;                 /* j->partials when scanned */
    unsigned outputs, count, live;
    struct hwr_pipeline vsp;
+   /* The VDM State block whose pipeline word the look-ahead loaded vsp
+    * from, and the word's offset; load_pc 0: vsp is a copy (the draw
+    * kept the pipeline of the one before). */
+   uint64_t load_pc;
+   uint32_t load_offset;
    uint32_t *vid, *iid, *out;         /* live IDs; count output rows */
    bool *rs;
    size_t out_off;                    /* into vs_ahead.buf */
@@ -1421,6 +1440,7 @@ vs_ahead_scan(struct vctx *v, uint64_t pc, const uint64_t *stack0, unsigned sp)
    struct vs_ahead *a = v->ahead;
    a->n = a->next = 0;
    a->partials = j->partials;
+   a->d[0].load_pc = 0;
    struct hwr_job sj = *j;            /* pipeline loads' errors go here */
    sj.prof = NULL;
    struct hw_mmu m;
@@ -1484,9 +1504,13 @@ vs_ahead_scan(struct vctx *v, uint64_t pc, const uint64_t *stack0, unsigned sp)
             next = &a->d[a->n].vsp;
             struct hw_mmu um;
             hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
-            valid = hwr_pipeline_load(&sj, &um, (uint32_t)w1.pipeline, HWR_VERTEX, next);
+            valid = vs_pipeline_load(&sj, &um, (uint32_t)w1.pipeline, next);
             if (!valid)
                break;
+            /* (also when no draw of it is collected: the in-order walk
+             * reaches this block before it reads on) */
+            a->d[a->n].load_pc = pc;
+            a->d[a->n].load_offset = (uint32_t)w1.pipeline;
             cur = next;
          }
          if (h.vertex_outputs_present) {
@@ -1523,8 +1547,10 @@ vs_ahead_scan(struct vctx *v, uint64_t pc, const uint64_t *stack0, unsigned sp)
              (isz && il.index_buffer_size_present && (uint64_t)count * isz > size))
             break;
          struct vs_spec *d = &a->d[a->n];
-         if (cur != &d->vsp)
+         if (cur != &d->vsp) {
             d->vsp = *cur;
+            d->load_pc = 0;
+         }
          d->vsp.sampler_stride = sampler_stride;
          d->pc = pc;
          d->partials = j->partials;
@@ -1571,6 +1597,8 @@ vs_ahead_scan(struct vctx *v, uint64_t pc, const uint64_t *stack0, unsigned sp)
          d->out_off = need;            /* reused below: the IDs' offset */
          need += ids;
          a->n++;
+         if (a->n < VS_AHEAD_DRAWS)
+            a->d[a->n].load_pc = 0;
          next = NULL;
          if (cur != &d->vsp)
             cur = &d->vsp;
@@ -1645,6 +1673,30 @@ vs_ahead_take(struct vctx *v, uint64_t pc, const uint32_t *vid,
    atomic_fetch_add_explicit(&hwr_vs_ahead_used, 1, memory_order_relaxed);
    if (d->live)
       vs_account(v, &d->st, d->live);
+   return true;
+}
+
+/*
+ * The in-order walk at the VDM State block at pc, about to load the
+ * vertex pipeline at offset into p: when the look-ahead loaded it from
+ * this block for the next draw it shaded ahead (or for the one it
+ * stopped at) and no partial render happened since, the load would read
+ * the same memory (see above) and give the same pipeline: copies it and
+ * returns true. Otherwise the caller loads it.
+ */
+static bool
+vs_ahead_pipeline(struct vctx *v, uint64_t pc, uint32_t offset,
+                  struct hwr_pipeline *p)
+{
+   const struct vs_ahead *a = v->ahead;
+   /* entries 0..n hold this scan's loads (n: the draw it stopped at) */
+   if (!a || a->next > a->n || a->next >= VS_AHEAD_DRAWS ||
+       a->partials != v->j->partials)
+      return false;
+   const struct vs_spec *d = &a->d[a->next];
+   if (d->load_pc != pc || d->load_offset != offset)
+      return false;
+   *p = d->vsp;
    return true;
 }
 
@@ -1800,7 +1852,7 @@ index_list(struct vctx *v, uint64_t va, const uint8_t *p, unsigned *len)
 }
 
 static bool
-vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
+vdm_state(struct vctx *v, uint64_t pc, const uint8_t *p, unsigned *len)
 {
    struct hwr_job *j = v->j;
    agx_unpack(p, VDM_STATE, h);
@@ -1819,7 +1871,8 @@ vdm_state(struct vctx *v, const uint8_t *p, unsigned *len)
       n += 4;
       struct hw_mmu um;
       hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
-      v->vsp_valid = hwr_pipeline_load(j, &um, v->vs_pipeline, HWR_VERTEX, &v->vsp);
+      v->vsp_valid = vs_ahead_pipeline(v, pc, v->vs_pipeline, &v->vsp) ||
+                     vs_pipeline_load(j, &um, v->vs_pipeline, &v->vsp);
       if (!v->vsp_valid)
          return false;
       v->vsp.sampler_stride = v->vs_sampler_stride;
@@ -1916,7 +1969,7 @@ hwr_vertex_job(struct hwr_job *j)
          break;
       }
       case AGX_VDM_BLOCK_TYPE_VDM_STATE_UPDATE:
-         ok = vdm_state(v, b, &len);
+         ok = vdm_state(v, pc, b, &len);
          break;
       case AGX_VDM_BLOCK_TYPE_INDEX_LIST:
          /* A partial render voids what was shaded ahead: look again. */

@@ -909,13 +909,15 @@ test_vertex_atomics_in_order(void **state)
  * shader stores into the vertex buffer of the draw after it (that
  * shader is never shaded ahead, and the next draw must see its stores).
  * Images, TVB, written memory, vertex and fragment cycles and statistics
- * must be identical.
+ * must be identical.  Each draw's vertex pipeline (own VDM State block)
+ * is loaded once: by the look-ahead, handed over to the in-order walk
+ * (vs_ahead_pipeline), unless a partial render since voided it.
  */
 enum { AHEAD_DRAWS = 30, AHEAD_WRITER = 13, AHEAD_GAP = 65536, AHEAD_COUNTER = 32768 };
 static uint64_t ahead_writer_vb;
 
 static void
-ahead_scene(struct scene *s, unsigned threads)
+ahead_scene(struct scene *s, unsigned threads, uint32_t tvb_size)
 {
    /* The writer: vs_src, and vertex i's x stored over the x of vertex i
     * of the next draw's buffer (AHEAD_GAP bytes after its own), and a
@@ -937,7 +939,7 @@ ahead_scene(struct scene *s, unsigned threads)
             "st_var 0, r8, 0\nst_var 0, r9, 1\nst_var 0, r10, 2\nst_var 0, r11, 3\n"
             "st_var 0, r12, 4\nst_var 0, r13, 5\nst_var 0, r14, 6\nst_var_final 0, r15, 7\n"
             "stop\n", AHEAD_GAP / 4, AHEAD_COUNTER / 4);
-   scene_init(s, 96, 96, 1, 0xff202020u, threads, 12 * 1024);
+   scene_init(s, 96, 96, 1, 0xff202020u, threads, tvb_size);
    uint32_t seed = 4242;
    uint64_t writer_vb = 0;
    for (unsigned d = 0; d < AHEAD_DRAWS; d++) {
@@ -994,9 +996,12 @@ test_vertex_shaded_ahead(void **state)
    assert_true(hwr_vs_ahead);
    hwr_vs_ahead = false;
    uint64_t used0 = atomic_load(&hwr_vs_ahead_used);
-   ahead_scene(&ref, 1);
+   uint64_t loads0 = atomic_load(&hwr_vs_pipeline_loads);
+   ahead_scene(&ref, 1, 12 * 1024);
    hwr_vs_ahead = true;
    assert_int_equal(atomic_load(&hwr_vs_ahead_used), used0);
+   /* in order: one load per draw (each has its own VDM State block) */
+   assert_int_equal(atomic_load(&hwr_vs_pipeline_loads) - loads0, AHEAD_DRAWS);
    print_message("draws %llu primitives %llu partial renders %llu\n",
                  (unsigned long long)ref.stats.draws,
                  (unsigned long long)ref.stats.primitives,
@@ -1005,9 +1010,13 @@ test_vertex_shaded_ahead(void **state)
    const unsigned threads[2] = { 1, 4 };
    for (unsigned k = 0; k < 2; k++) {
       uint64_t u0 = atomic_load(&hwr_vs_ahead_used);
-      ahead_scene(&s[k], threads[k]);
+      uint64_t l0 = atomic_load(&hwr_vs_pipeline_loads);
+      ahead_scene(&s[k], threads[k], 12 * 1024);
       /* most draws took rows shaded ahead */
       assert_true(atomic_load(&hwr_vs_ahead_used) - u0 > AHEAD_DRAWS / 2);
+      /* the partial renders voided pipelines the look-ahead had loaded:
+       * the in-order walk loaded those again */
+      assert_true(atomic_load(&hwr_vs_pipeline_loads) - l0 > AHEAD_DRAWS);
       assert_memory_equal(&s[k].stats, &ref.stats, sizeof(ref.stats));
       compare(s[k].rt, ref.rt, 96, 96, 0);
       assert_memory_equal(s[k].tvb, ref.tvb, TVB_PAGES * HW_PAGE_SIZE);
@@ -1024,6 +1033,110 @@ test_vertex_shaded_ahead(void **state)
    assert_int_equal(*counter, 3 * (4 + AHEAD_WRITER % 9));
    for (unsigned k = 0; k < 2; k++)
       scene_teardown(&s[k]);
+   scene_teardown(&ref);
+
+   /* Without partial renders every pipeline the look-ahead loaded is
+    * handed over: each draw's loaded once, as in order. */
+   struct scene big[2];
+   for (unsigned k = 0; k < 2; k++) {
+      hwr_vs_ahead = k == 1;
+      uint64_t u0 = atomic_load(&hwr_vs_ahead_used);
+      uint64_t l0 = atomic_load(&hwr_vs_pipeline_loads);
+      ahead_scene(&big[k], 4, BIG_TVB);
+      assert_int_equal(big[k].stats.partial_renders, 0);
+      assert_int_equal(atomic_load(&hwr_vs_pipeline_loads) - l0, AHEAD_DRAWS);
+      if (k == 1)
+         assert_true(atomic_load(&hwr_vs_ahead_used) - u0 > AHEAD_DRAWS / 2);
+   }
+   hwr_vs_ahead = true;
+   assert_memory_equal(&big[1].stats, &big[0].stats, sizeof(big[0].stats));
+   compare(big[1].rt, big[0].rt, 96, 96, 0);
+   assert_memory_equal(big[1].mem, big[0].mem, big[0].used);
+   assert_int_equal(big[1].ts_v[1] - big[1].ts_v[0], big[0].ts_v[1] - big[0].ts_v[0]);
+   assert_int_equal(big[1].ts_f[1] - big[1].ts_f[0], big[0].ts_f[1] - big[0].ts_f[0]);
+   for (unsigned k = 0; k < 2; k++)
+      scene_teardown(&big[k]);
+}
+
+/*
+ * A pipeline the look-ahead loaded is not handed over across a partial
+ * render (vs_ahead_pipeline): the fragment pass may write what the load
+ * read. Every draw's vertex pipeline reads its uniforms (the vertex
+ * buffer's address) from one buffer U, which holds vb1 (triangles on
+ * screen) until a fragment shader stores vb2 there (triangles wholly
+ * off screen, culled). Only partial renders run fragment shaders, so
+ * the draws before the first use vb1, the rest vb2; a draw given a
+ * pipeline loaded before the partial render would bin vb1's triangles.
+ */
+static void
+ahead_partial_scene(struct scene *s)
+{
+   enum { NTRI = 12, DRAWS = 24 };
+   scene_init(s, 64, 64, 1, 0xff000000u, 1, 12 * 1024);
+   struct vtx v1[3 * NTRI], v2[3 * NTRI];
+   uint32_t seed = 99;
+   for (unsigned i = 0; i < 3 * NTRI; i++) {
+      seed = seed * 1103515245u + 12345u;
+      float x = (float)(seed >> 8 & 0xffff) / 65536.0f * 1.6f - 0.8f;
+      seed = seed * 1103515245u + 12345u;
+      float y = (float)(seed >> 8 & 0xffff) / 65536.0f * 1.6f - 0.8f;
+      struct vtx a = { x, y, 0.5f, 1, 1, (float)(i % 3) / 2.0f, 0, 1 };
+      v1[i] = a;
+      v2[i] = a;
+      v2[i].x += 4.0f;
+   }
+   uint64_t vb1 = scene_put(s, v1, sizeof(v1), 16);
+   uint64_t vb2 = scene_put(s, v2, sizeof(v2), 16);
+   uint64_t ub = scene_put(s, &vb1, sizeof(vb1), 16);
+   /* fs_src, then vb2's address stored over U (u0_u1) */
+   char fs[512];
+   snprintf(fs, sizeof(fs),
+            "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+            "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
+            "mov_imm r8, %u, 0b0\n"
+            "mov_imm r9, %u, 0b0\n"
+            "mov_imm r10, 0, 0b0\n"
+            "device_store 0, i32, xy, r8_r9, u0_u1, r10, unsigned, 0\n"
+            "wait 0\n"
+            "stop\n", (unsigned)vb2, (unsigned)(vb2 >> 32));
+   struct draw_state ds = default_state;
+   ds.fs = fs;
+   ds.fs_uni = &ub;
+   ds.fs_uni_bytes = sizeof(ub);
+   ds.vs_ub = ub;
+   for (unsigned d = 0; d < DRAWS; d++) {
+      emit_state(s, &ds, vs_src, v1, sizeof(v1));
+      emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3 * NTRI, 1, false);
+   }
+   assert_true(run(s));
+}
+
+static void
+test_vertex_ahead_pipeline_partial(void **state)
+{
+   (void)state;
+   struct scene ref, s;
+   hwr_vs_ahead = false;
+   ahead_partial_scene(&ref);
+   hwr_vs_ahead = true;
+   uint64_t u0 = atomic_load(&hwr_vs_ahead_used);
+   ahead_partial_scene(&s);
+   print_message("draws %llu primitives %llu culled %llu partial renders %llu\n",
+                 (unsigned long long)ref.stats.draws,
+                 (unsigned long long)ref.stats.primitives,
+                 (unsigned long long)ref.stats.culled,
+                 (unsigned long long)ref.stats.partial_renders);
+   /* the scene does what it should: vb1 binned, a partial render, vb2
+    * culled after it; draws shaded ahead */
+   assert_true(ref.stats.partial_renders > 0);
+   assert_true(ref.stats.primitives > 0 && ref.stats.culled > 0);
+   assert_true(atomic_load(&hwr_vs_ahead_used) - u0 > 0);
+   assert_memory_equal(&s.stats, &ref.stats, sizeof(ref.stats));
+   compare(s.rt, ref.rt, 64, 64, 0);
+   assert_memory_equal(s.tvb, ref.tvb, TVB_PAGES * HW_PAGE_SIZE);
+   assert_int_equal(s.ts_v[1] - s.ts_v[0], ref.ts_v[1] - ref.ts_v[0]);
+   assert_int_equal(s.ts_f[1] - s.ts_f[0], ref.ts_f[1] - ref.ts_f[0]);
+   scene_teardown(&s);
    scene_teardown(&ref);
 }
 
@@ -1462,6 +1575,7 @@ main(void)
       cmocka_unit_test(test_vertex_rows_compact),
       cmocka_unit_test(test_vertex_atomics_in_order),
       cmocka_unit_test(test_vertex_shaded_ahead),
+      cmocka_unit_test(test_vertex_ahead_pipeline_partial),
       cmocka_unit_test(test_texture_nearest),
       cmocka_unit_test(test_texture_bindless),
       cmocka_unit_test(test_texture_linear),

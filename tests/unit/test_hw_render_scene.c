@@ -66,14 +66,14 @@ shader(struct scene *s, const char *src)
 
 /* A USC word list: [uniforms] [texture] shader registers, then the
  * preshader at `pre` (0: no-preshader). */
+/* The pipeline words of code with uni_bytes of uniforms at ub (u0 on). */
 static uint32_t
-pipeline_smp(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes,
-             uint64_t tex_desc, uint64_t smp_desc, bool fragment, uint64_t pre)
+pipeline_at(struct scene *s, uint64_t code, uint64_t ub, unsigned uni_bytes,
+            uint64_t tex_desc, uint64_t smp_desc, bool fragment, uint64_t pre)
 {
    uint8_t w[64];
    unsigned n = 0;
    if (uni_bytes) {
-      uint64_t ub = put(s, uni, uni_bytes, 16);
       agx_pack(w + n, USC_UNIFORM, u) { u.start_halfs = 0; u.size_halfs = uni_bytes / 2; u.buffer = ub; }
       n += 8;
    }
@@ -107,6 +107,14 @@ pipeline_smp(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes
       n += 2;
    }
    return (uint32_t)(put(s, w, n, 64) - USC_BASE);
+}
+
+static uint32_t
+pipeline_smp(struct scene *s, uint64_t code, const void *uni, unsigned uni_bytes,
+             uint64_t tex_desc, uint64_t smp_desc, bool fragment, uint64_t pre)
+{
+   uint64_t ub = uni_bytes ? put(s, uni, uni_bytes, 16) : 0;
+   return pipeline_at(s, code, ub, uni_bytes, tex_desc, smp_desc, fragment, pre);
 }
 
 static uint32_t
@@ -361,7 +369,8 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
 {
    uint64_t vb = put(s, verts, vbytes, 16);
    s->last_vb = vb;
-   uint32_t vs_pipe = pipeline(s, shader(s, vs), &vb, 8, 0, false);
+   uint32_t vs_pipe = ds->vs_ub ? pipeline_at(s, shader(s, vs), ds->vs_ub, 8, 0, 0, false, 0)
+                                : pipeline(s, shader(s, vs), &vb, 8, 0, false);
    uint32_t fs_pipe = pipeline_smp(s, shader(s, ds->fs ? ds->fs : fs_src), ds->fs_uni,
                                    ds->fs_uni_bytes, ds->fs_tex, ds->fs_smp, true,
                                    ds->fs_pre ? shader(s, ds->fs_pre) : 0);

@@ -92,6 +92,9 @@ struct draw_state {
    const void *fs_uni;          /* fragment uniforms from u0 (fs_uni_bytes, 0: none) */
    unsigned fs_uni_bytes;
    const char *fs_pre;          /* fragment pipeline's preshader (NULL: none) */
+   /* The vertex pipeline's uniform buffer (u0_u1: the vertex buffer's
+    * address); 0: a copy of this draw's vertex buffer address. */
+   uint64_t vs_ub;
    unsigned line_width;         /* raw: (width + 1) / 16 pixels */
    enum agx_stencil_op szfail, ssfail;   /* front depth-fail / stencil-fail */
    bool two_sided;
