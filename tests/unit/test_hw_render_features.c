@@ -198,6 +198,109 @@ test_hsr_mixed_equals_in_order(void **state)
 }
 
 
+/*
+ * resolve() reuses the list walk's decode of a deferred primitive only
+ * while its bytes in the TVB are those decoded (load_prim_dec); when
+ * they changed in between it decodes them again. Memory the model reads
+ * is the GPU's to write: here deferred triangle A's fragment shader
+ * stores over vertex 0's window X of deferred triangle B (same tile, A
+ * shaded first in resolve), which moves B's colour planes (its coverage
+ * was decided by the list walk). The fast path must give the image of
+ * the general path (hwr_fast_paths off: nothing kept, every load a
+ * fresh decode); one using the stale decode would colour B as before the
+ * store. (A single tile and thread: A's stores and B's loads in order.)
+ */
+/* B's vertex 0 red (about 0.314): bits found nowhere else in the TVB */
+enum { RB_MARK = 0x3ea0c49cu };
+
+static void
+resolve_bytes_scene(struct scene *s, bool fast, uint64_t target, uint32_t value)
+{
+   hwr_fast_paths = fast;
+   scene_init(s, 32, 32, 1, 0xff000000u, 1, BIG_TVB);
+   /* A: fs_src, then value stored at target (u0_u1) */
+   char fs[512];
+   snprintf(fs, sizeof(fs),
+            "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+            "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
+            "mov_imm r8, %u, 0b0\n"
+            "mov_imm r10, 0, 0b0\n"
+            "device_store 0, i32, x, r8, u0_u1, r10, unsigned, 0\n"
+            "wait 0\n"
+            "stop\n", value);
+   struct draw_state da = default_state;
+   if (target) {
+      da.fs = fs;
+      da.fs_uni = &target;
+      da.fs_uni_bytes = sizeof(target);
+   }
+   float mark;
+   uint32_t mbits = RB_MARK;
+   memcpy(&mark, &mbits, 4);
+   struct vtx a[3] = {
+      { -0.9f, -0.9f, 0.5f, 1, 1, 0, 0, 1 },
+      { -0.1f, -0.9f, 0.5f, 1, 0, 1, 0, 1 },
+      { -0.9f, 0.9f, 0.5f, 1, 0, 0, 1, 1 },
+   };
+   struct vtx b[3] = {
+      { 0.0f, -0.9f, 0.5f, 1, mark, 1, 0, 1 },
+      { 0.9f, -0.9f, 0.5f, 1, 0, 0, 1, 1 },
+      { 0.9f, 0.9f, 0.5f, 1, 1, 0, 0, 1 },
+   };
+   emit_state(s, &da, vs_src, a, sizeof(a));
+   emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   emit_state(s, &default_state, vs_src, b, sizeof(b));
+   emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   bool ok = run(s);
+   hwr_fast_paths = true;
+   assert_true(ok);
+}
+
+static void
+test_hsr_resolve_bytes_changed(void **state)
+{
+   (void)state;
+   /* Where B's vertex 0 lies in the TVB: its record (X Y Z 1/W), then
+    * its varyings (1/W again, then the colour, red first). */
+   struct scene probe;
+   resolve_bytes_scene(&probe, true, 0, 0);
+   const uint8_t *tvb = probe.tvb;
+   size_t at = 0;
+   for (size_t i = 20; i + 4 <= (size_t)TVB_PAGES * HW_PAGE_SIZE && !at; i += 4) {
+      uint32_t w;
+      memcpy(&w, tvb + i, 4);
+      if (w == RB_MARK && !memcmp(tvb + i - 4, tvb + i - 8, 4))
+         at = i - 20;
+   }
+   assert_true(at != 0);
+   float x;
+   memcpy(&x, tvb + at, 4);
+   assert_true(x > 14.0f && x < 18.0f);     /* NDC 0 of 32 pixels */
+   float nx = x - 6.0f;
+   uint32_t nbits;
+   memcpy(&nbits, &nx, 4);
+   uint64_t target = TVB_VA + at;
+
+   struct scene fast, gen;
+   resolve_bytes_scene(&fast, true, target, nbits);
+   resolve_bytes_scene(&gen, false, target, nbits);
+   /* both deferred, both shaded; the store landed */
+   assert_int_equal(gen.stats.primitives, 2);
+   assert_memory_equal(fast.tvb + at, &nbits, 4);
+   assert_memory_equal(gen.tvb + at, &nbits, 4);
+   assert_int_equal(count_diff(fast.rt, gen.rt, 32 * 32), 0);
+   assert_memory_equal(&fast.stats, &gen.stats, sizeof(gen.stats));
+   assert_int_equal(fast.ts_f[1] - fast.ts_f[0], gen.ts_f[1] - gen.ts_f[0]);
+   /* the store shows: B's colours moved (a stale decode would not) */
+   unsigned moved = 0;
+   for (unsigned i = 0; i < 32 * 32; i++)
+      moved += gen.rt[i] != probe.rt[i];
+   assert_true(moved > 0);
+   scene_teardown(&probe);
+   scene_teardown(&fast);
+   scene_teardown(&gen);
+}
+
 /* --------------------------------------------------- feature scenes */
 
 #define RED 0xff0000ffu
@@ -2183,6 +2286,7 @@ main(void)
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hsr_opaque_overdraw),
       cmocka_unit_test(test_hsr_mixed_equals_in_order),
+      cmocka_unit_test(test_hsr_resolve_bytes_changed),
       cmocka_unit_test(test_occlusion_query),
       cmocka_unit_test(test_scissor_region_clip),
       cmocka_unit_test(test_depth_bias),
