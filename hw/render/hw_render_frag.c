@@ -247,21 +247,51 @@ plane(const float *p, float x, float y)
 }
 
 /*
- * Host AVX2 for a few hot loops, when the CPU has it (a clone chosen once
- * at load, by the compiler's target_clones): the loops are per-lane IEEE
- * float operations (no contraction under -std=c11, and the avx2 target
- * has no FMA) and integer masks, which give the same bits at any vector
- * width. op_iter: 8 lanes per instruction halve the divisions and half
- * conversions of Mesa asahi's iterproj-per-varying shaders;
+ * Host AVX2 for a few hot loops, when the CPU has it: the loops are
+ * per-lane IEEE float operations (no contraction under -std=c11, and the
+ * avx2 target has no FMA) and integer masks, which give the same bits at
+ * any vector width. op_iter: 8 lanes per instruction halve the divisions
+ * and half conversions of Mesa asahi's iterproj-per-varying shaders;
  * isp_group_tri: a depth row's 16 columns in two steps instead of four.
+ * HWR_AVX2_COPIES(ret, name, params, args) compiles name##_body (always
+ * inlined) twice, for AVX2 and for the baseline, and defines name(),
+ * which calls the copy hwr_host_avx2 picks. The compiler's target_clones
+ * did the same with the choice made once at load, out of the tests'
+ * reach: a host with AVX2 never ran the baseline copy, which every host
+ * without it runs (test_host_avx2_copies runs both).
  */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define HWR_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#if __has_attribute(target)
+#define HWR_AVX2_COPIES(ret, name, params, args)                               \
+   __attribute__((target("avx2"), noinline)) static ret name##_avx2 params     \
+   {                                                                           \
+      return name##_body args;                                                 \
+   }                                                                           \
+   __attribute__((noinline)) static ret name##_base params                     \
+   {                                                                           \
+      return name##_body args;                                                 \
+   }                                                                           \
+   static inline ret name params                                               \
+   {                                                                           \
+      return hwr_host_avx2 ? name##_avx2 args : name##_base args;              \
+   }
+bool hwr_host_avx2;
+
+__attribute__((constructor)) static void
+hwr_host_avx2_detect(void)
+{
+   __builtin_cpu_init();
+   hwr_host_avx2 = __builtin_cpu_supports("avx2");
+}
 #endif
 #endif
-#ifndef HWR_AVX2_CLONES
-#define HWR_AVX2_CLONES
+#ifndef HWR_AVX2_COPIES
+#define HWR_AVX2_COPIES(ret, name, params, args)                               \
+   static inline ret name params                                               \
+   {                                                                           \
+      return name##_body args;                                                 \
+   }
+bool hwr_host_avx2;
 #endif
 
 /* ------------------------------------------------------------- hook */
@@ -448,9 +478,9 @@ static const uint32_t iter_lane_bit[32] = {
 #undef B4
 };
 
-HWR_AVX2_CLONES static enum hw_usc_status
-op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
-        uint32_t exec)
+static inline __attribute__((always_inline)) enum hw_usc_status
+op_iter_body(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
+             uint32_t exec)
 {
    const struct agx_operand *d = &in->operands[0], *I = &in->operands[1];
    const struct agx_operand *J = in->op == AGX_OP_ITERPROJ ? &in->operands[2] : NULL;
@@ -568,6 +598,11 @@ op_iter(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
    }
    return HW_USC_OK;
 }
+
+HWR_AVX2_COPIES(enum hw_usc_status, op_iter,
+                (struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
+                 uint32_t exec),
+                (r, s, in, exec))
 
 /*
  * ldcf hands the shader a coefficient register as the hardware holds it:
@@ -2063,10 +2098,10 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
    return pmask;
 }
 
-HWR_AVX2_CLONES static uint32_t
-isp_group_tri(const struct isp_group *g, enum agx_zs_func f, const uint32_t *cov,
-              uint8_t pass[32], float zs[32][HWR_MAX_SAMPLES], uint64_t *n_cov,
-              uint64_t *n_fail)
+static inline __attribute__((always_inline)) uint32_t
+isp_group_tri_body(const struct isp_group *g, enum agx_zs_func f, const uint32_t *cov,
+                   uint8_t pass[32], float zs[32][HWR_MAX_SAMPLES], uint64_t *n_cov,
+                   uint64_t *n_fail)
 {
 #define ISP_F(F) case F: return isp_group_tri_f(g, F, cov, pass, zs, n_cov, n_fail)
    switch (f) {
@@ -2081,6 +2116,12 @@ isp_group_tri(const struct isp_group *g, enum agx_zs_func f, const uint32_t *cov
    }
 #undef ISP_F
 }
+
+HWR_AVX2_COPIES(uint32_t, isp_group_tri,
+                (const struct isp_group *g, enum agx_zs_func f, const uint32_t *cov,
+                 uint8_t pass[32], float zs[32][HWR_MAX_SAMPLES], uint64_t *n_cov,
+                 uint64_t *n_fail),
+                (g, f, cov, pass, zs, n_cov, n_fail))
 
 /*
  * The tests of a fragment whose shader writes depth or stencil, run when

@@ -89,6 +89,11 @@ hwr_snap256(float x)
  * the general paths and require identical images and cycles.  Not for
  * production use: set it only while no job runs. */
 extern bool hwr_fast_paths;
+/* Whether the loops with an AVX2 copy (hw_render_frag.c,
+ * HWR_AVX2_COPIES) run it: set at load when the host CPU has AVX2; tests
+ * clear it to run the baseline copies, which must give the same bits.
+ * Set it only while no job runs. */
+extern bool hwr_host_avx2;
 /* Shading small draws ahead on the pool (hw_render_vtx.c, vs_ahead_scan),
  * on by default; tests turn it off for the in-order reference. Set it
  * only while no job runs. */

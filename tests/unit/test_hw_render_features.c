@@ -2143,6 +2143,33 @@ isp_render(unsigned samples, bool general, struct isp_result *out)
    scene_teardown(&s);
 }
 
+/* Two renders of isp_render's scene left the same colours, depth bits,
+ * statistics, modelled time and profile counters. */
+static void
+isp_results_equal(const struct isp_result *a, const struct isp_result *b,
+                  unsigned samples)
+{
+   size_t n = (size_t)96 * 64 * samples;
+   if (count_diff(a->img, b->img, (unsigned)n))
+      fail_msg("%ux: colours differ", samples);
+   for (size_t i = 0; i < n; i++)
+      if (a->z[i] != b->z[i])
+         fail_msg("%ux: depth %zu: %08x vs %08x", samples, i, a->z[i], b->z[i]);
+   assert_memory_equal(&a->stats, &b->stats, sizeof(a->stats));
+   assert_int_equal(a->ticks, b->ticks);
+   for (unsigned k = 0; k < HW_PROF_NUM; k++)
+      if (a->total[k] != b->total[k])
+         fail_msg("%ux: counter %s: %llu vs %llu", samples, hw_prof_counter_name(k),
+                  (unsigned long long)a->total[k], (unsigned long long)b->total[k]);
+}
+
+static void
+isp_result_free(struct isp_result *r)
+{
+   free(r->img);
+   free(r->z);
+}
+
 /* The fast path leaves exactly what the general loop does: colours,
  * depth bits, statistics, modelled time and every profile counter. */
 static void
@@ -2154,17 +2181,7 @@ test_isp_fast_path(void **state)
       isp_render(samples, false, &fast);
       isp_render(samples, true, &gen);
       size_t n = (size_t)96 * 64 * samples;
-      if (count_diff(fast.img, gen.img, (unsigned)n))
-         fail_msg("%ux: colours differ", samples);
-      for (size_t i = 0; i < n; i++)
-         if (fast.z[i] != gen.z[i])
-            fail_msg("%ux: depth %zu: %08x vs %08x", samples, i, fast.z[i], gen.z[i]);
-      assert_memory_equal(&fast.stats, &gen.stats, sizeof(fast.stats));
-      assert_int_equal(fast.ticks, gen.ticks);
-      for (unsigned k = 0; k < HW_PROF_NUM; k++)
-         if (fast.total[k] != gen.total[k])
-            fail_msg("%ux: counter %s: %llu vs %llu", samples, hw_prof_counter_name(k),
-                     (unsigned long long)fast.total[k], (unsigned long long)gen.total[k]);
+      isp_results_equal(&fast, &gen, samples);
       /* the scene exercises what it should: tests failing and passing,
        * deferred samples, clamped depth at both ends */
       assert_true(gen.total[HW_PROF_SAMPLES_ZS_FAIL] > 0);
@@ -2176,7 +2193,52 @@ test_isp_fast_path(void **state)
          z1 |= gen.z[i] == 0x3f800000u;
       }
       assert_true(z0 && z1);
-      free(fast.img); free(fast.z); free(gen.img); free(gen.z);
+      isp_result_free(&fast);
+      isp_result_free(&gen);
+   }
+}
+
+/*
+ * The loops with an AVX2 copy (op_iter, isp_group_tri: HWR_AVX2_COPIES)
+ * give the bits of their baseline copy, which hosts without AVX2 run:
+ * the fragment hooks' scene (every iter/iterproj form, raw bits dumped)
+ * and the ISP's (every depth function, bias, clamping, deferred and
+ * late tests) rendered with each copy must be identical. Without AVX2
+ * on the host both runs take the baseline copy (said, not skipped: the
+ * baseline is then what runs).
+ */
+static void
+test_host_avx2_copies(void **state)
+{
+   (void)state;
+   const bool avx2 = hwr_host_avx2;
+   if (!avx2)
+      print_message("host without AVX2: the baseline copies only\n");
+   enum { N = 40 * 20 * 4 };
+   static uint32_t a[N], b[N];
+   for (unsigned samples = 1; samples <= 4; samples *= 2) {
+      uint64_t ca, cb;
+      render_fast_ref(samples, false, a, &ca);
+      hwr_host_avx2 = false;
+      render_fast_ref(samples, false, b, &cb);
+      hwr_host_avx2 = avx2;
+      unsigned n = 40 * 20 * samples, distinct = 0;
+      if (count_diff(a, b, n))
+         fail_msg("op_iter, %u samples: %u pixels differ", samples, count_diff(a, b, n));
+      assert_int_equal(ca, cb);
+      for (unsigned i = 1; i < n; i++)
+         distinct += a[i] != a[i - 1];
+      assert_true(distinct > n / 4);
+   }
+   for (unsigned samples = 1; samples <= 4; samples *= 4) {
+      struct isp_result x, y;
+      isp_render(samples, false, &x);
+      hwr_host_avx2 = false;
+      isp_render(samples, false, &y);
+      hwr_host_avx2 = avx2;
+      isp_results_equal(&x, &y, samples);
+      isp_result_free(&x);
+      isp_result_free(&y);
    }
 }
 
@@ -2294,6 +2356,7 @@ main(void)
       cmocka_unit_test(test_two_sided_stencil),
       cmocka_unit_test(test_zls_edge_tiles),
       cmocka_unit_test(test_isp_fast_path),
+      cmocka_unit_test(test_host_avx2_copies),
       cmocka_unit_test(test_depth_clamp),
       cmocka_unit_test(test_indirect_draw),
       cmocka_unit_test(test_large_points),
