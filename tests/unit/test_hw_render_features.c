@@ -1356,6 +1356,20 @@ set_vtx(struct vtx *v, float x, float y, float z, const float c[4])
    *v = (struct vtx){ x, y, z, 1, c[0], c[1], c[2], c[3] };
 }
 
+/* The whole target as two triangles, corners (-1, -1), (1, -1), (1, 1),
+ * (-1, 1) coloured c0..c3: full groups, every lane live and covered. */
+static void
+target_quad(struct vtx v[6], const float c0[4], const float c1[4], const float c2[4],
+            const float c3[4])
+{
+   set_vtx(&v[0], -1, -1, 0.5f, c0);
+   set_vtx(&v[1], 1, -1, 0.5f, c1);
+   set_vtx(&v[2], 1, 1, 0.5f, c2);
+   v[3] = v[0];
+   v[4] = v[2];
+   set_vtx(&v[5], -1, 1, 0.5f, c3);
+}
+
 /* Every lit pixel of the target is `want`, and there are some. */
 static void
 assert_only(const struct scene *s, uint32_t want, const char *what)
@@ -1689,12 +1703,7 @@ test_ldcf_bin_relative(void **state)
       struct vtx v[6];
       const float c00[4] = { 0, 1, 0, 1 }, c10[4] = { 1, 1, 0, 1 };
       const float c11[4] = { 1, 0, 0, 1 }, c01[4] = { 0, 0, 0, 1 };
-      set_vtx(&v[0], -1, -1, 0.5f, c00);
-      set_vtx(&v[1], 1, -1, 0.5f, c10);
-      set_vtx(&v[2], 1, 1, 0.5f, c11);
-      v[3] = v[0];
-      v[4] = v[2];
-      set_vtx(&v[5], -1, 1, 0.5f, c01);
+      target_quad(v, c00, c10, c11, c01);
       struct draw_state ds = default_state;
       ds.fs = fs_ldcf_src;
       emit_state(&s, &ds, vs_src, v, sizeof(v));
@@ -1755,12 +1764,7 @@ test_iter_sample_register(void **state)
       struct vtx v[6];
       const float c00[4] = { 0, 1, 0, 1 }, c10[4] = { 1, 1, 0, 1 };
       const float c11[4] = { 1, 0, 0, 1 }, c01[4] = { 0, 0, 0, 1 };
-      set_vtx(&v[0], -1, -1, 0.5f, c00);
-      set_vtx(&v[1], 1, -1, 0.5f, c10);
-      set_vtx(&v[2], 1, 1, 0.5f, c11);
-      v[3] = v[0];
-      v[4] = v[2];
-      set_vtx(&v[5], -1, 1, 0.5f, c01);
+      target_quad(v, c00, c10, c11, c01);
       struct draw_state ds = default_state;
       ds.fs = cases[k].fs;
       emit_state(&s, &ds, vs_src, v, sizeof(v));
@@ -1845,6 +1849,33 @@ static const char *const fast_ref_fs[] = {
    "st_tile r8h_r9l, i16, 0, xy, 0, 255, 0\nstop\n",
 };
 
+/* Triangles v[0..nv) shaded by fs, translucent: every draw shaded, in
+ * order. */
+static void
+draw_in_order(struct scene *s, const char *fs, const struct vtx *v, unsigned nv)
+{
+   struct draw_state ds = default_state;
+   ds.pass = AGX_PASS_TYPE_TRANSLUCENT;
+   ds.fs = fs;
+   emit_state(s, &ds, vs_src, v, sizeof(v[0]) * nv);
+   emit_draw(s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, nv, 1, false);
+}
+
+/* Runs s through the fragment hooks' fast paths, or with reference their
+ * per-lane references (hw_render_frag_reference), takes its colours into
+ * img and its fragment cycles, and tears it down. */
+static void
+run_frag_scene(struct scene *s, bool reference, uint32_t *img, uint64_t *cycles)
+{
+   hw_render_frag_reference = reference;
+   bool ok = run(s);
+   hw_render_frag_reference = false;
+   assert_true(ok);
+   memcpy(img, s->rt, (size_t)s->w * s->h * s->samples * 4);
+   *cycles = s->stats.fragment_cycles;
+   scene_teardown(s);
+}
+
 static void
 render_fast_ref(unsigned samples, bool reference, uint32_t *img, uint64_t *cycles)
 {
@@ -1857,17 +1888,8 @@ render_fast_ref(unsigned samples, bool reference, uint32_t *img, uint64_t *cycle
    for (unsigned d = 0; d <= nfs; d++) {
       const float c0[4] = { 0.2f, 0.9f, 0.4f, 0.6f }, c1[4] = { 0.7f, 0.1f, 0.8f, 1.0f };
       struct vtx v[6];
-      set_vtx(&v[0], -1, -1, 0.5f, c0);
-      set_vtx(&v[1], 1, -1, 0.5f, c1);
-      set_vtx(&v[2], 1, 1, 0.5f, c0);
-      v[3] = v[0];
-      v[4] = v[2];
-      set_vtx(&v[5], -1, 1, 0.5f, c1);
-      struct draw_state ds = default_state;
-      ds.pass = AGX_PASS_TYPE_TRANSLUCENT;   /* every draw shaded, in order */
-      ds.fs = d == nfs ? fs_blend_src : fast_ref_fs[(d + 7) % nfs];
-      emit_state(&s, &ds, vs_src, v, sizeof(v));
-      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 6, 1, false);
+      target_quad(v, c0, c1, c0, c1);
+      draw_in_order(&s, d == nfs ? fs_blend_src : fast_ref_fs[(d + 7) % nfs], v, 6);
    }
    uint32_t seed = 12345;
    for (unsigned d = 0; d < 3 * nfs; d++) {
@@ -1885,19 +1907,9 @@ render_fast_ref(unsigned samples, bool reference, uint32_t *img, uint64_t *cycle
          float y = (float)(seed >> 8 & 0xffff) / 32768.0f - 1.0f;
          set_vtx(&v[i], x * 1.3f, y * 1.3f, 0.5f, c);
       }
-      struct draw_state ds = default_state;
-      ds.pass = AGX_PASS_TYPE_TRANSLUCENT;   /* every draw shaded, in order */
-      ds.fs = d % 3 == 2 ? fs_blend_src : fast_ref_fs[d % nfs];
-      emit_state(&s, &ds, vs_src, v, sizeof(v));
-      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+      draw_in_order(&s, d % 3 == 2 ? fs_blend_src : fast_ref_fs[d % nfs], v, 3);
    }
-   hw_render_frag_reference = reference;
-   bool ok = run(&s);
-   hw_render_frag_reference = false;
-   assert_true(ok);
-   memcpy(img, s.rt, (size_t)W * H * samples * 4);
-   *cycles = s.stats.fragment_cycles;
-   scene_teardown(&s);
+   run_frag_scene(&s, reference, img, cycles);
 }
 
 /*
@@ -1962,28 +1974,11 @@ render_px8(const char *fs, unsigned samples, bool reference, uint32_t *img,
          if (i < 3)
             set_vtx(&v[i], x * 1.3f, y * 1.3f, 0.5f, c[i]);
       }
-      if (d < 2) {
-         /* the whole target, the corners randomly coloured */
-         set_vtx(&v[0], -1, -1, 0.5f, c[0]);
-         set_vtx(&v[1], 1, -1, 0.5f, c[1]);
-         set_vtx(&v[2], 1, 1, 0.5f, c[2]);
-         v[3] = v[0];
-         v[4] = v[2];
-         set_vtx(&v[5], -1, 1, 0.5f, c[3]);
-      }
-      struct draw_state ds = default_state;
-      ds.pass = AGX_PASS_TYPE_TRANSLUCENT;   /* every draw shaded, in order */
-      ds.fs = d == 0 ? fs_src : fs;
-      emit_state(&s, &ds, vs_src, v, sizeof(v[0]) * nv);
-      emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, nv, 1, false);
+      if (d < 2)   /* the whole target, the corners randomly coloured */
+         target_quad(v, c[0], c[1], c[2], c[3]);
+      draw_in_order(&s, d == 0 ? fs_src : fs, v, nv);
    }
-   hw_render_frag_reference = reference;
-   bool ok = run(&s);
-   hw_render_frag_reference = false;
-   assert_true(ok);
-   memcpy(img, s.rt, (size_t)W * H * samples * 4);
-   *cycles = s.stats.fragment_cycles;
-   scene_teardown(&s);
+   run_frag_scene(&s, reference, img, cycles);
 }
 
 static void
@@ -2049,14 +2044,108 @@ test_fragment_stack(void **state)
 
 /* ------------------------------------------------- ISP triangle fast path */
 
-/* What a render leaves behind, for comparing two runs bit for bit. */
-struct isp_result {
-   uint32_t *img;                 /* W x H x samples */
-   uint32_t *z;                   /* depth bits per pixel, sample */
+/* What a render leaves behind, for comparing two runs (a fast path and
+ * its reference) bit for bit. */
+struct render_result {
+   uint32_t *img;                 /* npx colour words */
+   uint32_t *z;                   /* nz depth words */
+   uint8_t *s;                    /* ns stencil bytes (NULL: none) */
+   size_t npx, nz, ns;
    struct hw_render_stats stats;
-   uint64_t ticks;
-   uint64_t total[HW_PROF_NUM];   /* profile counters summed over passes */
+   uint64_t ticks;                /* the fragment side's modelled time */
+   uint64_t total[HW_PROF_NUM];   /* profile counters summed over passes (or 0) */
 };
+
+/* Takes s's colours (npx words), statistics and fragment time into out,
+ * allocating nz depth words and ns stencil bytes for the caller to fill. */
+static void
+render_result_take(struct render_result *out, struct scene *s, size_t npx, size_t nz,
+                   size_t ns)
+{
+   out->npx = npx;
+   out->nz = nz;
+   out->ns = ns;
+   out->img = malloc(npx * 4);
+   out->z = malloc(nz * 4);
+   out->s = ns ? malloc(ns) : NULL;
+   assert_true(out->img && out->z && (out->s || !ns));
+   memcpy(out->img, s->rt, npx * 4);
+   out->stats = s->stats;
+   out->ticks = s->ts_f[1] - s->ts_f[0];
+}
+
+/* a and b left the same colours, depth and stencil bits, statistics,
+ * modelled time and profile counters. */
+static void
+render_results_equal(const struct render_result *a, const struct render_result *b,
+                     const char *what)
+{
+   assert_int_equal(a->npx, b->npx);
+   assert_int_equal(a->nz, b->nz);
+   assert_int_equal(a->ns, b->ns);
+   if (count_diff(a->img, b->img, (unsigned)a->npx))
+      fail_msg("%s: colours differ", what);
+   for (size_t i = 0; i < a->nz; i++)
+      if (a->z[i] != b->z[i])
+         fail_msg("%s: depth %zu: %08x vs %08x", what, i, a->z[i], b->z[i]);
+   if (a->ns)
+      assert_memory_equal(a->s, b->s, a->ns);
+   assert_memory_equal(&a->stats, &b->stats, sizeof(a->stats));
+   assert_int_equal(a->ticks, b->ticks);
+   for (unsigned k = 0; k < HW_PROF_NUM; k++)
+      if (a->total[k] != b->total[k])
+         fail_msg("%s: counter %s: %llu vs %llu", what, hw_prof_counter_name(k),
+                  (unsigned long long)a->total[k], (unsigned long long)b->total[k]);
+}
+
+static void
+render_result_free(struct render_result *r)
+{
+   free(r->img);
+   free(r->z);
+   free(r->s);
+}
+
+/* A scene rendered with parameter p through a fast path, or its
+ * reference. */
+typedef void render_fn(unsigned p, bool reference, struct render_result *out);
+
+/* Renders both ways and requires identical results (what: the label of
+ * a failure); both are left in fast and ref for the caller's checks of
+ * what the scene exercised, and to free. */
+static void
+render_fast_and_reference(render_fn *render, unsigned p, const char *what,
+                          struct render_result *fast, struct render_result *ref)
+{
+   render(p, false, fast);
+   render(p, true, ref);
+   render_results_equal(fast, ref, what);
+}
+
+/* The random scenes' generator: the next value in [0, 1). */
+static float
+rnd_unit(uint32_t *seed)
+{
+   *seed = *seed * 1103515245u + 12345u;
+   return (float)(*seed >> 8 & 0xffff) / 65536.0f;
+}
+
+/* A random triangle: centred anywhere in the target, corners within size
+ * of the centre, each at depth z0 + [0, 1) * zspan with a random colour
+ * and alpha a. */
+static void
+rnd_triangle(uint32_t *seed, float size, float z0, float zspan, float a, struct vtx v[3])
+{
+   float cx = rnd_unit(seed) * 2 - 1;
+   float cy = rnd_unit(seed) * 2 - 1;
+   for (unsigned k = 0; k < 3; k++) {
+      float x = cx + (rnd_unit(seed) - 0.5f) * size;
+      float y = cy + (rnd_unit(seed) - 0.5f) * size;
+      float z = rnd_unit(seed) * zspan + z0;
+      float r = rnd_unit(seed), g = rnd_unit(seed), b = rnd_unit(seed);
+      v[k] = (struct vtx){ x, y, z, 1, r, g, b, a };
+   }
+}
 
 static void
 isp_prof_sum(void *user, const struct hw_prof_pass *pass)
@@ -2075,7 +2164,7 @@ isp_prof_sum(void *user, const struct hw_prof_pass *pass)
  * triangle fast path, or with hwr_isp_general through the general loop.
  */
 static void
-isp_render(unsigned samples, bool general, struct isp_result *out)
+isp_render(unsigned samples, bool general, struct render_result *out)
 {
    const unsigned W = 96, H = 64;
    hwr_isp_general = general;
@@ -2092,7 +2181,6 @@ isp_render(unsigned samples, bool general, struct isp_result *out)
    }
    s.dbias_va = scene_put(&s, db, sizeof(db), 64);
    uint32_t seed = 777;
-#define ISP_RND() (seed = seed * 1103515245u + 12345u, (float)(seed >> 8 & 0xffff) / 65536.0f)
    for (unsigned d = 0; d < 40; d++) {
       struct draw_state ds = default_state;
       ds.zfunc = (enum agx_zs_func)(d % 8);
@@ -2112,62 +2200,22 @@ isp_render(unsigned samples, bool general, struct isp_result *out)
       static struct vtx v[12 * 3];
       /* every fourth draw repeats the triangles before it: the same
        * depths, so that the functions' equal cases decide */
-      for (unsigned i = 0; i < 12 && d % 4 != 2; i++) {
-         float size = i % 4 == 0 ? 1.5f : i % 4 == 1 ? 0.4f : 0.08f;
-         float cx = ISP_RND() * 2 - 1, cy = ISP_RND() * 2 - 1;
-         for (unsigned k = 0; k < 3; k++) {
-            struct vtx a = { cx + (ISP_RND() - 0.5f) * size, cy + (ISP_RND() - 0.5f) * size,
-                             ISP_RND() * 1.6f - 0.3f, 1, ISP_RND(), ISP_RND(), ISP_RND(), 0.75f };
-            v[3 * i + k] = a;
-         }
-      }
+      for (unsigned i = 0; i < 12 && d % 4 != 2; i++)
+         rnd_triangle(&seed, i % 4 == 0 ? 1.5f : i % 4 == 1 ? 0.4f : 0.08f, -0.3f, 1.6f,
+                      0.75f, &v[3 * i]);
       emit_state(&s, &ds, vs_src, v, sizeof(v));
       emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 12 * 3, 1, false);
    }
-#undef ISP_RND
    assert_true(run(&s));
    hwr_isp_general = false;
    size_t n = (size_t)W * H * samples;
-   out->img = malloc(n * 4);
-   out->z = malloc(n * 4);
-   assert_non_null(out->img);
-   assert_non_null(out->z);
-   memcpy(out->img, s.rt, n * 4);
+   render_result_take(out, &s, n, n, 0);
    const uint32_t *zb = host(&s, s.zbuf_va);
    for (unsigned y = 0; y < H; y++)
       for (unsigned x = 0; x < W; x++)
          for (unsigned k = 0; k < samples; k++)
             out->z[((size_t)y * W + x) * samples + k] = zb[scene_zs_texel(&s, x, y, 4) + k];
-   out->stats = s.stats;
-   out->ticks = s.ts_f[1] - s.ts_f[0];
    scene_teardown(&s);
-}
-
-/* Two renders of isp_render's scene left the same colours, depth bits,
- * statistics, modelled time and profile counters. */
-static void
-isp_results_equal(const struct isp_result *a, const struct isp_result *b,
-                  unsigned samples)
-{
-   size_t n = (size_t)96 * 64 * samples;
-   if (count_diff(a->img, b->img, (unsigned)n))
-      fail_msg("%ux: colours differ", samples);
-   for (size_t i = 0; i < n; i++)
-      if (a->z[i] != b->z[i])
-         fail_msg("%ux: depth %zu: %08x vs %08x", samples, i, a->z[i], b->z[i]);
-   assert_memory_equal(&a->stats, &b->stats, sizeof(a->stats));
-   assert_int_equal(a->ticks, b->ticks);
-   for (unsigned k = 0; k < HW_PROF_NUM; k++)
-      if (a->total[k] != b->total[k])
-         fail_msg("%ux: counter %s: %llu vs %llu", samples, hw_prof_counter_name(k),
-                  (unsigned long long)a->total[k], (unsigned long long)b->total[k]);
-}
-
-static void
-isp_result_free(struct isp_result *r)
-{
-   free(r->img);
-   free(r->z);
 }
 
 /* The fast path leaves exactly what the general loop does: colours,
@@ -2177,11 +2225,11 @@ test_isp_fast_path(void **state)
 {
    (void)state;
    for (unsigned samples = 1; samples <= 4; samples *= 4) {
-      struct isp_result fast, gen;
-      isp_render(samples, false, &fast);
-      isp_render(samples, true, &gen);
+      struct render_result fast, gen;
+      char what[32];
+      snprintf(what, sizeof(what), "%ux", samples);
+      render_fast_and_reference(isp_render, samples, what, &fast, &gen);
       size_t n = (size_t)96 * 64 * samples;
-      isp_results_equal(&fast, &gen, samples);
       /* the scene exercises what it should: tests failing and passing,
        * deferred samples, clamped depth at both ends */
       assert_true(gen.total[HW_PROF_SAMPLES_ZS_FAIL] > 0);
@@ -2193,8 +2241,8 @@ test_isp_fast_path(void **state)
          z1 |= gen.z[i] == 0x3f800000u;
       }
       assert_true(z0 && z1);
-      isp_result_free(&fast);
-      isp_result_free(&gen);
+      render_result_free(&fast);
+      render_result_free(&gen);
    }
 }
 
@@ -2231,14 +2279,16 @@ test_host_avx2_copies(void **state)
       assert_true(distinct > n / 4);
    }
    for (unsigned samples = 1; samples <= 4; samples *= 4) {
-      struct isp_result x, y;
+      struct render_result x, y;
       isp_render(samples, false, &x);
       hwr_host_avx2 = false;
       isp_render(samples, false, &y);
       hwr_host_avx2 = avx2;
-      isp_results_equal(&x, &y, samples);
-      isp_result_free(&x);
-      isp_result_free(&y);
+      char what[32];
+      snprintf(what, sizeof(what), "isp_group_tri, %ux", samples);
+      render_results_equal(&x, &y, what);
+      render_result_free(&x);
+      render_result_free(&y);
    }
 }
 
@@ -2251,16 +2301,8 @@ test_host_avx2_copies(void **state)
  * 16x16 tiles. Both must leave the same colours, depth and stencil bytes,
  * statistics and time.
  */
-struct zls_result {
-   uint32_t *img, *z;
-   uint8_t *s;
-   size_t nz, ns;
-   struct hw_render_stats stats;
-   uint64_t ticks;
-};
-
 static void
-zls_blocks_render(unsigned tile, bool reference, struct zls_result *out)
+zls_blocks_render(unsigned tile, bool reference, struct render_result *out)
 {
    const unsigned W = 96, H = 64;
    hw_render_frag_reference = reference;
@@ -2270,7 +2312,6 @@ zls_blocks_render(unsigned tile, bool reference, struct zls_result *out)
    s.want_depth = s.want_stencil = true;
    s.zls = zls_word(true, true, AGX_ZLS_FORMAT_32F);
    uint32_t seed = 4242;
-#define ZB_RND() (seed = seed * 1103515245u + 12345u, (float)(seed >> 8 & 0xffff) / 65536.0f)
    for (unsigned d = 0; d < 24; d++) {
       struct draw_state ds = default_state;
       ds.zfunc = d % 3 ? AGX_ZS_FUNC_LESS : AGX_ZS_FUNC_GEQUAL;
@@ -2281,36 +2322,21 @@ zls_blocks_render(unsigned tile, bool reference, struct zls_result *out)
       ds.szfail = AGX_STENCIL_OP_INVERT;
       ds.fs = fs_src;
       struct vtx v[40 * 3];
-      for (unsigned i = 0; i < 40; i++) {
-         float size = i % 5 == 0 ? 1.2f : 0.15f;
-         float cx = ZB_RND() * 2 - 1, cy = ZB_RND() * 2 - 1;
-         for (unsigned k = 0; k < 3; k++) {
-            struct vtx a = { cx + (ZB_RND() - 0.5f) * size, cy + (ZB_RND() - 0.5f) * size,
-                             ZB_RND(), 1, ZB_RND(), ZB_RND(), ZB_RND(), 1 };
-            v[3 * i + k] = a;
-         }
-      }
+      for (unsigned i = 0; i < 40; i++)
+         rnd_triangle(&seed, i % 5 == 0 ? 1.2f : 0.15f, 0, 1, 1, &v[3 * i]);
       emit_state(&s, &ds, vs_src, v, sizeof(v));
       emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 40 * 3, 1, false);
    }
-#undef ZB_RND
    bool ok = run(&s);
    hw_render_frag_reference = false;
    assert_true(ok);
    struct hw_tex_layout zl, sl;
    assert_true(hw_tex_layout_twiddled(&zl, 4, W, H, 1, 1, false));
    assert_true(hw_tex_layout_twiddled(&sl, 1, W, H, 1, 1, false));
-   out->nz = zl.size / 4;
-   out->ns = sl.size;
-   out->img = malloc((size_t)W * H * 4);
-   out->z = malloc(zl.size);
-   out->s = malloc(sl.size);
-   assert_true(out->img && out->z && out->s);
-   memcpy(out->img, s.rt, (size_t)W * H * 4);
+   memset(out, 0, sizeof(*out));
+   render_result_take(out, &s, (size_t)W * H, zl.size / 4, sl.size);
    memcpy(out->z, host(&s, s.zbuf_va), zl.size);
    memcpy(out->s, host(&s, s.sbuf_va), sl.size);
-   out->stats = s.stats;
-   out->ticks = s.ts_f[1] - s.ts_f[0];
    scene_teardown(&s);
 }
 
@@ -2319,17 +2345,13 @@ test_zls_blocks_exact(void **state)
 {
    (void)state;
    for (unsigned tile = 16; tile <= 32; tile *= 2) {
-      struct zls_result fast, ref;
-      zls_blocks_render(tile, false, &fast);
-      zls_blocks_render(tile, true, &ref);
-      print_message("%ux%u tiles: %llu partial renders\n", tile, tile,
+      struct render_result fast, ref;
+      char what[32];
+      snprintf(what, sizeof(what), "%ux%u tiles", tile, tile);
+      render_fast_and_reference(zls_blocks_render, tile, what, &fast, &ref);
+      print_message("%s: %llu partial renders\n", what,
                     (unsigned long long)ref.stats.partial_renders);
       assert_true(ref.stats.partial_renders > 0);
-      assert_int_equal(count_diff(fast.img, ref.img, 96 * 64), 0);
-      assert_memory_equal(fast.z, ref.z, ref.nz * 4);
-      assert_memory_equal(fast.s, ref.s, ref.ns);
-      assert_memory_equal(&fast.stats, &ref.stats, sizeof(ref.stats));
-      assert_int_equal(fast.ticks, ref.ticks);
       /* the scene exercises the stencil: some increments, some inverts */
       unsigned inc = 0, big = 0;
       for (size_t i = 0; i < ref.ns; i++) {
@@ -2337,8 +2359,8 @@ test_zls_blocks_exact(void **state)
          big += ref.s[i] > 128;
       }
       assert_true(inc > 0 && big > 0);
-      free(fast.img); free(fast.z); free(fast.s);
-      free(ref.img); free(ref.z); free(ref.s);
+      render_result_free(&fast);
+      render_result_free(&ref);
    }
 }
 

@@ -65,18 +65,59 @@ decode_sampler(const struct agx_sampler *s, const uint32_t *border)
    return out;
 }
 
+/* A w x h image at IMG_VA laid out as `layout`, one level. */
 static struct agx_texture
-tex_linear(unsigned ch, unsigned type, uint32_t w, uint32_t h, uint32_t stride)
+tex_at_img(unsigned layout, unsigned ch, unsigned type, uint32_t w, uint32_t h)
 {
    struct agx_texture t = { AGX_TEXTURE_HEADER };
-   t.layout = AGX_LAYOUT_LINEAR;
+   t.layout = (enum agx_layout)layout;
    t.channels = (enum agx_channels)ch;
    t.type = (enum agx_texture_type)type;
    t.width = w;
    t.height = h;
    t.address = IMG_VA;
+   return t;
+}
+
+static struct agx_texture
+tex_linear(unsigned ch, unsigned type, uint32_t w, uint32_t h, uint32_t stride)
+{
+   struct agx_texture t = tex_at_img(AGX_LAYOUT_LINEAR, ch, type, w, h);
    t.stride = stride - 16;
    return t;
+}
+
+/* A twiddled w x h image at IMG_VA with levels first..last (mipmapped
+ * when last > 0), a 2D array of `layers` when more than one. */
+static struct agx_texture
+tex_twiddled(unsigned ch, unsigned type, uint32_t w, uint32_t h, unsigned first,
+             unsigned last, unsigned layers)
+{
+   struct agx_texture t = tex_at_img(AGX_LAYOUT_TWIDDLED, ch, type, w, h);
+   t.unk_mipmapped = last > 0;
+   t.first_level = first;
+   t.last_level = last;
+   if (layers > 1) {
+      t.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY;
+      t.depth = layers;
+   }
+   return t;
+}
+
+/* *fa, a fault a fast path took (and cleared from tex_mmu), is the first
+ * fault of hw_tex_load of texel (x, y) of v through the general path. */
+static void
+assert_general_load_faults_at(const struct hw_fault *fa, const struct hw_tex_view *v,
+                              int32_t x, int32_t y)
+{
+   union hw_texel b;
+   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
+   hw_tex_sample_fast_paths = false;
+   assert_int_equal(hw_tex_load(&tex_mmu, v, x, y, 0, 0, 0, &b), HW_TEX_FAULT);
+   hw_tex_sample_fast_paths = true;
+   assert_true(fa->valid && tex_mmu.fault.valid);
+   assert_int_equal(fa->addr, tex_mmu.fault.addr);
+   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
 }
 
 static struct agx_sampler
@@ -1261,6 +1302,15 @@ fp_rand(void)
    return fp_rng >> 8;
 }
 
+/* Random bytes over the first MiB at IMG_VA (the images the fast path
+ * comparisons read). */
+static void
+fill_random_images(void)
+{
+   for (size_t i = 0; i < (1u << 20); i++)
+      tex_test_mem[0x100000 + i] = (uint8_t)fp_rand();
+}
+
 /* A coordinate in [-1.5, 2.5) with a fine fraction: inside, across the
  * edges and past them, so every wrap mode and border case is reached. */
 static float
@@ -1287,31 +1337,17 @@ test_fast_paths_match_general(void **state)
       AGX_WRAP_REPEAT, AGX_WRAP_CLAMP_TO_EDGE, AGX_WRAP_MIRRORED_REPEAT,
       AGX_WRAP_CLAMP_TO_BORDER, AGX_WRAP_CLAMP_GL, AGX_WRAP_MIRRORED_CLAMP_TO_EDGE,
    };
-   for (size_t i = 0; i < (1u << 20); i++)
-      tex_test_mem[0x100000 + i] = (uint8_t)fp_rand();
+   fill_random_images();
    unsigned cases = 0;
    for (unsigned img = 0; img < 5; img++) {
       for (unsigned ch = 0; ch < 3; ch++) {
          bool srgb = img == 1 && chans[ch] == AGX_CHANNELS_R8G8B8A8;
          struct agx_texture t;
-         if (img == 3) {
+         if (img == 3)
             t = tex_linear(chans[ch], AGX_TEXTURE_TYPE_UNORM, 13, 9, 64);
-         } else {
-            t = (struct agx_texture){ AGX_TEXTURE_HEADER };
-            t.layout = AGX_LAYOUT_TWIDDLED;
-            t.channels = (enum agx_channels)chans[ch];
-            t.type = AGX_TEXTURE_TYPE_UNORM;
-            t.width = img == 2 ? 37 : 64;
-            t.height = img == 2 ? 23 : 40;
-            t.address = IMG_VA;
-            t.unk_mipmapped = true;
-            t.first_level = img == 4 ? 1 : 0;
-            t.last_level = 4;
-            if (img == 2) {
-               t.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY;
-               t.depth = 3;
-            }
-         }
+         else
+            t = tex_twiddled(chans[ch], AGX_TEXTURE_TYPE_UNORM, img == 2 ? 37 : 64,
+                             img == 2 ? 23 : 40, img == 4 ? 1 : 0, 4, img == 2 ? 3 : 1);
          t.srgb = srgb;
          t.swizzle_r = AGX_CHANNEL_B;    /* BGRA through the swizzle */
          t.swizzle_b = AGX_CHANNEL_R;
@@ -1412,8 +1448,7 @@ static void
 test_load_lanes_match_general(void **state)
 {
    (void)state;
-   for (size_t i = 0; i < (1u << 20); i++)
-      tex_test_mem[0x100000 + i] = (uint8_t)fp_rand();
+   fill_random_images();
    static const unsigned chans[] = { AGX_CHANNELS_R8G8B8A8, AGX_CHANNELS_R8,
                                      AGX_CHANNELS_R8G8, AGX_CHANNELS_R32 };
    unsigned cases = 0;
@@ -1422,24 +1457,11 @@ test_load_lanes_match_general(void **state)
          struct agx_texture t;
          unsigned type = chans[ch] == AGX_CHANNELS_R32 ? AGX_TEXTURE_TYPE_FLOAT
                                                        : AGX_TEXTURE_TYPE_UNORM;
-         if (img == 3) {
+         if (img == 3)
             t = tex_linear(chans[ch], type, 13, 9, 64);
-         } else {
-            t = (struct agx_texture){ AGX_TEXTURE_HEADER };
-            t.layout = AGX_LAYOUT_TWIDDLED;
-            t.channels = (enum agx_channels)chans[ch];
-            t.type = (enum agx_texture_type)type;
-            t.width = img == 2 ? 37 : 64;
-            t.height = img == 2 ? 23 : 40;
-            t.address = IMG_VA;
-            t.unk_mipmapped = true;
-            t.first_level = img == 1 ? 1 : 0;
-            t.last_level = 4;
-            if (img == 2) {
-               t.dimension = AGX_TEXTURE_DIMENSION_2D_ARRAY;
-               t.depth = 3;
-            }
-         }
+         else
+            t = tex_twiddled(chans[ch], type, img == 2 ? 37 : 64, img == 2 ? 23 : 40,
+                             img == 1 ? 1 : 0, 4, img == 2 ? 3 : 1);
          t.srgb = img == 1 && chans[ch] == AGX_CHANNELS_R8G8B8A8;
          t.swizzle_r = AGX_CHANNEL_B;
          t.swizzle_b = AGX_CHANNEL_R;
@@ -1499,10 +1521,8 @@ test_load_lanes_match_general(void **state)
       assert_int_equal(hw_tex_load(&tex_mmu, &v, x[l], y[l], 0, 0, 0, &b), HW_TEX_OK);
       assert_memory_equal(&a[l], &b, sizeof(b));
    }
-   assert_int_equal(hw_tex_load(&tex_mmu, &v, x[4], y[4], 0, 0, 0, &b), HW_TEX_FAULT);
    hw_tex_sample_fast_paths = true;
-   assert_true(fa.valid && tex_mmu.fault.valid);
-   assert_int_equal(fa.addr, tex_mmu.fault.addr);
+   assert_general_load_faults_at(&fa, &v, x[4], y[4]);
 }
 
 /*
@@ -1521,8 +1541,7 @@ static void
 test_reload_row_match_general(void **state)
 {
    (void)state;
-   for (size_t i = 0; i < (1u << 20); i++)
-      tex_test_mem[0x100000 + i] = (uint8_t)fp_rand();
+   fill_random_images();
    static const unsigned chans[] = { AGX_CHANNELS_R8G8B8A8, AGX_CHANNELS_R8,
                                      AGX_CHANNELS_R8G8 };
    static const uint8_t swz[][4] = {
@@ -1537,20 +1556,11 @@ test_reload_row_match_general(void **state)
       for (unsigned ch = 0; ch < 3; ch++) {
          for (unsigned sw = 0; sw < 4; sw++) {
             struct agx_texture t;
-            if (img == 0) {
+            if (img == 0)
                t = tex_linear(chans[ch], AGX_TEXTURE_TYPE_UNORM, 37, 23, 256);
-            } else {
-               t = (struct agx_texture){ AGX_TEXTURE_HEADER };
-               t.layout = AGX_LAYOUT_TWIDDLED;
-               t.channels = (enum agx_channels)chans[ch];
-               t.type = AGX_TEXTURE_TYPE_UNORM;
-               t.width = img == 2 ? 37 : 64;
-               t.height = img == 2 ? 23 : 40;
-               t.address = IMG_VA;
-               t.unk_mipmapped = img == 1;
-               t.first_level = 0;
-               t.last_level = img == 1 ? 3 : 0;
-            }
+            else
+               t = tex_twiddled(chans[ch], AGX_TEXTURE_TYPE_UNORM, img == 2 ? 37 : 64,
+                                img == 2 ? 23 : 40, 0, img == 1 ? 3 : 0, 1);
             t.srgb = img == 1 && chans[ch] == AGX_CHANNELS_R8G8B8A8;
             t.swizzle_r = (enum agx_channel)swz[sw][0];
             t.swizzle_g = (enum agx_channel)swz[sw][1];
@@ -1629,12 +1639,7 @@ test_reload_row_match_general(void **state)
    assert_false(tex_mmu.fault.valid);
    assert_int_equal(hw_tex_reload_row(&tex_mmu, &m, 0, 1, 16, row, 4), HW_TEX_FAULT);
    struct hw_fault fa = tex_mmu.fault;
-   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
-   union hw_texel b;
-   assert_int_equal(hw_tex_load(&tex_mmu, &v, 0, 1, 0, 0, 0, &b), HW_TEX_FAULT);
-   assert_true(fa.valid && tex_mmu.fault.valid);
-   assert_int_equal(fa.addr, tex_mmu.fault.addr);
-   memset(&tex_mmu.fault, 0, sizeof(tex_mmu.fault));
+   assert_general_load_faults_at(&fa, &v, 0, 1);
 }
 
 /* The decoders' per-thread caches (hw_tex_desc.c) return what decoding
