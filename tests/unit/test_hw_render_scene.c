@@ -395,7 +395,10 @@ emit_state(struct scene *s, const struct draw_state *ds, const char *vs,
    agx_pack(v + 16, VDM_STATE_VERTEX_OUTPUTS, o) { o.output_count_1 = 8 + ds->extra_slots; }
    vdm_emit(s, v, 24);
 
-   uint8_t p[256];
+   /* Zeroed: the Viewport Control word is sent as zeros, never packed;
+    * left as stack garbage it differed from one scene to the next (the
+    * scenes' memory is compared byte for byte). */
+   uint8_t p[256] = { 0 };
    unsigned n = 0;
    agx_pack(p, PPP_HEADER, h) {
       h.fragment_control = true; h.front_face = true; h.front_stencil = true;
