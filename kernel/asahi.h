@@ -37,6 +37,11 @@ struct asahi_config {
    bool quiet;          /* no fault log lines on stderr */
    uint32_t tvb_max_bytes;  /* per-queue TVB heap cap; 0: default */
    uint32_t tvb_initial_bytes;  /* per-queue TVB heap at creation; 0: 1 MiB */
+   /* How long the event thread sleeps without the model's interrupt
+    * before it looks at the event ring anyway; 0: 100 ms. Only a guard
+    * against a lost interrupt, which it turns into a stall of that
+    * length: tests make it long so that one shows as a hang. */
+   uint32_t irq_guard_ms;
 };
 
 struct asahi_dev *asahi_create(struct hw_device *hw, const struct asahi_config *cfg);

@@ -4,6 +4,7 @@
  * ioctls a render node answers.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -28,9 +29,11 @@ asahi_event_thread(void *arg)
       { .fd = hw_device_irq_fd(dev->hw), .events = POLLIN },
       { .fd = dev->stop_fd, .events = POLLIN },
    };
+   uint32_t g = dev->cfg.irq_guard_ms ? dev->cfg.irq_guard_ms : 100;
+   int guard_ms = g > INT_MAX ? INT_MAX : (int)g;
    for (;;) {
       /* The timeout only guards against a lost wakeup. */
-      int n = poll(p, 2, 100);
+      int n = poll(p, 2, guard_ms);
       if (n > 0 && (p[1].revents & POLLIN))
          break;
       /* The interrupt is cleared under the lock: an ioctl waiting for

@@ -293,7 +293,11 @@ int asahi_fw_run_queue(struct asahi_dev *dev, struct asahi_queue *q,
 void asahi_fw_drain_events(struct asahi_dev *dev);
 /* Waits up to timeout_ms for the model's interrupt and clears it. Only
  * under dev->lock: the event thread reads the interrupt under it too, so a
- * waiter holding the lock cannot lose its wakeup to that thread. */
+ * waiter holding the lock cannot lose its wakeup to that thread. The
+ * caller must then drain events (asahi_fw_drain_events) before it drops
+ * the lock: the interrupt it cleared may announce any event, and the
+ * event thread, finding no interrupt, would not look before its guard
+ * timeout. */
 void asahi_fw_wait_irq(struct asahi_dev *dev, int timeout_ms);
 
 /* asahi_gem.c */

@@ -187,6 +187,14 @@ ensure_device(void)
       if (kb > 0 && kb <= (1u << 20))
          cfg.drv.tvb_initial_bytes = (uint32_t)(kb << 10);
    }
+   /* A test hook: a long guard turns a lost interrupt into a hang
+    * (kernel/asahi.h, tests/gl/asahi_irq_guard.sh). */
+   const char *guard = getenv("TESSERA_SHIM_IRQ_GUARD_MS");
+   if (guard && *guard) {
+      unsigned long long ms = strtoull(guard, NULL, 10);
+      if (ms > 0 && ms <= 3600000)
+         cfg.drv.irq_guard_ms = (uint32_t)ms;
+   }
    char err[160];
    shim_model = asahi_model_create(&cfg, err, sizeof(err));
    if (!shim_model) {

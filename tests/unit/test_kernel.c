@@ -47,6 +47,11 @@ struct env {
  * this long (wall clock), as a long render would. */
 static atomic_uint slow_job_ms;
 static atomic_bool slow_job_started;
+/* test_device_control_keeps_events: the slow job first asks for a bigger
+ * TVB, as the tiler does when the heap fills (VM slot 1, buffer slot 0:
+ * the first queue of a fresh device). */
+static atomic_bool slow_job_grows;
+static atomic_bool slow_job_grow_posted;
 
 static void
 test_exec(void *data, const struct hw_exec_job *job, struct hw_exec_result *res)
@@ -54,6 +59,15 @@ test_exec(void *data, const struct hw_exec_job *job, struct hw_exec_result *res)
    (void)data;
    unsigned slow = atomic_exchange(&slow_job_ms, 0);
    if (slow) {
+      if (atomic_exchange(&slow_job_grows, false)) {
+         uint8_t msg[HW_FW_EVENT_MSG_SIZE] = { 0 };
+         agx_pack(msg, FW_EVENT_GROW_TVB, g) {
+            g.vm_slot = job->vm_slot;
+            g.buffer_slot = 0;
+            g.counter = 1;
+         }
+         atomic_store(&slow_job_grow_posted, hw_exec_post_event(job, msg));
+      }
       atomic_store(&slow_job_started, true);
       usleep(slow * 1000);
    }
@@ -94,6 +108,27 @@ setup(void **state)
    assert_non_null(e->hw);
    hw_device_set_executor(e->hw, AGX_FW_PIPE_COMPUTE, test_exec, NULL);
    struct asahi_config ac = { .quiet = getenv("TEST_KERNEL_VERBOSE") == NULL };
+   e->dev = asahi_create(e->hw, &ac);
+   assert_non_null(e->dev);
+   e->f = asahi_open(e->dev);
+   assert_non_null(e->f);
+   *state = e;
+   return 0;
+}
+
+/* As setup, with the event thread's guard against a lost interrupt at a
+ * minute: a completion whose interrupt is lost hangs instead of arriving
+ * 100 ms late. */
+static int
+setup_no_guard(void **state)
+{
+   struct env *e = calloc(1, sizeof(*e));
+   struct hw_device_config c = { .mem_size = 512ull << 20 };
+   e->hw = hw_device_create(&c);
+   assert_non_null(e->hw);
+   hw_device_set_executor(e->hw, AGX_FW_PIPE_COMPUTE, test_exec, NULL);
+   struct asahi_config ac = { .quiet = getenv("TEST_KERNEL_VERBOSE") == NULL,
+                              .irq_guard_ms = 60000 };
    e->dev = asahi_create(e->hw, &ac);
    assert_non_null(e->dev);
    e->f = asahi_open(e->dev);
@@ -760,6 +795,59 @@ test_device_control_wait(void **state)
    munmap(cpu, PAGE);
 }
 
+/*
+ * Issue 17: whoever clears the firmware's interrupt handles the events it
+ * announced. A job asks for a bigger TVB, then runs for a while; the
+ * event thread grows the heap and waits, holding the interrupt, for the
+ * firmware to take the Grow TVB Ack, which it does right after the job
+ * (the job's completion event comes just before). The device-control
+ * wait used to return as soon as the ack was taken, leaving the
+ * completion in the ring with the interrupt cleared: the event thread
+ * slept until its guard timeout (100 ms; a minute here), and so did a
+ * program waiting for the job (Mesa's asahi replaying glxgears grows its
+ * TVB on its one big pass: 0.29 s instead of 0.15 s, one run in two).
+ * Both events in before the waiter wakes is the common case; five
+ * rounds make the race near certain.
+ */
+static void
+test_device_control_keeps_events(void **state)
+{
+   struct env *e = *state;
+   uint32_t vm = vm_create(e);
+   uint32_t h = gem_create(e, PAGE);
+   uint32_t *cpu = (uint32_t *)gem_map(e, h, PAGE);
+   const uint64_t va = 0x10000000ull;
+   assert_int_equal(bind(e, vm, h, va, PAGE, 0, DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE), 0);
+   uint32_t q = queue_create(e, vm);
+   struct drm_asahi_cmd_compute c = { .cdm_ctrl_stream_base = va, .cdm_ctrl_stream_end = va + 64 };
+   struct cmdbuf cb = { .size = 0 };
+   cb_add(&cb, DRM_ASAHI_CMD_COMPUTE, &c, sizeof(c), DRM_ASAHI_BARRIER_NONE, DRM_ASAHI_BARRIER_NONE);
+   uint32_t out = syncobj(e, 0);
+   struct drm_asahi_sync sy = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ, .handle = out };
+   for (uint32_t round = 0; round < 5; round++) {
+      cpu[0] = round;
+      atomic_store(&slow_job_started, false);
+      atomic_store(&slow_job_grows, true);
+      atomic_store(&slow_job_grow_posted, false);
+      atomic_store(&slow_job_ms, 50);
+      assert_int_equal(submit(e, q, &cb, &sy, 0, 1), 0);
+      int64_t t0 = deadline_ms(0);
+      /* 50 ms of job; the rest is slack for a loaded machine */
+      assert_int_equal(wait_one(e, out, 20000), 0);
+      print_message("round %u: job done and seen after %lld ms\n", round,
+                    (long long)((deadline_ms(0) - t0) / 1000000));
+      assert_true(atomic_load(&slow_job_started));
+      assert_true(atomic_load(&slow_job_grow_posted));
+      assert_int_equal(cpu[1], round + 1);
+   }
+   struct asahi_stats st;
+   asahi_get_stats(e->dev, &st);
+   assert_int_equal(st.tvb_grows, 5);   /* 1 MiB doubled five times */
+   struct drm_asahi_queue_destroy qd = { .queue_id = q };
+   assert_int_equal(IOC(e, DRM_IOCTL_ASAHI_QUEUE_DESTROY, &qd), 0);
+   munmap(cpu, PAGE);
+}
+
 static void
 test_render(void **state)
 {
@@ -977,6 +1065,8 @@ main(void)
       cmocka_unit_test_setup_teardown(test_syncobj, setup, teardown),
       cmocka_unit_test_setup_teardown(test_compute, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_control_wait, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_device_control_keeps_events, setup_no_guard,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_render, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fault, setup, teardown),
       cmocka_unit_test_setup_teardown(test_queue_tvb, setup, teardown),
