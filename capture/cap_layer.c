@@ -268,7 +268,7 @@ atfork_child(void)
    cap.active = false;
    cap.next_file_id = 0;
    cap.reaper_started = cap.reaper_stop = cap.reaper_idle = false;
-   cap.reaper_wakes = cap.reaper_polls = 0;
+   cap.reaper_wakes = cap.reaper_polls = cap.fence_queries = 0;
    cap.pend_head = cap.pend_tail = NULL;
    cap.reaper_busy_fd = -1;
    cap.hook_installed = false;
@@ -326,6 +326,8 @@ cap_finish(void)
                  (double)st.thread_cpu_ns / 1e6, (double)cap.reaper_cpu_ns / 1e6,
                  (unsigned long long)cap.reaper_wakes, (unsigned long long)cap.reaper_polls,
                  (double)cap.gpu_wait_ns / 1e6, (unsigned long long)cap.gpu_waits);
+         fprintf(stderr, "tessera capture: %s: completions: %llu fence queries\n",
+                 cap.trace_path, (unsigned long long)cap.fence_queries);
          if (cap.opt.mem == CAP_MEM_WP) {
             unsigned long faults, protects, maps;
             cap_wp_stats(&faults, &protects, &maps);
