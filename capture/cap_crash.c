@@ -43,6 +43,9 @@ static atomic_bool owned[NCRASH];
 static __thread sigjmp_buf *volatile probe_env __attribute__((tls_model("initial-exec")));
 static __thread volatile uintptr_t probe_lo __attribute__((tls_model("initial-exec")));
 static __thread volatile uintptr_t probe_hi __attribute__((tls_model("initial-exec")));
+/* TESSERA_CAPTURE_STATS: copies made plain, of them faulted, and by
+ * process_vm_readv */
+static atomic_ulong n_plain, n_faulted, n_vm;
 
 static int
 slot_of(int sig)
@@ -149,6 +152,7 @@ probe_copy(void *dst, const void *src, size_t n)
    sigjmp_buf env;
    if (sigsetjmp(env, 0)) {   /* no mask saved: no system call */
       atomic_signal_fence(memory_order_seq_cst);
+      atomic_fetch_add_explicit(&n_faulted, 1, memory_order_relaxed);
       return false;
    }
    probe_lo = (uintptr_t)src;
@@ -176,8 +180,11 @@ cap_copy_from_user(void *dst, const void *src, size_t n)
     * ~1,700 a run of eglretrace es2gears (the submissions' arguments,
     * command buffers and syncs, every other ioctl's argument), ~4 ms,
     * most of the layer's own CPU time on the program's threads. */
-   if (atomic_load(&owned[0]) && atomic_load(&owned[1]) && real_sigaction)
+   if (atomic_load(&owned[0]) && atomic_load(&owned[1]) && real_sigaction) {
+      atomic_fetch_add_explicit(&n_plain, 1, memory_order_relaxed);
       return probe_copy(dst, src, n);
+   }
+   atomic_fetch_add_explicit(&n_vm, 1, memory_order_relaxed);
    struct iovec l = { dst, n }, r = { (void *)a, n };
    ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
    if (got == (ssize_t)n)
@@ -187,6 +194,14 @@ cap_copy_from_user(void *dst, const void *src, size_t n)
       return true;
    }
    return false;
+}
+
+void
+cap_copy_stats(unsigned long *plain, unsigned long *faulted, unsigned long *vm)
+{
+   *plain = atomic_load(&n_plain);
+   *faulted = atomic_load(&n_faulted);
+   *vm = atomic_load(&n_vm);
 }
 
 /* The program's handler for a signal we own goes behind ours: we pass it

@@ -326,8 +326,11 @@ cap_finish(void)
                  (double)st.thread_cpu_ns / 1e6, (double)cap.reaper_cpu_ns / 1e6,
                  (unsigned long long)cap.reaper_wakes, (unsigned long long)cap.reaper_polls,
                  (double)cap.gpu_wait_ns / 1e6, (unsigned long long)cap.gpu_waits);
-         fprintf(stderr, "tessera capture: %s: completions: %llu fence queries\n",
-                 cap.trace_path, (unsigned long long)cap.fence_queries);
+         unsigned long cplain, cfault, cvm;
+         cap_copy_stats(&cplain, &cfault, &cvm);
+         fprintf(stderr, "tessera capture: %s: completions: %llu fence queries; program memory "
+                 "read: %lu plain copies (%lu faulted), %lu by process_vm_readv\n",
+                 cap.trace_path, (unsigned long long)cap.fence_queries, cplain, cfault, cvm);
          if (cap.opt.mem == CAP_MEM_WP) {
             unsigned long faults, protects, maps;
             cap_wp_stats(&faults, &protects, &maps);

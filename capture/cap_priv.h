@@ -280,6 +280,9 @@ void cap_crash_flush(void);
  * EFAULT for). A plain copy when SIGSEGV and SIGBUS are ours (the handler
  * turns a read fault inside it into false), else process_vm_readv. */
 bool cap_copy_from_user(void *dst, const void *src, size_t n);
+/* Its counts (TESSERA_CAPTURE_STATS): plain copies, of them the ones that
+ * faulted, and copies by process_vm_readv. */
+void cap_copy_stats(unsigned long *plain, unsigned long *faulted, unsigned long *vm);
 
 /* cap_wp.c */
 /* Turns the write tracker on; false if SIGSEGV is not ours (own_segv). */
