@@ -344,7 +344,8 @@ cap_finish(void)
             fprintf(stderr, "tessera capture: %s: wp: %lu waits for a fault handler in progress\n",
                     cap.trace_path, cap_wp_fault_waits());
             fprintf(stderr, "tessera capture: %s: wp: %lu pages unprotected ahead of sequential "
-                    "writes\n", cap.trace_path, cap_wp_ahead_pages());
+                    "writes, %lu made hot ahead of appends\n", cap.trace_path,
+                    cap_wp_ahead_pages(), cap_wp_append_pages());
             unsigned long umaps, refused, scans, pages;
             int uerr;
             cap_wp_uffd_stats(&umaps, &refused, &scans, &pages, &uerr);

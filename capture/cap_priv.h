@@ -315,6 +315,8 @@ void cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long 
  * (changed); collects of a mapping, of them skipped as clean. */
 /* pages the fault handler unprotected ahead of sequential writes */
 unsigned long cap_wp_ahead_pages(void);
+/* Pages made hot ahead of appends (cap_wp.c, "Appends"; cap.lock) */
+unsigned long cap_wp_append_pages(void);
 void cap_wp_hot_stats(unsigned long *hot_reads, unsigned long *hot_records,
                       unsigned long *collects, unsigned long *clean_skips);
 /* CPU time spent in the write-fault handler (only with cap.stats). */
