@@ -117,6 +117,19 @@
 #define AHEAD_MAX 64u
 
 static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
+/* Each slot's (file, handle), set before its mapping is published: the
+ * per-object scans (collect, cool, arm at every submission and frame)
+ * compare these, contiguous, instead of loading every mapping's struct
+ * (es2gears: 32 objects x 26 mappings a submission; the struct loads
+ * were cap_wp_collect's most sampled instruction). A stale key of a freed
+ * slot only costs a look at NULL. */
+static _Atomic uint64_t map_keys[CAP_MAX_CPUMAPS];
+
+static inline uint64_t
+map_key(uint32_t file_id, uint32_t handle)
+{
+   return (uint64_t)file_id << 32 | handle;
+}
 /* One past the highest slot ever used: the scans below (per object at every
  * snapshot, and in the fault handler) stop there instead of walking all
  * CAP_MAX_CPUMAPS slots. It only grows; it is raised before a mapping is
@@ -286,6 +299,7 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    atomic_store(&m->ahead_ok, fault_ahead && !bo->gpu_dirty && !bo->fw_written);
    if (atomic_load(&maps_end) <= slot)
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
+   atomic_store_explicit(&map_keys[slot], map_key(f->id, bo->handle), memory_order_relaxed);
    atomic_store(&maps[slot], m);
    if (by_uffd) {
       m->armed = true;   /* every page protected, from before the program has it */
@@ -585,7 +599,10 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
    if (!host_page)
       return false;
    const uint8_t *view = NULL;
+   const uint64_t key = map_key(f->id, bo->handle);
    for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
+      if (atomic_load_explicit(&map_keys[i], memory_order_relaxed) != key)
+         continue;
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
@@ -709,7 +726,10 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
 void
 cap_wp_cool(struct cap_file *f, struct cap_bo *bo)
 {
+   const uint64_t key = map_key(f->id, bo->handle);
    for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
+      if (atomic_load_explicit(&map_keys[i], memory_order_relaxed) != key)
+         continue;
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
@@ -736,7 +756,10 @@ cap_wp_cool(struct cap_file *f, struct cap_bo *bo)
 void
 cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
 {
+   const uint64_t key = map_key(f->id, bo->handle);
    for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
+      if (atomic_load_explicit(&map_keys[i], memory_order_relaxed) != key)
+         continue;
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
