@@ -149,10 +149,17 @@ cap_crash_init(void)
 static __attribute__((noinline)) bool
 probe_copy(void *dst, const void *src, size_t n)
 {
+   /* a copy this one interrupted (an ioctl in a signal handler) gets its
+    * probe back afterwards */
+   sigjmp_buf *volatile outer = probe_env;
+   volatile uintptr_t olo = probe_lo, ohi = probe_hi;
    sigjmp_buf env;
    if (sigsetjmp(env, 0)) {   /* no mask saved: no system call */
       atomic_signal_fence(memory_order_seq_cst);
       atomic_fetch_add_explicit(&n_faulted, 1, memory_order_relaxed);
+      probe_lo = olo;
+      probe_hi = ohi;
+      probe_env = outer;
       return false;
    }
    probe_lo = (uintptr_t)src;
@@ -162,6 +169,9 @@ probe_copy(void *dst, const void *src, size_t n)
    memcpy(dst, src, n);
    atomic_signal_fence(memory_order_seq_cst);
    probe_env = NULL;
+   probe_lo = olo;
+   probe_hi = ohi;
+   probe_env = outer;
    return true;
 }
 
