@@ -254,6 +254,13 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
       else if (strcmp(v, "1") != 0)
          return fail(err, errlen, "TESSERA_CAPTURE_TEST_WP_AHEAD (0|1)", v);
    }
+   o->wp_append = true;
+   if ((v = get("TESSERA_CAPTURE_TEST_WP_APPEND")) && *v) {
+      if (strcmp(v, "0") == 0)
+         o->wp_append = false;
+      else if (strcmp(v, "1") != 0)
+         return fail(err, errlen, "TESSERA_CAPTURE_TEST_WP_APPEND (0|1)", v);
+   }
    if ((v = get("TESSERA_CAPTURE_GPU_MEMORY")) && *v) {
       if (strcmp(v, "full") == 0)
          o->gpu_memory_full = true;

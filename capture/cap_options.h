@@ -99,6 +99,12 @@ struct cap_options {
     * ahead (cap_wp.c, "Writes ahead"); 0 faults page by page, the rule
     * before, to measure the faults it saves */
    bool wp_ahead;
+   /* TESSERA_CAPTURE_TEST_WP_APPEND=0|1 (tests only; default 1): a page
+    * that becomes hot right after a hot page makes the next page hot
+    * ahead of the program's sequential writes (cap_wp.c, "Appends"); 0
+    * lets each next page fault, the rule before, to measure the faults
+    * it saves */
+   bool wp_append;
    uint64_t flush_ms;         /* TESSERA_CAPTURE_FLUSH_MS: bound on data lost at a crash */
    /* TESSERA_CAPTURE_ZSTD_LEVEL: the trace chunks' zstd level, 1 to 19 or
     * -1 to -50 (zstd's fast levels, `zstd --fast=N`); default

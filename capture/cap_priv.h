@@ -188,6 +188,7 @@ struct cap_state {
    int reaper_busy_fd;
    uint64_t reaper_wakes;        /* times the reaper thread woke up (statistics) */
    uint64_t reaper_polls;        /* ... of them that polled the pending fences */
+   uint64_t fence_queries;       /* non-blocking fence queries (statistics) */
    bool reaper_idle;             /* asleep until a push (nothing was pending) */
    /* job hook */
    bool hook_installed;
@@ -273,6 +274,15 @@ bool cap_crash_init(void);
 /* From a signal handler: writes the records and pages serialized so far
  * (no allocation; gives up after 250 ms). */
 void cap_crash_flush(void);
+/* Copies n bytes from a program pointer without trusting it, as the
+ * kernel's copy_from_user: false if [src, src + n) is not all readable
+ * (the layer never crashes on a bad pointer the kernel would answer
+ * EFAULT for). A plain copy when SIGSEGV and SIGBUS are ours (the handler
+ * turns a read fault inside it into false), else process_vm_readv. */
+bool cap_copy_from_user(void *dst, const void *src, size_t n);
+/* Its counts (TESSERA_CAPTURE_STATS): plain copies, of them the ones that
+ * faulted, and copies by process_vm_readv. */
+void cap_copy_stats(unsigned long *plain, unsigned long *faulted, unsigned long *vm);
 
 /* cap_wp.c */
 /* Turns the write tracker on; false if SIGSEGV is not ours (own_segv). */
@@ -305,6 +315,8 @@ void cap_wp_stats(unsigned long *faults, unsigned long *protects, unsigned long 
  * (changed); collects of a mapping, of them skipped as clean. */
 /* pages the fault handler unprotected ahead of sequential writes */
 unsigned long cap_wp_ahead_pages(void);
+/* Pages made hot ahead of appends (cap_wp.c, "Appends"; cap.lock) */
+unsigned long cap_wp_append_pages(void);
 void cap_wp_hot_stats(unsigned long *hot_reads, unsigned long *hot_records,
                       unsigned long *collects, unsigned long *clean_skips);
 /* CPU time spent in the write-fault handler (only with cap.stats). */

@@ -113,6 +113,7 @@ poll_pending(struct cap_file *f, uint32_t handle, bool even_busy, bool in_order)
       if (!skip && (!f || p->file == f) && (!handle || p->sync.handle == handle) &&
           (even_busy || (int)cap.reaper_busy_fd != p->file->any_fd)) {
          int64_t now = (int64_t)cap_now_ns();
+         cap.fence_queries++;
          uint32_t h = p->sync.handle;
          uint64_t pt = p->sync.timeline_value;
          int r;
@@ -151,7 +152,7 @@ cap_reaper_poll(struct cap_file *f, uint32_t handle)
 void
 cap_reaper_poll_after_wait(struct cap_file *f)
 {
-   poll_pending(f, 0, true, false);
+   poll_pending(f, 0, true, true);
 }
 
 static void

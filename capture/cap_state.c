@@ -34,15 +34,7 @@ safe_read(void *dst, uint64_t src, size_t n)
       return true;
    if (!src)
       return false;
-   struct iovec l = { dst, n }, r = { (void *)(uintptr_t)src, n };
-   ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
-   if (got == (ssize_t)n)
-      return true;
-   if (got < 0 && (errno == ENOSYS || errno == EPERM)) {
-      memcpy(dst, (const void *)(uintptr_t)src, n);
-      return true;
-   }
-   return false;
+   return cap_copy_from_user(dst, (const void *)(uintptr_t)src, n);
 }
 
 /* --------------------------------------------------------------- shadow */

@@ -117,6 +117,19 @@
 #define AHEAD_MAX 64u
 
 static struct cap_cpumap *_Atomic maps[CAP_MAX_CPUMAPS];
+/* Each slot's (file, handle), set before its mapping is published: the
+ * per-object scans (collect, cool, arm at every submission and frame)
+ * compare these, contiguous, instead of loading every mapping's struct
+ * (es2gears: 32 objects x 26 mappings a submission; the struct loads
+ * were cap_wp_collect's most sampled instruction). A stale key of a freed
+ * slot only costs a look at NULL. */
+static _Atomic uint64_t map_keys[CAP_MAX_CPUMAPS];
+
+static inline uint64_t
+map_key(uint32_t file_id, uint32_t handle)
+{
+   return (uint64_t)file_id << 32 | handle;
+}
 /* One past the highest slot ever used: the scans below (per object at every
  * snapshot, and in the fault handler) stop there instead of walking all
  * CAP_MAX_CPUMAPS slots. It only grows; it is raised before a mapping is
@@ -145,6 +158,9 @@ static bool hot_idle_grow = true;
 /* cap.opt.wp_ahead (TESSERA_CAPTURE_TEST_WP_AHEAD): writes ahead */
 static bool fault_ahead = true;
 static atomic_ulong n_ahead_pages;
+/* cap.opt.wp_append (TESSERA_CAPTURE_TEST_WP_APPEND): appends (collect) */
+static bool hot_append = true;
+static unsigned long n_append_pages;   /* under cap.lock */
 /* The userfaultfd mechanism (cap_uffd.h), per process, if
  * TESSERA_CAPTURE_WP_TRACK=uffd; uf_err is why it is closed (ENOTSUP: not
  * asked for), uf_reopen set in a forked child. */
@@ -211,6 +227,7 @@ cap_wp_init(bool own_segv)
    hot_first = cap.opt.wp_hot_first;
    hot_idle_grow = cap.opt.wp_hot_idle_grow;
    fault_ahead = cap.opt.wp_ahead;
+   hot_append = cap.opt.wp_append;
    if (cap.opt.wp_uffd)
       uf_err = -cap_uffd_open(&uf);
    return true;
@@ -282,6 +299,7 @@ cap_wp_register(void *addr, size_t len, int prot, struct cap_file *f, struct cap
    atomic_store(&m->ahead_ok, fault_ahead && !bo->gpu_dirty && !bo->fw_written);
    if (atomic_load(&maps_end) <= slot)
       atomic_store(&maps_end, slot + 1);   /* registration runs under cap.lock */
+   atomic_store_explicit(&map_keys[slot], map_key(f->id, bo->handle), memory_order_relaxed);
    atomic_store(&maps[slot], m);
    if (by_uffd) {
       m->armed = true;   /* every page protected, from before the program has it */
@@ -529,10 +547,47 @@ static void
 idle_grow(struct cap_cpumap *m, size_t p)
 {
    uint8_t v = m->idle[p];
-   if ((v & IDLED) && hot_idle_grow && m->collects - m->last_dirty[p] <= HOT_WINDOW &&
-       (v & 3u) < IDLE_GROW_MAX)
-      v++;
+   if ((v & IDLED) && hot_idle_grow && m->collects - m->last_dirty[p] <= HOT_WINDOW)
+      v = IDLE_GROW_MAX;
    m->idle[p] = v & 3u;
+}
+
+/* Appends (mprotect mechanism). A command pool written front to back
+ * moves on to the next page every few submissions, and that page's first
+ * write faults although the page before it is hot (es2gears: the tessera
+ * driver's command pool, a page every ~8.5 collects, 14 of its 83 write
+ * faults). So a page that becomes hot right after a hot page (a write
+ * that moved on from it), and a page made hot this way once it is found
+ * written, make the next page hot ahead: hashed now, while it is still
+ * protected (its contents are the trace's: it is clean), then unprotected.
+ * A write before the unprotect faults and marks it as usual; one after
+ * it changes the hash the next collect compares. Costs an mprotect that
+ * only adds write access (no TLB shootdown) and a hash per collect until
+ * the program gets there, instead of a fault (~30-40 us); a page never
+ * written is protected again after its idle limit, like any hot page.
+ * APPEND marks a page made hot ahead that has not been written yet. */
+#define APPEND 0x40u
+
+static void
+append_ahead(struct cap_file *f, struct cap_bo *bo, struct cap_cpumap *m,
+             const uint8_t **view, size_t q, size_t pages)
+{
+   if (!hot_append || q >= pages || m->hot[q] || atomic_load(&m->dirty[q]) || !m->armed ||
+       bo->gpu_dirty || bo->fw_written)
+      return;
+   uint64_t off = m->bo_offset + q * host_page;
+   if (!*view)
+      *view = cap_bo_map(f, bo);
+   if (!*view || off + host_page > bo->size)
+      return;
+   m->hot_hash[q] = tsr_hash_bytes(*view + off, host_page);
+   if (mprotect((void *)(m->addr + q * host_page), host_page, m->prot))
+      return;
+   m->hot[q] = 1;
+   m->nhot++;
+   m->idle[q] = APPEND;   /* the first idle limit; not idled before */
+   m->last_dirty[q] = m->collects;
+   n_append_pages++;
 }
 
 /* What collect does with one page. */
@@ -544,7 +599,10 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
    if (!host_page)
       return false;
    const uint8_t *view = NULL;
+   const uint64_t key = map_key(f->id, bo->handle);
    for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
+      if (atomic_load_explicit(&map_keys[i], memory_order_relaxed) != key)
+         continue;
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
@@ -634,15 +692,21 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
             m->hot[p] = 1;
             n_hot_records++;
             record_pages(f, bo, m, &view, p, p + 1);
+            if (p && m->hot[p - 1])   /* moved on from a hot page: "Appends" */
+               append_ahead(f, bo, m, &view, p + 1, pages);
          } else if (was_dirty || memcmp(h.b, m->hot_hash[p].b, sizeof(h.b))) {
             m->hot[p] = 1;
             n_hot_records++;
             record_pages(f, bo, m, &view, p, p + 1);
+            if (m->idle[p] & APPEND) {   /* the program got here: next one */
+               m->idle[p] &= ~APPEND;
+               append_ahead(f, bo, m, &view, p + 1, pages);
+            }
          } else if (++m->hot[p] > idle_limit(m, p)) {
             /* unchanged for a while: protect it again (its contents are
              * in the trace; a later write faults as before) */
             m->hot[p] = 0;
-            m->idle[p] |= IDLED;
+            m->idle[p] = (m->idle[p] & 3u) | IDLED;
             m->nhot--;
             m->last_dirty[p] = 0;
             atomic_fetch_add(&n_protects, 1);
@@ -662,7 +726,10 @@ cap_wp_collect(struct cap_file *f, struct cap_bo *bo)
 void
 cap_wp_cool(struct cap_file *f, struct cap_bo *bo)
 {
+   const uint64_t key = map_key(f->id, bo->handle);
    for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
+      if (atomic_load_explicit(&map_keys[i], memory_order_relaxed) != key)
+         continue;
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
@@ -689,7 +756,10 @@ cap_wp_cool(struct cap_file *f, struct cap_bo *bo)
 void
 cap_wp_arm(struct cap_file *f, struct cap_bo *bo)
 {
+   const uint64_t key = map_key(f->id, bo->handle);
    for (unsigned i = 0, end = atomic_load(&maps_end); i < end; i++) {
+      if (atomic_load_explicit(&map_keys[i], memory_order_relaxed) != key)
+         continue;
       struct cap_cpumap *m = atomic_load(&maps[i]);
       if (!m || m->file_id != f->id || m->handle != bo->handle)
          continue;
@@ -753,6 +823,12 @@ unsigned long
 cap_wp_ahead_pages(void)
 {
    return atomic_load(&n_ahead_pages);
+}
+
+unsigned long
+cap_wp_append_pages(void)
+{
+   return n_append_pages;
 }
 
 void

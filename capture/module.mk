@@ -21,7 +21,7 @@ test_capture_LDLIBS := -lcmocka
 
 # Test programs run under capture (tests/integration/capture_*.sh, bench).
 CAPTURE_PROG_LIBS := testuapi agxisa cmdstream
-PROGS += capture_scene capture_mt capture_fork capture_wprace
+PROGS += capture_scene capture_mt capture_fork capture_wprace capture_badptr
 capture_scene_SRCS := tests/capture/capture_scene.c
 capture_scene_LIBS := $(CAPTURE_PROG_LIBS)
 capture_scene_LDLIBS := -ldrm
@@ -34,6 +34,9 @@ capture_fork_LDLIBS := -ldrm
 capture_wprace_SRCS := tests/capture/capture_wprace.c
 capture_wprace_LIBS := $(CAPTURE_PROG_LIBS)
 capture_wprace_LDLIBS := -ldrm -lpthread
+capture_badptr_SRCS := tests/capture/capture_badptr.c
+capture_badptr_LIBS := $(CAPTURE_PROG_LIBS)
+capture_badptr_LDLIBS := -ldrm
 
 PROGS += capture_overhead
 capture_overhead_SRCS := bench/capture_overhead.c

@@ -151,6 +151,7 @@ test_options(void **state)
    assert_false(o.wp_hot_first);
    assert_true(o.wp_hot_idle_grow);   /* the default */
    assert_true(o.wp_ahead);           /* the default */
+   assert_true(o.wp_append);          /* the default */
    const char *const hotbad[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_HOT_FIRST",
                                   "yes", NULL };
    assert_int_equal(parse(hotbad, &o, err), -EINVAL);
@@ -168,6 +169,13 @@ test_options(void **state)
    const char *const aheadbad[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_AHEAD",
                                     "on", NULL };
    assert_int_equal(parse(aheadbad, &o, err), -EINVAL);
+   const char *const append0[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_TEST_WP_APPEND",
+                                   "0", NULL };
+   assert_int_equal(parse(append0, &o, err), 0);
+   assert_false(o.wp_append);
+   const char *const appendbad[] = { "TESSERA_CAPTURE_FILE", "a",
+                                     "TESSERA_CAPTURE_TEST_WP_APPEND", "x", NULL };
+   assert_int_equal(parse(appendbad, &o, err), -EINVAL);
    /* zstd levels: 1..19 and zstd's fast levels -1..-50 */
    const char *const zfast[] = { "TESSERA_CAPTURE_FILE", "a", "TESSERA_CAPTURE_ZSTD_LEVEL",
                                  "-3", NULL };
