@@ -48,6 +48,10 @@ static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
 static LLVMOrcLLJITRef jit;
 static LLVMTargetMachineRef tm;    /* compiles runs to object files */
 static char *tm_triple, *tm_cpu, *tm_features;
+/* The host converts float to half in hardware (F16C, every x86-64 with
+ * AVX2): f64_to_f16 then rounds through it instead of integer vector
+ * code (f64_to_f16_hw). */
+static bool host_f16c;
 static bool jit_failed;
 static unsigned jit_serial;        /* unique temporary file names */
 static unsigned jit_users;         /* live shaders holding JIT code */
@@ -287,6 +291,7 @@ jit_init_locked(void)
    tm_triple = LLVMGetDefaultTargetTriple();
    tm_cpu = LLVMGetHostCPUName();
    tm_features = LLVMGetHostCPUFeatures();
+   host_f16c = tm_features && strstr(tm_features, "+f16c");
    LLVMTargetRef target;
    char *msg = NULL;
    if (LLVMGetTargetFromTriple(tm_triple, &target, &msg)) {
@@ -869,11 +874,56 @@ round_even(struct nb *n, LLVMValueRef q, LLVMValueRef rem, LLVMValueRef half)
    return LLVMBuildAdd(n->b, q, LLVMBuildZExt(n->b, up, n->v32i64, ""), "");
 }
 
+/*
+ * tessera_f64_to_f16(d, false) through the host's conversions: d rounded
+ * to float *to odd* (the nearest-even conversion, stepped toward zero when
+ * it went away from zero, then the last bit set when it was inexact),
+ * then to half to nearest even (vcvtps2ph).  Rounding to odd at a
+ * precision of at least p + 2 bits followed by one rounding to nearest at
+ * p bits is the single rounding to nearest of the original value (Boldo
+ * and Melquiond, "Emulation of FMA and correctly rounded sums: proved
+ * algorithms using rounding to odd"; float's 24 bits against half's 11,
+ * also where half is denormal, whose precision is lower still), so this
+ * is bit for bit what the integer code below computes for every double,
+ * with a tenth of the instructions: those were most of the code of
+ * Mesa asahi's fp16 fragment shaders (glmark2 pulsar's held ~3700
+ * instructions).  Doubles below float's range become float denormals or
+ * zero (still rounded to odd: zero or the smallest denormal), which
+ * half rounds to a signed zero either way; beyond float's range the
+ * conversion gives infinity, stepped back to FLT_MAX, which half rounds
+ * to infinity as d itself does.  NaN gives 0x7e00 as tessera_f64_to_f16.
+ * Hosts without F16C keep the integer code; tests/unit/test_hw_usc_native.c
+ * (test_f16_rounding) holds both to the interpreter's rounding.
+ */
+static LLVMValueRef
+f64_to_f16_hw(struct nb *n, LLVMValueRef d)
+{
+   LLVMBuilderRef b = n->b;
+   LLVMTypeRef v32f16 = LLVMVectorType(LLVMHalfTypeInContext(n->ctx), USC_W);
+   LLVMTypeRef v32i16 = LLVMVectorType(LLVMInt16TypeInContext(n->ctx), USC_W);
+   LLVMValueRef t = LLVMBuildFPTrunc(b, d, n->v32f32, "");
+   LLVMValueRef back = LLVMBuildFPExt(b, t, n->v32f64, "");
+   /* ordered: false for NaN, which the select below handles */
+   LLVMValueRef inexact = LLVMBuildFCmp(b, LLVMRealONE, back, d, "");
+   LLVMValueRef away = LLVMBuildFCmp(
+      b, LLVMRealOGT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &back, 1, ""),
+      LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &d, 1, ""), "");
+   LLVMValueRef tb = LLVMBuildBitCast(b, t, n->v32i32, "");
+   /* sign and magnitude: one less in the bits is one ulp toward zero */
+   tb = LLVMBuildSub(b, tb, LLVMBuildZExt(b, away, n->v32i32, ""), "");
+   tb = LLVMBuildOr(b, tb, LLVMBuildZExt(b, inexact, n->v32i32, ""), "");
+   LLVMValueRef h = LLVMBuildFPTrunc(b, LLVMBuildBitCast(b, tb, n->v32f32, ""), v32f16, "");
+   LLVMValueRef r = LLVMBuildZExt(b, LLVMBuildBitCast(b, h, v32i16, ""), n->v32i32, "");
+   return sel(n, LLVMBuildFCmp(b, LLVMRealUNO, d, d, ""), splat_const(n, 0x7e00), r);
+}
+
 /* tessera_f64_to_f16(d, false) over the lanes: one rounding to nearest
  * even; the result in the low 16 bits of i32 lanes. */
 static LLVMValueRef
 f64_to_f16(struct nb *n, LLVMValueRef d)
 {
+   if (host_f16c)
+      return f64_to_f16_hw(n, d);
    LLVMBuilderRef b = n->b;
    LLVMValueRef u = LLVMBuildBitCast(b, d, n->v32i64, "");
    LLVMValueRef sign = q_and(n, LLVMBuildLShr(b, u, splat64_const(n, 48), ""), 0x8000);
