@@ -719,6 +719,28 @@ ieq(struct nb *n, LLVMValueRef a, uint32_t c)
 static LLVMValueRef
 half_to_f32_bits(struct nb *n, LLVMValueRef h)
 {
+   if (host_f16c) {
+      /* vcvtph2ps: exact for every half, denormals included (they are
+       * float normals); only a NaN differs, quieted by the conversion,
+       * where hw_usc_f16_to_f32 keeps the payload as it is. */
+      LLVMTypeRef v32i16 = LLVMVectorType(LLVMInt16TypeInContext(n->ctx), USC_W);
+      LLVMTypeRef v32f16 = LLVMVectorType(LLVMHalfTypeInContext(n->ctx), USC_W);
+      LLVMValueRef f = LLVMBuildFPExt(
+         n->b, LLVMBuildBitCast(n->b, LLVMBuildTrunc(n->b, h, v32i16, ""), v32f16, ""),
+         n->v32f32, "");
+      LLVMValueRef nan = LLVMBuildICmp(n->b, LLVMIntUGT,
+                                       LLVMBuildAnd(n->b, h, splat_const(n, 0x7fff), ""),
+                                       splat_const(n, 0x7c00), "");
+      LLVMValueRef nanbits = LLVMBuildOr(
+         n->b,
+         LLVMBuildOr(n->b,
+                     LLVMBuildShl(n->b, LLVMBuildAnd(n->b, h, splat_const(n, 0x8000), ""),
+                                  splat_const(n, 16), ""),
+                     splat_const(n, 0x7f800000u), ""),
+         LLVMBuildShl(n->b, LLVMBuildAnd(n->b, h, splat_const(n, 0x3ff), ""),
+                      splat_const(n, 13), ""), "");
+      return sel(n, nan, nanbits, LLVMBuildBitCast(n->b, f, n->v32i32, ""));
+   }
    LLVMValueRef sign = LLVMBuildShl(n->b, LLVMBuildAnd(n->b, h, splat_const(n, 0x8000), ""),
                                     splat_const(n, 16), "");
    LLVMValueRef e = LLVMBuildAnd(n->b, LLVMBuildLShr(n->b, h, splat_const(n, 10), ""),
@@ -976,6 +998,44 @@ f16_result(struct nb *n, LLVMValueRef v, bool sat)
               sel(n, LLVMBuildFCmp(n->b, LLVMRealOGT, v, onef, ""), onef, v));
    }
    return sel(n, nan, splat_const(n, sat ? 0 : 0x7e00), f64_to_f16(n, v));
+}
+
+/*
+ * f16_result() of the float r, where r is the float rounding (to nearest
+ * even) of the exact sum or product of two halves: a product is exact in
+ * float (22 bits, exponents -48..32); a sum is rounded once to float's 24
+ * bits, and rounding again to half's 11 gives the single rounding of the
+ * exact sum because 24 >= 2 * 11 + 2 (a double rounding is innocuous for
+ * +, -, *, / and sqrt at that precision: Figueroa, "When is double
+ * rounding innocuous?", SIGNUM Newsletter 30(3), 1995).  A nonzero exact
+ * value is at least 2^-24, so its float keeps its sign and its side of 1:
+ * the saturation gives the same answer on either.  With F16C only
+ * (vcvtps2ph).
+ */
+static LLVMValueRef
+f16_result_f32(struct nb *n, LLVMValueRef r, bool sat)
+{
+   LLVMBuilderRef b = n->b;
+   LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, r, r, "");
+   if (sat) {
+      LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildBitCast(b, r, n->v32i32, ""),
+                                       splat_const(n, 0), "");
+      LLVMValueRef one = fsplat_const(n, 0x3f800000u);
+      r = sel(n, neg, LLVMConstNull(n->v32f32),
+              sel(n, LLVMBuildFCmp(b, LLVMRealOGT, r, one, ""), one, r));
+   }
+   LLVMTypeRef v32i16 = LLVMVectorType(LLVMInt16TypeInContext(n->ctx), USC_W);
+   LLVMTypeRef v32f16 = LLVMVectorType(LLVMHalfTypeInContext(n->ctx), USC_W);
+   LLVMValueRef h = LLVMBuildZExt(
+      b, LLVMBuildBitCast(b, LLVMBuildFPTrunc(b, r, v32f16, ""), v32i16, ""), n->v32i32, "");
+   return sel(n, nan, splat_const(n, sat ? 0 : 0x7e00), h);
+}
+
+/* A source that is a half (f32_src of it is its exact value). */
+static bool
+src_is_half(const struct usc_src *s)
+{
+   return s->kind == SRC_R16 || s->kind == SRC_U16 || s->kind == SRC_IMM;
 }
 
 /* usc_fma16(a, b, c): a*b exact, the sum by TwoSum rounded to odd, so
@@ -1259,6 +1319,15 @@ emit(struct nb *n, const struct usc_inst *in)
       return;
    }
    case U_FADD16: case U_FMUL16: case U_FMADD16: {
+      if (host_f16c && in->op != U_FMADD16 && src_is_half(&in->s[0]) &&
+          src_is_half(&in->s[1])) {
+         /* halves: in float, then one conversion (f16_result_f32) */
+         LLVMValueRef a = f32_src(n, &in->s[0]), b = f32_src(n, &in->s[1]);
+         LLVMValueRef r = in->op == U_FADD16 ? LLVMBuildFAdd(n->b, a, b, "")
+                                             : LLVMBuildFMul(n->b, a, b, "");
+         write_dst(n, &in->d, f16_result_f32(n, r, in->sat));
+         return;
+      }
       /* sums and products of halves are exact in double */
       LLVMValueRef a = LLVMBuildFPExt(n->b, f32_src(n, &in->s[0]), n->v32f64, "");
       LLVMValueRef b = LLVMBuildFPExt(n->b, f32_src(n, &in->s[1]), n->v32f64, "");
