@@ -555,8 +555,8 @@ struct nb {
    LLVMBuilderRef b;
    LLVMTypeRef i1, i32, i64, f32, f64, v32i32, v32i64, v32f32, v32f64, vptr, i32ptr;
    LLVMValueRef fn, rarg, uarg, sarg, exarg, exmask;
-   LLVMValueRef fma_fn, fabs_fn, ctpop_fn, trunc_fn, rint_fn;
-   LLVMTypeRef fma_ty, fabs_ty, ctpop_ty, trunc_ty, rint_ty, sr_ty;
+   LLVMValueRef fma_fn, fma64_fn, fabs_fn, ctpop_fn, trunc_fn, rint_fn;
+   LLVMTypeRef fma_ty, fma64_ty, fabs_ty, ctpop_ty, trunc_ty, rint_ty, sr_ty;
    LLVMValueRef sr_buf;   /* the run's <32 x i32> scratch for usc_read_sr */
    LLVMValueRef cur[HW_USC_NUM_GPRS];
    bool dirty[HW_USC_NUM_GPRS];
@@ -1336,7 +1336,25 @@ emit(struct nb *n, const struct usc_inst *in)
          r = LLVMBuildFAdd(n->b, a, b, "");
       else if (in->op == U_FMUL16)
          r = LLVMBuildFMul(n->b, a, b, "");
-      else
+      else if (host_f16c && src_is_half(&in->s[0]) && src_is_half(&in->s[1]) &&
+               src_is_half(&in->s[2])) {
+         /*
+          * Halves: a*b + c rounded once to double (llvm.fma), then to
+          * half through f64_to_f16_hw, is the single rounding of the
+          * exact value.  A wrong double rounding needs the double to land
+          * on a half rounding boundary m (an odd multiple of half an ulp,
+          * 65520 included) that x = a*b + c is not: then 0 < |x - m| <=
+          * |x| 2^-53 < 2^-37, while x - m = p + (c - m) with c - m a
+          * nonzero multiple of 2^-25, so the product p must be a multiple
+          * of less than 2^-37, i.e. below 2^-15 (22 bits); then |c - m| <
+          * 2^-14 puts m below 2^-3 and |x - m| below 2^-56, finer than
+          * any product (multiples of 2^-48) or half: impossible.  The
+          * saturation sees the same sign and the same side of 1 as on
+          * usc_fma16's round-to-odd value.  Other sources keep that.
+          */
+         LLVMValueRef args[3] = { a, b, LLVMBuildFPExt(n->b, f32_src(n, &in->s[2]), n->v32f64, "") };
+         r = LLVMBuildCall2(n->b, n->fma64_ty, n->fma64_fn, args, 3, "");
+      } else
          r = fma16(n, a, b, LLVMBuildFPExt(n->b, f32_src(n, &in->s[2]), n->v32f64, ""));
       write_dst(n, &in->d, f16_result(n, r, in->sat));
       return;
@@ -1417,6 +1435,7 @@ compile_locked(const struct hw_usc_shader *sh)
    n.vptr = LLVMPointerType(n.v32i32, 0);
    n.i32ptr = LLVMPointerType(n.i32, 0);
    nb_intrinsic(&n, "llvm.fma", n.v32f32, &n.fma_fn, &n.fma_ty);
+   nb_intrinsic(&n, "llvm.fma", n.v32f64, &n.fma64_fn, &n.fma64_ty);
    nb_intrinsic(&n, "llvm.fabs", n.v32f64, &n.fabs_fn, &n.fabs_ty);
    nb_intrinsic(&n, "llvm.trunc", n.v32f64, &n.trunc_fn, &n.trunc_ty);
    nb_intrinsic(&n, "llvm.rint", n.v32f64, &n.rint_fn, &n.rint_ty);
