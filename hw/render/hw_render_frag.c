@@ -132,6 +132,13 @@ struct fpass {
    bool utile_run;
    bool morton4;                  /* 4x4 blocks are Morton runs (zls_permute_blocks) */
    uint16_t morton[32 * 32];
+   /* sidx() offset of lane l's sample 0 from its group's (row 0,
+    * column 0): the same for every group of the pass (isp_group.loff;
+    * computed per primitive it was ~1 % of Mesa asahi's glmark2 build) */
+   unsigned lane_off[32];
+   /* tilebuffer byte offset of lane l's pixel from its group's first
+    * pixel (op_tile's whole-group moves), likewise per pass */
+   uint32_t px_off[32];
    struct tile *tiles;
    /* Per worker, the TLBs its last tile ended with (warm_tlb); NULL
     * without (hwr_fast_paths off, or no memory). */
@@ -744,10 +751,7 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
             all &= r->cov[l];
       if ((all & 1) && bx <= fp->uw && fp->uw - bx >= GROUP_W && by <= fp->uh &&
           fp->uh - by >= GROUP_H) {
-         /* (locals: the stores to loff could alias *fp otherwise) */
-         uint32_t loff[32], ss = fp->ss, rs = fp->uw * ss;
-         for (unsigned l = 0; l < 32; l++)
-            loff[l] = quad_dy(l) * rs + quad_dx(l) * ss;
+         const uint32_t *loff = fp->px_off;
          uint8_t *g = r->t->tb + (size_t)sidx(fp, bx, by, 0) * fp->ss + O;
          bool done = load ? hw_tex_tile_load_px8(F, g, loff, row, sh, 32, r16)
                           : hw_tex_tile_store_px8(F, g, loff, row, sh, 32, r16);
@@ -2297,11 +2301,8 @@ shade_prim(struct tile *t, struct prim *p)
    bool fast_isp = tri && !stencil && !hwr_isp_general;
    /* A late test runs after the shader: none now. */
    enum agx_zs_func zfunc = late_z ? AGX_ZS_FUNC_ALWAYS : ff->depth_function;
-   unsigned loff[32];
-   for (unsigned l = 0; l < 32; l++)
-      loff[l] = (quad_dy(l) * fp->uw + quad_dx(l)) * fp->samples;
    struct isp_group isp = {
-      .p = p, .zbuf = t->z, .sp = sp, .ns = fp->samples, .bias = bias, .loff = loff,
+      .p = p, .zbuf = t->z, .sp = sp, .ns = fp->samples, .bias = bias, .loff = fp->lane_off,
       .defer = defer, .zwrite = !ff->disable_depth_write, .owner = t->owner, .dfr_id = dfr_id,
       .need_z = late_z || !ff->disable_depth_write ||
                 (zfunc != AGX_ZS_FUNC_ALWAYS && zfunc != AGX_ZS_FUNC_NEVER),
@@ -3386,10 +3387,14 @@ render_tile(struct tile *t)
    float zc = fp->zls.z_format == AGX_ZLS_FORMAT_16
                  ? (float)(pl->isp_bg_obj_depth & 0xffff) / 65535.0f
                  : tessera_uif(pl->isp_bg_obj_depth);
-   for (unsigned i = 0; i < n; i++) {
-      t->z[i] = zc;
-      t->s[i] = (uint8_t)pl->isp_bg_obj_vals;
-   }
+   /* Two plain fills: the one loop storing through t->z and t->s (which
+    * may alias t for all the compiler knows) reloaded both pointers per
+    * sample and stayed scalar; it was a third of this function's time on
+    * glmark2 gl-build. */
+   float *z = t->z;
+   for (unsigned i = 0; i < n; i++)
+      z[i] = zc;
+   memset(t->s, (uint8_t)pl->isp_bg_obj_vals, n);
    t->j.cycles += HWR_CYC_TILE;
    if (!zls(t, false))
       return false;
@@ -3576,6 +3581,10 @@ hwr_fragment_pass(struct hwr_job *j, bool partial_bg, bool partial_eot)
       return false;
    fp.ux_n = (pl->width + fp.uw - 1) / fp.uw;
    fp.uy_n = (pl->height + fp.uh - 1) / fp.uh;
+   for (unsigned l = 0; l < 32; l++) {
+      fp.lane_off[l] = (quad_dy(l) * fp.uw + quad_dx(l)) * fp.samples;
+      fp.px_off[l] = quad_dy(l) * (fp.uw * fp.ss) + quad_dx(l) * fp.ss;
+   }
    /* Every tile once per layer (the Layers field "affects how many times
     * bg and eot run"): layer-major, so tile i of layer L is item
     * L x tiles + i. */

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HW_TEX_WRITE_SSE2 1
+#include <emmintrin.h>
+#endif
+
 #include "cmdstream/agx_pack.h"
 #include "hw/hw_mmu.h"
 #include "hw/tex/hw_tex.h"
@@ -271,6 +276,41 @@ lut_convert(struct lut_conv *lc, const uint8_t *src)
    return w;
 }
 
+/*
+ * n packed 4-byte texels of lut_convert() into d: an identity one as a
+ * copy (as morton_block does), a swap_rb conversion
+ * (BGRA window targets from RGBA tilebuffers, the tessera driver's
+ * every end-of-tile store) four texels at a time with SSE2, the same
+ * masks and shifts as lut_convert's; the rest texel by texel.  An
+ * end-of-tile row was one call per texel through the conversion's
+ * dispatch (most of hw_tex_block_store's time on glmark2 gl-build).
+ * test_block_store_tables checks the bytes against its own swizzle,
+ * rows of 32 texels and a row cut to 7 by the image's edge.
+ */
+static void
+lut_convert_row(struct lut_conv *lc, uint8_t *d, const uint8_t *src, uint32_t n)
+{
+   uint32_t i = 0;
+   if (lc->ident && lc->comps == 4 && lc->bytes == 4) {
+      memcpy(d, src, 4 * (size_t)n);
+      return;
+   }
+#ifdef HW_TEX_WRITE_SSE2
+   if (lc->swap_rb) {
+      const __m128i ga = _mm_set1_epi32((int)0xff00ff00u), lo = _mm_set1_epi32(0xff);
+      for (; i + 4 <= n; i += 4) {
+         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(src + 4 * (size_t)i));
+         __m128i y = _mm_or_si128(_mm_and_si128(x, ga),
+                                  _mm_or_si128(_mm_and_si128(_mm_srli_epi32(x, 16), lo),
+                                               _mm_slli_epi32(_mm_and_si128(x, lo), 16)));
+         _mm_storeu_si128((__m128i *)(void *)(d + 4 * (size_t)i), y);
+      }
+   }
+#endif
+   for (; i < n; i++)
+      put4(d + 4 * (size_t)i, lut_convert(lc, src + 4 * (size_t)i));
+}
+
 enum block_result { BLOCK_NO, BLOCK_DONE, BLOCK_FAULT };
 
 /*
@@ -391,12 +431,18 @@ linear_rows(struct hw_mmu *mmu, const struct hw_tex_image *im, const struct hw_t
          uint8_t *dst = tb == 4 && hw_tex_write_fast_paths
                            ? hw_mmu_map_write_hit(mmu, va + (uint64_t)tx * tb, (size_t)m * tb)
                            : NULL;
+         if (dst && tile->pixel_stride == 4) {
+            lut_convert_row(lc, dst, src, m);   /* (packed texels) */
+            continue;
+         }
          if (dst) {
             for (uint32_t i = 0; i < m; i++)
                put4(dst + 4 * i, lut_convert(lc, src + (uint64_t)i * tile->pixel_stride));
             continue;
          }
-         if (tb == 4) {
+         if (tb == 4 && tile->pixel_stride == 4) {
+            lut_convert_row(lc, run.buf, src, m);
+         } else if (tb == 4) {
             for (uint32_t i = 0; i < m; i++)
                put4(run.buf + 4 * i, lut_convert(lc, src + (uint64_t)i * tile->pixel_stride));
          } else {

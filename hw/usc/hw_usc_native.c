@@ -48,6 +48,10 @@ static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
 static LLVMOrcLLJITRef jit;
 static LLVMTargetMachineRef tm;    /* compiles runs to object files */
 static char *tm_triple, *tm_cpu, *tm_features;
+/* The host converts float to half in hardware (F16C, every x86-64 with
+ * AVX2): f64_to_f16 then rounds through it instead of integer vector
+ * code (f64_to_f16_hw). */
+static bool host_f16c;
 static bool jit_failed;
 static unsigned jit_serial;        /* unique temporary file names */
 static unsigned jit_users;         /* live shaders holding JIT code */
@@ -287,6 +291,7 @@ jit_init_locked(void)
    tm_triple = LLVMGetDefaultTargetTriple();
    tm_cpu = LLVMGetHostCPUName();
    tm_features = LLVMGetHostCPUFeatures();
+   host_f16c = tm_features && strstr(tm_features, "+f16c");
    LLVMTargetRef target;
    char *msg = NULL;
    if (LLVMGetTargetFromTriple(tm_triple, &target, &msg)) {
@@ -550,8 +555,8 @@ struct nb {
    LLVMBuilderRef b;
    LLVMTypeRef i1, i32, i64, f32, f64, v32i32, v32i64, v32f32, v32f64, vptr, i32ptr;
    LLVMValueRef fn, rarg, uarg, sarg, exarg, exmask;
-   LLVMValueRef fma_fn, fabs_fn, ctpop_fn, trunc_fn, rint_fn;
-   LLVMTypeRef fma_ty, fabs_ty, ctpop_ty, trunc_ty, rint_ty, sr_ty;
+   LLVMValueRef fma_fn, fma64_fn, fabs_fn, ctpop_fn, trunc_fn, rint_fn;
+   LLVMTypeRef fma_ty, fma64_ty, fabs_ty, ctpop_ty, trunc_ty, rint_ty, sr_ty;
    LLVMValueRef sr_buf;   /* the run's <32 x i32> scratch for usc_read_sr */
    LLVMValueRef cur[HW_USC_NUM_GPRS];
    bool dirty[HW_USC_NUM_GPRS];
@@ -714,6 +719,28 @@ ieq(struct nb *n, LLVMValueRef a, uint32_t c)
 static LLVMValueRef
 half_to_f32_bits(struct nb *n, LLVMValueRef h)
 {
+   if (host_f16c) {
+      /* vcvtph2ps: exact for every half, denormals included (they are
+       * float normals); only a NaN differs, quieted by the conversion,
+       * where hw_usc_f16_to_f32 keeps the payload as it is. */
+      LLVMTypeRef v32i16 = LLVMVectorType(LLVMInt16TypeInContext(n->ctx), USC_W);
+      LLVMTypeRef v32f16 = LLVMVectorType(LLVMHalfTypeInContext(n->ctx), USC_W);
+      LLVMValueRef f = LLVMBuildFPExt(
+         n->b, LLVMBuildBitCast(n->b, LLVMBuildTrunc(n->b, h, v32i16, ""), v32f16, ""),
+         n->v32f32, "");
+      LLVMValueRef nan = LLVMBuildICmp(n->b, LLVMIntUGT,
+                                       LLVMBuildAnd(n->b, h, splat_const(n, 0x7fff), ""),
+                                       splat_const(n, 0x7c00), "");
+      LLVMValueRef nanbits = LLVMBuildOr(
+         n->b,
+         LLVMBuildOr(n->b,
+                     LLVMBuildShl(n->b, LLVMBuildAnd(n->b, h, splat_const(n, 0x8000), ""),
+                                  splat_const(n, 16), ""),
+                     splat_const(n, 0x7f800000u), ""),
+         LLVMBuildShl(n->b, LLVMBuildAnd(n->b, h, splat_const(n, 0x3ff), ""),
+                      splat_const(n, 13), ""), "");
+      return sel(n, nan, nanbits, LLVMBuildBitCast(n->b, f, n->v32i32, ""));
+   }
    LLVMValueRef sign = LLVMBuildShl(n->b, LLVMBuildAnd(n->b, h, splat_const(n, 0x8000), ""),
                                     splat_const(n, 16), "");
    LLVMValueRef e = LLVMBuildAnd(n->b, LLVMBuildLShr(n->b, h, splat_const(n, 10), ""),
@@ -869,11 +896,56 @@ round_even(struct nb *n, LLVMValueRef q, LLVMValueRef rem, LLVMValueRef half)
    return LLVMBuildAdd(n->b, q, LLVMBuildZExt(n->b, up, n->v32i64, ""), "");
 }
 
+/*
+ * tessera_f64_to_f16(d, false) through the host's conversions: d rounded
+ * to float *to odd* (the nearest-even conversion, stepped toward zero when
+ * it went away from zero, then the last bit set when it was inexact),
+ * then to half to nearest even (vcvtps2ph).  Rounding to odd at a
+ * precision of at least p + 2 bits followed by one rounding to nearest at
+ * p bits is the single rounding to nearest of the original value (Boldo
+ * and Melquiond, "Emulation of FMA and correctly rounded sums: proved
+ * algorithms using rounding to odd"; float's 24 bits against half's 11,
+ * also where half is denormal, whose precision is lower still), so this
+ * is bit for bit what the integer code below computes for every double,
+ * with a tenth of the instructions: those were most of the code of
+ * Mesa asahi's fp16 fragment shaders (glmark2 pulsar's held ~3700
+ * instructions).  Doubles below float's range become float denormals or
+ * zero (still rounded to odd: zero or the smallest denormal), which
+ * half rounds to a signed zero either way; beyond float's range the
+ * conversion gives infinity, stepped back to FLT_MAX, which half rounds
+ * to infinity as d itself does.  NaN gives 0x7e00 as tessera_f64_to_f16.
+ * Hosts without F16C keep the integer code; tests/unit/test_hw_usc_native.c
+ * (test_f16_rounding) holds both to the interpreter's rounding.
+ */
+static LLVMValueRef
+f64_to_f16_hw(struct nb *n, LLVMValueRef d)
+{
+   LLVMBuilderRef b = n->b;
+   LLVMTypeRef v32f16 = LLVMVectorType(LLVMHalfTypeInContext(n->ctx), USC_W);
+   LLVMTypeRef v32i16 = LLVMVectorType(LLVMInt16TypeInContext(n->ctx), USC_W);
+   LLVMValueRef t = LLVMBuildFPTrunc(b, d, n->v32f32, "");
+   LLVMValueRef back = LLVMBuildFPExt(b, t, n->v32f64, "");
+   /* ordered: false for NaN, which the select below handles */
+   LLVMValueRef inexact = LLVMBuildFCmp(b, LLVMRealONE, back, d, "");
+   LLVMValueRef away = LLVMBuildFCmp(
+      b, LLVMRealOGT, LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &back, 1, ""),
+      LLVMBuildCall2(b, n->fabs_ty, n->fabs_fn, &d, 1, ""), "");
+   LLVMValueRef tb = LLVMBuildBitCast(b, t, n->v32i32, "");
+   /* sign and magnitude: one less in the bits is one ulp toward zero */
+   tb = LLVMBuildSub(b, tb, LLVMBuildZExt(b, away, n->v32i32, ""), "");
+   tb = LLVMBuildOr(b, tb, LLVMBuildZExt(b, inexact, n->v32i32, ""), "");
+   LLVMValueRef h = LLVMBuildFPTrunc(b, LLVMBuildBitCast(b, tb, n->v32f32, ""), v32f16, "");
+   LLVMValueRef r = LLVMBuildZExt(b, LLVMBuildBitCast(b, h, v32i16, ""), n->v32i32, "");
+   return sel(n, LLVMBuildFCmp(b, LLVMRealUNO, d, d, ""), splat_const(n, 0x7e00), r);
+}
+
 /* tessera_f64_to_f16(d, false) over the lanes: one rounding to nearest
  * even; the result in the low 16 bits of i32 lanes. */
 static LLVMValueRef
 f64_to_f16(struct nb *n, LLVMValueRef d)
 {
+   if (host_f16c)
+      return f64_to_f16_hw(n, d);
    LLVMBuilderRef b = n->b;
    LLVMValueRef u = LLVMBuildBitCast(b, d, n->v32i64, "");
    LLVMValueRef sign = q_and(n, LLVMBuildLShr(b, u, splat64_const(n, 48), ""), 0x8000);
@@ -926,6 +998,44 @@ f16_result(struct nb *n, LLVMValueRef v, bool sat)
               sel(n, LLVMBuildFCmp(n->b, LLVMRealOGT, v, onef, ""), onef, v));
    }
    return sel(n, nan, splat_const(n, sat ? 0 : 0x7e00), f64_to_f16(n, v));
+}
+
+/*
+ * f16_result() of the float r, where r is the float rounding (to nearest
+ * even) of the exact sum or product of two halves: a product is exact in
+ * float (22 bits, exponents -48..32); a sum is rounded once to float's 24
+ * bits, and rounding again to half's 11 gives the single rounding of the
+ * exact sum because 24 >= 2 * 11 + 2 (a double rounding is innocuous for
+ * +, -, *, / and sqrt at that precision: Figueroa, "When is double
+ * rounding innocuous?", SIGNUM Newsletter 30(3), 1995).  A nonzero exact
+ * value is at least 2^-24, so its float keeps its sign and its side of 1:
+ * the saturation gives the same answer on either.  With F16C only
+ * (vcvtps2ph).
+ */
+static LLVMValueRef
+f16_result_f32(struct nb *n, LLVMValueRef r, bool sat)
+{
+   LLVMBuilderRef b = n->b;
+   LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, r, r, "");
+   if (sat) {
+      LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildBitCast(b, r, n->v32i32, ""),
+                                       splat_const(n, 0), "");
+      LLVMValueRef one = fsplat_const(n, 0x3f800000u);
+      r = sel(n, neg, LLVMConstNull(n->v32f32),
+              sel(n, LLVMBuildFCmp(b, LLVMRealOGT, r, one, ""), one, r));
+   }
+   LLVMTypeRef v32i16 = LLVMVectorType(LLVMInt16TypeInContext(n->ctx), USC_W);
+   LLVMTypeRef v32f16 = LLVMVectorType(LLVMHalfTypeInContext(n->ctx), USC_W);
+   LLVMValueRef h = LLVMBuildZExt(
+      b, LLVMBuildBitCast(b, LLVMBuildFPTrunc(b, r, v32f16, ""), v32i16, ""), n->v32i32, "");
+   return sel(n, nan, splat_const(n, sat ? 0 : 0x7e00), h);
+}
+
+/* A source that is a half (f32_src of it is its exact value). */
+static bool
+src_is_half(const struct usc_src *s)
+{
+   return s->kind == SRC_R16 || s->kind == SRC_U16 || s->kind == SRC_IMM;
 }
 
 /* usc_fma16(a, b, c): a*b exact, the sum by TwoSum rounded to odd, so
@@ -1209,6 +1319,15 @@ emit(struct nb *n, const struct usc_inst *in)
       return;
    }
    case U_FADD16: case U_FMUL16: case U_FMADD16: {
+      if (host_f16c && in->op != U_FMADD16 && src_is_half(&in->s[0]) &&
+          src_is_half(&in->s[1])) {
+         /* halves: in float, then one conversion (f16_result_f32) */
+         LLVMValueRef a = f32_src(n, &in->s[0]), b = f32_src(n, &in->s[1]);
+         LLVMValueRef r = in->op == U_FADD16 ? LLVMBuildFAdd(n->b, a, b, "")
+                                             : LLVMBuildFMul(n->b, a, b, "");
+         write_dst(n, &in->d, f16_result_f32(n, r, in->sat));
+         return;
+      }
       /* sums and products of halves are exact in double */
       LLVMValueRef a = LLVMBuildFPExt(n->b, f32_src(n, &in->s[0]), n->v32f64, "");
       LLVMValueRef b = LLVMBuildFPExt(n->b, f32_src(n, &in->s[1]), n->v32f64, "");
@@ -1217,7 +1336,25 @@ emit(struct nb *n, const struct usc_inst *in)
          r = LLVMBuildFAdd(n->b, a, b, "");
       else if (in->op == U_FMUL16)
          r = LLVMBuildFMul(n->b, a, b, "");
-      else
+      else if (host_f16c && src_is_half(&in->s[0]) && src_is_half(&in->s[1]) &&
+               src_is_half(&in->s[2])) {
+         /*
+          * Halves: a*b + c rounded once to double (llvm.fma), then to
+          * half through f64_to_f16_hw, is the single rounding of the
+          * exact value.  A wrong double rounding needs the double to land
+          * on a half rounding boundary m (an odd multiple of half an ulp,
+          * 65520 included) that x = a*b + c is not: then 0 < |x - m| <=
+          * |x| 2^-53 < 2^-37, while x - m = p + (c - m) with c - m a
+          * nonzero multiple of 2^-25, so the product p must be a multiple
+          * of less than 2^-37, i.e. below 2^-15 (22 bits); then |c - m| <
+          * 2^-14 puts m below 2^-3 and |x - m| below 2^-56, finer than
+          * any product (multiples of 2^-48) or half: impossible.  The
+          * saturation sees the same sign and the same side of 1 as on
+          * usc_fma16's round-to-odd value.  Other sources keep that.
+          */
+         LLVMValueRef args[3] = { a, b, LLVMBuildFPExt(n->b, f32_src(n, &in->s[2]), n->v32f64, "") };
+         r = LLVMBuildCall2(n->b, n->fma64_ty, n->fma64_fn, args, 3, "");
+      } else
          r = fma16(n, a, b, LLVMBuildFPExt(n->b, f32_src(n, &in->s[2]), n->v32f64, ""));
       write_dst(n, &in->d, f16_result(n, r, in->sat));
       return;
@@ -1298,6 +1435,7 @@ compile_locked(const struct hw_usc_shader *sh)
    n.vptr = LLVMPointerType(n.v32i32, 0);
    n.i32ptr = LLVMPointerType(n.i32, 0);
    nb_intrinsic(&n, "llvm.fma", n.v32f32, &n.fma_fn, &n.fma_ty);
+   nb_intrinsic(&n, "llvm.fma", n.v32f64, &n.fma64_fn, &n.fma64_ty);
    nb_intrinsic(&n, "llvm.fabs", n.v32f64, &n.fabs_fn, &n.fabs_ty);
    nb_intrinsic(&n, "llvm.trunc", n.v32f64, &n.trunc_fn, &n.trunc_ty);
    nb_intrinsic(&n, "llvm.rint", n.v32f64, &n.rint_fn, &n.rint_ty);

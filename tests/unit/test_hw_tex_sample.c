@@ -1189,6 +1189,10 @@ test_block_store_tables(void **state)
          block_store_check_fmt(IMG_VA + 0x3800, 0, 0, 32, 32, lin, false, false, 4);
          block_store_check_fmt(IMG_VA, 32, 64, 32, 32, lin, false, false, 8);
          block_store_check_fmt(IMG_VA, 40, 0, 16, 16, lin, false, false, 8);
+         /* rows cut to 7 texels by the image's edge: the row
+          * conversion's tail (lut_convert_row), swapped and not */
+         block_store_check_fmt(IMG_VA, 121, 64, 32, 32, lin, true, false, 4);
+         block_store_check_fmt(IMG_VA, 121, 64, 32, 32, lin, false, false, 4);
       }
 }
 

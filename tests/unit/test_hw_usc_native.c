@@ -258,6 +258,130 @@ test_ops_match_interpreter(void **state)
    usc_native_set_mode(2);
 }
 
+/*
+ * Rounding to half where it is hardest: the native path rounds through
+ * the host's float -> half conversion (round to odd to float first,
+ * hw_usc_native.c f64_to_f16_hw), which must give the interpreter's single
+ * rounding to nearest even for every value.  Inputs sit on and beside the
+ * half midpoints, where a double rounding would go wrong: every half as
+ * the first operand of fadd16/fmul16/fmadd16, second operands a random
+ * number of binades below it (sums that need more than float's 24 bits),
+ * fma addends a product's half ulp away (a*b + c within a float ulp of a
+ * midpoint: a plain float fma then to half rounds those wrong), floats
+ * and integers a few float ulps around midpoints, the overflow threshold
+ * 65520 and the denormal range.
+ */
+static uint16_t
+half_near(unsigned e)   /* a random half of biased exponent e (1..30), random sign */
+{
+   return (uint16_t)((rnd() & 0x8000u) | (e << 10) | (rnd() & 0x3ffu));
+}
+
+static unsigned
+clamp_e(int e)
+{
+   return e < 1 ? 1 : e > 30 ? 30 : (unsigned)e;
+}
+
+/* a float within a few ulps of the midpoint above a random half */
+static uint32_t
+f32_near_midpoint(void)
+{
+   uint16_t h = (uint16_t)(rnd() % 0x7c00u);
+   float lo = hw_usc_f16_to_f32(h), hi = hw_usc_f16_to_f32((uint16_t)(h + 1));
+   float m = lo + (hi - lo) / 2;   /* exact: one more bit than a half */
+   uint32_t u;
+   memcpy(&u, &m, 4);
+   u += rnd() % 7 - 3;
+   return u | (rnd() & 0x80000000u);
+}
+
+static void
+test_f16_rounding(void **state)
+{
+   (void)state;
+   static struct outcome a, b;
+   static const char *const fops[] = {
+      "fadd16 r10l, r2l, r3l", "fmul16 r10l, r2l, r3l", "fmadd16 r10l, r2l, r3l, r4l",
+      "fadd16.sat r10h, r2l, r3l.neg", "fmadd16.sat r10h, r2l, r3l, r4l",
+      "fmadd16 r10l, r2l, r3l, r4l.neg", "fadd32 r10l, r2, r3", "fmadd32 r10h, r2, r3, r4",
+      "convert s32_to_f, r10l, r5, rte", "convert u32_to_f, r10h, r5, rte",
+   };
+   char src[1024];
+   uint8_t code[4096];
+   for (unsigned k = 0; k < sizeof(fops) / sizeof(fops[0]); k++) {
+      const char *op = fops[k];
+      bool f32 = !strncmp(op, "fadd32", 6) || !strncmp(op, "fmadd32", 7);
+      snprintf(src, sizeof(src), "%s%s\nstop\n", preamble, op);
+      op_record = 7;
+      size_t len = 0;
+      char err[160];
+      if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)))
+         fail_msg("%s: assembly failed: %s", op, err);
+      struct hw_usc_shader *interp = compile_mode(code, len, 0);
+      (void)usc_native_get(interp);
+      struct hw_usc_shader *native = compile_mode(code, len, 2);
+      for (unsigned g = 0; g < 2048; g++) {
+         rng_state = g * 2654435761u + 977 * k + 1;
+         uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 }, in[4][32];
+         for (unsigned l = 0; l < 32; l++) {
+            uint16_t x = (uint16_t)(g * 32 + l);   /* every half once */
+            unsigned ex = (x >> 10) & 31;
+            int ea = ex ? (int)ex : 1;
+            /* second operand 0..26 binades below the first */
+            uint16_t y = half_near(clamp_e(ea - (int)(rnd() % 27)));
+            if (strstr(op, "fmul16"))
+               y = half_near(clamp_e(15 + (int)(rnd() % 31) - 15));
+            /* fma addend: the product's exponent plus 10..12 (the
+             * product then sits around the addend's half ulp) */
+            uint16_t ym = half_near(clamp_e(15 + (int)(rnd() % 9) - 4));
+            int ep = ea + (int)((ym >> 10) & 31) - 15;
+            uint16_t z = half_near(clamp_e(ep + 10 + (int)(rnd() % 3)));
+            in[0][l] = x | (uint32_t)rnd() << 16;
+            in[1][l] = (strstr(op, "fmadd16") ? ym : y) | (uint32_t)rnd() << 16;
+            in[2][l] = z | (uint32_t)rnd() << 16;
+            if (f32) {
+               in[0][l] = f32_near_midpoint();
+               switch (rnd() % 4) {
+               case 0: in[1][l] = 0; break;                               /* the value itself */
+               case 1: in[1][l] = (rnd() & 0x80000000u) | 0x33000000u | (rnd() & 0xffff); break;
+               case 2: in[1][l] = 0x477fe000u + rnd() % 64 - 32; break;   /* ~65520 */
+               default: in[1][l] = rnd_value(); break;
+               }
+               in[2][l] = (rnd() & 1) ? 0x3f800000u : rnd_value();
+               if (strncmp(op, "fadd32", 6) && (rnd() & 1))
+                  in[1][l] = 0x3f800000u;   /* fma x * 1 + c */
+            }
+            /* integers around half midpoints (>= 2048 they exist), the
+             * overflow threshold and beyond */
+            uint32_t sh = rnd() % 22;
+            uint32_t iv = ((2048u + (rnd() & 2047u)) << sh) + ((1u << sh) >> 1) + rnd() % 5 - 2;
+            in[3][l] = (rnd() % 8 == 0) ? 65520u + rnd() % 33 - 16 : iv;
+            if (strstr(op, "s32") && (rnd() & 1))
+               in[3][l] = 0u - in[3][l];
+         }
+         for (unsigned i = 0; i < 4; i++) {
+            uint64_t va = GPU(BUF(i));
+            uni[2 * i] = (uint32_t)va;
+            uni[2 * i + 1] = (uint32_t)(va >> 32);
+            memcpy(usc_test_mem + BUF(i), in[i], sizeof(in[i]));
+         }
+         run_shader(interp, 32, uni, &a);
+         run_shader(native, 32, uni, &b);
+         if (!b.op_native)
+            fail_msg("%s: not translated by the native path", op);
+         for (unsigned l = 0; l < 32; l++)
+            if (a.r[10][l] != b.r[10][l])
+               fail_msg("%s (group %u) lane %u: interpreter 0x%08x, native 0x%08x "
+                        "(inputs 0x%08x 0x%08x 0x%08x 0x%08x)", op, g, l, a.r[10][l],
+                        b.r[10][l], in[0][l], in[1][l], in[2][l], in[3][l]);
+      }
+      hw_usc_shader_free(interp);
+      hw_usc_shader_free(native);
+   }
+   usc_native_set_mode(2);
+}
+
 /* TESSERA_USC_NATIVE's modes: 0 compiles nothing, 2 at the first launch,
  * 1 once the shader has run enough. */
 static void
@@ -949,6 +1073,7 @@ main(int argc, char **argv)
       cmocka_unit_test(test_switch_off),
       cmocka_unit_test(test_shared_code),
       cmocka_unit_test(test_ops_match_interpreter),
+      cmocka_unit_test(test_f16_rounding),
       cmocka_unit_test(test_disk_cache),
       cmocka_unit_test(test_background_compile),
       cmocka_unit_test(test_exit_while_compile_queued),
