@@ -89,6 +89,12 @@ hwr_snap256(float x)
  * the general paths and require identical images and cycles.  Not for
  * production use: set it only while no job runs. */
 extern bool hwr_fast_paths;
+/* The preshader memo (hw_render.c), on unless hwr_fast_paths is off;
+ * tests turn it off alone to compare against runs of every preshader. */
+extern bool hwr_pre_memo;
+/* Pipeline loads that took a kept preshader result (tests check the
+ * path runs). */
+extern _Atomic uint64_t hwr_pre_memo_hits;
 /* Shading small draws ahead on the pool (hw_render_vtx.c, vs_ahead_scan),
  * on by default; tests turn it off for the in-order reference. Set it
  * only while no job runs. */
@@ -130,6 +136,7 @@ struct hwr_scratch {
 
 struct hw_render {
    struct hw_device *dev;
+   uint64_t id;                       /* unique per renderer (the preshader memo) */
    struct hw_usc_cache *cache;
    unsigned threads;
    uint64_t insn_budget;              /* per SIMD group launch */
