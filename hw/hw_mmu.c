@@ -60,6 +60,17 @@ record_fault(struct hw_mmu *mmu, uint64_t va, bool write, unsigned reason,
    hw_latch_fault(mmu->dev, &mmu->fault);
 }
 
+static void
+log_access(struct hw_mmu_log *l, uint64_t va, size_t size, bool write)
+{
+   if (l->n < HW_MMU_LOG_MAX) {
+      l->r[l->n].va = va;
+      l->r[l->n].size = size;
+   }
+   l->n++;
+   l->write |= write;
+}
+
 /* Host address of the byte at va, or NULL: *soft tells a soft fault (no
  * record) from a hard one (recorded). */
 static uint8_t *
@@ -67,8 +78,11 @@ translate(struct hw_mmu *mmu, uint64_t va, bool write, bool *soft)
 {
    *soft = false;
    uint64_t vpn = (va >> HW_PAGE_SHIFT) + 1;
-   struct hw_tlb_entry *e = &mmu->tlb[vpn % HW_TLB_ENTRIES];
+   struct hw_tlb_entry *e = &mmu->tlb[vpn % HW_TLB_ENTRIES], one;
    if (e->vpn != vpn) {
+      /* a recording view caches nothing: every access reaches its log */
+      if (mmu->log)
+         e = &one;
       tlb_sync(mmu);
       struct hw_uat_walk w;
       hw_uat_walk(mmu->dev, mmu->vm_slot, va, &w);
@@ -115,8 +129,8 @@ hw_mmu_peek(struct hw_mmu *mmu, uint64_t va)
    return h ? h + (va & (HW_PAGE_SIZE - 1)) : NULL;
 }
 
-void *
-hw_mmu_map(struct hw_mmu *mmu, uint64_t va, size_t size, bool write)
+static uint8_t *
+map_range(struct hw_mmu *mmu, uint64_t va, size_t size, bool write)
 {
    bool soft;
    uint8_t *p = translate(mmu, va, write, &soft);
@@ -138,16 +152,31 @@ hw_mmu_map(struct hw_mmu *mmu, uint64_t va, size_t size, bool write)
    return p;
 }
 
+void *
+hw_mmu_map(struct hw_mmu *mmu, uint64_t va, size_t size, bool write)
+{
+   if (mmu->log)
+      log_access(mmu->log, va, size, write);
+   uint8_t *p = map_range(mmu, va, size, write);
+   if (!p && mmu->log)
+      mmu->log->missed = true;
+   return p;
+}
+
 bool
 hw_mmu_read(struct hw_mmu *mmu, uint64_t va, void *dst, size_t size)
 {
    uint8_t *d = dst;
+   if (mmu->log)
+      log_access(mmu->log, va, size, false);
    while (size) {
       size_t chunk = (size_t)(HW_PAGE_SIZE - (va & (HW_PAGE_SIZE - 1)));
       if (chunk > size)
          chunk = size;
       bool soft;
       uint8_t *p = translate(mmu, va, false, &soft);
+      if (!p && mmu->log)
+         mmu->log->missed = true;
       if (p)
          memcpy(d, p, chunk);
       else if (soft)
@@ -165,6 +194,8 @@ bool
 hw_mmu_write(struct hw_mmu *mmu, uint64_t va, const void *src, size_t size)
 {
    const uint8_t *s = src;
+   if (mmu->log)
+      log_access(mmu->log, va, size, true);
    while (size) {
       size_t chunk = (size_t)(HW_PAGE_SIZE - (va & (HW_PAGE_SIZE - 1)));
       if (chunk > size)

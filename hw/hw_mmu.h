@@ -74,6 +74,26 @@ struct hw_tlb_entry {
    bool readable;
 };
 
+/*
+ * The accesses of a view, recorded while hw_mmu.log points here (set it
+ * on a fresh view, clear it before reading the record): hw_mmu_map,
+ * hw_mmu_read and hw_mmu_write append their (va, size) in order, and the
+ * view then caches no translation, so every access, hw_mmu_map_read's
+ * included, reaches them. For memoising a computation by what it read
+ * (hw/render's preshader memo): a record that overflowed, wrote, or
+ * missed (a fault, soft or hard) cannot be replayed.
+ */
+#define HW_MMU_LOG_MAX 16
+struct hw_mmu_log {
+   unsigned n;                 /* accesses recorded; > HW_MMU_LOG_MAX: overflow */
+   bool write;                 /* some access wrote (or mapped for writing) */
+   bool missed;                /* some access did not translate */
+   struct {
+      uint64_t va;
+      uint64_t size;
+   } r[HW_MMU_LOG_MAX];
+};
+
 struct hw_mmu {
    struct hw_device *dev;
    uint8_t vm_slot;
@@ -82,6 +102,7 @@ struct hw_mmu {
    uint32_t tlb_gen;   /* device TLB generation the entries belong to */
    struct hw_tlb_entry tlb[HW_TLB_ENTRIES];
    struct hw_fault fault;  /* first fault taken, if any */
+   struct hw_mmu_log *log; /* NULL (hw_mmu_init): no record */
 };
 
 void hw_mmu_init(struct hw_mmu *mmu, struct hw_device *dev, unsigned vm_slot,

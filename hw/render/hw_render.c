@@ -233,12 +233,14 @@ fetch_shader(struct hwr_job *j, struct hw_mmu *m, uint64_t va,
 struct hwr_pre_run {
    const struct hwr_pipeline *pipe;
    uint64_t sampler_heap;
+   bool textured;                     /* a texture instruction ran */
 };
 
 static enum hw_usc_status
 pre_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in, uint32_t exec)
 {
-   const struct hwr_pre_run *r = user;
+   struct hwr_pre_run *r = user;
+   r->textured = true;
    if (in->op != AGX_OP_TEXTURE_LOAD && in->op != AGX_OP_TEXTURE_SAMPLE) {
       hw_usc_simd_hook_message(s, "not a preshader instruction");
       return HW_USC_UNSUPPORTED;
@@ -320,10 +322,181 @@ preshader_can_share(const struct hwr_job *j, const struct hw_mmu *m)
           m->tlb_gen == hw_device_tlb_generation(m->dev);
 }
 
+/*
+ * The preshader memo. A render pipeline's preshader runs at every load
+ * of the pipeline (per tile and state change, twice per draw on the
+ * vertex side: look-ahead and in order), ~250 times a glxgears frame on
+ * Mesa's asahi driver, which hands every draw a new word list but the
+ * same few preshaders; interpreting them was ~5 % of that replay's CPU.
+ * Its result (the uniforms it leaves) is a function of the program, the
+ * uniforms it starts from and the memory it reads (nothing else: no
+ * special registers are set up for it, and texture reads are not
+ * memoised), so each thread keeps results with what they read, in a
+ * table indexed by a hash of the key: a run through a recording view
+ * (hw_mmu.log, all translations
+ * walked) that read without faulting, wrote nothing and fetched no
+ * texel is kept with the bytes it read; a later load with the same
+ * program and the same starting uniforms (the words up to the highest
+ * one the pipeline's Uniform words wrote; the rest are zero) first reads
+ * those ranges again through the view the preshader would use, in the
+ * same order, and takes the kept uniforms only if every byte is the
+ * same. The memory is then what the preshader would read, so it would
+ * compute the same; a read that faults is the fault its run would take
+ * first (it reads the same addresses in the same order up to there), so
+ * the preshader then runs as it would have. Entries are tagged with the
+ * renderer's id: a program pointer is compared only within the renderer
+ * whose shader cache owns it. hwr_fast_paths off runs every preshader.
+ */
+#define PRE_MEMO_SLOTS 64              /* direct-mapped by the key's hash */
+#define PRE_MEMO_IN 64                 /* starting uniform words kept */
+#define PRE_MEMO_OUT 128               /* resulting uniform words kept */
+#define PRE_MEMO_BYTES 256             /* bytes read kept */
+
+struct pre_memo {
+   uint64_t render;                   /* hw_render id; 0: empty */
+   uint64_t hash;                     /* pre_memo_hash of the key */
+   const struct hw_usc_shader *pre;
+   unsigned in_words, out_words, nreads;
+   uint32_t in[PRE_MEMO_IN], out[PRE_MEMO_OUT];
+   struct {
+      uint64_t va;
+      uint32_t size, at;               /* bytes at bytes[at] */
+   } rd[HW_MMU_LOG_MAX];
+   uint8_t bytes[PRE_MEMO_BYTES];
+};
+
+/* Each thread's table, allocated at its first preshader and freed when
+ * the thread exits (pre_memo_key's destructor): a glxgears frame cycles
+ * through ~25 keys per thread (a few-entry FIFO missed every time). */
+static _Thread_local struct pre_memo *pre_memo_tab;
+static pthread_key_t pre_memo_key;
+static pthread_once_t pre_memo_once = PTHREAD_ONCE_INIT;
+static bool pre_memo_key_ok;
+
+static void
+pre_memo_key_init(void)
+{
+   pre_memo_key_ok = pthread_key_create(&pre_memo_key, free) == 0;
+}
+
+static struct pre_memo *
+pre_memo_table(void)
+{
+   if (!pre_memo_tab) {
+      pthread_once(&pre_memo_once, pre_memo_key_init);
+      if (!pre_memo_key_ok)
+         return NULL;
+      struct pre_memo *t = calloc(PRE_MEMO_SLOTS, sizeof(*t));
+      if (!t || pthread_setspecific(pre_memo_key, t)) {
+         free(t);
+         return NULL;
+      }
+      pre_memo_tab = t;
+   }
+   return pre_memo_tab;
+}
+
+bool hwr_pre_memo = true;
+_Atomic uint64_t hwr_pre_memo_hits;
+
+static uint64_t
+pre_memo_hash(const struct hw_usc_shader *pre, const uint32_t *in, unsigned words)
+{
+   uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(uintptr_t)pre;
+   h = (h ^ words) * 0x100000001b3ull;
+   for (unsigned i = 0; i < words; i++)
+      h = (h ^ in[i]) * 0x100000001b3ull;
+   return h ^ (h >> 29);
+}
+
+static bool
+pre_memo_valid(const struct pre_memo *e, struct hw_mmu *pm)
+{
+   uint8_t buf[PRE_MEMO_BYTES];
+   for (unsigned i = 0; i < e->nreads; i++) {
+      if (!hw_mmu_read(pm, e->rd[i].va, buf, e->rd[i].size) ||
+          memcmp(buf, e->bytes + e->rd[i].at, e->rd[i].size))
+         return false;
+   }
+   return true;
+}
+
+/* The kept result for (pre, uniforms[0, words)) whose reads still read
+ * the same through pm, or NULL. */
+static const struct pre_memo *
+pre_memo_find(const struct hw_render *r, const struct hw_usc_shader *pre,
+              const uint32_t *uniforms, unsigned words, uint64_t hash, struct hw_mmu *pm)
+{
+   struct pre_memo *tab = pre_memo_table();
+   if (!tab || words > PRE_MEMO_IN)
+      return NULL;
+   const struct pre_memo *e = &tab[hash % PRE_MEMO_SLOTS];
+   if (e->render != r->id || e->hash != hash || e->pre != pre || e->in_words != words ||
+       memcmp(e->in, uniforms, words * 4))
+      return NULL;
+   return pre_memo_valid(e, pm) ? e : NULL;
+}
+
+/* Copies [va, va + size) through the recording view rm after its run
+ * (no side effects: its TLB holds nothing, and peeking records no fault). */
+static bool
+peek_bytes(struct hw_mmu *rm, uint64_t va, uint8_t *dst, uint64_t size)
+{
+   while (size) {
+      uint64_t chunk = HW_PAGE_SIZE - (va & (HW_PAGE_SIZE - 1));
+      if (chunk > size)
+         chunk = size;
+      const uint8_t *p = hw_mmu_peek(rm, va);
+      if (!p)
+         return false;
+      memcpy(dst, p, chunk);
+      dst += chunk;
+      va += chunk;
+      size -= chunk;
+   }
+   return true;
+}
+
+static void
+pre_memo_store(const struct hw_render *r, const struct hw_usc_shader *pre,
+               const uint32_t *in, unsigned words, uint64_t hash, const uint32_t *out,
+               struct hw_mmu *rm, const struct hw_mmu_log *log)
+{
+   struct pre_memo *tab = pre_memo_table();
+   if (!tab || words > PRE_MEMO_IN || log->n > HW_MMU_LOG_MAX || log->write || log->missed)
+      return;
+   unsigned ow = HW_USC_NUM_UNIFORMS;
+   while (ow && !out[ow - 1])
+      ow--;
+   if (ow > PRE_MEMO_OUT)
+      return;
+   struct pre_memo *e = &tab[hash % PRE_MEMO_SLOTS];
+   e->render = 0;
+   uint32_t at = 0;
+   for (unsigned i = 0; i < log->n; i++) {
+      uint64_t size = log->r[i].size;
+      if (size > PRE_MEMO_BYTES - at || !peek_bytes(rm, log->r[i].va, e->bytes + at, size))
+         return;
+      e->rd[i].va = log->r[i].va;
+      e->rd[i].size = (uint32_t)size;
+      e->rd[i].at = at;
+      at += (uint32_t)size;
+   }
+   e->nreads = log->n;
+   e->hash = hash;
+   e->pre = pre;
+   e->in_words = words;
+   memcpy(e->in, in, words * 4);
+   e->out_words = ow;
+   memcpy(e->out, out, ow * 4);
+   e->render = r->id;
+}
+
 bool
 hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                   enum hwr_stage stage, struct hwr_pipeline *p)
 {
+   unsigned uhi = 0;   /* uniform halfs written up to here */
    memset(p, 0, sizeof(*p));
    uint64_t usc = j->pl->usc_base;
    uint64_t va = usc + offset;
@@ -356,6 +529,8 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
          if (!hwr_read(j, m, u.buffer, (uint8_t *)p->uniforms + start * 2,
                        halfs * 2))
             return false;
+         if (halfs && start + halfs > uhi)
+            uhi = start + halfs;
          break;
       }
       case AGX_USC_CONTROL_TEXTURE:
@@ -400,7 +575,7 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                fetch_shader(j, m, usc + ps.code, HWR_EOT);
             if (!pre)
                return false;
-            struct hwr_pre_run pr = { p, j->pl->sampler_heap };
+            struct hwr_pre_run pr = { p, j->pl->sampler_heap, false };
             struct hw_usc_launch L = {
                .instruction_budget = j->r->insn_budget,
                .shader = pre, .gpr_count = HW_USC_NUM_GPRS,
@@ -415,9 +590,39 @@ hwr_pipeline_load(struct hwr_job *j, struct hw_mmu *m, uint32_t offset,
                pm = m;
             else
                hw_mmu_init(&um, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
-            if (hw_usc_run_preshader(&L, p->uniforms, pm, NULL, &res) != HW_USC_OK)
-               return res.status == HW_USC_FAULT ? hwr_fault(j, pm)
-                  : hwr_fail(j, "preshader: %s", res.message);
+            const unsigned words = (uhi + 1) / 2;
+            const bool memo = hwr_fast_paths && hwr_pre_memo && words <= PRE_MEMO_IN;
+            const uint64_t hash = memo ? pre_memo_hash(pre, p->uniforms, words) : 0;
+            const struct pre_memo *hit =
+               memo ? pre_memo_find(j->r, pre, p->uniforms, words, hash, pm) : NULL;
+            if (hit) {
+               atomic_fetch_add_explicit(&hwr_pre_memo_hits, 1, memory_order_relaxed);
+               memcpy(p->uniforms, hit->out, hit->out_words * 4);
+               memset(p->uniforms + hit->out_words, 0,
+                      (HW_USC_NUM_UNIFORMS - hit->out_words) * 4);
+            } else {
+               /* A run to keep goes through a recording view of its
+                * own: a fresh one, as the general path's (unless the
+                * check above already faulted: then it runs as it would). */
+               struct hw_mmu rm;
+               struct hw_mmu_log log = { 0 };
+               uint32_t in[PRE_MEMO_IN];
+               const bool rec = memo && !pm->fault.valid;
+               if (rec) {
+                  hw_mmu_init(&rm, j->ej->dev, j->ej->vm_slot, HW_UNIT_USC);
+                  rm.log = &log;
+                  pm = &rm;
+                  memcpy(in, p->uniforms, words * 4);
+               }
+               if (hw_usc_run_preshader(&L, p->uniforms, pm, NULL, &res) != HW_USC_OK)
+                  return res.status == HW_USC_FAULT ? hwr_fault(j, pm)
+                     : hwr_fail(j, "preshader: %s", res.message);
+               if (rec) {
+                  rm.log = NULL;
+                  if (!pr.textured)
+                     pre_memo_store(j->r, pre, in, words, hash, p->uniforms, &rm, &log);
+               }
+            }
          }
          p->shader = fetch_shader(j, m, code, stage);
          if (!p->shader)
@@ -578,6 +783,8 @@ hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
    if (!r)
       return NULL;
    atomic_init(&r->vscratch_busy, false);
+   static atomic_uint_least64_t ids;
+   r->id = atomic_fetch_add(&ids, 1) + 1;
    r->dev = dev;
    r->cache = hw_usc_cache_create();
    r->insn_budget = cfg && cfg->instruction_budget ? cfg->instruction_budget : 1ull << 24;

@@ -94,6 +94,12 @@ extern bool hwr_fast_paths;
  * clear it to run the baseline copies, which must give the same bits.
  * Set it only while no job runs. */
 extern bool hwr_host_avx2;
+/* The preshader memo (hw_render.c), on unless hwr_fast_paths is off;
+ * tests turn it off alone to compare against runs of every preshader. */
+extern bool hwr_pre_memo;
+/* Pipeline loads that took a kept preshader result (tests check the
+ * path runs). */
+extern _Atomic uint64_t hwr_pre_memo_hits;
 /* Shading small draws ahead on the pool (hw_render_vtx.c, vs_ahead_scan),
  * on by default; tests turn it off for the in-order reference. Set it
  * only while no job runs. */
@@ -140,6 +146,7 @@ struct hwr_scratch {
 
 struct hw_render {
    struct hw_device *dev;
+   uint64_t id;                       /* unique per renderer (the preshader memo) */
    struct hw_usc_cache *cache;
    unsigned threads;
    uint64_t insn_budget;              /* per SIMD group launch */

@@ -638,9 +638,18 @@ static void
 test_preshader_pipeline_fast_path(void **state)
 {
    (void)state;
-   static struct pre_run a, b;
-   assert_true(hwr_fast_paths);
+   static struct pre_run a, b, c;
+   assert_true(hwr_fast_paths && hwr_pre_memo);
+   uint64_t hits = atomic_load(&hwr_pre_memo_hits);
    preshader_jobs(&a);
+   /* The preshader memo (hw_render.c) served loads (a state's later
+    * tiles, A's colour again in state C); in the second job the result
+    * kept for A read red where memory now holds green, so A ran again
+    * (the image below). */
+   assert_true(atomic_load(&hwr_pre_memo_hits) > hits);
+   hwr_pre_memo = false;
+   preshader_jobs(&c);
+   hwr_pre_memo = true;
    hwr_fast_paths = false;
    preshader_jobs(&b);
    hwr_fast_paths = true;
@@ -651,8 +660,11 @@ test_preshader_pipeline_fast_path(void **state)
    assert_int_equal(a.img[1][60 * 96 + 48], 0xffff0000u);
    for (unsigned k = 0; k < 2; k++) {
       compare(a.img[k], b.img[k], 96, 96, 0);
+      compare(a.img[k], c.img[k], 96, 96, 0);
       assert_int_equal(a.cycles[k], b.cycles[k]);
+      assert_int_equal(a.cycles[k], c.cycles[k]);
       assert_memory_equal(&a.stats[k], &b.stats[k], sizeof(a.stats[k]));
+      assert_memory_equal(&a.stats[k], &c.stats[k], sizeof(a.stats[k]));
    }
 }
 

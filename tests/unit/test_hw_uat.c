@@ -299,6 +299,57 @@ test_mmu_peek(void **state)
    assert_ptr_equal(hw_mmu_peek(&m, T_USER_VA + 0x40), a + 0x40);
 }
 
+/* hw_mmu.log: every access of a recording view is listed in order --
+ * hw_mmu_map_read's TLB-hit path included, because the view caches no
+ * translation -- with the write and missed flags and the count past the
+ * capacity; the accesses themselves behave as without a log (the
+ * preshader memo, hw/render, relies on both). */
+static void
+test_mmu_log(void **state)
+{
+   struct t_fw *t = *state;
+   uint8_t *a = t_user_map(t, 3, T_USER_VA, 1, RW);
+   a[0x40] = 0x5a;
+   struct hw_mmu m;
+   struct hw_mmu_log log = { 0 };
+   hw_mmu_init(&m, t->dev, 3, HW_UNIT_USC);
+   hw_mmu_begin_job(&m);
+   assert_null(m.log);
+   m.log = &log;
+   uint32_t v = 0;
+   assert_true(hw_mmu_read(&m, T_USER_VA + 0x40, &v, 4));
+   assert_int_equal(v & 0xff, 0x5a);
+   for (unsigned k = 0; k < 3; k++)   /* a plain view would hit its TLB */
+      assert_ptr_equal(hw_mmu_map_read(&m, T_USER_VA + 0x80, 8), a + 0x80);
+   for (unsigned k = 0; k < HW_TLB_ENTRIES; k++)
+      assert_int_equal(m.tlb[k].vpn, 0);
+   assert_int_equal(log.n, 4);
+   assert_int_equal(log.r[0].va, T_USER_VA + 0x40);
+   assert_int_equal(log.r[0].size, 4);
+   assert_int_equal(log.r[3].va, T_USER_VA + 0x80);
+   assert_int_equal(log.r[3].size, 8);
+   assert_false(log.write);
+   assert_false(log.missed);
+   assert_true(hw_mmu_write(&m, T_USER_VA + 0x100, &v, 4));
+   assert_true(log.write);
+   assert_int_equal(log.n, 5);
+   /* a miss (an unmapped page: a fault) is flagged and still listed */
+   assert_null(hw_mmu_map(&m, T_USER_VA + 9 * PG, 4, false));
+   assert_true(log.missed);
+   assert_true(m.fault.valid);
+   assert_int_equal(log.n, 6);
+   for (unsigned k = 0; k < HW_MMU_LOG_MAX; k++)
+      hw_mmu_read(&m, T_USER_VA, &v, 1);
+   assert_int_equal(log.n, 6 + HW_MMU_LOG_MAX);   /* past capacity: counted */
+   /* without a log the view caches again */
+   m.log = NULL;
+   assert_ptr_equal(hw_mmu_map_read(&m, T_USER_VA + 0x80, 8), a + 0x80);
+   unsigned filled = 0;
+   for (unsigned k = 0; k < HW_TLB_ENTRIES; k++)
+      filled += m.tlb[k].vpn != 0;
+   assert_int_equal(filled, 1);
+}
+
 static void
 test_tlb_invalidation(void **state)
 {
@@ -393,6 +444,7 @@ main(void)
       cmocka_unit_test_setup_teardown(test_mmu_read_write_across_pages, setup, teardown),
       cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
       cmocka_unit_test_setup_teardown(test_mmu_peek, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_mmu_log, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tlb_invalidation, setup, teardown),
       cmocka_unit_test_setup_teardown(test_soft_faults, setup_soft, teardown),
    };

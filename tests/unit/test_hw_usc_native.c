@@ -573,6 +573,52 @@ test_disk_cache(void **state)
    assert_int_equal(cached.native_records, 6);
    assert_same(&interp, &cached);
 
+   char first[512];
+   only_file(dir, first, sizeof(first));
+   /* The key is the module's bitcode: a shader whose IR differs from the
+    * one above in a single operand (r6 for r5), the same shape and size,
+    * gets a key, and an object, of its own -- not the one above, whose
+    * code would compute something else -- and that object loads again. */
+   {
+      static struct outcome vi, vf, vc;
+      char vsrc[1024];
+      snprintf(vsrc, sizeof(vsrc), "%sfmadd32 r10, r2, r3, r4\nfadd32.sat r11, r10, r6\n"
+               "imadd r12, r2, r3, r4\nfmul16 r13l, r2l, r3h\nxor r14, r12, r11\nstop\n",
+               preamble);
+      uint8_t vcode[4096];
+      size_t vlen = 0;
+      assert_true(agx_isa_assemble(vsrc, strlen(vsrc), vcode, sizeof(vcode), &vlen, err,
+                                   sizeof(err)));
+      assert_int_equal(vlen, len);
+      struct usc_native_cache_counts b = usc_native_cache_get_counts();
+      run_inputs(vcode, vlen, 0, &vi);
+      run_inputs(vcode, vlen, 2, &vf);
+      c = usc_native_cache_get_counts();
+      assert_int_equal(c.stored, b.stored + 1);
+      assert_int_equal(c.hits, b.hits);
+      assert_int_equal(vf.native_records, 6);
+      assert_same(&vi, &vf);
+      run_inputs(vcode, vlen, 2, &vc);
+      c = usc_native_cache_get_counts();
+      assert_int_equal(c.hits, b.hits + 1);
+      assert_same(&vi, &vc);
+      /* two files now; the variant's goes, for the damage tests below */
+      unsigned nfiles = 0;
+      DIR *d = opendir(dir);
+      assert_non_null(d);
+      for (struct dirent *e; (e = readdir(d));) {
+         if (e->d_name[0] == '.')
+            continue;
+         nfiles++;
+         char path[600];
+         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+         if (strcmp(path, first))
+            assert_int_equal(unlink(path), 0);
+      }
+      closedir(d);
+      assert_int_equal(nfiles, 2);
+   }
+
    /* damaged files: a flipped byte of the object, a truncated file, a
     * foreign file under the name, a header of another key */
    only_file(dir, file, sizeof(file));
