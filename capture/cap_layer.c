@@ -326,6 +326,8 @@ cap_finish(void)
                  (double)st.thread_cpu_ns / 1e6, (double)cap.reaper_cpu_ns / 1e6,
                  (unsigned long long)cap.reaper_wakes, (unsigned long long)cap.reaper_polls,
                  (double)cap.gpu_wait_ns / 1e6, (unsigned long long)cap.gpu_waits);
+         fprintf(stderr, "tessera capture: %s: writer: %llu chunks' buffers reused\n",
+                 cap.trace_path, (unsigned long long)st.buffers_reused);
          unsigned long cplain, cfault, cvm;
          cap_copy_stats(&cplain, &cfault, &cvm);
          fprintf(stderr, "tessera capture: %s: completions: %llu fence queries; program memory "

@@ -341,6 +341,9 @@ struct tsr_writer_stats {
    uint64_t pages_seen, pages_stored; /* pages hashed / distinct contents */
    uint64_t raw_bytes, file_bytes;    /* chunk payloads before / after zstd */
    uint64_t thread_cpu_ns;            /* CPU time of the writer's thread so far */
+   /* chunk buffers the thread gave back and the next chunk reused
+    * (instead of a fresh allocation whose pages fault in as it fills) */
+   uint64_t buffers_reused;
 };
 void tsr_writer_get_stats(struct tsr_writer *w, struct tsr_writer_stats *st);
 

@@ -30,6 +30,7 @@ struct wchunk {
    uint8_t *data;
    size_t size;
    void *base;     /* what to free: data, or the pages buffer data lies in */
+   size_t cap;     /* a records chunk's: base's allocated size */
 };
 
 struct wpos {
@@ -67,6 +68,16 @@ struct tsr_writer {
    struct tsr_hash *pg_hash;
    uint8_t *pg_buf, *pg_data;
    uint32_t pg_count, pg_cap;
+
+   /* Buffers the thread is done with, kept for the next chunk instead of
+    * freed (lock held): a fresh 1 MiB pages buffer or records buffer is
+    * fresh memory, and the program's thread that fills it takes a page
+    * fault on each of its pages (~230 a run of es2gears, docs/capture.md).
+    * One of each is enough: the program fills one while the thread
+    * compresses the other. */
+   uint8_t *pg_spare;
+   uint8_t *rec_spare;
+   size_t rec_spare_cap;
 
    /* CLOCK_MONOTONIC time the oldest record or page not yet queued was
     * added (0: none): the thread seals it opts.flush_ms later. */
@@ -168,16 +179,31 @@ static int write_all(int fd, const void *buf, size_t size)
    return 0;
 }
 
-/* Compresses and writes one chunk at the end of the file. On failure the
- * file is cut back to where the chunk began. Called without the lock (only
- * the thread, or close() after the thread ended, touches fd/file_off). */
+struct emit_buf {
+   uint8_t *p;
+   size_t cap;
+};
+
+/* Compresses and writes one chunk at the end of the file, into ob's
+ * buffer (grown as needed, kept by the caller from chunk to chunk: a
+ * buffer allocated per chunk faulted its pages in every time). On failure
+ * the file is cut back to where the chunk began. Called without the lock
+ * (only the thread, or close() after the thread ended, touches
+ * fd/file_off). */
 static int emit_chunk(struct tsr_writer *w, uint32_t type, uint32_t count,
-                      const uint8_t *raw, size_t raw_size, ZSTD_CCtx *cctx)
+                      const uint8_t *raw, size_t raw_size, ZSTD_CCtx *cctx,
+                      struct emit_buf *ob)
 {
    size_t bound = ZSTD_compressBound(raw_size);
-   uint8_t *buf = malloc(TSR_CHUNK_HEADER_SIZE + bound);
-   if (!buf)
-      return -ENOMEM;
+   if (ob->cap < TSR_CHUNK_HEADER_SIZE + bound) {
+      uint8_t *n = malloc(TSR_CHUNK_HEADER_SIZE + bound);
+      if (!n)
+         return -ENOMEM;
+      free(ob->p);
+      ob->p = n;
+      ob->cap = TSR_CHUNK_HEADER_SIZE + bound;
+   }
+   uint8_t *buf = ob->p;
    uint8_t *payload = buf + TSR_CHUNK_HEADER_SIZE;
    size_t stored = w->opts.store_raw
                       ? raw_size
@@ -201,7 +227,6 @@ static int emit_chunk(struct tsr_writer *w, uint32_t type, uint32_t count,
    tsr_wr64(h + 32, tsr_hash64(h, 32));
 
    int err = write_all(w->fd, buf, TSR_CHUNK_HEADER_SIZE + stored);
-   free(buf);
    if (err) {
       /* Best effort: drop the partial chunk so the file ends cleanly. */
       if (ftruncate(w->fd, (off_t)w->file_off) == 0)
@@ -220,6 +245,7 @@ static void *writer_thread(void *arg)
    /* its own name, so that profiles (perf --comm) tell its time apart */
    pthread_setname_np(pthread_self(), "tessera-writer");
    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+   struct emit_buf ob = { NULL, 0 };
 
    pthread_mutex_lock(&w->lock);
    for (;;) {
@@ -233,12 +259,20 @@ static void *writer_thread(void *arg)
       int err = 0;
       uint64_t off = w->file_off;
       if (!failed)
-         err = cctx ? emit_chunk(w, c.type, c.count, c.data, c.size, cctx) : -ENOMEM;
-      free(c.base);
+         err = cctx ? emit_chunk(w, c.type, c.count, c.data, c.size, cctx, &ob) : -ENOMEM;
 
       struct timespec cpu;
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
       pthread_mutex_lock(&w->lock);
+      /* the buffer goes back for the next chunk of its kind if none waits */
+      if (c.type == TSR_CHUNK_PAGES && !w->pg_spare) {
+         w->pg_spare = c.base;
+      } else if (c.type == TSR_CHUNK_RECORDS && !w->rec_spare) {
+         w->rec_spare = c.base;
+         w->rec_spare_cap = c.cap;
+      } else {
+         free(c.base);
+      }
       w->st.thread_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
       if (!failed && !err) {
          w->chunk_off[c.index] = off;
@@ -254,6 +288,7 @@ static void *writer_thread(void *arg)
    }
    pthread_mutex_unlock(&w->lock);
    ZSTD_freeCCtx(cctx);
+   free(ob.p);
    return NULL;
 }
 
@@ -261,7 +296,7 @@ static void *writer_thread(void *arg)
  * chunk's raw bytes are [data, data + size), inside the allocation base,
  * which is consumed (freed) in every case. */
 static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
-                   uint8_t *data, size_t size, void *base)
+                   uint8_t *data, size_t size, void *base, size_t cap)
 {
    if (w->error) {
       free(base);
@@ -289,7 +324,7 @@ static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
    while (w->q_len == w->opts.queue_chunks)
       pthread_cond_wait(&w->cond, &w->lock);
    unsigned slot = (w->q_head + w->q_len) % w->opts.queue_chunks;
-   w->queue[slot] = (struct wchunk){type, count, w->next_chunk++, data, size, base};
+   w->queue[slot] = (struct wchunk){type, count, w->next_chunk++, data, size, base, cap};
    w->q_len++;
    pthread_cond_broadcast(&w->cond);
    return 0;
@@ -300,8 +335,15 @@ static int flush_pages(struct tsr_writer *w)
    if (!w->pg_count)
       return 0;
    size_t n = w->pg_count;
-   /* the buffer that takes this one's place */
-   uint8_t *next = pg_buf_alloc(w->pg_cap);
+   /* the buffer that takes this one's place: the thread's last one if it
+    * gave it back (its pages are already faulted in) */
+   uint8_t *next = w->pg_spare;
+   if (next) {
+      w->pg_spare = NULL;
+      w->st.buffers_reused++;
+   } else {
+      next = pg_buf_alloc(w->pg_cap);
+   }
    if (!next) {
       set_error(w, -ENOMEM);
       return w->error;
@@ -315,7 +357,7 @@ static int flush_pages(struct tsr_writer *w)
    w->pg_buf = next;
    w->pg_data = next + PG_HEAD(w->pg_cap);
    w->pg_count = 0;
-   return enqueue(w, TSR_CHUNK_PAGES, (uint32_t)n, raw, PG_HEAD(n) + n * TSR_PAGE_SIZE, buf);
+   return enqueue(w, TSR_CHUNK_PAGES, (uint32_t)n, raw, PG_HEAD(n) + n * TSR_PAGE_SIZE, buf, 0);
 }
 
 static int flush_records(struct tsr_writer *w)
@@ -330,12 +372,20 @@ static int flush_records(struct tsr_writer *w)
    for (uint32_t i = w->nframes; i > 0 && w->frames[i - 1].chunk == UINT32_MAX; i--)
       w->frames[i - 1].chunk = w->next_chunk;
    uint8_t *buf = w->rec;
-   size_t size = w->rec_size;
+   size_t size = w->rec_size, cap = w->rec_cap;
    uint32_t count = w->rec_count;
-   w->rec = NULL;
-   w->rec_size = w->rec_cap = 0;
+   /* The next records go into the thread's last buffer if it gave it back.
+    * Taken before enqueue(), which may wait (the lock released) while
+    * another thread adds records. */
+   w->rec = w->rec_spare;
+   w->rec_cap = w->rec_spare ? w->rec_spare_cap : 0;
+   if (w->rec_spare)
+      w->st.buffers_reused++;
+   w->rec_spare = NULL;
+   w->rec_spare_cap = 0;
+   w->rec_size = 0;
    w->rec_count = 0;
-   return enqueue(w, TSR_CHUNK_RECORDS, count, buf, size, buf);
+   return enqueue(w, TSR_CHUNK_RECORDS, count, buf, size, buf, cap);
 }
 
 /* Starts a record of `size` payload bytes in the records chunk; returns a
@@ -667,8 +717,10 @@ static int write_index(struct tsr_writer *w, ZSTD_CCtx *cctx)
    }
 
    uint64_t index_off = w->file_off;
+   struct emit_buf ob = { NULL, 0 };
    int err = size > TSR_MAX_CHUNK_BYTES ? -E2BIG
-                                        : emit_chunk(w, TSR_CHUNK_INDEX, nchunks, buf, size, cctx);
+                                        : emit_chunk(w, TSR_CHUNK_INDEX, nchunks, buf, size, cctx, &ob);
+   free(ob.p);
    free(buf);
    if (err)
       return err;
@@ -729,8 +781,10 @@ int tsr_writer_close(struct tsr_writer *w)
    free(w->chunk_count);
    free(w->queue);
    free(w->rec);
+   free(w->rec_spare);
    free(w->pg_hash);
    free(w->pg_buf);
+   free(w->pg_spare);
    free(w->name);
    pthread_mutex_destroy(&w->lock);
    pthread_cond_destroy(&w->cond);

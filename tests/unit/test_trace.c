@@ -377,6 +377,71 @@ static void test_pages_chunks(void **state)
    }
 }
 
+/* The thread gives each chunk's buffer back and the next chunk of its
+ * kind is built in it (a fresh one faulted its pages in again, on the
+ * program's thread): 4 pages a chunk, 40 rounds of 3 distinct pages and a
+ * submission, each round flushed. Buffers are reused, and every page and
+ * every submission's command buffer reads back bit for bit, in order --
+ * nothing of a reused buffer's earlier chunk shows through. */
+static void test_buffer_reuse(void **state)
+{
+   (void)state;
+   const char *path = tmp_path("reuse.tsr");
+   enum { ROUNDS = 40, PER = 3 };
+   static uint8_t a[ROUNDS * PER * 4096];
+   fill(a, sizeof(a), 31);
+   for (size_t i = 0; i < sizeof(a); i++)   /* some compressible pages */
+      if ((i / 4096) % 3 == 1)
+         a[i] = (uint8_t)((i / 4096) * 5 + (i % 8));
+   struct tsr_writer *w;
+   struct tsr_writer_options o = {.chunk_bytes = 4 * 4096, .queue_chunks = 2, .zstd_level = 1,
+                                  .quiet = true};
+   assert_int_equal(tsr_writer_open(&w, path, &o), 0);
+   assert_int_equal(tsr_write_vm_create(w, 0, &(struct tsr_vm_create){1, 0, 0}), 0);
+   assert_int_equal(tsr_write_gem_create(w, 0, &(struct tsr_gem_create){1, 0, 0, sizeof(a)}), 0);
+   assert_int_equal(tsr_write_queue_create(w, 0, &(struct tsr_queue_create){1, 1, 0, 0, 0}), 0);
+   for (unsigned f = 0; f < ROUNDS; f++) {
+      assert_int_equal(tsr_write_memory(w, 0, 1, (size_t)f * PER * 4096,
+                                        a + (size_t)f * PER * 4096, PER * 4096), 0);
+      uint8_t cmd[24];
+      memset(cmd, (int)f, sizeof(cmd));
+      assert_int_equal(tsr_write_submit(w, 0, &(struct tsr_submit){.queue_id = 1,
+                                                                   .cmdbuf_size = sizeof(cmd),
+                                                                   .cmdbuf = cmd}, NULL), 0);
+      assert_int_equal(tsr_writer_flush(w), 0);
+   }
+   struct tsr_writer_stats st;
+   tsr_writer_get_stats(w, &st);
+   assert_int_equal(st.pages_stored, ROUNDS * PER);
+   assert_true(st.buffers_reused >= ROUNDS);
+   assert_int_equal(tsr_writer_close(w), 0);
+   struct tsr_reader *r;
+   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
+   assert_int_equal(tsr_reader_verify(r, stderr), 0);
+   struct tsr_record rec;
+   unsigned pages = 0, submits = 0;
+   while (tsr_reader_next(r, &rec) > 0) {
+      if (rec.type == TSR_REC_MEMORY) {
+         for (unsigned p = 0; p < rec.u.memory.num_pages; p++) {
+            struct tsr_hash h;
+            uint8_t page[4096];
+            memcpy(&h, rec.u.memory.hashes + p * sizeof(h), sizeof(h));
+            assert_int_equal(tsr_reader_page(r, &h, page), 0);
+            assert_memory_equal(page, a + (rec.u.memory.first_page + p) * 4096, 4096);
+            pages++;
+         }
+      } else if (rec.type == TSR_REC_SUBMIT) {
+         assert_int_equal(rec.u.submit.cmdbuf_size, 24);
+         for (unsigned i = 0; i < 24; i++)
+            assert_int_equal(rec.u.submit.cmdbuf[i], submits);
+         submits++;
+      }
+   }
+   assert_int_equal(pages, ROUNDS * PER);
+   assert_int_equal(submits, ROUNDS);
+   tsr_reader_close(r);
+}
+
 static void test_dedup(void **state)
 {
    (void)state;
@@ -1049,6 +1114,7 @@ int main(void)
 {
    const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_buffer_reuse),
       cmocka_unit_test(test_dedup),
       cmocka_unit_test(test_pages_chunks),
       cmocka_unit_test(test_zstd_levels),
