@@ -330,9 +330,11 @@ cap_finish(void)
                  cap.trace_path, (unsigned long long)st.buffers_reused);
          unsigned long cplain, cfault, cvm;
          cap_copy_stats(&cplain, &cfault, &cvm);
-         fprintf(stderr, "tessera capture: %s: completions: %llu fence queries; program memory "
+         fprintf(stderr, "tessera capture: %s: completions: %llu fence queries, %llu known from "
+                 "the program's waits; program memory "
                  "read: %lu plain copies (%lu faulted), %lu by process_vm_readv\n",
-                 cap.trace_path, (unsigned long long)cap.fence_queries, cplain, cfault, cvm);
+                 cap.trace_path, (unsigned long long)cap.fence_queries,
+                 (unsigned long long)cap.fences_known, cplain, cfault, cvm);
          if (cap.opt.mem == CAP_MEM_WP) {
             unsigned long faults, protects, maps;
             cap_wp_stats(&faults, &protects, &maps);
@@ -491,11 +493,52 @@ ioctl(int fd, unsigned long req, ...)
    /* The program learns here that its work completed, and may then reuse
     * the timestamp slots it reads: record those completions now, not when
     * the reaper thread gets to them. The wait itself runs unlocked. */
+   /* Anything that can put another fence in a syncobj than a submission
+    * does: a later wait on it no longer proves that submission complete
+    * (cap_reaper_after_wait). Before the call, so that a wait that sees
+    * the new fence also sees the count changed. */
+   if (nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_RESET) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_SIGNAL) ||
+       nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL) ||
+       nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TRANSFER) ||
+       nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE))
+      atomic_fetch_add(&cap.sync_gen, 1);
    if ((nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT) || nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT)) &&
        atomic_load(&fd_kind[fd]) == CAP_FD_ASAHI) {
+      /* the submissions before the wait began are the ones it can prove */
+      pthread_mutex_lock(&cap.lock);
+      uint32_t seq0 = cap.next_seq;
+      pthread_mutex_unlock(&cap.lock);
       int r = cap_real.ioctl(fd, req, arg);
       if (r == 0) {
          int saved = errno;
+         /* what the wait proves signalled: all its syncobjs when it waited
+          * for all (or one), never when it only waited for fences to be
+          * there; NULL points: binary syncobjs */
+         bool timeline = nr == _IOC_NR(DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT);
+         uint32_t handles[16];
+         uint64_t points[16];
+         unsigned n = 0;
+         struct drm_syncobj_timeline_wait tw;
+         memset(&tw, 0, sizeof(tw));
+         if (timeline) {
+            if (!cap_copy_from_user(&tw, arg, sizeof(tw)))
+               tw.count_handles = 0;
+         } else {
+            struct drm_syncobj_wait bw;
+            if (cap_copy_from_user(&bw, arg, sizeof(bw))) {
+               tw.handles = bw.handles;
+               tw.count_handles = bw.count_handles;
+               tw.flags = bw.flags;
+            }
+         }
+         if (tw.count_handles && tw.count_handles <= 16 &&
+             (tw.count_handles == 1 || (tw.flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL)) &&
+             !(tw.flags & DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE) &&
+             cap_copy_from_user(handles, (const void *)(uintptr_t)tw.handles,
+                                tw.count_handles * sizeof(handles[0])) &&
+             (!timeline || cap_copy_from_user(points, (const void *)(uintptr_t)tw.points,
+                                              tw.count_handles * sizeof(points[0]))))
+            n = tw.count_handles;
          pthread_mutex_lock(&cap.lock);
          struct cap_file *f = fd_file[fd];
          /* the layer's time (its fence queries), counted like an
@@ -503,7 +546,7 @@ ioctl(int fd, unsigned long req, ...)
           * when every pending fence was asked) */
          uint64_t c0 = cap.stats ? cap_thread_cpu_ns() : 0;
          if (f && !cap.disabled)
-            cap_reaper_poll_after_wait(f);
+            cap_reaper_after_wait(f, handles, timeline ? points : NULL, n, seq0);
          if (cap.stats)
             cap.layer_cpu_ns += cap_thread_cpu_ns() - c0;
          pthread_mutex_unlock(&cap.lock);

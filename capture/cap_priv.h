@@ -141,6 +141,7 @@ struct cap_cpumap {
 struct cap_pending {
    struct cap_file *file;
    uint32_t seq, queue_id;
+   uint32_t sync_gen;            /* cap.sync_gen when pushed */
    uint64_t pushed_ns;           /* cap_now_ns() at cap_reaper_push */
    struct drm_asahi_sync sync;
    unsigned nts;
@@ -189,6 +190,12 @@ struct cap_state {
    uint64_t reaper_wakes;        /* times the reaper thread woke up (statistics) */
    uint64_t reaper_polls;        /* ... of them that polled the pending fences */
    uint64_t fence_queries;       /* non-blocking fence queries (statistics) */
+   uint64_t fences_known;        /* completions known from the program's wait (statistics) */
+   /* Bumped before every call that can put another fence in a syncobj
+    * than a submission's (reset, signal, transfer, import): a program's
+    * wait on a syncobj proves a pending submission complete only if none
+    * ran since the submission (cap_reaper_after_wait). */
+   atomic_uint sync_gen;
    bool reaper_idle;             /* asleep until a push (nothing was pending) */
    /* job hook */
    bool hook_installed;
@@ -261,6 +268,20 @@ void cap_reaper_poll(struct cap_file *f, uint32_t handle);
  * after the program's own syncobj wait returned, so the GPU timestamps
  * are read before the program can reuse their slots. */
 void cap_reaper_poll_after_wait(struct cap_file *f);
+/* The same, knowing what the wait proves: the program's wait on syncobjs
+ * `handles` (timeline points `points`, NULL for binary syncobjs; n of
+ * them, all signalled) returned success, and it began when the next
+ * submission number was seq0. A pending submission of f numbered below
+ * seq0 that signals a waited syncobj (the last such one for a binary
+ * syncobj, one at or below the point for a timeline), with no other
+ * fence put in a syncobj since it was submitted (cap.sync_gen), is
+ * complete without asking, and so is every earlier one of its queue
+ * (a queue completes in order); the later ones of that queue are not
+ * asked (the program cannot know of them from this wait; the reaper
+ * records them). The other queues are asked as by
+ * cap_reaper_poll_after_wait. n == 0: just that. */
+void cap_reaper_after_wait(struct cap_file *f, const uint32_t *handles, const uint64_t *points,
+                           unsigned n, uint32_t seq0);
 void cap_reaper_shutdown(void);
 void cap_hook_install(void);
 void cap_hook_expect(uint32_t file_id, uint32_t queue_id, uint32_t seq, unsigned hw_cmds);

@@ -94,15 +94,24 @@ wait_slice(int fd, const struct drm_asahi_sync *s)
  * destroys, resets or reuses the syncobj or closes the file, after a wait
  * that returned, and at the reaper's periodic poll. What has not
  * signalled stays (or, at close, is dropped). */
+struct queue_ref {
+   struct cap_file *f;
+   uint32_t q;
+};
+
 static void
-poll_pending(struct cap_file *f, uint32_t handle, bool even_busy, bool in_order)
+poll_pending_skip(struct cap_file *f, uint32_t handle, bool even_busy, bool in_order,
+                  const struct queue_ref *skipq, unsigned nskip)
 {
    /* in_order: a queue's work completes in submission order, so after
     * one of a queue's submissions is found busy its later ones are not
     * asked (the reaper's periodic poll: one ioctl per busy queue, not one
-    * per pending submission of a GPU that runs behind) */
-   struct { struct cap_file *f; uint32_t q; } busy[16];
+    * per pending submission of a GPU that runs behind). skipq: queues not
+    * asked at all, as if found busy. */
+   struct queue_ref busy[16];
    unsigned nbusy = 0;
+   for (unsigned i = 0; i < nskip && nbusy < 16; i++)
+      busy[nbusy++] = skipq[i];
    struct cap_pending **pp = &cap.pend_head;
    cap.pend_tail = NULL;
    while (*pp) {
@@ -134,11 +143,91 @@ poll_pending(struct cap_file *f, uint32_t handle, bool even_busy, bool in_order)
             continue;
          }
          if (in_order && nbusy < 16)
-            busy[nbusy++] = (__typeof__(busy[0])){ p->file, p->queue_id };
+            busy[nbusy++] = (struct queue_ref){ p->file, p->queue_id };
       }
       cap.pend_tail = p;
       pp = &p->next;
    }
+}
+
+static void
+poll_pending(struct cap_file *f, uint32_t handle, bool even_busy, bool in_order)
+{
+   poll_pending_skip(f, handle, even_busy, in_order, NULL, 0);
+}
+
+void
+cap_reaper_after_wait(struct cap_file *f, const uint32_t *handles, const uint64_t *points,
+                      unsigned n, uint32_t seq0)
+{
+   /* per queue, the last submission known complete */
+   struct queue_ref done[16];
+   uint32_t done_seq[16];
+   unsigned ndone = 0;
+   /* per waited binary syncobj, the last submission that signals it */
+   struct cap_pending *last[16] = { 0 };
+   if (n > 16)
+      n = 0;
+   unsigned gen = atomic_load(&cap.sync_gen);
+   for (struct cap_pending *p = cap.pend_head; n && p; p = p->next) {
+      if (p->file != f || p->seq >= seq0)
+         continue;
+      bool timeline = p->sync.sync_type == DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ;
+      for (unsigned i = 0; i < n; i++) {
+         if (handles[i] != p->sync.handle || timeline != (points != NULL))
+            continue;
+         bool fresh = p->sync_gen == gen;
+         if (!timeline) {
+            last[i] = fresh ? p : NULL;   /* a later one replaced its fence */
+            continue;
+         }
+         if (!fresh || p->sync.timeline_value > points[i])
+            continue;
+         unsigned k = 0;
+         while (k < ndone && (done[k].f != f || done[k].q != p->queue_id))
+            k++;
+         if (k == ndone && ndone < 16) {
+            done[ndone] = (struct queue_ref){ f, p->queue_id };
+            done_seq[ndone++] = p->seq;
+         } else if (k < ndone && p->seq > done_seq[k]) {
+            done_seq[k] = p->seq;
+         }
+      }
+   }
+   for (unsigned i = 0; i < n; i++) {
+      struct cap_pending *p = last[i];
+      if (!p)
+         continue;
+      unsigned k = 0;
+      while (k < ndone && (done[k].f != f || done[k].q != p->queue_id))
+         k++;
+      if (k == ndone && ndone < 16) {
+         done[ndone] = (struct queue_ref){ f, p->queue_id };
+         done_seq[ndone++] = p->seq;
+      } else if (k < ndone && p->seq > done_seq[k]) {
+         done_seq[k] = p->seq;
+      }
+   }
+   if (ndone) {
+      struct cap_pending **pp = &cap.pend_head;
+      cap.pend_tail = NULL;
+      while (*pp) {
+         struct cap_pending *p = *pp;
+         unsigned k = 0;
+         while (k < ndone && (done[k].f != p->file || done[k].q != p->queue_id))
+            k++;
+         if (k < ndone && p->seq <= done_seq[k]) {
+            cap.fences_known++;
+            record_completion(p);
+            *pp = p->next;
+            free(p);
+            continue;
+         }
+         cap.pend_tail = p;
+         pp = &p->next;
+      }
+   }
+   poll_pending_skip(f, 0, true, true, done, ndone);
 }
 
 void
@@ -275,6 +364,7 @@ cap_reaper_push(struct cap_pending *p)
       cap.reaper_started = true;
    }
    p->pushed_ns = cap_now_ns();
+   p->sync_gen = atomic_load(&cap.sync_gen);
    if (cap.pend_tail)
       cap.pend_tail->next = p;
    else
