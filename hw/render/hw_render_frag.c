@@ -2503,6 +2503,29 @@ shade_prim(struct tile *t, struct prim *p)
          }
          /* Only a depth or stencil write needs the samples one by one. */
          bool zs_write = !ff->disable_depth_write || stencil;
+         if (fp->samples == 1 && !late_z && !stencil && !r.zset && !hwr_isp_general) {
+            /* One sample, no late test, stencil or shader depth (blended
+             * geometry: most of pulsar's): the loop below's count and
+             * depth writes for the whole group, branch-free -- a lane's
+             * one sample passed when the shader kept it, and a row's 16
+             * depths are contiguous (the tile's buffer holds whole
+             * groups: columns of failing lanes get their own values
+             * back). hwr_isp_general keeps the loop below, the
+             * reference (test_isp_fast_path). */
+            uint32_t wm = 0;
+            for (unsigned l = 0; l < 32; l++)
+               wm |= (uint32_t)(r.cov[l] & pass[l] & 1u) << l;
+            passed_total += tessera_popcount32(wm);
+            if (!ff->disable_depth_write)
+               for (unsigned gr = 0; gr < GROUP_H; gr++) {
+                  float *zb = t->z + row[gr];
+                  for (unsigned c = 0; c < GROUP_W; c++) {
+                     const unsigned l = (c >> 1) * 4 + 2 * gr + (c & 1);
+                     zb[c] = (wm >> l & 1) ? zs[l][0] : zb[c];
+                  }
+               }
+            continue;
+         }
          for (uint32_t lm = pmask; lm; lm &= lm - 1) {
             unsigned l = (unsigned)__builtin_ctz(lm);
             /* A lane that emitted nothing is tested with its own depth
