@@ -323,8 +323,8 @@ void cap_wp_scan(void);
 bool cap_wp_collect(struct cap_file *f, struct cap_bo *bo);
 /* After a whole read: clear the dirty pages and protect every mapping. */
 void cap_wp_arm(struct cap_file *f, struct cap_bo *bo);
-/* Before work that may write bo is submitted (bo->gpu_dirty about to be
- * set): its hot pages are protected again and marked dirty, so this
+/* Before work that may write bo is submitted (bo->gpu_dirty set right
+ * after, before the snapshot collects): its hot pages are protected again and marked dirty, so this
  * snapshot reads them and every later CPU write to them is tracked (a
  * page read at every snapshot would race with the GPU's writes). */
 void cap_wp_cool(struct cap_file *f, struct cap_bo *bo);

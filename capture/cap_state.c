@@ -604,12 +604,25 @@ static void
 snapshot_vm(struct cap_file *f, struct cap_vm *vm)
 {
    uint64_t t0 = cap_now_ns(), wait0 = cap.gpu_wait_ns;
-   /* an object this submission is the first to let the GPU write loses
-    * its hot pages before it is read (cap_wp.c) */
-   for (size_t i = 0; i < vm->map.count && cap.opt.mem == CAP_MEM_WP; i++) {
+   /* An object this submission is the first to let the GPU write loses
+    * its hot pages before it is read (cap_wp.c), and is GPU-dirty from
+    * here on, before the collect below: a page written since the last
+    * snapshot in a short run became hot in that very collect while
+    * gpu_dirty was still false, and a hot page is read at every snapshot
+    * while the GPU may be writing it. Mesa's asahi driver binds every
+    * object writable as it creates it, so its first uploads' pages stayed
+    * hot; when the object was later reused as a render target, a
+    * snapshot read such a page half-drawn and the replay put that record
+    * over its own result (chromium-compose-glx: one capture in ~10 drew
+    * frame 0's tab icon from a half-drawn mask). gpu_stale waits for the
+    * reads: this snapshot still reads what the CPU wrote before it. */
+   for (size_t i = 0; i < vm->map.count; i++) {
       struct cap_bo *bo = cap_bo_get(f, vm->map.m[i].handle);
-      if (bo && !bo->gpu_dirty && (vm->map.m[i].flags & DRM_ASAHI_BIND_WRITE))
-         cap_wp_cool(f, bo);
+      if (bo && !bo->gpu_dirty && (vm->map.m[i].flags & DRM_ASAHI_BIND_WRITE)) {
+         if (cap.opt.mem == CAP_MEM_WP)
+            cap_wp_cool(f, bo);
+         bo->gpu_dirty = true;
+      }
    }
    if (cap.opt.mem == CAP_MEM_WP)
       cap_wp_scan();   /* the userfaultfd mappings' writes, for collect */

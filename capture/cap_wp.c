@@ -35,7 +35,9 @@
  * bound as a timestamp object, which the firmware writes: bo->fw_written) get
  * hot pages: reading a page the GPU may be writing would record a
  * half-done result; cap_wp_cool() protects them before the first
- * submission that binds the object writable.
+ * submission that binds the object writable, and that submission's
+ * snapshot marks the object gpu_dirty before it collects, so a page
+ * written just before it does not become hot in that collect.
  *
  * Ordering (mprotect mechanism). The fault handler runs on the writing
  * thread, collect and arm (under cap.lock) on a submitting one; a page's
