@@ -99,6 +99,32 @@ struct queue_ref {
    uint32_t q;
 };
 
+/* Index of p's queue in refs[0..n), or n. */
+static unsigned
+queue_ref_find(const struct queue_ref *refs, unsigned n, const struct cap_pending *p)
+{
+   unsigned k = 0;
+   while (k < n && (refs[k].f != p->file || refs[k].q != p->queue_id))
+      k++;
+   return k;
+}
+
+/* Raises p's queue's "complete up to" sequence number to p's. More than
+ * 16 queues in one wait: the rest are simply not inferred (asked later). */
+static void
+queue_done_raise(struct queue_ref *done, uint32_t *done_seq, unsigned *ndone,
+                 const struct cap_pending *p)
+{
+   unsigned k = queue_ref_find(done, *ndone, p);
+   if (k == *ndone && *ndone < 16) {
+      done[k] = (struct queue_ref){ p->file, p->queue_id };
+      done_seq[k] = p->seq;
+      (*ndone)++;
+   } else if (k < *ndone && p->seq > done_seq[k]) {
+      done_seq[k] = p->seq;
+   }
+}
+
 static void
 poll_pending_skip(struct cap_file *f, uint32_t handle, bool even_busy, bool in_order,
                   const struct queue_ref *skipq, unsigned nskip)
@@ -116,9 +142,7 @@ poll_pending_skip(struct cap_file *f, uint32_t handle, bool even_busy, bool in_o
    cap.pend_tail = NULL;
    while (*pp) {
       struct cap_pending *p = *pp;
-      bool skip = false;
-      for (unsigned i = 0; in_order && i < nbusy && !skip; i++)
-         skip = busy[i].f == p->file && busy[i].q == p->queue_id;
+      bool skip = in_order && queue_ref_find(busy, nbusy, p) < nbusy;
       if (!skip && (!f || p->file == f) && (!handle || p->sync.handle == handle) &&
           (even_busy || (int)cap.reaper_busy_fd != p->file->any_fd)) {
          int64_t now = (int64_t)cap_now_ns();
@@ -183,39 +207,20 @@ cap_reaper_after_wait(struct cap_file *f, const uint32_t *handles, const uint64_
          }
          if (!fresh || p->sync.timeline_value > points[i])
             continue;
-         unsigned k = 0;
-         while (k < ndone && (done[k].f != f || done[k].q != p->queue_id))
-            k++;
-         if (k == ndone && ndone < 16) {
-            done[ndone] = (struct queue_ref){ f, p->queue_id };
-            done_seq[ndone++] = p->seq;
-         } else if (k < ndone && p->seq > done_seq[k]) {
-            done_seq[k] = p->seq;
-         }
+         queue_done_raise(done, done_seq, &ndone, p);
       }
    }
    for (unsigned i = 0; i < n; i++) {
       struct cap_pending *p = last[i];
-      if (!p)
-         continue;
-      unsigned k = 0;
-      while (k < ndone && (done[k].f != f || done[k].q != p->queue_id))
-         k++;
-      if (k == ndone && ndone < 16) {
-         done[ndone] = (struct queue_ref){ f, p->queue_id };
-         done_seq[ndone++] = p->seq;
-      } else if (k < ndone && p->seq > done_seq[k]) {
-         done_seq[k] = p->seq;
-      }
+      if (p)
+         queue_done_raise(done, done_seq, &ndone, p);
    }
    if (ndone) {
       struct cap_pending **pp = &cap.pend_head;
       cap.pend_tail = NULL;
       while (*pp) {
          struct cap_pending *p = *pp;
-         unsigned k = 0;
-         while (k < ndone && (done[k].f != p->file || done[k].q != p->queue_id))
-            k++;
+         unsigned k = queue_ref_find(done, ndone, p);
          if (k < ndone && p->seq <= done_seq[k]) {
             cap.fences_known++;
             record_completion(p);
