@@ -134,6 +134,13 @@ for prof in $profiles; do
     nmis=0
     while IFS=$'\t' read -r got exp t; do
         [ "$got" = "$exp" ] && continue
+        # "flake": a known intermittent result (a race still to be fixed,
+        # named by its cause line); pass and fail are both accepted and
+        # shown, a crash or a missing result still fails the gate
+        if [ "$exp" = flake ] && { [ "$got" = pass ] || [ "$got" = fail ]; }; then
+            echo "  $gate-$prof: known flake, $got this run: $t"
+            continue
+        fi
         nmis=$((nmis + 1))
         if [ "$got" = pass ]; then
             echo "  $gate-$prof: UNEXPECTED PASS (expected $exp, update ${expected#$top/}): $t"
