@@ -164,6 +164,23 @@ compile_mode(const uint8_t *code, size_t len, int mode)
    return sh;
 }
 
+/* op's program src as two shaders: *interp never translated (the
+ * reference; its native entry asked once, so it stays off), *native
+ * translated at its first launch. */
+static void
+compile_pair(const char *op, const char *src, struct hw_usc_shader **interp,
+             struct hw_usc_shader **native)
+{
+   static uint8_t code[4096];
+   size_t len = 0;
+   char err[160];
+   if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)))
+      fail_msg("%s: assembly failed: %s", op, err);
+   *interp = compile_mode(code, len, 0);
+   (void)usc_native_get(*interp);
+   *native = compile_mode(code, len, 2);
+}
+
 static void
 run_shader(struct hw_usc_shader *sh, unsigned threads, const uint32_t *uni,
            struct outcome *out)
@@ -208,7 +225,6 @@ test_ops_match_interpreter(void **state)
    (void)state;
    static struct outcome a, b;
    char src[1024];
-   uint8_t code[4096];
    for (unsigned k = 0; k < 2 * sizeof(ops) / sizeof(ops[0]); k++) {
       const char *op = ops[k / 2];
       bool divergent = k & 1;
@@ -216,14 +232,9 @@ test_ops_match_interpreter(void **state)
                preamble, divergent ? "if_icmp r0l, ugt, r2, r3, 1\n" : "", op,
                divergent ? "pop_exec r0l, 1\n" : "");
       op_record = divergent ? 8 : 7;
-      size_t len = 0;
-      char err[160];
-      if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)))
-         fail_msg("%s: assembly failed: %s", op, err);
       /* one compile per mode, many inputs */
-      struct hw_usc_shader *interp = compile_mode(code, len, 0);
-      (void)usc_native_get(interp);
-      struct hw_usc_shader *native = compile_mode(code, len, 2);
+      struct hw_usc_shader *interp, *native;
+      compile_pair(op, src, &interp, &native);
       for (unsigned seed = 1; seed <= 64; seed++) {
          rng_state = seed * 2654435761u + k / 2;
          uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 };
@@ -308,19 +319,13 @@ test_f16_rounding(void **state)
       "convert s32_to_f, r10l, r5, rte", "convert u32_to_f, r10h, r5, rte",
    };
    char src[1024];
-   uint8_t code[4096];
    for (unsigned k = 0; k < sizeof(fops) / sizeof(fops[0]); k++) {
       const char *op = fops[k];
       bool f32 = !strncmp(op, "fadd32", 6) || !strncmp(op, "fmadd32", 7);
       snprintf(src, sizeof(src), "%s%s\nstop\n", preamble, op);
       op_record = 7;
-      size_t len = 0;
-      char err[160];
-      if (!agx_isa_assemble(src, strlen(src), code, sizeof(code), &len, err, sizeof(err)))
-         fail_msg("%s: assembly failed: %s", op, err);
-      struct hw_usc_shader *interp = compile_mode(code, len, 0);
-      (void)usc_native_get(interp);
-      struct hw_usc_shader *native = compile_mode(code, len, 2);
+      struct hw_usc_shader *interp, *native;
+      compile_pair(op, src, &interp, &native);
       for (unsigned g = 0; g < 2048; g++) {
          rng_state = g * 2654435761u + 977 * k + 1;
          uint32_t uni[HW_USC_NUM_UNIFORMS] = { 0 }, in[4][32];

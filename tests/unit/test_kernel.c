@@ -99,15 +99,18 @@ hook(void *user, const struct asahi_job_info *j)
    memcpy(e->last_header, j->header, sizeof(e->last_header));
 }
 
+/* A device whose event thread guards against a lost interrupt after
+ * irq_guard_ms (0: the kernel's default). */
 static int
-setup(void **state)
+setup_guarded(void **state, unsigned irq_guard_ms)
 {
    struct env *e = calloc(1, sizeof(*e));
    struct hw_device_config c = { .mem_size = 512ull << 20 };
    e->hw = hw_device_create(&c);
    assert_non_null(e->hw);
    hw_device_set_executor(e->hw, AGX_FW_PIPE_COMPUTE, test_exec, NULL);
-   struct asahi_config ac = { .quiet = getenv("TEST_KERNEL_VERBOSE") == NULL };
+   struct asahi_config ac = { .quiet = getenv("TEST_KERNEL_VERBOSE") == NULL,
+                              .irq_guard_ms = irq_guard_ms };
    e->dev = asahi_create(e->hw, &ac);
    assert_non_null(e->dev);
    e->f = asahi_open(e->dev);
@@ -116,25 +119,18 @@ setup(void **state)
    return 0;
 }
 
-/* As setup, with the event thread's guard against a lost interrupt at a
- * minute: a completion whose interrupt is lost hangs instead of arriving
- * 100 ms late. */
+static int
+setup(void **state)
+{
+   return setup_guarded(state, 0);
+}
+
+/* As setup, with the guard at a minute: a completion whose interrupt is
+ * lost hangs instead of arriving 100 ms late. */
 static int
 setup_no_guard(void **state)
 {
-   struct env *e = calloc(1, sizeof(*e));
-   struct hw_device_config c = { .mem_size = 512ull << 20 };
-   e->hw = hw_device_create(&c);
-   assert_non_null(e->hw);
-   hw_device_set_executor(e->hw, AGX_FW_PIPE_COMPUTE, test_exec, NULL);
-   struct asahi_config ac = { .quiet = getenv("TEST_KERNEL_VERBOSE") == NULL,
-                              .irq_guard_ms = 60000 };
-   e->dev = asahi_create(e->hw, &ac);
-   assert_non_null(e->dev);
-   e->f = asahi_open(e->dev);
-   assert_non_null(e->f);
-   *state = e;
-   return 0;
+   return setup_guarded(state, 60000);
 }
 
 static int

@@ -325,6 +325,22 @@ static void test_zstd_levels(void **state)
    assert_true(write_compressible(path, &o) > raw);
 }
 
+/* Reads back every page of a memory record and requires it equal to the
+ * object's bytes at base (the record's object held base from offset 0);
+ * returns how many pages it held. */
+static unsigned
+check_memory_pages(struct tsr_reader *r, const struct tsr_record *rec, const uint8_t *base)
+{
+   for (unsigned p = 0; p < rec->u.memory.num_pages; p++) {
+      struct tsr_hash h;
+      uint8_t page[4096];
+      memcpy(&h, rec->u.memory.hashes + p * sizeof(h), sizeof(h));
+      assert_int_equal(tsr_reader_page(r, &h, page), 0);
+      assert_memory_equal(page, base + (rec->u.memory.first_page + p) * 4096, 4096);
+   }
+   return rec->u.memory.num_pages;
+}
+
 /* Pages chunks full and partial: the writer builds a chunk around the
  * pages where tsr_write_memory copied them (count and hashes put right
  * before the n pages' data, flush_pages), so a chunk of fewer pages than
@@ -363,14 +379,7 @@ static void test_pages_chunks(void **state)
       while (tsr_reader_next(r, &rec) > 0) {
          if (rec.type != TSR_REC_MEMORY)
             continue;
-         for (unsigned p = 0; p < rec.u.memory.num_pages; p++) {
-            struct tsr_hash h;
-            uint8_t page[4096];
-            memcpy(&h, rec.u.memory.hashes + p * sizeof(h), sizeof(h));
-            assert_int_equal(tsr_reader_page(r, &h, page), 0);
-            assert_memory_equal(page, a + (rec.u.memory.first_page + p) * 4096, 4096);
-            seen++;
-         }
+         seen += check_memory_pages(r, &rec, a);
       }
       assert_int_equal(seen, 17);
       tsr_reader_close(r);
@@ -422,14 +431,7 @@ static void test_buffer_reuse(void **state)
    unsigned pages = 0, submits = 0;
    while (tsr_reader_next(r, &rec) > 0) {
       if (rec.type == TSR_REC_MEMORY) {
-         for (unsigned p = 0; p < rec.u.memory.num_pages; p++) {
-            struct tsr_hash h;
-            uint8_t page[4096];
-            memcpy(&h, rec.u.memory.hashes + p * sizeof(h), sizeof(h));
-            assert_int_equal(tsr_reader_page(r, &h, page), 0);
-            assert_memory_equal(page, a + (rec.u.memory.first_page + p) * 4096, 4096);
-            pages++;
-         }
+         pages += check_memory_pages(r, &rec, a);
       } else if (rec.type == TSR_REC_SUBMIT) {
          assert_int_equal(rec.u.submit.cmdbuf_size, 24);
          for (unsigned i = 0; i < 24; i++)
