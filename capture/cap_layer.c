@@ -366,8 +366,10 @@ finish_trace(void)
                  (double)st.thread_cpu_ns / 1e6, (double)cap.reaper_cpu_ns / 1e6,
                  (unsigned long long)cap.reaper_wakes, (unsigned long long)cap.reaper_polls,
                  (double)cap.gpu_wait_ns / 1e6, (unsigned long long)cap.gpu_waits);
-         fprintf(stderr, "tessera capture: %s: writer: %llu chunks' buffers reused\n",
-                 cap.trace_path, (unsigned long long)st.buffers_reused);
+         fprintf(stderr, "tessera capture: %s: writer: %llu chunks' buffers reused, "
+                 "%llu pages buffer slots first written, %llu swaps to the spare\n",
+                 cap.trace_path, (unsigned long long)st.buffers_reused,
+                 (unsigned long long)st.pages_buffer_touched, (unsigned long long)st.buffer_swaps);
          unsigned long cplain, cfault, cvm;
          cap_copy_stats(&cplain, &cfault, &cvm);
          fprintf(stderr, "tessera capture: %s: completions: %llu fence queries, %llu known from "
