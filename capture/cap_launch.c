@@ -2,8 +2,9 @@
 /*
  * Starting a program under the capture layer (capture.h): the request
  * becomes environment variables, the program is started with execvpe in
- * a child and waited for. Nothing in the caller's environment changes, so
- * a failed request leaves no trace behind.
+ * a child and waited for (capture_run), or in place of the caller
+ * (capture_exec). Nothing in the caller's environment changes, so a
+ * failed request leaves no trace behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -204,6 +205,8 @@ capture_environ(const struct capture_request *r, char *const *base, char *err, s
    }
    if (r->quiet)
       env_put(&e, "TESSERA_CAPTURE_QUIET", "1");
+   if (r->report)
+      env_put(&e, "TESSERA_CAPTURE_REPORT", "1");
    char *pre = preload_list(r, layer, env_get(base, "LD_PRELOAD"));
    if (pre)
       env_put(&e, "LD_PRELOAD", pre);
@@ -243,18 +246,20 @@ forward(int sig)
       kill((pid_t)child_pid, sig);
 }
 
-int
-capture_run(const struct capture_request *r, char *const argv[], char *err, size_t err_len)
+/* The environment of the program (capture_environ), checked as the layer
+ * will read it; NULL with a message in err. */
+static char **
+checked_environ(const struct capture_request *r, char *const argv[], char *err, size_t err_len)
 {
    if (err_len)
       err[0] = 0;
    if (!argv || !argv[0]) {
       snprintf(err, err_len, "no program to run (-- PROGRAM [ARGS])");
-      return -1;
+      return NULL;
    }
    char **env = capture_environ(r, environ, err, err_len);
    if (!env)
-      return -1;
+      return NULL;
    /* The layer reads the environment, where the request meets any
     * TESSERA_CAPTURE_* the user exported: check it all here, so a bad value
     * fails the command instead of a capture that silently records nothing. */
@@ -267,8 +272,59 @@ capture_run(const struct capture_request *r, char *const argv[], char *err, size
       if (bad == -ENOMEM)
          snprintf(err, err_len, "out of memory");
       capture_environ_free(env);
+      return NULL;
+   }
+   return env;
+}
+
+/* env without any TESSERA_CAPTURE_ROOT_PID, plus root = the program's pid
+ * (a new array of env's strings; NULL when out of memory). */
+static char **
+with_root_pid(char **env, char *root, size_t root_len, pid_t pid)
+{
+   snprintf(root, root_len, "TESSERA_CAPTURE_ROOT_PID=%d", (int)pid);
+   size_t n = 0;
+   while (env[n])
+      n++;
+   char **full = malloc((n + 2) * sizeof(*full));
+   if (!full)
+      return NULL;
+   size_t k = 0;
+   for (size_t i = 0; i < n; i++)
+      if (strncmp(env[i], "TESSERA_CAPTURE_ROOT_PID=", 25))
+         full[k++] = env[i];
+   full[k++] = root;
+   full[k] = NULL;
+   return full;
+}
+
+int
+capture_exec(const struct capture_request *r, char *const argv[], char *err, size_t err_len)
+{
+   char **env = checked_environ(r, argv, err, err_len);
+   if (!env)
+      return -1;
+   char root[48];
+   char **full = with_root_pid(env, root, sizeof(root), getpid());
+   if (!full) {
+      snprintf(err, err_len, "out of memory");
+      capture_environ_free(env);
       return -1;
    }
+   fflush(NULL);
+   execvpe(argv[0], argv, full);
+   snprintf(err, err_len, "cannot run %s: %s", argv[0], strerror(errno));
+   free(full);
+   capture_environ_free(env);
+   return 127;
+}
+
+int
+capture_run(const struct capture_request *r, char *const argv[], char *err, size_t err_len)
+{
+   char **env = checked_environ(r, argv, err, err_len);
+   if (!env)
+      return -1;
    const char *sig = env_get(env, "TESSERA_CAPTURE_SIGNAL");
    int trig = sig ? cap_signal_parse(sig) : cap_default_signal();
    /* exec's errno comes back through a close-on-exec pipe: EOF means the
@@ -307,20 +363,10 @@ capture_run(const struct capture_request *r, char *const argv[], char *err, size
       /* the program starts with the caller's mask, not ours */
       pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
       close(pfd[0]);
-      char root[32];
-      snprintf(root, sizeof(root), "TESSERA_CAPTURE_ROOT_PID=%d", (int)getpid());
-      size_t n = 0;
-      while (env[n])
-         n++;
-      char **full = malloc((n + 2) * sizeof(*full));
+      char root[48];
+      char **full = with_root_pid(env, root, sizeof(root), getpid());
       int e = ENOMEM;
       if (full) {
-         size_t k = 0;
-         for (size_t i = 0; i < n; i++)
-            if (strncmp(env[i], "TESSERA_CAPTURE_ROOT_PID=", 25))
-               full[k++] = env[i];
-         full[k++] = root;
-         full[k] = NULL;
          execvpe(argv[0], argv, full);
          e = errno;
       }

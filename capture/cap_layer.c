@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -284,11 +285,50 @@ atfork_child(void)
  * the index. Runs at exit and from _exit(): children of fork() usually
  * leave through _exit(), which skips destructors. Not in a vfork() child
  * (same memory as the parent, different pid). */
+/* What `tessera capture` said once the program was done, said by the root
+ * process itself now that the launcher execs the program in its place
+ * (capture_exec) instead of waiting for it: the root trace, and the child
+ * traces written by then (a child still running after the root exits is
+ * not counted). Once, after the trace is closed. */
+static void
+cap_report(void)
+{
+   static bool done;
+   if (done || !cap.root || !cap.opt.report || cap.opt.quiet)
+      return;
+   done = true;
+   char path[sizeof(cap.trace_path)];
+   struct stat sb;
+   if (!cap_trace_path(cap.opt.path, cap.pid, true, path, sizeof(path)))
+      return;
+   char **kids = tsr_child_traces(path);
+   unsigned nk = 0;
+   for (char **k = kids; k && *k; k++)
+      nk++;
+   tsr_free_paths(kids);
+   if (stat(path, &sb) == 0)
+      fprintf(stderr, "tessera capture: wrote %s (%lld bytes)", path, (long long)sb.st_size);
+   else
+      fprintf(stderr, "tessera capture: %s was not written (no GPU use by the root process)",
+              path);
+   fprintf(stderr, nk ? " and %u child trace%s\n" : "\n", nk, nk == 1 ? "" : "s");
+}
+
+static void finish_trace(void);
+
 static void
 cap_finish(void)
 {
-   if ((cap.disabled && !cap.w) || getpid() != cap.pid)
+   if (getpid() != cap.pid)
       return;
+   if (!cap.disabled || cap.w)
+      finish_trace();
+   cap_report();
+}
+
+static void
+finish_trace(void)
+{
    cap_reaper_shutdown();
    pthread_mutex_lock(&cap.lock);
    cap_hook_drain_locked();
@@ -326,8 +366,10 @@ cap_finish(void)
                  (double)st.thread_cpu_ns / 1e6, (double)cap.reaper_cpu_ns / 1e6,
                  (unsigned long long)cap.reaper_wakes, (unsigned long long)cap.reaper_polls,
                  (double)cap.gpu_wait_ns / 1e6, (unsigned long long)cap.gpu_waits);
-         fprintf(stderr, "tessera capture: %s: writer: %llu chunks' buffers reused\n",
-                 cap.trace_path, (unsigned long long)st.buffers_reused);
+         fprintf(stderr, "tessera capture: %s: writer: %llu chunks' buffers reused, "
+                 "%llu pages buffer slots first written, %llu swaps to the spare\n",
+                 cap.trace_path, (unsigned long long)st.buffers_reused,
+                 (unsigned long long)st.pages_buffer_touched, (unsigned long long)st.buffer_swaps);
          unsigned long cplain, cfault, cvm;
          cap_copy_stats(&cplain, &cfault, &cvm);
          fprintf(stderr, "tessera capture: %s: completions: %llu fence queries, %llu known from "

@@ -291,6 +291,8 @@ cap_options_parse(struct cap_options *o, cap_getenv_fn get, char *err, size_t er
    }
    v = get("TESSERA_CAPTURE_QUIET");
    o->quiet = v && *v && strcmp(v, "0") != 0;
+   v = get("TESSERA_CAPTURE_REPORT");
+   o->report = v && *v && strcmp(v, "0") != 0;
    return 0;
 }
 

@@ -117,6 +117,9 @@ struct cap_options {
    bool gpu_memory_full;
    uint64_t keyframe_every;   /* TESSERA_CAPTURE_KEYFRAME_EVERY=N >= 1 (default 30) */
    bool quiet;                /* TESSERA_CAPTURE_QUIET=1 */
+   /* TESSERA_CAPTURE_REPORT=1 (set by `tessera capture`): the root process
+    * says at its exit which traces were written */
+   bool report;
 };
 
 typedef const char *(*cap_getenv_fn)(const char *name);

@@ -27,6 +27,13 @@
  *   SIGINT and SIGTERM sent to the caller are forwarded to the program; the
  *   caller's previous handlers are restored before it returns. Not
  *   reentrant (one capture at a time per process).
+ * - capture_exec() does the same in place of the caller: the program takes
+ *   the caller's pid (TESSERA_CAPTURE_ROOT_PID), so signals sent to the
+ *   caller reach it without forwarding, and its exit status (or the signal
+ *   that ended it) is the caller's. It returns only when it could not start
+ *   the program: -1 with a message if the request was refused, 127 with a
+ *   message if the program could not be executed. Saves the fork and the
+ *   waiting process (what `tessera capture` costs besides the layer).
  * - Paths in a request may be relative: the library resolves the layer and
  *   makes the trace path absolute (the program may chdir).
  */
@@ -54,6 +61,9 @@ struct capture_request {
    const char *gpu_memory;    /* "full" or "keyframes"; NULL: the layer's default (keyframes) */
    uint64_t keyframe_every;   /* frames between keyframes; 0: the layer's default (30) */
    bool quiet;                /* no messages from the layer */
+   /* the root process's layer says at its exit which traces were written
+    * (what `tessera capture` used to print once the program was done) */
+   bool report;
    const char *layer;         /* tessera-capture.so */
    const char *shim;          /* tessera-shim.so to preload too; NULL: none */
 };
@@ -67,5 +77,7 @@ void capture_environ_free(char **env);
 
 int capture_run(const struct capture_request *r, char *const argv[], char *err,
                 size_t err_len);
+int capture_exec(const struct capture_request *r, char *const argv[], char *err,
+                 size_t err_len);
 
 #endif

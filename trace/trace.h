@@ -344,6 +344,10 @@ struct tsr_writer_stats {
    /* chunk buffers the thread gave back and the next chunk reused
     * (instead of a fresh allocation whose pages fault in as it fills) */
    uint64_t buffers_reused;
+   /* slots of the pages buffers written for the first time (a fresh
+    * page each, faulted in: trace_writer.c, pg_hw), and the times the
+    * current buffer gave way to the spare with more of them written */
+   uint64_t pages_buffer_touched, buffer_swaps;
 };
 void tsr_writer_get_stats(struct tsr_writer *w, struct tsr_writer_stats *st);
 

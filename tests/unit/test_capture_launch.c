@@ -101,6 +101,7 @@ test_environ(void **state)
    assert_string_equal(lookup(env, "TESSERA_CAPTURE_FRAME_EVERY"), "16");
    assert_string_equal(lookup(env, "TESSERA_CAPTURE_START"), "off");
    assert_string_equal(lookup(env, "TESSERA_CAPTURE_QUIET"), "1");
+   assert_null(lookup(env, "TESSERA_CAPTURE_REPORT"));
    assert_null(lookup(env, "TESSERA_CAPTURE_SUBMITS"));
    assert_null(lookup(env, "TESSERA_CAPTURE_MEM"));
    assert_string_equal(lookup(env, "PATH"), "/bin");
@@ -118,6 +119,11 @@ test_environ(void **state)
    env = capture_environ(&r, bare, err, sizeof(err));
    assert_non_null(env);
    assert_string_equal(lookup(env, "LD_PRELOAD"), real);
+   capture_environ_free(env);
+   r.report = true;   /* the root process reports the traces (capture_exec) */
+   env = capture_environ(&r, bare, err, sizeof(err));
+   assert_non_null(env);
+   assert_string_equal(lookup(env, "TESSERA_CAPTURE_REPORT"), "1");
    capture_environ_free(env);
    r.layer = "/nonexistent/tessera-capture.so";
    assert_null(capture_environ(&r, bare, err, sizeof(err)));

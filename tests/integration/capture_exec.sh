@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# `tessera capture` runs the program in its own place (exec, no fork and
+# no process waiting: docs/capture.md, "Options"): the program has the
+# launcher's pid and is the root process, its exit status or the signal
+# that ended it is the launcher's, and the root's layer reports at its
+# exit what `tessera capture` reported after it: the trace and its size,
+# the child traces, or that nothing was written; -q reports nothing.
+. "$(dirname "$0")/../capture/lib.sh"
+
+# the program's pid is the launcher's (a fork gives it a new one)
+set +e
+"$tessera" capture -q -o "$work/none.tsr" -- \
+    sh -c 'echo "$$ $TESSERA_CAPTURE_ROOT_PID" > "$0"; exit 5' "$work/pid" &
+lpid=$!
+wait $lpid
+rc=$?
+set -e
+[ "$rc" = 5 ] || fail "exit status $rc, want the program's 5"
+read -r ppid root < "$work/pid"
+[ "$ppid" = "$lpid" ] || fail "the program runs as pid $ppid, the launcher was $lpid (forked)"
+[ "$root" = "$lpid" ] || fail "TESSERA_CAPTURE_ROOT_PID $root, want $lpid"
+
+# a signal that ends the program ends the launcher (128+N in the shell)
+set +e
+"$tessera" capture -q -o "$work/none.tsr" -- sh -c 'kill -9 $$' 2> /dev/null
+rc=$?
+set -e
+[ "$rc" = 137 ] || fail "exit status $rc after SIGKILL, want 137"
+
+# a program that cannot be run: status 127 and a message, as before
+set +e
+msg=$("$tessera" capture -o "$work/none.tsr" -- /nonexistent/program 2>&1)
+rc=$?
+set -e
+[ "$rc" = 127 ] || fail "exit status $rc for a missing program, want 127"
+echo "$msg" | grep -q 'cannot run /nonexistent/program: No such file' || fail "message: $msg"
+
+# the report, now the root layer's: a trace and its size, child traces
+t=$work/scene.tsr
+err=$("$tessera" capture --shim -o "$t" -- "$bin/capture_scene" -n 8 -e 4 2>&1 > /dev/null)
+echo "$err"
+size=$(stat -c %s "$t")
+echo "$err" | grep -qx "tessera capture: wrote $t ($size bytes)" ||
+    fail "no report of $t ($size bytes): $err"
+err=$("$tessera" capture --shim -o "$work/fork.tsr" -- "$bin/capture_fork" -c 2 -n 3 2>&1 > /dev/null)
+echo "$err"
+echo "$err" | grep -q "tessera capture: wrote $work/fork.tsr ([0-9]* bytes) and 2 child traces" ||
+    fail "no report of 2 child traces: $err"
+err=$("$tessera" capture -o "$work/none.tsr" -- true 2>&1)
+echo "$err" | grep -qx "tessera capture: $work/none.tsr was not written (no GPU use by the root process)" ||
+    fail "no report of the unwritten trace: $err"
+# -q: nothing
+err=$("$tessera" capture -q --shim -o "$t" -- "$bin/capture_scene" -n 8 -e 4 2>&1 > /dev/null)
+[ -z "$err" ] || fail "-q printed: $err"
+echo "capture_exec: ok"
