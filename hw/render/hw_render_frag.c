@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tessera/bits.h"
 #include "hw/render/hw_render_cover.h"
@@ -3517,6 +3518,12 @@ tile_item(void *ctx, unsigned worker, unsigned item)
    if (hw_exec_should_stop(fp->j->ej)) {
       t->j.status = HW_EXEC_TIMEOUT;
       return;
+   }
+   const struct hw_render *rr = fp->j->r;
+   if (rr->tile_stall_ms && t->layer == rr->tile_stall_layer) {
+      /* in slices, so that a job's stop is not held up */
+      for (unsigned ms = 0; ms < rr->tile_stall_ms && !hw_exec_should_stop(fp->j->ej); ms += 10)
+         usleep(10000);
    }
    struct warm_tlb *w = fp->warm ? &fp->warm[worker] : NULL;
    if (w && w->valid) {
