@@ -776,6 +776,26 @@ hw_render_execute(struct hw_render *r, const struct hw_exec_job *job,
 
 /* ------------------------------------------------------------ lifetime */
 
+/* TESSERA_HW_TILE_STALL=LAYER:MS (hw_render_priv.h). A malformed value
+ * leaves it off and says so: a test that believes it reordered tiles
+ * must not pass without it. */
+static void
+parse_tile_stall(struct hw_render *r, const char *v)
+{
+   if (!v || !*v)
+      return;
+   char *e;
+   unsigned long layer = strtoul(v, &e, 10);
+   unsigned long ms = *e == ':' ? strtoul(e + 1, &e, 10) : 0;
+   if (e == v || *e || ms == 0 || ms > 60000 || layer >= HWR_MAX_LAYERS) {
+      fprintf(stderr, "tessera: TESSERA_HW_TILE_STALL='%s' ignored: want LAYER:MS "
+              "(a layer, 1 to 60000 ms)\n", v);
+      return;
+   }
+   r->tile_stall_layer = (unsigned)layer;
+   r->tile_stall_ms = (unsigned)ms;
+}
+
 struct hw_render *
 hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
 {
@@ -788,6 +808,7 @@ hw_render_create(struct hw_device *dev, const struct hw_render_config *cfg)
    r->dev = dev;
    r->cache = hw_usc_cache_create();
    r->insn_budget = cfg && cfg->instruction_budget ? cfg->instruction_budget : 1ull << 24;
+   parse_tile_stall(r, getenv("TESSERA_HW_TILE_STALL"));
    unsigned n = cfg ? cfg->threads : 0;
    if (n == 0) {
       long c = sysconf(_SC_NPROCESSORS_ONLN);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tessera/bits.h"
 #include "hw/render/hw_render_cover.h"
@@ -947,6 +948,11 @@ fs_hook(void *user, struct hw_usc_simd *s, const struct agx_instr *in,
           * ends with `sample_mask ~0, ~0` on every lane). */
          r->cov[l] &= (uint8_t)~(sm & ~mv);
       }
+      /* A lane left without coverage (discarded) is a helper from here on. */
+      uint32_t helpers = hw_usc_simd_helpers(s);
+      for (unsigned l = 0; l < 32; l++)
+         helpers |= (uint32_t)((exec >> l & 1) && r->cov[l] == 0) << l;
+      hw_usc_simd_set_helpers(s, helpers);
       return HW_USC_OK;
    }
    case AGX_OP_ZS_EMIT: {
@@ -1048,6 +1054,15 @@ fs_start(void *user, struct hw_usc_simd *s)
    for (unsigned q = 0; q < 8; q++)
       off |= (uint32_t)(qw[q] == 0) * (0xfu << (4 * q));
    hw_usc_simd_disable_lanes(s, off);
+   /* The uncovered lanes of covered quads are helpers: their memory
+    * writes are dropped. A 1-pixel-high target (a 1D array layer, Mesa's
+    * PBO download of one) has the row below it in every quad; a store
+    * from there lands in the next layer's row of the buffer, racing with
+    * that layer's own tile on another host thread. */
+   uint32_t helpers = 0;
+   for (unsigned l = 0; l < 32; l++)
+      helpers |= (uint32_t)(cov[l] == 0) << l;
+   hw_usc_simd_set_helpers(s, helpers);
 }
 
 /* Runs `pipe` over one 16x2 group of the tile (origin r->gx, r->gy). */
@@ -3503,6 +3518,12 @@ tile_item(void *ctx, unsigned worker, unsigned item)
    if (hw_exec_should_stop(fp->j->ej)) {
       t->j.status = HW_EXEC_TIMEOUT;
       return;
+   }
+   const struct hw_render *rr = fp->j->r;
+   if (rr->tile_stall_ms && t->layer == rr->tile_stall_layer) {
+      /* in slices, so that a job's stop is not held up */
+      for (unsigned ms = 0; ms < rr->tile_stall_ms && !hw_exec_should_stop(fp->j->ej); ms += 10)
+         usleep(10000);
    }
    struct warm_tlb *w = fp->warm ? &fp->warm[worker] : NULL;
    if (w && w->valid) {

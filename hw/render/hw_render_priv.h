@@ -150,6 +150,12 @@ struct hw_render {
    struct hw_usc_cache *cache;
    unsigned threads;
    uint64_t insn_budget;              /* per SIMD group launch */
+   /* Test hook TESSERA_HW_TILE_STALL=LAYER:MS (read at create): every
+    * fragment tile of that layer sleeps MS milliseconds before it runs,
+    * so that with two or more threads the tiles after it run first on
+    * another thread. It makes races between tiles deterministic
+    * (tests/gl/asahi_tile_order.sh); the results do not change. */
+   unsigned tile_stall_layer, tile_stall_ms;
 
    /* worker pool (threads - 1 workers; the caller of a dispatch is the
     * last thread); run_lock: one caller at a time (the firmware runs one

@@ -812,8 +812,13 @@ hw_tex_execute(const struct hw_tex_ctx *ctx, struct hw_usc_simd *simd,
       /* The PBE's client view, only for the instructions that write. */
       e.pbe_mmu = e.tex_mmu;
       e.pbe_mmu.unit = HW_UNIT_PBE;
-      return instr->op == AGX_OP_IMAGE_WRITE ? exec_image_write(&e, exec_mask)
-                                             : exec_block(&e, exec_mask, tile);
+      /* Helper lanes write nothing (hw_usc_simd_set_helpers). A block
+       * store takes its operands from the first active lane and writes
+       * the tile, not the lane's pixel: end-of-tile programs and compute
+       * kernels, which have no helpers. */
+      return instr->op == AGX_OP_IMAGE_WRITE
+                ? exec_image_write(&e, exec_mask & ~hw_usc_simd_helpers(simd))
+                : exec_block(&e, exec_mask, tile);
    default:
       return HW_USC_UNSUPPORTED;
    }

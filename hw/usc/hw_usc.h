@@ -298,6 +298,20 @@ void hw_usc_simd_set_positions(struct hw_usc_simd *s, const uint32_t x[HW_USC_SI
  * failed `if` (r0l = 1): they stay present and can be re-enabled by
  * the shader's control flow exactly like lanes a branch disabled. */
 void hw_usc_simd_disable_lanes(struct hw_usc_simd *s, uint32_t mask);
+/*
+ * Lanes in mask run as helper invocations: a pixel shader's lanes with no
+ * live coverage, kept running only so that their quad's derivatives
+ * exist. The USC predicates their memory writes away (device stores;
+ * image writes, through hw_usc_simd_helpers) and is_active_thread (sr63)
+ * reads 0 in them, as on the hardware: Mesa's asahi compiler leaves plain
+ * stores to it ("The hardware will predicate simple writes for us",
+ * agx_nir_lower_frag_sidefx.c) and guards atomics with is_active_thread.
+ * Everything else (registers, stack, loads) runs as in any lane. Zero
+ * at the start of every group; stage hooks may change it at any time
+ * (a discard turns covered lanes into helpers).
+ */
+void hw_usc_simd_set_helpers(struct hw_usc_simd *s, uint32_t mask);
+uint32_t hw_usc_simd_helpers(const struct hw_usc_simd *s);
 struct hw_mmu *hw_usc_simd_mmu(struct hw_usc_simd *s);
 /* The group's workgroup (NULL for a preshader): stage hooks reach its
  * threadgroup memory through it (compute imageblocks). */

@@ -231,6 +231,7 @@ struct hw_usc_simd {
                                      * (NULL when the shader has none) */
    uint32_t exec;                   /* active lanes */
    uint32_t present;                /* lanes that exist */
+   uint32_t helpers;                /* helper invocations (hw_usc_simd_set_helpers) */
    unsigned index;                  /* SIMD group in the workgroup */
    unsigned pc;                     /* record index */
    bool done, at_barrier;

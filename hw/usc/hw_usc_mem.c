@@ -324,7 +324,11 @@ static enum hw_usc_status
 exec_ldst(struct hw_usc_simd *s, const struct usc_inst *in, enum space sp, bool load,
           struct hw_usc_result *res)
 {
-   uint32_t ex = s->exec;
+   /* Helper lanes' device stores are predicated away (hw_usc_simd_set_helpers):
+    * they would write pixels outside the primitive (a 1-pixel-high
+    * target's quads reach the row below it). Stack and threadgroup
+    * memory are the lane's own or the group's, written as usual. */
+   uint32_t ex = !load && sp == SP_DEVICE ? s->exec & ~s->helpers : s->exec;
    unsigned f = in->fmt, item = item_size(f);
    bool packed = is_packed(f);
    unsigned mask = packed ? 0xf : in->mask;

@@ -1117,9 +1117,17 @@ get_sr(struct nb *n, unsigned sr)
       LLVMValueRef m = LLVMBuildAnd(n->b, ex, lane_const(n, sr == 56 ? quad_below : lanes_below), "");
       return LLVMBuildCall2(n->b, n->ctpop_ty, n->ctpop_fn, &m, 1, "");
    }
-   case 63:
-      return LLVMBuildAnd(n->b, LLVMBuildLShr(n->b, ex, lane_const(n, lane_index), ""),
+   case 63: {
+      /* exec less the helper lanes (hw_usc_simd_set_helpers), read where
+       * used: a stage hook may have changed them since the run began */
+      LLVMValueRef o = LLVMConstInt(n->i64, offsetof(struct hw_usc_simd, helpers), false);
+      LLVMValueRef p = LLVMBuildGEP2(n->b, LLVMInt8TypeInContext(n->ctx), n->sarg, &o, 1, "");
+      LLVMValueRef ld = LLVMBuildLoad2(n->b, n->i32, LLVMBuildPointerCast(n->b, p, n->i32ptr, ""), "");
+      LLVMSetAlignment(ld, 4);
+      LLVMValueRef act = LLVMBuildAnd(n->b, n->exarg, LLVMBuildNot(n->b, ld, ""), "");
+      return LLVMBuildAnd(n->b, LLVMBuildLShr(n->b, splat(n, act), lane_const(n, lane_index), ""),
                           splat_const(n, 1), "");
+   }
    default: {
       /* by name, defined in the JIT as usc_read_sr's address
        * (jit_init_locked): an address in the IR would differ between

@@ -106,6 +106,7 @@ simd_init(struct hw_usc_simd *s, const struct hw_usc_launch *L,
    unsigned n = threads > first ? threads - first : 0;
    s->present = n >= USC_W ? 0xffffffffu : ((1u << n) - 1);
    s->exec = s->present;
+   s->helpers = 0;
    const uint32_t *dim = usc_wg_threads(L, wg);
    uint32_t dx = dim[0] ? dim[0] : 1;
    uint32_t dy = dim[1] ? dim[1] : 1;
@@ -456,6 +457,18 @@ hw_usc_simd_disable_lanes(struct hw_usc_simd *s, uint32_t mask)
       r0[l] = (r0[l] & ~(m & 0xffffu)) | (m & 1u);
    }
    s->exec &= ~mask;
+}
+
+void
+hw_usc_simd_set_helpers(struct hw_usc_simd *s, uint32_t mask)
+{
+   s->helpers = mask & s->present;
+}
+
+uint32_t
+hw_usc_simd_helpers(const struct hw_usc_simd *s)
+{
+   return s->helpers;
 }
 
 struct hw_mmu *

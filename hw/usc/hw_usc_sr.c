@@ -27,7 +27,7 @@ usc_read_sr(const struct hw_usc_simd *s, unsigned sr, uint32_t out[USC_W])
       case 53: v = s->index; break;
       case 56: v = tessera_popcount32(s->exec & ((1u << l) - 1) & (0xfu << (l & ~3u))); break;
       case 58: v = tessera_popcount32(s->exec & ((1u << l) - 1)); break;
-      case 63: v = (s->exec >> l) & 1; break;
+      case 63: v = ((s->exec & ~s->helpers) >> l) & 1; break;
       case 80: case 81: case 82: {
          unsigned c = sr - 80;
          v = (wg ? wg->threadgroup_position[c] : 0) * L->threads_per_threadgroup[c] +

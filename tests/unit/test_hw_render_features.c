@@ -256,6 +256,86 @@ resolve_bytes_scene(struct scene *s, bool fast, uint64_t target, uint32_t value)
    assert_true(ok);
 }
 
+/*
+ * Helper lanes write no memory. A 32x1 target (a layer of a 1D array,
+ * as Mesa's PBO download of one renders it) has the row below it in
+ * every 2x2 quad: those lanes run as helpers for derivatives, and the
+ * hardware predicates their stores away (Mesa's asahi compiler counts on
+ * it for plain stores: agx_nir_lower_frag_sidefx.c). The model let them
+ * store: each layer's helpers wrote the next layer's row of the PBO with
+ * their own layer's texels, and when that tile ran first on another host
+ * thread the read-back came out stale (piglit getteximage-targets
+ * 1D_ARRAY, 5-56 % of runs with >= 2 threads). Both store paths: a
+ * device_store into a buffer and an image_write into a 32x2 image, at
+ * the lane's (x, y); row 1 (the helpers' row) must keep its sentinel,
+ * and is_active_thread (sr63) reads 1 in the covered lanes.
+ */
+static void
+test_helper_lanes_store_nothing(void **state)
+{
+   (void)state;
+   enum { W = 32, MARK = 0x4d410000u };
+   struct scene s;
+   scene_init(&s, W, 1, 1, 0xff000000u, 1, BIG_TVB);
+   uint64_t buf_va = alloc(&s, 2 * W * 4, 128);
+   uint32_t *buf = host(&s, buf_va);
+   memset(buf, 0, 2 * W * 4);
+   uint64_t img_va = alloc(&s, 2 * W * 4, 128);
+   uint32_t *img = host(&s, img_va);
+   memset(img, 0x5a, 2 * W * 4);
+   uint8_t d[AGX_PBE_LENGTH];
+   agx_pack(d, PBE, pb) {
+      pb.dimension = AGX_TEXTURE_DIMENSION_2D; pb.layout = AGX_LAYOUT_LINEAR;
+      pb.channels = AGX_CHANNELS_R8G8B8A8; pb.type = AGX_TEXTURE_TYPE_UNORM;
+      pb.swizzle_r = AGX_CHANNEL_R; pb.swizzle_g = AGX_CHANNEL_G;
+      pb.swizzle_b = AGX_CHANNEL_B; pb.swizzle_a = AGX_CHANNEL_A;
+      pb.width = W; pb.height = 2; pb.buffer = img_va; pb.stride = W * 4 - 4;
+   }
+   uint64_t pbe = scene_put(&s, d, sizeof(d), 16);
+   char fs[768];
+   snprintf(fs, sizeof(fs),
+            "get_sr r2, sr80\n"
+            "get_sr r3, sr81\n"
+            "get_sr r10, sr63\n"
+            /* x + 32 y (the shift goes up to 4) */
+            "iadd r8, r2, r3, lsl 4\n"
+            "iadd r8, r8, r3, lsl 4\n"
+            "mov_imm r9, %u, 0b0\n"
+            "iadd r9, r9, r10\n"
+            "device_store 0, i32, x, r9, u0_u1, r8, unsigned, 0\n"
+            "mov_imm r4, 0x3f800000, 0b0\n"
+            "mov r5, r4\nmov r6, r4\nmov r7, r4\n"
+            "image_write r4_r5_r6_r7, r2_r3, 0, None, ts0, tex_2d, rte, 0, 0, 0, 0\n"
+            "wait 0\n"
+            "stop\n", MARK);
+   struct draw_state ds = default_state;
+   ds.fs = fs;
+   ds.fs_uni = &buf_va;
+   ds.fs_uni_bytes = sizeof(buf_va);
+   ds.fs_tex = pbe;
+   /* one triangle over the whole target */
+   struct vtx v[3] = {
+      { -1.0f, -1.0f, 0.5f, 1, 1, 1, 1, 1 },
+      { 3.0f, -1.0f, 0.5f, 1, 1, 1, 1, 1 },
+      { -1.0f, 3.0f, 0.5f, 1, 1, 1, 1, 1 },
+   };
+   emit_state(&s, &ds, vs_src, v, sizeof(v));
+   emit_draw(&s, AGX_PRIMITIVE_TRIANGLES, NULL, 0, 3, 1, false);
+   assert_true(run(&s));
+   unsigned row0_wrong = 0, row1_written = 0, img0_wrong = 0, img1_written = 0;
+   for (unsigned x = 0; x < W; x++) {
+      row0_wrong += buf[x] != MARK + 1;
+      row1_written += buf[W + x] != 0;
+      img0_wrong += img[x] != 0xffffffffu;
+      img1_written += img[W + x] != 0x5a5a5a5au;
+   }
+   assert_int_equal(row0_wrong, 0);
+   assert_int_equal(img0_wrong, 0);
+   assert_int_equal(row1_written, 0);
+   assert_int_equal(img1_written, 0);
+   scene_teardown(&s);
+}
+
 static void
 test_hsr_resolve_bytes_changed(void **state)
 {
@@ -2371,6 +2451,7 @@ main(void)
       cmocka_unit_test(test_hsr_opaque_overdraw),
       cmocka_unit_test(test_hsr_mixed_equals_in_order),
       cmocka_unit_test(test_hsr_resolve_bytes_changed),
+      cmocka_unit_test(test_helper_lanes_store_nothing),
       cmocka_unit_test(test_occlusion_query),
       cmocka_unit_test(test_scissor_region_clip),
       cmocka_unit_test(test_depth_bias),

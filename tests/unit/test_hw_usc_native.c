@@ -181,6 +181,17 @@ compile_pair(const char *op, const char *src, struct hw_usc_shader **interp,
    *native = compile_mode(code, len, 2);
 }
 
+/* Helper lanes of the next run (hw_usc_simd_set_helpers): is_active_thread
+ * (sr63) reads 0 in them, inline in native code as in the interpreter. */
+static uint32_t run_helpers;
+
+static void
+set_helpers(void *user, struct hw_usc_simd *s)
+{
+   (void)user;
+   hw_usc_simd_set_helpers(s, run_helpers);
+}
+
 static void
 run_shader(struct hw_usc_shader *sh, unsigned threads, const uint32_t *uni,
            struct outcome *out)
@@ -188,6 +199,7 @@ run_shader(struct hw_usc_shader *sh, unsigned threads, const uint32_t *uni,
    struct hw_usc_launch L = {
       .shader = sh, .uniforms = uni, .gpr_count = 128,
       .threads_per_threadgroup = { threads, 1, 1 }, .finish_hook = capture,
+      .start_hook = set_helpers,
    };
    struct hw_usc_workgroup wg = { 0 };
    struct hw_mmu mmu;
@@ -250,6 +262,7 @@ test_ops_match_interpreter(void **state)
          uni[8] = rnd_value();
          uni[9] = rnd_value();
          unsigned threads = seed % 4 == 0 ? 1 + rnd() % 32 : 32;
+         run_helpers = seed % 2 ? rnd() : 0;
          run_shader(interp, threads, uni, &a);
          run_shader(native, threads, uni, &b);
          if (!b.op_native)
