@@ -1948,6 +1948,37 @@ static const char *const px8_fs[] = {
    "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 2, 0\nstop\n",
    "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
    "st_tile r4_r5, u8norm, 0, yz, 0, 255, 0\nstop\n",
+   /* Some lanes off (the _lanes forms): a store and loads run by the odd
+    * lanes only (a divergent if), and loads whose sample mask (S, a
+    * register) selects sample 0 in odd lanes only: the other lanes keep
+    * their registers' earlier values, which the final store writes. */
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "get_sr r2, sr52\nand r9, r2, 1\n"
+   "if_icmp r0l, ueq, r9, 1, 1\n"
+   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
+   "pop_exec r0l, 1\nstop\n",
+   "get_sr r2, sr52\nand r9, r2, 1\n"
+   "mov_imm r12, 12345, 0b0\nmov_imm r13, 54321, 0b0\n"
+   "mov_imm r14, 777, 0b0\nmov_imm r15, 99, 0b0\n"
+   "wait_pix 1, 0\n"
+   "if_icmp r0l, ueq, r9, 1, 1\n"
+   "ld_tile r12_r13_r14_r15, u8norm, 0, xyzw, 0, 255, 0\n"
+   "pop_exec r0l, 1\n"
+   "xor r12, r12, r13\nxor r12, r12, r14\nxor r12, r12, r15\n"
+   "st_tile r12, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "get_sr r2, sr52\nand r9, r2, 1\n"
+   "mov_imm r12, 12345, 0b0\nmov_imm r13, 54321, 0b0\n"
+   "mov_imm r14, 777, 0b0\nmov_imm r15, 99, 0b0\n"
+   "wait_pix 1, 0\n"
+   "ld_tile r12_r13_r14_r15, srgba8, 0, xyzw, 0, r9l, 0\n"
+   "xor r12, r12, r13\nxor r12, r12, r14\nxor r12, r12, r15\n"
+   "st_tile r12, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "get_sr r2, sr52\nand r9, r2, 1\n"
+   "mov_imm r12, 12345, 0b0\nmov_imm r13, 54321, 0b0\n"
+   "wait_pix 1, 0\n"
+   "ld_tile r12l_r12h_r13l_r13h, u8norm, 0, xyzw, 0, r9l, 0\n"
+   "xor r12, r12, r13\n"
+   "st_tile r12, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
 };
 
 static void
