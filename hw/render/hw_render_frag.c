@@ -3315,6 +3315,34 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
       if (store && !hw_mmu_write(m, base + lo, run, span))
          return hwr_fault(&t->j, m);
    } else {
+      /* A utile cut by the buffer's edge (the last column or row of
+       * tiles of a size that is not a multiple of the tile's): its
+       * texels are scattered over the utile's Morton run. When they all
+       * lie in one GPU page the page is mapped once and each texel
+       * moved through the pointer, instead of a translation per texel.
+       * The first texel the loop below accesses is pixel (0, 0), at lo
+       * (Morton offset 0), the one mapped: a page that does not map
+       * faults there either way, so on failure the fault state is put
+       * back and the loop takes it. */
+      if (in_tile && !m->log && !hw_render_frag_reference &&
+          ((base + lo) >> HW_PAGE_SHIFT) == ((base + hi + bpp - 1) >> HW_PAGE_SHIFT)) {
+         struct hw_fault before = m->fault;
+         uint8_t *mem = hw_mmu_map(m, base + lo, span, store);
+         if (mem) {
+            for (unsigned y = 0; y < h; y++)
+               for (unsigned x = 0; x < w; x++) {
+                  uint8_t *q = mem + (org + (uint64_t)fp->morton[y * fp->uw + x] * bpp - lo);
+                  uint8_t *p = px + (size_t)(y * fp->uw + x) * bpp;
+                  if (store)
+                     zls_copy(q, p, bpp);
+                  else
+                     zls_copy(p, q, bpp);
+               }
+            t->j.cycles += ((size_t)w * h * bpp) >> HWR_CYC_MEM_BYTE_SHIFT;
+            return true;
+         }
+         m->fault = before;
+      }
       for (unsigned y = 0; y < h; y++)
          for (unsigned x = 0; x < w; x++) {
             uint64_t va = base + (in_tile ? org + (uint64_t)fp->morton[y * fp->uw + x] * bpp

@@ -2323,6 +2323,8 @@ test_host_avx2_copies(void **state)
    }
 }
 
+#define ZLS_EDGE 0x100
+
 /*
  * Depth and stencil stores and loads by 4x4 Morton blocks
  * (zls_permute_blocks) against the per-pair permutation (the reference,
@@ -2333,9 +2335,13 @@ test_host_avx2_copies(void **state)
  * statistics and time.
  */
 static void
-zls_blocks_render(unsigned tile, bool reference, struct render_result *out)
+zls_blocks_render(unsigned arg, bool reference, struct render_result *out)
 {
-   const unsigned W = 96, H = 64;
+   /* arg: the tile size, + ZLS_EDGE for a target that ends inside a
+    * tile on both axes (edge utiles: zls_buffer's cut-utile path) */
+   const unsigned tile = arg & 0xff;
+   const bool edge = arg & ZLS_EDGE;
+   const unsigned W = edge ? 88 : 96, H = edge ? 52 : 64;
    hw_render_frag_reference = reference;
    struct scene s;
    scene_init(&s, W, H, 1, 0xff102030u, 2, 96 * 1024);
@@ -2375,11 +2381,12 @@ static void
 test_zls_blocks_exact(void **state)
 {
    (void)state;
-   for (unsigned tile = 16; tile <= 32; tile *= 2) {
+   for (unsigned k = 0; k < 4; k++) {
+      const unsigned tile = k & 1 ? 32 : 16, edge = k & 2 ? ZLS_EDGE : 0;
       struct render_result fast, ref;
-      char what[32];
-      snprintf(what, sizeof(what), "%ux%u tiles", tile, tile);
-      render_fast_and_reference(zls_blocks_render, tile, what, &fast, &ref);
+      char what[48];
+      snprintf(what, sizeof(what), "%ux%u tiles%s", tile, tile, edge ? ", edge utiles" : "");
+      render_fast_and_reference(zls_blocks_render, tile | edge, what, &fast, &ref);
       print_message("%s: %llu partial renders\n", what,
                     (unsigned long long)ref.stats.partial_renders);
       assert_true(ref.stats.partial_renders > 0);
