@@ -94,7 +94,11 @@ struct tile {
    float *z;
    uint8_t *s;
    struct hw_render_stats stats;
-   struct fstate st;
+   /* The decoded state (load_state), read only once st_valid is set:
+    * the worker's (tile_bufs), not the tile's own, so that the pass's
+    * zeroed array of tiles is not 4.4 KB a tile larger (1.2 MB instead
+    * of 3.3 MB zeroed per 800x600 pass, most of it to fresh pages). */
+   struct fstate *st;
    bool st_valid;
    float iter_x[32], iter_y[32], iter_w[32];   /* fs_run.iter_* */
    /* Hidden-surface removal: per sample, 1 + the index in dfr[] of the
@@ -168,6 +172,7 @@ struct tile_bufs {
    uint8_t *s;
    uint32_t *owner;
    struct prim *rp, *lp;
+   struct fstate *st;
 };
 
 /*
@@ -737,25 +742,41 @@ op_tile(struct fs_run *r, struct hw_usc_simd *s, const struct agx_instr *in,
     * (hw_tex_tile_store_px8 / load_px8), with no per-lane gather or
     * per-component pass. The gathered path below and the per-lane loop
     * give the same bytes and registers (test_frag_fast_paths_exact). */
-   if (!hw_render_frag_reference && exec == 0xffffffffu && fp->samples == 1 &&
+   /* Groups with some lanes off (small primitives, and the deferred
+    * ones, shaded with each primitive's own samples: 96 % of a glmark2
+    * build replay's stores on the tessera driver) take the same path
+    * for the pixels they access -- the lanes running with sample 0
+    * selected (and, storing, covered) -- through the _lanes forms; the
+    * other lanes' bytes and registers are left alone, as the gathered
+    * path leaves them. */
+   if (!hw_render_frag_reference && exec && fp->samples == 1 &&
        (F == HW_TEX_MEM_U8NORM || F == HW_TEX_MEM_SRGBA8) && mask == 0xf &&
        (size_t)O + 4 <= fp->ss) {
       unsigned bx = r->gx - r->t->x0, by = r->gy - r->t->y0;
-      uint32_t all = 1;
-      if (S->type == AGX_OPERAND_IMM)
-         all &= (uint32_t)S->imm;
-      else
+      uint32_t lanes = exec;
+      if (S->type == AGX_OPERAND_IMM) {
+         if (!(S->imm & 1))
+            lanes = 0;
+      } else {
+         uint32_t sb = 0;
          for (unsigned l = 0; l < 32; l++)
-            all &= srow[l] >> ssh;
-      if (!load)
+            sb |= (srow[l] >> ssh & 1u) << l;
+         lanes &= sb;
+      }
+      if (!load) {
+         uint32_t cb = 0;
          for (unsigned l = 0; l < 32; l++)
-            all &= r->cov[l];
-      if ((all & 1) && bx <= fp->uw && fp->uw - bx >= GROUP_W && by <= fp->uh &&
-          fp->uh - by >= GROUP_H) {
+            cb |= (r->cov[l] & 1u) << l;
+         lanes &= cb;
+      }
+      if (bx <= fp->uw && fp->uw - bx >= GROUP_W && by <= fp->uh && fp->uh - by >= GROUP_H) {
          const uint32_t *loff = fp->px_off;
          uint8_t *g = r->t->tb + (size_t)sidx(fp, bx, by, 0) * fp->ss + O;
-         bool done = load ? hw_tex_tile_load_px8(F, g, loff, row, sh, 32, r16)
-                          : hw_tex_tile_store_px8(F, g, loff, row, sh, 32, r16);
+         bool done = lanes == 0xffffffffu
+                        ? (load ? hw_tex_tile_load_px8(F, g, loff, row, sh, 32, r16)
+                                : hw_tex_tile_store_px8(F, g, loff, row, sh, 32, r16))
+                        : (load ? hw_tex_tile_load_px8_lanes(F, g, loff, row, sh, lanes, r16)
+                                : hw_tex_tile_store_px8_lanes(F, g, loff, row, sh, lanes, r16));
          if (done)
             return HW_USC_OK;
       }
@@ -1108,10 +1129,10 @@ run_group(struct tile *t, struct fs_run *r, const struct hwr_pipeline *pipe,
 static bool
 load_state(struct tile *t, uint32_t off)
 {
-   if (t->st_valid && t->st.off == off)
+   if (t->st_valid && t->st->off == off)
       return true;
    struct hwr_job *j = &t->j;
-   struct fstate *st = &t->st;
+   struct fstate *st = t->st;
    uint8_t b[AGX_TVB_STATE_LENGTH];
    if (!hwr_read(j, &t->isp, j->pl->tvb_heap + off, b, sizeof(b)))
       return false;
@@ -1228,7 +1249,7 @@ make_plane(const struct prim *p, const float *f, float out[3])
 static bool
 setup_cf_planes(struct tile *t, struct prim *p, bool planes)
 {
-   const struct fstate *st = &t->st;
+   const struct fstate *st = t->st;
    unsigned nv = p->h.vertices;
    /* setup_cf runs per tile, and a tile lies in one 32x32 bin (op_ldcf) */
    double ox = t->x0 & ~31u, oy = t->y0 & ~31u;
@@ -1791,7 +1812,7 @@ resolve(struct tile *t)
          owned += tessera_popcount32(r.cov[l]);
       }
       uint64_t cyc = 0;
-      ok = run_group(t, &r, &t->st.pipe, &cyc);
+      ok = run_group(t, &r, &t->st->pipe, &cyc);
       t->j.cycles += cyc + (uint64_t)lanes * HWR_CYC_FRAGMENT;
       t->stats.fragments += lanes;
       /* shade_prim counted every deferred sample as hidden; the ones
@@ -2157,7 +2178,7 @@ late_zs_test(struct fs_run *r, unsigned l)
 {
    struct tile *t = r->t;
    struct fpass *fp = t->fp;
-   const struct fstate *st = &t->st;
+   const struct fstate *st = t->st;
    unsigned face = r->p->h.back_facing ? 1 : 0;
    const struct agx_fragment_face *ff = &st->face[face];
    const struct agx_fragment_stencil *sf = &st->sten[face];
@@ -2192,7 +2213,7 @@ static bool
 shade_prim(struct tile *t, struct prim *p)
 {
    struct fpass *fp = t->fp;
-   const struct fstate *st = &t->st;
+   const struct fstate *st = t->st;
    unsigned face = p->h.back_facing ? 1 : 0;
    const struct agx_fragment_face *ff = &st->face[face];
    const struct agx_fragment_stencil *sf = &st->sten[face];
@@ -3314,6 +3335,34 @@ zls_buffer(struct tile *t, const struct hw_tex_layout *l, uint64_t base, bool st
       if (store && !hw_mmu_write(m, base + lo, run, span))
          return hwr_fault(&t->j, m);
    } else {
+      /* A utile cut by the buffer's edge (the last column or row of
+       * tiles of a size that is not a multiple of the tile's): its
+       * texels are scattered over the utile's Morton run. When they all
+       * lie in one GPU page the page is mapped once and each texel
+       * moved through the pointer, instead of a translation per texel.
+       * The first texel the loop below accesses is pixel (0, 0), at lo
+       * (Morton offset 0), the one mapped: a page that does not map
+       * faults there either way, so on failure the fault state is put
+       * back and the loop takes it. */
+      if (in_tile && !m->log && !hw_render_frag_reference &&
+          ((base + lo) >> HW_PAGE_SHIFT) == ((base + hi + bpp - 1) >> HW_PAGE_SHIFT)) {
+         struct hw_fault before = m->fault;
+         uint8_t *mem = hw_mmu_map(m, base + lo, span, store);
+         if (mem) {
+            for (unsigned y = 0; y < h; y++)
+               for (unsigned x = 0; x < w; x++) {
+                  uint8_t *q = mem + (org + (uint64_t)fp->morton[y * fp->uw + x] * bpp - lo);
+                  uint8_t *p = px + (size_t)(y * fp->uw + x) * bpp;
+                  if (store)
+                     zls_copy(q, p, bpp);
+                  else
+                     zls_copy(p, q, bpp);
+               }
+            t->j.cycles += ((size_t)w * h * bpp) >> HWR_CYC_MEM_BYTE_SHIFT;
+            return true;
+         }
+         m->fault = before;
+      }
       for (unsigned y = 0; y < h; y++)
          for (unsigned x = 0; x < w; x++) {
             uint64_t va = base + (in_tile ? org + (uint64_t)fp->morton[y * fp->uw + x] * bpp
@@ -3466,15 +3515,15 @@ render_tile(struct tile *t)
          if (ok && t->j.prof)
             t->pe = hwr_prof_frag_entry(t->j.prof, t->worker, p->h.primitive_id);
          ok = ok && load_state(t, p->h.state) &&
-              setup_cf_planes(t, p, !shade_defers(&t->st)) && shade_prim(t, p);
+              setup_cf_planes(t, p, !shade_defers(t->st)) && shade_prim(t, p);
          if (t->j.prof) {
             /* The primitive's work, less deferred primitives resolved
              * (and charged to their own draws) inside it. */
             uint64_t d = (t->j.cycles - c0) - (t->charged - a0);
             t->pe->c[HW_PROF_FRAGMENT_CYCLES] += d;
             t->charged += d;
-            if (!t->pe->fs && t->st_valid && t->st.raw.has_shader)
-               t->pe->fs = t->st.pipe.code_va;
+            if (!t->pe->fs && t->st_valid && t->st->raw.has_shader)
+               t->pe->fs = t->st->pipe.code_va;
             t->pe = t->povh;
          }
       }
@@ -3503,6 +3552,7 @@ tile_bufs_free(struct tile_bufs *b)
    free(b->owner);
    free(b->rp);
    free(b->lp);
+   free(b->st);
    memset(b, 0, sizeof(*b));
 }
 
@@ -3543,7 +3593,8 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       b->owner = calloc(nsamp, sizeof(*b->owner));
       b->rp = malloc(sizeof(*b->rp));
       b->lp = malloc(sizeof(*b->lp));
-      if (!b->tb || !b->z || !b->s || !b->owner || !b->rp || !b->lp) {
+      b->st = malloc(sizeof(*b->st));
+      if (!b->tb || !b->z || !b->s || !b->owner || !b->rp || !b->lp || !b->st) {
          tile_bufs_free(b);   /* this tile allocates its own, below */
          b = NULL;
       }
@@ -3555,6 +3606,7 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       t->owner = b->owner;
       t->rp = b->rp;
       t->lp = b->lp;
+      t->st = b->st;
    } else {
       /* The general path (and the reference): buffers of its own. */
       t->tb = malloc(t->tb_size ? t->tb_size : 1);
@@ -3563,9 +3615,10 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       t->owner = calloc(nsamp, sizeof(*t->owner));
       t->rp = malloc(sizeof(*t->rp));
       t->lp = NULL;
+      t->st = malloc(sizeof(*t->st));
    }
    t->ndfr = 0;
-   if (!t->tb || !t->z || !t->s || !t->owner || !t->rp)
+   if (!t->tb || !t->z || !t->s || !t->owner || !t->rp || !t->st)
       hwr_fail(&t->j, "out of host memory");
    else
       render_tile(t);
@@ -3590,6 +3643,7 @@ tile_item(void *ctx, unsigned worker, unsigned item)
       free(t->s);
       free(t->owner);
       free(t->rp);
+      free(t->st);
    }
    free(t->dfr);
    free(t->dec);
@@ -3599,6 +3653,7 @@ tile_item(void *ctx, unsigned worker, unsigned item)
    t->owner = NULL;
    t->rp = NULL;
    t->lp = NULL;
+   t->st = NULL;
    t->dfr = NULL;
    t->dec = NULL;
    t->ndfr = t->dfr_cap = 0;

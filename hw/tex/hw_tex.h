@@ -405,6 +405,16 @@ bool hw_tex_tile_store_px8(unsigned fmt, uint8_t *base, const uint32_t *off,
                            uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16);
 bool hw_tex_tile_load_px8(unsigned fmt, const uint8_t *base, const uint32_t *off,
                           uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16);
+/* The same for the pixels i whose bit is set in lanes (i < 32; off[] has
+ * 32 entries): the others' bytes and registers are left alone. Stores
+ * convert the selected quads (pixels 4q..4q+3) with
+ * hw_tex_tile_store_px8 itself, so a pixel's word is the one it writes. */
+bool hw_tex_tile_store_px8_lanes(unsigned fmt, uint8_t *base, const uint32_t *off,
+                                 uint32_t *const row[4], const unsigned sh[4], uint32_t lanes,
+                                 bool r16);
+bool hw_tex_tile_load_px8_lanes(unsigned fmt, const uint8_t *base, const uint32_t *off,
+                                uint32_t *const row[4], const unsigned sh[4], uint32_t lanes,
+                                bool r16);
 /* Tests: true makes hw_tex_tile_store_px8 and hw_tex_tile_store_comps
  * convert 32-bit u8norm values one at a time (the scalar reference of
  * their vector loops). Set it only while nothing renders. */

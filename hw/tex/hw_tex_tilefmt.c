@@ -437,6 +437,87 @@ hw_tex_tile_store_px8(unsigned f, uint8_t *base, const uint32_t *off,
 }
 
 bool
+hw_tex_tile_store_px8_lanes(unsigned f, uint8_t *base, const uint32_t *off,
+                            uint32_t *const row[4], const unsigned sh[4], uint32_t lanes,
+                            bool r16)
+{
+   if (f != 4 && f != 10)
+      return false;
+   /* Quad by quad (four pixels: one vector step of the whole-row
+    * conversion), each converted as hw_tex_tile_store_px8 converts it
+    * (that function itself, into local words, but for u8norm from
+    * 32-bit floats), so the bytes are its own; only the selected
+    * pixels' words then reach the tilebuffer. */
+   static const uint32_t loc[4] = { 0, 4, 8, 12 };
+   for (unsigned q = 0; q < 8; q++) {
+      const uint32_t m = lanes >> (4 * q) & 0xfu;
+      if (!m)
+         continue;
+#ifdef TILEFMT_SSE2
+      if (f == 4 && !r16 && !hw_tex_tile_u8norm_scalar) {
+         /* u8norm from 32-bit floats (most stores): the vector step of
+          * hw_tex_tile_store_px8, in line */
+         __m128i w = _mm_setzero_si128();
+         for (unsigned k = 0; k < 4; k++) {
+            __m128i b = unorm8x4_from_f32(_mm_loadu_si128((const __m128i *)(row[k] + 4 * q)));
+            w = _mm_or_si128(w, _mm_slli_epi32(b, (int)(8 * k)));
+         }
+         uint32_t px[4];
+         _mm_storeu_si128((__m128i *)px, w);
+         for (unsigned j = 0; j < 4; j++)
+            if (m >> j & 1)
+               memcpy(base + off[4 * q + j], &px[j], 4);
+         continue;
+      }
+#endif
+      uint32_t *const rq[4] = { row[0] + 4 * q, row[1] + 4 * q, row[2] + 4 * q,
+                                row[3] + 4 * q };
+      if (m == 0xfu) {
+         hw_tex_tile_store_px8(f, base, off + 4 * q, rq, sh, 4, r16);
+         continue;
+      }
+      uint8_t px[16];
+      hw_tex_tile_store_px8(f, px, loc, rq, sh, 4, r16);
+      for (unsigned j = 0; j < 4; j++)
+         if (m >> j & 1)
+            memcpy(base + off[4 * q + j], px + 4 * j, 4);
+   }
+   return true;
+}
+
+bool
+hw_tex_tile_load_px8_lanes(unsigned f, const uint8_t *base, const uint32_t *off,
+                           uint32_t *const row[4], const unsigned sh[4], uint32_t lanes,
+                           bool r16)
+{
+   if (f != 4 && f != 10)
+      return false;
+   pthread_once(&load8_once, load8_init);
+   const uint32_t *t[4];
+   for (unsigned k = 0; k < 4; k++)
+      t[k] = load8[f == 10 && k < 3][r16];
+   /* hw_tex_tile_load_px8's values and row writes, one selected pixel
+    * at a time (its rows are written in component order, as there: two
+    * components may share a register's word) */
+   for (uint32_t m = lanes; m; m &= m - 1) {
+      const unsigned i = (unsigned)__builtin_ctz(m);
+      uint32_t w;
+      memcpy(&w, base + off[i], 4);
+      const uint32_t v[4] = { t[0][w & 0xff], t[1][w >> 8 & 0xff], t[2][w >> 16 & 0xff],
+                              t[3][w >> 24] };
+      for (unsigned k = 0; k < 4; k++) {
+         if (r16) {
+            const uint32_t hm = 0xffffu << sh[k];
+            row[k][i] = (row[k][i] & ~hm) | v[k] << sh[k];
+         } else {
+            row[k][i] = v[k];
+         }
+      }
+   }
+   return true;
+}
+
+bool
 hw_tex_tile_load_px8(unsigned f, const uint8_t *base, const uint32_t *off,
                      uint32_t *const row[4], const unsigned sh[4], unsigned n, bool r16)
 {

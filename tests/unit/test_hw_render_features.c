@@ -2028,6 +2028,37 @@ static const char *const px8_fs[] = {
    "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 2, 0\nstop\n",
    "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
    "st_tile r4_r5, u8norm, 0, yz, 0, 255, 0\nstop\n",
+   /* Some lanes off (the _lanes forms): a store and loads run by the odd
+    * lanes only (a divergent if), and loads whose sample mask (S, a
+    * register) selects sample 0 in odd lanes only: the other lanes keep
+    * their registers' earlier values, which the final store writes. */
+   "iter r4_r5_r6_r7, cf0, center, 0b0, 0, 0, 0, 0, 0\n"
+   "get_sr r2, sr52\nand r9, r2, 1\n"
+   "if_icmp r0l, ueq, r9, 1, 1\n"
+   "st_tile r4_r5_r6_r7, u8norm, 0, xyzw, 0, 255, 0\n"
+   "pop_exec r0l, 1\nstop\n",
+   "get_sr r2, sr52\nand r9, r2, 1\n"
+   "mov_imm r12, 12345, 0b0\nmov_imm r13, 54321, 0b0\n"
+   "mov_imm r14, 777, 0b0\nmov_imm r15, 99, 0b0\n"
+   "wait_pix 1, 0\n"
+   "if_icmp r0l, ueq, r9, 1, 1\n"
+   "ld_tile r12_r13_r14_r15, u8norm, 0, xyzw, 0, 255, 0\n"
+   "pop_exec r0l, 1\n"
+   "xor r12, r12, r13\nxor r12, r12, r14\nxor r12, r12, r15\n"
+   "st_tile r12, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "get_sr r2, sr52\nand r9, r2, 1\n"
+   "mov_imm r12, 12345, 0b0\nmov_imm r13, 54321, 0b0\n"
+   "mov_imm r14, 777, 0b0\nmov_imm r15, 99, 0b0\n"
+   "wait_pix 1, 0\n"
+   "ld_tile r12_r13_r14_r15, srgba8, 0, xyzw, 0, r9l, 0\n"
+   "xor r12, r12, r13\nxor r12, r12, r14\nxor r12, r12, r15\n"
+   "st_tile r12, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
+   "get_sr r2, sr52\nand r9, r2, 1\n"
+   "mov_imm r12, 12345, 0b0\nmov_imm r13, 54321, 0b0\n"
+   "wait_pix 1, 0\n"
+   "ld_tile r12l_r12h_r13l_r13h, u8norm, 0, xyzw, 0, r9l, 0\n"
+   "xor r12, r12, r13\n"
+   "st_tile r12, i32, 0, x, 0, 255, 0\nsignal_pix 1, 0\nstop\n",
 };
 
 static void
@@ -2372,6 +2403,8 @@ test_host_avx2_copies(void **state)
    }
 }
 
+#define ZLS_EDGE 0x100
+
 /*
  * Depth and stencil stores and loads by 4x4 Morton blocks
  * (zls_permute_blocks) against the per-pair permutation (the reference,
@@ -2382,9 +2415,13 @@ test_host_avx2_copies(void **state)
  * statistics and time.
  */
 static void
-zls_blocks_render(unsigned tile, bool reference, struct render_result *out)
+zls_blocks_render(unsigned arg, bool reference, struct render_result *out)
 {
-   const unsigned W = 96, H = 64;
+   /* arg: the tile size, + ZLS_EDGE for a target that ends inside a
+    * tile on both axes (edge utiles: zls_buffer's cut-utile path) */
+   const unsigned tile = arg & 0xff;
+   const bool edge = arg & ZLS_EDGE;
+   const unsigned W = edge ? 88 : 96, H = edge ? 52 : 64;
    hw_render_frag_reference = reference;
    struct scene s;
    scene_init(&s, W, H, 1, 0xff102030u, 2, 96 * 1024);
@@ -2424,11 +2461,12 @@ static void
 test_zls_blocks_exact(void **state)
 {
    (void)state;
-   for (unsigned tile = 16; tile <= 32; tile *= 2) {
+   for (unsigned k = 0; k < 4; k++) {
+      const unsigned tile = k & 1 ? 32 : 16, edge = k & 2 ? ZLS_EDGE : 0;
       struct render_result fast, ref;
-      char what[32];
-      snprintf(what, sizeof(what), "%ux%u tiles", tile, tile);
-      render_fast_and_reference(zls_blocks_render, tile, what, &fast, &ref);
+      char what[48];
+      snprintf(what, sizeof(what), "%ux%u tiles%s", tile, tile, edge ? ", edge utiles" : "");
+      render_fast_and_reference(zls_blocks_render, tile | edge, what, &fast, &ref);
       print_message("%s: %llu partial renders\n", what,
                     (unsigned long long)ref.stats.partial_renders);
       assert_true(ref.stats.partial_renders > 0);
