@@ -29,18 +29,23 @@ static const uint16_t sample_pos[3][4][2] = {
    { { 96, 32 }, { 224, 96 }, { 32, 160 }, { 160, 224 } },
 };
 
+/* What load_prim derives from a primitive's header and its vertices'
+ * fixed parts: kept whole in a prim_dec and copied back from it. */
+struct prim_geom {
+   struct agx_tvb_vertex v[3];
+   int64_t X[3], Y[3];            /* 1/256 pixel */
+   float zp[3];                   /* depth plane A, B, C */
+   struct hwr_tri e;              /* triangle edges in coverage order (hwr_tri_setup) */
+};
+
 struct prim {
    uint32_t off;
    struct agx_tvb_primitive h;
-   struct agx_tvb_vertex v[3];
+   struct prim_geom g;
    float vary[3][HWR_MAX_SLOTS];
-   int64_t X[3], Y[3];            /* 1/256 pixel */
-   float zp[3];                   /* depth plane A, B, C */
    float cf[HWR_MAX_CF][3];       /* A, B, C at the window origin (iter) */
    float cf_bin[HWR_MAX_CF];      /* C at the tile's bin corner (ldcf) */
    unsigned ncf;
-   /* Triangle edges in coverage order (hwr_tri_setup) */
-   struct hwr_tri e;
    /* The bytes h and v[] were unpacked from (load_prim): the header,
     * then each vertex's fixed part (not its varyings). */
    uint8_t raw[AGX_TVB_PRIMITIVE_LENGTH + 3 * AGX_TVB_VERTEX_LENGTH];
@@ -59,10 +64,7 @@ struct prim {
 struct prim_dec {
    uint8_t raw[AGX_TVB_PRIMITIVE_LENGTH + 3 * AGX_TVB_VERTEX_LENGTH];
    struct agx_tvb_primitive h;
-   struct agx_tvb_vertex v[3];
-   int64_t X[3], Y[3];
-   float zp[3];
-   struct hwr_tri e;
+   struct prim_geom g;
 };
 
 struct fstate {                   /* a decoded TVB State */
@@ -1191,9 +1193,9 @@ static void
 tri_plane(const struct prim *p, const float f[3], double ox, double oy, float out[3],
           float *c_bin)
 {
-   double x0 = p->v[0].x, y0 = p->v[0].y;
-   double x1 = p->v[1].x - x0, y1 = p->v[1].y - y0;
-   double x2 = p->v[2].x - x0, y2 = p->v[2].y - y0;
+   double x0 = p->g.v[0].x, y0 = p->g.v[0].y;
+   double x1 = p->g.v[1].x - x0, y1 = p->g.v[1].y - y0;
+   double x2 = p->g.v[2].x - x0, y2 = p->g.v[2].y - y0;
    double d = x1 * y2 - x2 * y1;
    double f1 = (double)f[1] - f[0], f2 = (double)f[2] - f[0];
    double a = d != 0 ? (f1 * y2 - f2 * y1) / d : 0;
@@ -1208,8 +1210,8 @@ static void
 line_plane(const struct prim *p, const float f[2], double ox, double oy, float out[3],
            float *c_bin)
 {
-   double ax = p->v[0].x, ay = p->v[0].y;
-   double dx = p->v[1].x - ax, dy = p->v[1].y - ay;
+   double ax = p->g.v[0].x, ay = p->g.v[0].y;
+   double dx = p->g.v[1].x - ax, dy = p->g.v[1].y - ay;
    double l2 = dx * dx + dy * dy, df = (double)f[1] - f[0];
    double a = l2 > 0 ? df * dx / l2 : 0, b = l2 > 0 ? df * dy / l2 : 0;
    out[0] = (float)a;
@@ -1273,7 +1275,7 @@ setup_cf_planes(struct tile *t, struct prim *p, bool planes)
          }
          switch (cb->source) {
          case AGX_CF_SOURCE_FRAGCOORD_Z:
-            for (unsigned i = 0; i < nv; i++) f[i] = p->v[i].z;
+            for (unsigned i = 0; i < nv; i++) f[i] = p->g.v[i].z;
             make_plane_at(p, f, ox, oy, out, &p->cf_bin[reg]);
             break;
          case AGX_CF_SOURCE_BARYCENTRIC:
@@ -1282,7 +1284,7 @@ setup_cf_planes(struct tile *t, struct prim *p, bool planes)
             break;
          case AGX_CF_SOURCE_POINT_COORD: {
             float sz = p->h.size > 0 ? p->h.size : 1.0f;
-            float o = (c ? p->Y[0] : p->X[0]) / 256.0f - sz * 0.5f;
+            float o = (c ? p->g.Y[0] : p->g.X[0]) / 256.0f - sz * 0.5f;
             out[0] = c == 0 ? 1.0f / sz : 0;
             out[1] = c == 1 ? 1.0f / sz : 0;
             out[2] = c < 2 ? -o / sz : 0;
@@ -1313,7 +1315,7 @@ setup_cf_planes(struct tile *t, struct prim *p, bool planes)
                /* Values over w, for iterproj to divide by the
                 * interpolated 1/w of slot 0 (bound Linear). */
                for (unsigned i = 0; i < nv; i++)
-                  f[i] = p->vary[i][slot] * p->v[i].inv_w;
+                  f[i] = p->vary[i][slot] * p->g.v[i].inv_w;
                make_plane_at(p, f, ox, oy, out, &p->cf_bin[reg]);
                break;
             default:
@@ -1372,12 +1374,7 @@ load_prim_dec(struct tile *t, uint32_t off, struct prim *p, const struct prim_de
          memcpy(p->vary[i], all + i * vsz + AGX_TVB_VERTEX_LENGTH, 4 * p->h.varyings);
       }
       if (!memcmp(p->raw, dec->raw, AGX_TVB_PRIMITIVE_LENGTH + nv * AGX_TVB_VERTEX_LENGTH)) {
-         memcpy(p->v, dec->v, sizeof(p->v));
-         memcpy(p->X, dec->X, sizeof(p->X));
-         memcpy(p->Y, dec->Y, sizeof(p->Y));
-         memcpy(p->zp, dec->zp, sizeof(p->zp));
-         if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
-            p->e = dec->e;
+         p->g = dec->g;
          t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + nv * (16 + 4 * p->h.varyings)) >>
                         HWR_CYC_MEM_BYTE_SHIFT;
          return true;
@@ -1410,15 +1407,15 @@ load_prim_dec(struct tile *t, uint32_t off, struct prim *p, const struct prim_de
       }
       memcpy(p->raw + AGX_TVB_PRIMITIVE_LENGTH + i * AGX_TVB_VERTEX_LENGTH, vb,
              AGX_TVB_VERTEX_LENGTH);
-      agx_tvb_vertex_unpack(vb, &p->v[i]);
-      p->X[i] = hwr_snap256(p->v[i].x);
-      p->Y[i] = hwr_snap256(p->v[i].y);
+      agx_tvb_vertex_unpack(vb, &p->g.v[i]);
+      p->g.X[i] = hwr_snap256(p->g.v[i].x);
+      p->g.Y[i] = hwr_snap256(p->g.v[i].y);
       va += vsz;
    }
    if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
-      hwr_tri_setup(&p->e, p->X, p->Y);
-   float zf[3] = { p->v[0].z, p->h.vertices > 1 ? p->v[1].z : 0, p->h.vertices > 2 ? p->v[2].z : 0 };
-   make_plane(p, zf, p->zp);
+      hwr_tri_setup(&p->g.e, p->g.X, p->g.Y);
+   float zf[3] = { p->g.v[0].z, p->h.vertices > 1 ? p->g.v[1].z : 0, p->h.vertices > 2 ? p->g.v[2].z : 0 };
+   make_plane(p, zf, p->g.zp);
    t->j.cycles += (AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * (16 + 4 * p->h.varyings)) >> HWR_CYC_MEM_BYTE_SHIFT;
    return true;
 }
@@ -1435,12 +1432,7 @@ prim_dec_keep(struct prim_dec *d, const struct prim *p)
 {
    memcpy(d->raw, p->raw, AGX_TVB_PRIMITIVE_LENGTH + p->h.vertices * AGX_TVB_VERTEX_LENGTH);
    d->h = p->h;
-   memcpy(d->v, p->v, sizeof(d->v));
-   memcpy(d->X, p->X, sizeof(d->X));
-   memcpy(d->Y, p->Y, sizeof(d->Y));
-   memcpy(d->zp, p->zp, sizeof(d->zp));
-   if (p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE)
-      d->e = p->e;
+   d->g = p->g;
 }
 
 /* ------------------------------------------------------- rasteriser */
@@ -1479,11 +1471,11 @@ tri_group_cover(const struct prim *p, int64_t px, int64_t py)
    uint32_t m = 0xffffffffu;
    for (unsigned e = 0; e < 3 && m; e++) {
       /* covered iff E > 0, or E == 0 on a top-left edge: E >= thr */
-      const int64_t thr = p->e.etl[e] ? 0 : 1;
-      const int64_t sx = -p->e.edy[e] * 256;
-      int64_t E = p->e.edx[e] * (py - p->e.eay[e]) - p->e.edy[e] * (px - p->e.eax[e]);
+      const int64_t thr = p->g.e.etl[e] ? 0 : 1;
+      const int64_t sx = -p->g.e.edy[e] * 256;
+      int64_t E = p->g.e.edx[e] * (py - p->g.e.eay[e]) - p->g.e.edy[e] * (px - p->g.e.eax[e]);
       uint32_t em = 0;
-      for (unsigned y = 0; y < GROUP_H; y++, E += p->e.edx[e] * 256) {
+      for (unsigned y = 0; y < GROUP_H; y++, E += p->g.e.edx[e] * 256) {
          const int64_t last = E + sx * (GROUP_W - 1);
          uint32_t cols;   /* bit c: column c passes */
          if (E >= thr && last >= thr) {
@@ -1516,8 +1508,8 @@ tri_misses_box(const struct prim *p, int64_t px0, int64_t px1, int64_t py0, int6
 {
    for (unsigned e = 0; e < 3; e++) {
       /* E = edx * (py - eay) - edy * (px - eax): take each term's max */
-      int64_t a = p->e.edx[e] >= 0 ? p->e.edx[e] * (py1 - p->e.eay[e]) : p->e.edx[e] * (py0 - p->e.eay[e]);
-      int64_t b = p->e.edy[e] >= 0 ? p->e.edy[e] * (px0 - p->e.eax[e]) : p->e.edy[e] * (px1 - p->e.eax[e]);
+      int64_t a = p->g.e.edx[e] >= 0 ? p->g.e.edx[e] * (py1 - p->g.e.eay[e]) : p->g.e.edx[e] * (py0 - p->g.e.eay[e]);
+      int64_t b = p->g.e.edy[e] >= 0 ? p->g.e.edy[e] * (px0 - p->g.e.eax[e]) : p->g.e.edy[e] * (px1 - p->g.e.eax[e]);
       if (a - b < 0)
          return true;
    }
@@ -1529,10 +1521,10 @@ covers(const struct prim *p, int64_t px, int64_t py)
 {
    switch (p->h.type) {
    case AGX_TVB_PRIMITIVE_TYPE_TRIANGLE:
-      return hwr_tri_covers(&p->e, px, py);
+      return hwr_tri_covers(&p->g.e, px, py);
    case AGX_TVB_PRIMITIVE_TYPE_POINT: {
       int64_t h = (int64_t)llrintf(p->h.size * 128.0f);
-      return px >= p->X[0] - h && px < p->X[0] + h && py >= p->Y[0] - h && py < p->Y[0] + h;
+      return px >= p->g.X[0] - h && px < p->g.X[0] + h && py >= p->g.Y[0] - h && py < p->g.Y[0] + h;
    }
    default: {
       /* A line is the parallelogram of GL's (and Vulkan's non-strict)
@@ -1543,14 +1535,14 @@ covers(const struct prim *p, int64_t px, int64_t py)
        * the Cull word's Primitive MSAA mode, which neither GL driver
        * sets), and what llvmpipe draws. Two triangles sharing the
        * diagonal (no pixel is lit twice). */
-      int64_t dx = p->X[1] - p->X[0], dy = p->Y[1] - p->Y[0];
+      int64_t dx = p->g.X[1] - p->g.X[0], dy = p->g.Y[1] - p->g.Y[0];
       if (dx == 0 && dy == 0)
          return false;
       int64_t hw = (int64_t)llround(p->h.size * 128.0);
       bool xmajor = (dx < 0 ? -dx : dx) >= (dy < 0 ? -dy : dy);
       int64_t nx = xmajor ? 0 : hw, ny = xmajor ? hw : 0;
-      int64_t QX[4] = { p->X[0] + nx, p->X[1] + nx, p->X[1] - nx, p->X[0] - nx };
-      int64_t QY[4] = { p->Y[0] + ny, p->Y[1] + ny, p->Y[1] - ny, p->Y[0] - ny };
+      int64_t QX[4] = { p->g.X[0] + nx, p->g.X[1] + nx, p->g.X[1] - nx, p->g.X[0] - nx };
+      int64_t QY[4] = { p->g.Y[0] + ny, p->g.Y[1] + ny, p->g.Y[1] - ny, p->g.Y[0] - ny };
       int64_t A[3] = { QX[0], QX[1], QX[2] }, B[3] = { QY[0], QY[1], QY[2] };
       int64_t C[3] = { QX[0], QX[2], QX[3] }, D[3] = { QY[0], QY[2], QY[3] };
       return tri_covers(A, B, px, py) || tri_covers(C, D, px, py);
@@ -1852,7 +1844,7 @@ isp_clamp_z(float z)
 static inline float
 isp_sample_z(const struct prim *p, int64_t px, int64_t py, float bias)
 {
-   return isp_clamp_z(plane(p->zp, px / 256.0f, py / 256.0f) + bias);
+   return isp_clamp_z(plane(p->g.zp, px / 256.0f, py / 256.0f) + bias);
 }
 
 bool hwr_isp_general;
@@ -1967,7 +1959,7 @@ isp_group_rows(const struct isp_group *g, enum agx_zs_func f, unsigned s, uint32
                const float ax[GROUP_W], const float by[GROUP_H], uint8_t pass[32],
                float zs[32][HWR_MAX_SAMPLES], uint32_t *pmask, uint64_t *nf)
 {
-   const float *zp = g->p->zp;
+   const float *zp = g->p->g.zp;
    const unsigned ns = g->ns;
    float zr[GROUP_H][GROUP_W];
    uint32_t cm[GROUP_H];
@@ -2086,7 +2078,7 @@ isp_group_tri_f(const struct isp_group *g, enum agx_zs_func f, const uint32_t *c
        * products in the same order is the same float.  The sample points
        * are below 2^24 (exact as floats) and fit 32 bits, whose
        * conversion rounds as the 64-bit one does and vectorises. */
-      const float *zp = g->p->zp;
+      const float *zp = g->p->g.zp;
       float ax[GROUP_W], by[GROUP_H];
       for (unsigned c = 0; c < GROUP_W; c++)
          ax[c] = zp[0] * ((float)(int32_t)((g->gx + c) * 256 + g->sp[s][0]) / 256.0f);
@@ -2272,7 +2264,7 @@ shade_prim(struct tile *t, struct prim *p)
    bool owns = false;
    float bias = 0;
    if (st->fc.depth_bias_enable) {
-      float slope = fmaxf(fabsf(p->zp[0]), fabsf(p->zp[1]));
+      float slope = fmaxf(fabsf(p->g.zp[0]), fabsf(p->g.zp[1]));
       float constant = st->bias.bias;
       /* DBIAS_IS_INT: the constant counts steps of the depth format
        * (one unorm16 LSB, or 2^-24 with 32-bit float depth) rather
@@ -2285,10 +2277,10 @@ shade_prim(struct tile *t, struct prim *p)
       else if (st->bias.clamp < 0) bias = fmaxf(bias, st->bias.clamp);
    }
    /* Pixel rectangle of the primitive inside this tile. */
-   int64_t minx = p->X[0], maxx = p->X[0], miny = p->Y[0], maxy = p->Y[0];
+   int64_t minx = p->g.X[0], maxx = p->g.X[0], miny = p->g.Y[0], maxy = p->g.Y[0];
    for (unsigned i = 1; i < p->h.vertices; i++) {
-      minx = minx < p->X[i] ? minx : p->X[i]; maxx = maxx > p->X[i] ? maxx : p->X[i];
-      miny = miny < p->Y[i] ? miny : p->Y[i]; maxy = maxy > p->Y[i] ? maxy : p->Y[i];
+      minx = minx < p->g.X[i] ? minx : p->g.X[i]; maxx = maxx > p->g.X[i] ? maxx : p->g.X[i];
+      miny = miny < p->g.Y[i] ? miny : p->g.Y[i]; maxy = maxy > p->g.Y[i] ? maxy : p->g.Y[i];
    }
    int64_t pad = p->h.type == AGX_TVB_PRIMITIVE_TYPE_TRIANGLE ? 0 : (int64_t)(p->h.size * 128.0f) + 256;
    long x0 = (long)((minx - pad) >> 8), x1 = (long)((maxx + pad) >> 8);
@@ -2356,7 +2348,7 @@ shade_prim(struct tile *t, struct prim *p)
    struct hwr_tri_rows rows[HWR_MAX_SAMPLES];
    if (span)
       for (unsigned s = 0; s < fp->samples; s++)
-         hwr_tri_rows_init(&rows[s], &p->e, (int64_t)x0 * 256 + sp[s][0],
+         hwr_tri_rows_init(&rows[s], &p->g.e, (int64_t)x0 * 256 + sp[s][0],
                            (int64_t)gy0 * 256 + sp[s][1], x1 - x0 + 1);
    for (long gy = gy0; gy <= y1; gy += GROUP_H) {
       long gxa = gx0, gxb = x1;
