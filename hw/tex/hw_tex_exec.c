@@ -460,11 +460,12 @@ exec_load_lanes(struct exec *e, uint32_t exec_mask)
 }
 
 /*
- * texture_sample of a 2D view with implicit lod and no bias, offset,
- * compare or gather, descriptors named by lane-invariant operands, whose
- * view and sampler hw_tex_sample_nearest_ok takes (GL_NEAREST without
- * mipmaps: minetest's textures): lambda is never used, so the lanes'
- * derivatives are not formed and the texels come from
+ * texture_sample of a 2D view without offset, compare or gather,
+ * descriptors named by lane-invariant operands, whose view and sampler
+ * hw_tex_sample_nearest_ok takes (GL_NEAREST without mipmaps: minetest's
+ * textures): lambda is never used, so whatever the lod mode (Mesa asahi
+ * gives these samples a bias or an explicit lod) the lanes' derivatives,
+ * biases and lods are not read and the texels come from
  * hw_tex_sample_nearest_lanes.  The caller looked the view and the
  * sampler up for the first active lane, as exec_sample's lane loop (the
  * reference, taken when hw_tex_sample_fast_paths is clear) does; results,
@@ -530,7 +531,7 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
        lane_invariant(e->T, (e->tt & 2) ? NUM_FILES_NONE : AGX_FILE_TEXTURE))
       return exec_load_lanes(e, exec_mask);
    if (!is_load && hw_tex_sample_fast_paths && dim == AGX_TEXTURE_DIMENSION_2D &&
-       lod_mode == 0 && !has_offset && !compare && !query && !(q6 & 2) && exec_mask &&
+       !has_offset && !compare && !query && !(q6 & 2) && exec_mask &&
        lane_invariant(e->T, (e->tt & 2) ? NUM_FILES_NONE : AGX_FILE_TEXTURE) &&
        lane_invariant(e->S, AGX_FILE_SAMPLER)) {
       /* The lane loop's first lookups (its later lanes reuse them). */

@@ -853,7 +853,9 @@ test_load_group_matches_general(void **state)
 
 /* texture_sample (implicit lod) of 64 threads at s = x * u0 + u1,
  * t = y * u0 + u1 for x = thread & 15, y = thread >> 4, each component
- * stored to its own array, as 32-bit results (r6..r9) and as halves. */
+ * stored to its own array, as 32-bit results (r6..r9), then as halves
+ * with a lod bias (u20l) and with an explicit lod (u21l): the lod modes
+ * Mesa's asahi driver emits for GL's texture(). */
 static const char *sample_group_kernel =
    "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
    "and              r2, r1, 15\n"
@@ -866,7 +868,9 @@ static const char *sample_group_kernel =
    "fadd32           r5, r5, u1\n"
    "texture_sample   0, 0b0000, 0b0, none, xyzw, 0b00, r6_r7_r8_r9, None, ts0, ss0, tex_2d, r4_r5, auto_lod, 0\n"
    "wait             0\n"
-   "texture_sample   0, 0b0000, 0b0, none, xyzw, 0b00, r10l_r10h_r11l_r11h, None, ts0, ss0, tex_2d, r4_r5, auto_lod, 0\n"
+   "texture_sample   0, 0b0000, 0b0, none, xyzw, 0b00, r10l_r10h_r11l_r11h, None, ts0, ss0, tex_2d, r4_r5, auto_lod_bias, u20l\n"
+   "wait             0\n"
+   "texture_sample   0, 0b0000, 0b0, none, xyzw, 0b00, r12l_r12h_r13l_r13h, None, ts0, ss0, tex_2d, r4_r5, lod_min, u21l\n"
    "wait             0\n"
    "device_store     0, i32, x, r6, u2_u3, r1, unsigned, 0\n"
    "device_store     0, i32, x, r7, u4_u5, r1, unsigned, 0\n"
@@ -874,22 +878,26 @@ static const char *sample_group_kernel =
    "device_store     0, i32, x, r9, u8_u9, r1, unsigned, 0\n"
    "device_store     0, i32, x, r10, u10_u11, r1, unsigned, 0\n"
    "device_store     0, i32, x, r11, u12_u13, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r12, u14_u15, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r13, u16_u17, r1, unsigned, 0\n"
    "stop\n";
 
 /* Runs sample_group_kernel with scale k and offset o, the fast paths on
  * or off; returns the status, the six output arrays, the profile. */
 static enum hw_usc_status
-run_sample_group(bool fast, float k, float o, uint32_t out[6][64], struct hw_prof_entry *e)
+run_sample_group(bool fast, float k, float o, uint32_t out[8][64], struct hw_prof_entry *e)
 {
    uint32_t u[HW_USC_NUM_UNIFORMS] = { 0 };
    memcpy(&u[0], &k, 4);
    memcpy(&u[1], &o, 4);
-   for (unsigned c = 0; c < 6; c++) {
+   for (unsigned c = 0; c < 8; c++) {
       uint64_t va = OUT_VA + c * 0x1000;
       u[2 + 2 * c] = (uint32_t)va;
       u[3 + 2 * c] = (uint32_t)(va >> 32);
       memset(tex_host(va), 0x5a, 64 * 4);
    }
+   u[20] = 0x4000;            /* bias 2.0 (half) */
+   u[21] = 0x3c00;            /* lod 1.0 (half) */
    memset(e, 0, sizeof(*e));
    run_prof = e;
    hw_tex_sample_fast_paths = fast;
@@ -898,14 +906,15 @@ run_sample_group(bool fast, float k, float o, uint32_t out[6][64], struct hw_pro
    enum hw_usc_status st = run(sample_group_kernel, 64, u, &res);
    hw_tex_sample_fast_paths = true;
    run_prof = NULL;
-   for (unsigned c = 0; c < 6; c++)
+   for (unsigned c = 0; c < 8; c++)
       memcpy(out[c], tex_host(OUT_VA + c * 0x1000), 64 * 4);
    return st;
 }
 
 /* exec_sample's nearest, unmipmapped sampling of a whole group
  * (exec_sample_nearest_lanes, taken with the fast paths on) against its
- * per-lane loop: the same registers (32-bit and half), profile counts and
+ * per-lane loop: the same registers (32-bit and half; implicit, biased
+ * and explicit lods), profile counts and
  * faults, for 8-bit unorm views (twiddled, linear, sRGB, swizzled, two
  * components, unmapped) under every wrap mode with coordinates inside,
  * across and outside the texture (the border and clamp cases), and for
@@ -955,7 +964,7 @@ test_sample_nearest_group_matches_general(void **state)
             s.wrap_t = wraps[(w + 1) % 6];
             s.border_colour = AGX_BORDER_COLOUR_OPAQUE_WHITE;
             put_sampler(0, &s);
-            static uint32_t a[6][64], b[6][64];
+            static uint32_t a[8][64], b[8][64];
             struct hw_prof_entry pa, pb;
             enum hw_usc_status sa = run_sample_group(true, coords[c][0], coords[c][1], a, &pa);
             struct hw_fault fa = last_mmu.fault;
@@ -973,7 +982,7 @@ test_sample_nearest_group_matches_general(void **state)
             assert_int_equal(fa.addr, fb.addr);
             if (v != 5) {
                if (v < 4) {
-                  assert_int_equal(pa.c[HW_PROF_TEX_NEAREST], 2 * 64);
+                  assert_int_equal(pa.c[HW_PROF_TEX_NEAREST], 3 * 64);
                   assert_true(a[0][1] | a[1][1] | a[2][1]);      /* texel read, not zero */
                   fast_runs++;
                }
