@@ -986,6 +986,29 @@ hw_tex_sample_nearest_lanes(struct hw_mmu *mmu, const struct hw_tex_view *v,
    struct level_addr la = { 0 };
    const float *unorm, *srgb;
    fast_tables(&unorm, &srgb);
+   /* fast_decode then apply_swizzle, composed once: output component k
+    * is a table entry of texel byte src[k] (tab[k]), or a constant (the
+    * 0 or 1 fast_decode fills in for a component the format lacks, the
+    * swizzle's 0 or one). */
+   const struct hw_tex_format *f = &v->fmt;
+   const float *tab[4];
+   unsigned src[4];
+   uint32_t cst[4];
+   for (unsigned k = 0; k < 4; k++) {
+      unsigned sw = v->swizzle[k];
+      tab[k] = NULL;
+      src[k] = 0;
+      if (sw > AGX_CHANNEL_A) {
+         cst[k] = sw == AGX_CHANNEL_1 ? hw_tex_one(f) : 0;
+      } else if (sw < f->comps) {
+         tab[k] = f->srgb && sw < 3 ? srgb : unorm;
+         src[k] = sw;
+         cst[k] = 0;
+      } else {
+         float d = sw == 3 ? 1.0f : 0.0f;
+         memcpy(&cst[k], &d, 4);
+      }
+   }
    for (uint32_t m = mask; m; m &= m - 1) {
       unsigned i = (unsigned)__builtin_ctz(m);
       uint32_t layer = c[i].layer < v->layers ? c[i].layer : v->layers - 1;
@@ -1012,9 +1035,12 @@ hw_tex_sample_nearest_lanes(struct hw_mmu *mmu, const struct hw_tex_view *v,
                                                    addr_y(&la, (uint32_t)y), buf);
       if (!p)
          return HW_TEX_FAULT;
-      union hw_texel raw;
-      fast_decode(&v->fmt, unorm, srgb, p, raw.f);
-      apply_swizzle(v, &raw, &out[i], false);
+      for (unsigned k = 0; k < 4; k++) {
+         if (tab[k])
+            memcpy(&out[i].u[k], &tab[k][p[src[k]]], 4);
+         else
+            out[i].u[k] = cst[k];
+      }
       *done |= 1u << i;
    }
    return HW_TEX_OK;

@@ -947,9 +947,11 @@ test_sample_nearest_group_matches_general(void **state)
                t.stride = 64 - 16;
             t.srgb = v == 2;
             t.swizzle_r = AGX_CHANNEL_B;
-            t.swizzle_g = AGX_CHANNEL_G;
+            /* the two-component view also reads its missing alpha and
+             * a swizzled 0 and 1 */
+            t.swizzle_g = v == 3 && (w & 2) ? AGX_CHANNEL_0 : AGX_CHANNEL_G;
             t.swizzle_b = AGX_CHANNEL_R;
-            t.swizzle_a = v == 3 ? AGX_CHANNEL_1 : AGX_CHANNEL_A;
+            t.swizzle_a = v == 3 && (w & 1) ? AGX_CHANNEL_1 : AGX_CHANNEL_A;
             if (v == 6) {                                  /* mipmapped, mip nearest */
                t.unk_mipmapped = true;
                t.last_level = 4;
