@@ -254,6 +254,29 @@ enum hw_tex_status hw_tex_load_lanes(struct hw_mmu *mmu, const struct hw_tex_vie
                                      uint32_t *loaded);
 
 /*
+ * Plain nearest sampling of a whole SIMD group (issue 17: minetest's
+ * fragment shaders sample RGBA8 textures with GL_NEAREST and no mipmaps
+ * on nearly every pixel).  hw_tex_sample_nearest_ok says whether
+ * hw_tex_sample_nearest_lanes may stand in for hw_tex_sample of op
+ * SAMPLE without compare or offsets on view v with sampler s: a
+ * non-null single-sampled 2D view the texel fast paths read and a
+ * sampler filtering nearest both ways without mipmaps, so that lambda
+ * (and with it every level-of-detail input) is never used.  The lanes of
+ * `mask` are then sampled in increasing order at c[l] (s, t, layer;
+ * offsets zero): out[l] gets hw_tex_sample's texel bit for bit, with the
+ * same memory accesses in the same order; it stops at the first hard
+ * fault (HW_TEX_FAULT, recorded as hw_tex_sample would) with *done the
+ * set of lanes written.  The level's addressing is set up once; a lane
+ * whose texel is not inside the level (border) goes through
+ * hw_tex_sample itself.
+ */
+bool hw_tex_sample_nearest_ok(const struct hw_tex_view *v, const struct hw_tex_sampler *s);
+enum hw_tex_status hw_tex_sample_nearest_lanes(struct hw_mmu *mmu, const struct hw_tex_view *v,
+                                               const struct hw_tex_sampler *s,
+                                               const struct hw_tex_coord c[32], uint32_t mask,
+                                               union hw_texel out[32], uint32_t *done);
+
+/*
  * A reload as a byte map.  A background program that reloads a render
  * target (hw_render's bulk reload) stores component c of hw_tex_load's
  * texel (x, y) of level 0, layer 0, with st_tile in tile format F.  When

@@ -459,6 +459,53 @@ exec_load_lanes(struct exec *e, uint32_t exec_mask)
    return HW_USC_OK;
 }
 
+/*
+ * texture_sample of a 2D view without offset, compare or gather,
+ * descriptors named by lane-invariant operands, whose view and sampler
+ * hw_tex_sample_nearest_ok takes (GL_NEAREST without mipmaps: minetest's
+ * textures): lambda is never used, so whatever the lod mode (Mesa asahi
+ * gives these samples a bias or an explicit lod) the lanes' derivatives,
+ * biases and lods are not read and the texels come from
+ * hw_tex_sample_nearest_lanes.  The caller looked the view and the
+ * sampler up for the first active lane, as exec_sample's lane loop (the
+ * reference, taken when hw_tex_sample_fast_paths is clear) does; results,
+ * profile counts (a faulting lane counted as a nearest sample, the
+ * format counts of a faulting instruction dropped), status and first
+ * fault are the loop's.
+ */
+static enum hw_usc_status
+exec_sample_nearest_lanes(struct exec *e, uint32_t exec_mask)
+{
+   struct hw_tex_coord hc[HW_USC_SIMD_WIDTH];
+   for (uint32_t m = exec_mask; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      float st[3];
+      lane_coords(e, AGX_TEXTURE_DIMENSION_2D, l, &hc[l], st);
+   }
+   union hw_texel out[HW_USC_SIMD_WIDTH];
+   uint32_t done;
+   enum hw_tex_status ts = hw_tex_sample_nearest_lanes(&e->tex_mmu, &e->view, &e->sampler, hc,
+                                                       exec_mask, out, &done);
+   bool is_float = e->view.fmt.cls == HW_TEX_CLASS_FLOAT || e->view.null;
+   for (uint32_t m = done; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      write_result(e, l, &out[l], is_float);
+   }
+   struct hw_prof_entry *prof = e->ctx->prof;
+   unsigned n = (unsigned)__builtin_popcount(done);
+   if (ts == HW_TEX_FAULT) {
+      if (prof)
+         prof->c[HW_PROF_TEX_NEAREST] += n + 1;
+      return fault(e, &e->tex_mmu);
+   }
+   if (prof) {
+      prof->c[HW_PROF_TEX_NEAREST] += n;
+      hw_prof_tex_add(prof, hw_prof_tex_key(e->view.fmt.channels, e->view.fmt.type,
+                                            e->view.fmt.srgb, e->view.null), n);
+   }
+   return HW_USC_OK;
+}
+
 static enum hw_usc_status
 exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
 {
@@ -483,6 +530,21 @@ exec_sample(struct exec *e, uint32_t exec_mask, bool is_load)
        lod_mode == 0 && !has_offset && !compare && !query &&
        lane_invariant(e->T, (e->tt & 2) ? NUM_FILES_NONE : AGX_FILE_TEXTURE))
       return exec_load_lanes(e, exec_mask);
+   if (!is_load && hw_tex_sample_fast_paths && dim == AGX_TEXTURE_DIMENSION_2D &&
+       !has_offset && !compare && !query && !(q6 & 2) && exec_mask &&
+       lane_invariant(e->T, (e->tt & 2) ? NUM_FILES_NONE : AGX_FILE_TEXTURE) &&
+       lane_invariant(e->S, AGX_FILE_SAMPLER)) {
+      /* The lane loop's first lookups (its later lanes reuse them). */
+      unsigned l0 = (unsigned)__builtin_ctz(exec_mask);
+      enum hw_usc_status rs = get_view(e, l0);
+      if (rs != HW_USC_OK)
+         return rs;
+      rs = get_sampler(e, l0);
+      if (rs != HW_USC_OK)
+         return rs;
+      if (hw_tex_sample_nearest_ok(&e->view, &e->sampler))
+         return exec_sample_nearest_lanes(e, exec_mask);
+   }
 
    /* Implicit derivatives need every lane's coordinates (helpers too). */
    float st[HW_USC_SIMD_WIDTH][3];

@@ -961,6 +961,91 @@ hw_tex_load_lanes(struct hw_mmu *mmu, const struct hw_tex_view *v, const int32_t
    return HW_TEX_OK;
 }
 
+bool
+hw_tex_sample_nearest_ok(const struct hw_tex_view *v, const struct hw_tex_sampler *s)
+{
+   /* hw_tex_sample_lambda: lam_used is false for exactly these samplers,
+    * so filter_level's nearest branch at first_level is all it does. */
+   return fast_view(v) && !v->null && v->dim == AGX_TEXTURE_DIMENSION_2D &&
+          s->mip == AGX_MIP_FILTER_NONE && s->min == AGX_FILTER_NEAREST &&
+          s->mag == AGX_FILTER_NEAREST;
+}
+
+enum hw_tex_status
+hw_tex_sample_nearest_lanes(struct hw_mmu *mmu, const struct hw_tex_view *v,
+                            const struct hw_tex_sampler *s, const struct hw_tex_coord c[32],
+                            uint32_t mask, union hw_texel out[32], uint32_t *done)
+{
+   *done = 0;
+   unsigned level = v->first_level;
+   uint32_t n0 = v->layout.level[level].width, n1 = v->layout.level[level].height;
+   /* Every lane of a 2D view reads one layer unless the lanes name
+    * different ones: set up per distinct layer (the previous lane's). */
+   uint32_t la_layer = 0;
+   bool la_ok = false, la_valid = false;
+   struct level_addr la = { 0 };
+   const float *unorm, *srgb;
+   fast_tables(&unorm, &srgb);
+   /* fast_decode then apply_swizzle, composed once: output component k
+    * is a table entry of texel byte src[k] (tab[k]), or a constant (the
+    * 0 or 1 fast_decode fills in for a component the format lacks, the
+    * swizzle's 0 or one). */
+   const struct hw_tex_format *f = &v->fmt;
+   const float *tab[4];
+   unsigned src[4];
+   uint32_t cst[4];
+   for (unsigned k = 0; k < 4; k++) {
+      unsigned sw = v->swizzle[k];
+      tab[k] = NULL;
+      src[k] = 0;
+      if (sw > AGX_CHANNEL_A) {
+         cst[k] = sw == AGX_CHANNEL_1 ? hw_tex_one(f) : 0;
+      } else if (sw < f->comps) {
+         tab[k] = f->srgb && sw < 3 ? srgb : unorm;
+         src[k] = sw;
+         cst[k] = 0;
+      } else {
+         float d = sw == 3 ? 1.0f : 0.0f;
+         memcpy(&cst[k], &d, 4);
+      }
+   }
+   for (uint32_t m = mask; m; m &= m - 1) {
+      unsigned i = (unsigned)__builtin_ctz(m);
+      uint32_t layer = c[i].layer < v->layers ? c[i].layer : v->layers - 1;
+      /* filter_level's nearest indices: the offset is +0.0f there too
+       * (it turns -0 into +0, which floors alike) */
+      int32_t x = nearest_index(texel_coord(s, c[i].s, n0) + 0.0f, n0, s->wrap[0]);
+      int32_t y = nearest_index(texel_coord(s, c[i].t, n1) + 0.0f, n1, s->wrap[1]);
+      if (!la_valid || layer != la_layer) {
+         la_ok = level_addr_init(v, layer, level, &la);
+         la_layer = layer;
+         la_valid = true;
+      }
+      if (x < 0 || y < 0 || !la_ok) {
+         struct hw_tex_sample_req req = { .op = HW_TEX_OP_SAMPLE };
+         struct hw_tex_lod lod = { .mode = HW_TEX_LOD_AUTO, .min_lod = -INFINITY };
+         enum hw_tex_status st = hw_tex_sample_lambda(mmu, v, s, &req, &c[i], &lod, NULL, &out[i]);
+         if (st != HW_TEX_OK)
+            return st;
+         *done |= 1u << i;
+         continue;
+      }
+      uint8_t buf[4];
+      const uint8_t *p = fast_map(mmu, &v->fmt, la.base + addr_x(&la, (uint32_t)x) +
+                                                   addr_y(&la, (uint32_t)y), buf);
+      if (!p)
+         return HW_TEX_FAULT;
+      for (unsigned k = 0; k < 4; k++) {
+         if (tab[k])
+            memcpy(&out[i].u[k], &tab[k][p[src[k]]], 4);
+         else
+            out[i].u[k] = cst[k];
+      }
+      *done |= 1u << i;
+   }
+   return HW_TEX_OK;
+}
+
 /* The byte st_tile stores for component c of a 32-bit register in a
  * tile format with one-byte components (hw_tex_reload_map_init's). */
 static uint8_t

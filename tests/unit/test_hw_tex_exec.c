@@ -851,6 +851,148 @@ test_load_group_matches_general(void **state)
    }
 }
 
+/* texture_sample (implicit lod) of 64 threads at s = x * u0 + u1,
+ * t = y * u0 + u1 for x = thread & 15, y = thread >> 4, each component
+ * stored to its own array, as 32-bit results (r6..r9), then as halves
+ * with a lod bias (u20l) and with an explicit lod (u21l): the lod modes
+ * Mesa's asahi driver emits for GL's texture(). */
+static const char *sample_group_kernel =
+   "get_sr           r1, sr80 (thread_position_in_grid.x)\n"
+   "and              r2, r1, 15\n"
+   "bfeil            r3, 0, r1, 4, mask 0x3\n"
+   "convert          u32_to_f, r4, r2, rte\n"
+   "convert          u32_to_f, r5, r3, rte\n"
+   "fmul32           r4, r4, u0\n"
+   "fmul32           r5, r5, u0\n"
+   "fadd32           r4, r4, u1\n"
+   "fadd32           r5, r5, u1\n"
+   "texture_sample   0, 0b0000, 0b0, none, xyzw, 0b00, r6_r7_r8_r9, None, ts0, ss0, tex_2d, r4_r5, auto_lod, 0\n"
+   "wait             0\n"
+   "texture_sample   0, 0b0000, 0b0, none, xyzw, 0b00, r10l_r10h_r11l_r11h, None, ts0, ss0, tex_2d, r4_r5, auto_lod_bias, u20l\n"
+   "wait             0\n"
+   "texture_sample   0, 0b0000, 0b0, none, xyzw, 0b00, r12l_r12h_r13l_r13h, None, ts0, ss0, tex_2d, r4_r5, lod_min, u21l\n"
+   "wait             0\n"
+   "device_store     0, i32, x, r6, u2_u3, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r7, u4_u5, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r8, u6_u7, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r9, u8_u9, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r10, u10_u11, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r11, u12_u13, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r12, u14_u15, r1, unsigned, 0\n"
+   "device_store     0, i32, x, r13, u16_u17, r1, unsigned, 0\n"
+   "stop\n";
+
+/* Runs sample_group_kernel with scale k and offset o, the fast paths on
+ * or off; returns the status, the six output arrays, the profile. */
+static enum hw_usc_status
+run_sample_group(bool fast, float k, float o, uint32_t out[8][64], struct hw_prof_entry *e)
+{
+   uint32_t u[HW_USC_NUM_UNIFORMS] = { 0 };
+   memcpy(&u[0], &k, 4);
+   memcpy(&u[1], &o, 4);
+   for (unsigned c = 0; c < 8; c++) {
+      uint64_t va = OUT_VA + c * 0x1000;
+      u[2 + 2 * c] = (uint32_t)va;
+      u[3 + 2 * c] = (uint32_t)(va >> 32);
+      memset(tex_host(va), 0x5a, 64 * 4);
+   }
+   u[20] = 0x4000;            /* bias 2.0 (half) */
+   u[21] = 0x3c00;            /* lod 1.0 (half) */
+   memset(e, 0, sizeof(*e));
+   run_prof = e;
+   hw_tex_sample_fast_paths = fast;
+   struct hw_usc_result res;
+   memset(&res, 0, sizeof(res));
+   enum hw_usc_status st = run(sample_group_kernel, 64, u, &res);
+   hw_tex_sample_fast_paths = true;
+   run_prof = NULL;
+   for (unsigned c = 0; c < 8; c++)
+      memcpy(out[c], tex_host(OUT_VA + c * 0x1000), 64 * 4);
+   return st;
+}
+
+/* exec_sample's nearest, unmipmapped sampling of a whole group
+ * (exec_sample_nearest_lanes, taken with the fast paths on) against its
+ * per-lane loop: the same registers (32-bit and half; implicit, biased
+ * and explicit lods), profile counts and
+ * faults, for 8-bit unorm views (twiddled, linear, sRGB, swizzled, two
+ * components, unmapped) under every wrap mode with coordinates inside,
+ * across and outside the texture (the border and clamp cases), and for
+ * the views and samplers it leaves to the loop (float, bilinear,
+ * mipmapped). */
+static void
+test_sample_nearest_group_matches_general(void **state)
+{
+   (void)state;
+   for (unsigned i = 0; i < 0x10000; i++)
+      tex_host(SRC_VA)[i] = (uint8_t)(i * 29 + 7);
+   static const unsigned wraps[] = { AGX_WRAP_REPEAT, AGX_WRAP_CLAMP_TO_EDGE,
+                                     AGX_WRAP_CLAMP_TO_BORDER, AGX_WRAP_MIRRORED_REPEAT,
+                                     AGX_WRAP_CLAMP_GL, AGX_WRAP_MIRRORED_CLAMP_TO_EDGE };
+   static const float coords[][2] = {
+      { 1.0f / 16, 0.01f }, { 0.13f, -0.4f }, { -0.07f, 0.3f }, { 0.0f, -0.0f },
+   };
+   unsigned fast_runs = 0;
+   for (unsigned v = 0; v < 8; v++)
+      for (unsigned w = 0; w < 6; w++)
+         for (unsigned c = 0; c < 4; c++) {
+            struct agx_texture t = { AGX_TEXTURE_HEADER };
+            t.layout = v == 1 ? AGX_LAYOUT_LINEAR : AGX_LAYOUT_TWIDDLED;
+            t.channels = v == 4 ? AGX_CHANNELS_R32 : v == 3 ? AGX_CHANNELS_R8G8 : AGX_CHANNELS_R8G8B8A8;
+            t.type = v == 4 ? AGX_TEXTURE_TYPE_FLOAT : AGX_TEXTURE_TYPE_UNORM;
+            t.width = v == 6 ? 16 : 12;
+            t.height = v == 6 ? 16 : 5;
+            t.address = v == 5 ? 0x40000000 : SRC_VA;          /* 5: unmapped */
+            if (v == 1)
+               t.stride = 64 - 16;
+            t.srgb = v == 2;
+            t.swizzle_r = AGX_CHANNEL_B;
+            /* the two-component view also reads its missing alpha and
+             * a swizzled 0 and 1 */
+            t.swizzle_g = v == 3 && (w & 2) ? AGX_CHANNEL_0 : AGX_CHANNEL_G;
+            t.swizzle_b = AGX_CHANNEL_R;
+            t.swizzle_a = v == 3 && (w & 1) ? AGX_CHANNEL_1 : AGX_CHANNEL_A;
+            if (v == 6) {                                  /* mipmapped, mip nearest */
+               t.unk_mipmapped = true;
+               t.last_level = 4;
+            }
+            put_texture(0, &t);
+            struct agx_sampler s = { AGX_SAMPLER_HEADER };
+            s.magnify = s.minify = AGX_FILTER_NEAREST;
+            s.mip_filter = v == 6 ? AGX_MIP_FILTER_NEAREST : AGX_MIP_FILTER_NONE;
+            if (v == 7)                                    /* bilinear */
+               s.magnify = s.minify = AGX_FILTER_LINEAR;
+            s.wrap_s = wraps[w];
+            s.wrap_t = wraps[(w + 1) % 6];
+            s.border_colour = AGX_BORDER_COLOUR_OPAQUE_WHITE;
+            put_sampler(0, &s);
+            static uint32_t a[8][64], b[8][64];
+            struct hw_prof_entry pa, pb;
+            enum hw_usc_status sa = run_sample_group(true, coords[c][0], coords[c][1], a, &pa);
+            struct hw_fault fa = last_mmu.fault;
+            enum hw_usc_status sb = run_sample_group(false, coords[c][0], coords[c][1], b, &pb);
+            struct hw_fault fb = last_mmu.fault;
+            /* (the unmapped view's lanes may all read the border) */
+            if (v == 5 ? c == 0 && sa != HW_USC_FAULT : sa != HW_USC_OK)
+               fail_msg("view %u wrap %u coords %u: status %d", v, w, c, (int)sa);
+            assert_int_equal(sa, sb);
+            if (memcmp(a, b, sizeof(a)) != 0)
+               fail_msg("view %u wrap %u coords %u: sampled values differ", v, w, c);
+            if (memcmp(&pa, &pb, sizeof(pa)) != 0)
+               fail_msg("view %u wrap %u coords %u: profile counts differ", v, w, c);
+            assert_int_equal(fa.valid, fb.valid);
+            assert_int_equal(fa.addr, fb.addr);
+            if (v != 5) {
+               if (v < 4) {
+                  assert_int_equal(pa.c[HW_PROF_TEX_NEAREST], 3 * 64);
+                  assert_true(a[0][1] | a[1][1] | a[2][1]);      /* texel read, not zero */
+                  fast_runs++;
+               }
+            }
+         }
+   assert_int_equal(fast_runs, 4 * 6 * 4);
+}
+
 /* The per-format table keeps the smallest keys whatever the order of
  * the additions (per-worker tables merge in worker order). */
 static void
@@ -886,6 +1028,7 @@ main(void)
       cmocka_unit_test_setup(test_load_offset, setup),
       cmocka_unit_test_setup(test_fault_reported, setup),
       cmocka_unit_test_setup(test_load_group_matches_general, setup),
+      cmocka_unit_test_setup(test_sample_nearest_group_matches_general, setup),
       cmocka_unit_test_setup(test_block_needs_tile, setup),
       cmocka_unit_test_setup(test_block_store_instruction, setup),
       cmocka_unit_test_setup(test_block_store_partial_fault, setup),
