@@ -485,6 +485,17 @@ hw_tex_tile_store_px8_lanes(unsigned f, uint8_t *base, const uint32_t *off,
    return true;
 }
 
+/* The decode table of each component of a u8norm (4) or srgba8 (10)
+ * tile format: srgba8's colour decodes through the sRGB table, its alpha
+ * (and every u8norm component) through the plain one. */
+static void
+load8_tables(unsigned f, bool r16, const uint32_t *t[4])
+{
+   pthread_once(&load8_once, load8_init);
+   for (unsigned k = 0; k < 4; k++)
+      t[k] = load8[f == 10 && k < 3][r16];
+}
+
 bool
 hw_tex_tile_load_px8_lanes(unsigned f, const uint8_t *base, const uint32_t *off,
                            uint32_t *const row[4], const unsigned sh[4], uint32_t lanes,
@@ -492,10 +503,8 @@ hw_tex_tile_load_px8_lanes(unsigned f, const uint8_t *base, const uint32_t *off,
 {
    if (f != 4 && f != 10)
       return false;
-   pthread_once(&load8_once, load8_init);
    const uint32_t *t[4];
-   for (unsigned k = 0; k < 4; k++)
-      t[k] = load8[f == 10 && k < 3][r16];
+   load8_tables(f, r16, t);
    /* hw_tex_tile_load_px8's values and row writes, one selected pixel
     * at a time (its rows are written in component order, as there: two
     * components may share a register's word) */
@@ -523,12 +532,8 @@ hw_tex_tile_load_px8(unsigned f, const uint8_t *base, const uint32_t *off,
 {
    if (f != 4 && f != 10)
       return false;
-   pthread_once(&load8_once, load8_init);
-   /* srgba8's colour decodes through the sRGB table, its alpha (and
-    * every u8norm component) through the plain one */
    const uint32_t *t[4];
-   for (unsigned k = 0; k < 4; k++)
-      t[k] = load8[f == 10 && k < 3][r16];
+   load8_tables(f, r16, t);
    /* the values first, then the rows written one after the other in
     * component order (two components may share a register's word) */
    uint32_t v[4][32];

@@ -342,6 +342,19 @@ check_memory_pages(struct tsr_reader *r, const struct tsr_record *rec, const uin
    return rec->u.memory.num_pages;
 }
 
+/* check_memory_pages on every memory record from the reader's position
+ * on; returns the pages they held. */
+static unsigned
+check_all_memory(struct tsr_reader *r, const uint8_t *base)
+{
+   struct tsr_record rec;
+   unsigned pages = 0;
+   while (tsr_reader_next(r, &rec) > 0)
+      if (rec.type == TSR_REC_MEMORY)
+         pages += check_memory_pages(r, &rec, base);
+   return pages;
+}
+
 /* The writer's zstd parameters (trace_writer.c, writer_cctx_new): at
  * level 1 the chunks are compressed with a 2^12-entry hash table, not the
  * larger one level 1 picks for the chunk's size (the same format, ~15 %
@@ -451,14 +464,7 @@ static void test_pages_buffer_swap(void **state)
    struct tsr_reader *r;
    assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
    assert_int_equal(tsr_reader_verify(r, stderr), 0);
-   struct tsr_record rec;
-   unsigned seen = 0;
-   while (tsr_reader_next(r, &rec) > 0) {
-      if (rec.type != TSR_REC_MEMORY)
-         continue;
-      seen += check_memory_pages(r, &rec, a);
-   }
-   assert_int_equal(seen, NP);
+   assert_int_equal(check_all_memory(r, a), NP);
    tsr_reader_close(r);
 }
 
@@ -495,14 +501,7 @@ static void test_pages_chunks(void **state)
       struct tsr_reader *r;
       assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
       assert_int_equal(tsr_reader_verify(r, stderr), 0);
-      struct tsr_record rec;
-      unsigned seen = 0;
-      while (tsr_reader_next(r, &rec) > 0) {
-         if (rec.type != TSR_REC_MEMORY)
-            continue;
-         seen += check_memory_pages(r, &rec, a);
-      }
-      assert_int_equal(seen, 17);
+      assert_int_equal(check_all_memory(r, a), 17);
       tsr_reader_close(r);
    }
 }
