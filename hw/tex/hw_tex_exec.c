@@ -407,6 +407,34 @@ lane_coords(struct exec *e, unsigned dim, unsigned lane, struct hw_tex_coord *hc
    st[2] = hc->r;
 }
 
+/* The end of a whole-group texture access: the done lanes' results
+ * written, their profile counts (a faulting instruction counts its
+ * faulting lane under counter too, and drops its format counts, as the
+ * per-lane loop does) and the status. */
+static enum hw_usc_status
+lanes_finish(struct exec *e, const union hw_texel *out, uint32_t done, enum hw_tex_status ts,
+             unsigned counter)
+{
+   bool is_float = e->view.fmt.cls == HW_TEX_CLASS_FLOAT || e->view.null;
+   for (uint32_t m = done; m; m &= m - 1) {
+      unsigned l = (unsigned)__builtin_ctz(m);
+      write_result(e, l, &out[l], is_float);
+   }
+   struct hw_prof_entry *prof = e->ctx->prof;
+   unsigned n = (unsigned)__builtin_popcount(done);
+   if (ts == HW_TEX_FAULT) {
+      if (prof)
+         prof->c[counter] += n + 1;
+      return fault(e, &e->tex_mmu);
+   }
+   if (prof) {
+      prof->c[counter] += n;
+      hw_prof_tex_add(prof, hw_prof_tex_key(e->view.fmt.channels, e->view.fmt.type,
+                                            e->view.fmt.srgb, e->view.null), n);
+   }
+   return HW_USC_OK;
+}
+
 /*
  * texture_load of a 2D view at level 0, no offset, descriptor named by a
  * lane-invariant operand: what Mesa's asahi background programs do to
@@ -439,24 +467,7 @@ exec_load_lanes(struct exec *e, uint32_t exec_mask)
    uint32_t loaded;
    enum hw_tex_status ts = hw_tex_load_lanes(&e->tex_mmu, &e->view, x, y, 0, 0, exec_mask,
                                              out, &loaded);
-   bool is_float = e->view.fmt.cls == HW_TEX_CLASS_FLOAT || e->view.null;
-   for (uint32_t m = loaded; m; m &= m - 1) {
-      unsigned l = (unsigned)__builtin_ctz(m);
-      write_result(e, l, &out[l], is_float);
-   }
-   struct hw_prof_entry *prof = e->ctx->prof;
-   unsigned n = (unsigned)__builtin_popcount(loaded);
-   if (ts == HW_TEX_FAULT) {
-      if (prof)
-         prof->c[HW_PROF_TEX_LOADS] += n + 1;
-      return fault(e, &e->tex_mmu);
-   }
-   if (prof) {
-      prof->c[HW_PROF_TEX_LOADS] += n;
-      hw_prof_tex_add(prof, hw_prof_tex_key(e->view.fmt.channels, e->view.fmt.type,
-                                            e->view.fmt.srgb, e->view.null), n);
-   }
-   return HW_USC_OK;
+   return lanes_finish(e, out, loaded, ts, HW_PROF_TEX_LOADS);
 }
 
 /*
@@ -486,24 +497,7 @@ exec_sample_nearest_lanes(struct exec *e, uint32_t exec_mask)
    uint32_t done;
    enum hw_tex_status ts = hw_tex_sample_nearest_lanes(&e->tex_mmu, &e->view, &e->sampler, hc,
                                                        exec_mask, out, &done);
-   bool is_float = e->view.fmt.cls == HW_TEX_CLASS_FLOAT || e->view.null;
-   for (uint32_t m = done; m; m &= m - 1) {
-      unsigned l = (unsigned)__builtin_ctz(m);
-      write_result(e, l, &out[l], is_float);
-   }
-   struct hw_prof_entry *prof = e->ctx->prof;
-   unsigned n = (unsigned)__builtin_popcount(done);
-   if (ts == HW_TEX_FAULT) {
-      if (prof)
-         prof->c[HW_PROF_TEX_NEAREST] += n + 1;
-      return fault(e, &e->tex_mmu);
-   }
-   if (prof) {
-      prof->c[HW_PROF_TEX_NEAREST] += n;
-      hw_prof_tex_add(prof, hw_prof_tex_key(e->view.fmt.channels, e->view.fmt.type,
-                                            e->view.fmt.srgb, e->view.null), n);
-   }
-   return HW_USC_OK;
+   return lanes_finish(e, out, done, ts, HW_PROF_TEX_NEAREST);
 }
 
 static enum hw_usc_status
