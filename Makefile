@@ -12,6 +12,7 @@
 #   FUZZERS += name        name_SRCS, name_LIBS          -> build/fuzz/fuzz/name
 #   SHLIBS  += name        name_SRCS, name_LIBS          -> $(B)/lib/name.so (LD_PRELOAD objects)
 #   GENERATED += files     (with their own rules; every object waits for them)
+#   path/file.c_CFLAGS := flags   extra compiler flags for that one source
 # name_LIBS lists our libraries (linked as a group, so their order does not
 # matter);
 # name_LDLIBS adds system libraries.
@@ -113,14 +114,15 @@ ifeq ($(VARIANT),fuzz)
 $(foreach f,$(FUZZERS),$(eval $(call bin_template,$(f),$(B)/fuzz/$(f),-fsanitize=fuzzer)))
 endif
 
-# Objects depend on the compiler command line, so changing flags rebuilds.
+# Objects depend on the compiler command line, so changing flags rebuilds
+# (the per-source flags too: they are part of the stamp).
 FLAGS_STAMP := $(B)/.compile-flags
-COMPILE_LINE := $(CC) $(CPPFLAGS) $(CFLAGS)
+COMPILE_LINE := $(CC) $(CPPFLAGS) $(CFLAGS) $(foreach v,$(sort $(filter %.c_CFLAGS,$(.VARIABLES))),$(v)=$($(v)))
 $(shell mkdir -p $(B) && (echo '$(COMPILE_LINE)' | cmp -s - $(FLAGS_STAMP) || echo '$(COMPILE_LINE)' > $(FLAGS_STAMP)))
 
 $(B)/obj/%.o: %.c $(FLAGS_STAMP) | $(GENERATED)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $($<_CFLAGS) -c $< -o $@
 
 -include $(ALL_OBJS:.o=.d)
 

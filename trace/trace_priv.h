@@ -73,6 +73,12 @@ static inline void tsr_wr64(uint8_t *p, uint64_t v)
 }
 
 uint64_t tsr_hash64(const void *data, size_t size);
+/* The baseline (non-dispatched, SSE2 on x86-64) builds of tsr_hash_bytes
+ * and tsr_hash64, and the variant those use ("avx2" or "baseline"): for
+ * the test that the variants agree (their values are content addresses). */
+struct tsr_hash tsr_hash_bytes_baseline(const void *data, size_t size);
+uint64_t tsr_hash64_baseline(const void *data, size_t size);
+const char *tsr_hash_variant(void);
 
 /* Open-addressing map from a 128-bit key to a 64-bit value. Keys are
  * already uniformly distributed (hashes) or are mixed by the caller. */

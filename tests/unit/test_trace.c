@@ -4,7 +4,8 @@
  * memory (dedup, changed runs only), seeking, truncation at every chunk
  * boundary and mid-chunk, corruption caught by checksums, a write failure
  * (RLIMIT_FSIZE in a child) leaving a valid truncated trace, version and
- * garbage rejection, child-trace naming.
+ * garbage rejection, child-trace naming, the page hash's dispatched
+ * (AVX2) build against the baseline one.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,9 +22,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #include "trace/trace.h"
+#include "trace/trace_hash_x86.h"
+#include "trace/trace_priv.h"
 
 static char tmpdir[64];
 
@@ -1232,6 +1236,105 @@ static int teardown(void **state)
    return system(cmd) == 0 ? 0 : -1;
 }
 
+/* Page hashes are content addresses in the format: the dispatched variant
+ * (XXH3 built for AVX2, trace_hash_avx2.c) must give exactly the baseline
+ * build's values, and both the system libxxhash's (a third, separately
+ * compiled XXH3: not inlined here). Every length class of XXH3 (0, 1-3,
+ * 4-8, 9-16, 17-128, 129-240, long with partial and whole stripes and
+ * blocks), random contents and misaligned starts. */
+static void check_hash_variants(const uint8_t *p, size_t n)
+{
+   struct tsr_hash d = tsr_hash_bytes(p, n), b = tsr_hash_bytes_baseline(p, n);
+   XXH128_hash_t x = XXH3_128bits(p, n);
+   uint8_t xb[16];
+   for (int i = 0; i < 8; i++) {
+      xb[i] = (uint8_t)(x.low64 >> (8 * i));
+      xb[8 + i] = (uint8_t)(x.high64 >> (8 * i));
+   }
+   if (memcmp(d.b, b.b, 16) || memcmp(b.b, xb, 16))
+      fail_msg("hash of %zu bytes at +%zu: dispatched (%s) and baseline builds differ",
+               n, (size_t)((uintptr_t)p & 63), tsr_hash_variant());
+   if (tsr_hash64(p, n) != tsr_hash64_baseline(p, n) || tsr_hash64(p, n) != XXH3_64bits(p, n))
+      fail_msg("64-bit hash of %zu bytes: dispatched (%s) and baseline builds differ", n,
+               tsr_hash_variant());
+#ifdef TSR_HASH_HAVE_AVX2
+   /* the AVX2 build itself, also below the dispatch's size threshold */
+   if (__builtin_cpu_supports("avx2")) {
+      uint64_t h[2];
+      tsr_hash128_avx2(p, n, h);
+      if (h[0] != x.low64 || h[1] != x.high64 || tsr_hash64_avx2(p, n) != XXH3_64bits(p, n))
+         fail_msg("AVX2 hash of %zu bytes differs from the baseline", n);
+   }
+#endif
+}
+
+static void test_hash_variants(void **state)
+{
+   (void)state;
+   static const size_t lens[] = {0, 1, 2, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 1024,
+                                 1025, 4095, 4096, 4097, 8192, 100000};
+   enum { MAXLEN = 100000 + 64 };
+   uint8_t *buf = malloc(MAXLEN);
+   assert_non_null(buf);
+   uint64_t x = 0x9e3779b97f4a7c15ull;
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+   for (unsigned round = 0; round < 16; round++) {
+      for (size_t i = 0; i < MAXLEN; i += 8) {
+         uint64_t v = NEXT();
+         memcpy(buf + i, &v, MAXLEN - i < 8 ? MAXLEN - i : 8);
+      }
+      if (round == 0)
+         memset(buf, 0, MAXLEN);   /* zero pages: the commonest content */
+      for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+         check_hash_variants(buf + round % 64 * (round & 1), lens[l]);
+      for (unsigned k = 0; k < 64; k++) {   /* random lengths, mostly long */
+         size_t n = (size_t)(NEXT() % (k < 32 ? 8192 : MAXLEN - 64));
+         check_hash_variants(buf + NEXT() % 64, n);
+      }
+   }
+#undef NEXT
+   print_message("hash variant: %s\n", tsr_hash_variant());
+   free(buf);
+}
+
+#ifdef TSR_HASH_HAVE_AVX2
+#include <cpuid.h>
+
+/* XGETBV with ECX=1: the XSAVE components in use; bit 2, the upper halves
+ * of the YMM registers. */
+static uint32_t xinuse(void)
+{
+   uint32_t a, d;
+   __asm__ volatile("xgetbv" : "=a"(a), "=d"(d) : "c"(1));
+   (void)d;
+   return a;
+}
+#endif
+
+/* The AVX2 build must leave the upper halves of the vector registers clean
+ * (vzeroupper): dirty, they make every later legacy-SSE instruction of the
+ * host process slow (~6x for XXH3's own SSE2 loop on this machine), and the
+ * compiler does not add it to xxhash's loop by itself. */
+static void test_hash_clean_upper(void **state)
+{
+   (void)state;
+#ifdef TSR_HASH_HAVE_AVX2
+   unsigned a, b, c, d;
+   if (!__builtin_cpu_supports("avx2") || !__get_cpuid_count(0xd, 1, &a, &b, &c, &d) ||
+       !(a & 4u))
+      skip();   /* no AVX2, or no XGETBV(1) to look with */
+   assert_string_equal(tsr_hash_variant(), "avx2");
+   static uint8_t page[TSR_PAGE_SIZE];
+   struct tsr_hash h = tsr_hash_bytes(page, sizeof(page));
+   assert_int_equal(xinuse() & 4u, 0);
+   uint64_t h64 = tsr_hash64(page, sizeof(page));
+   assert_int_equal(xinuse() & 4u, 0);
+   (void)h, (void)h64;
+#else
+   skip();
+#endif
+}
+
 int main(void)
 {
    const struct CMUnitTest tests[] = {
@@ -1256,6 +1359,8 @@ int main(void)
       cmocka_unit_test(test_write_failure),
       cmocka_unit_test(test_child_traces),
       cmocka_unit_test(test_live_state),
+      cmocka_unit_test(test_hash_variants),
+      cmocka_unit_test(test_hash_clean_upper),
    };
    return cmocka_run_group_tests(tests, setup, teardown);
 }
