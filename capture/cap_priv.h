@@ -35,6 +35,7 @@ struct cap_bo {
    uint64_t mmap_offset;
    bool have_offset;
    void *map;            /* the layer's own read-only mapping */
+   bool map_populated;   /* a whole read populated map (MADV_POPULATE_READ) */
    bool recorded;        /* GEM_CREATE is in the current trace */
    bool full;            /* next snapshot reads the whole object */
    bool gpu_dirty;       /* bound writable where work was submitted */
