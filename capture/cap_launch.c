@@ -320,6 +320,38 @@ capture_exec(const struct capture_request *r, char *const argv[], char *err, siz
 }
 
 int
+capture_enter(const struct capture_request *r, char *const argv[], char *err, size_t err_len)
+{
+   char **env = checked_environ(r, argv, err, err_len);
+   if (!env)
+      return -1;
+   /* putenv keeps the strings: they (and root) live as long as the
+    * environment, i.e. until the caller execs */
+   static char root[48];
+   char **full = with_root_pid(env, root, sizeof(root), getpid());
+   if (!full || clearenv()) {
+      snprintf(err, err_len, "out of memory");
+      free(full);
+      capture_environ_free(env);
+      return -1;
+   }
+   for (char **p = full; *p; p++) {
+      if (putenv(*p)) {
+         snprintf(err, err_len, "cannot set the environment: %s", strerror(errno));
+         return -1;
+      }
+   }
+   free(full);
+   /* the array only: its strings are the environment now, but for a
+    * TESSERA_CAPTURE_ROOT_PID inherited (replaced by root) */
+   for (char **p = env; *p; p++)
+      if (!strncmp(*p, "TESSERA_CAPTURE_ROOT_PID=", 25))
+         free(*p);
+   free(env);
+   return 0;
+}
+
+int
 capture_run(const struct capture_request *r, char *const argv[], char *err, size_t err_len)
 {
    char **env = checked_environ(r, argv, err, err_len);

@@ -34,6 +34,12 @@
  *   the program: -1 with a message if the request was refused, 127 with a
  *   message if the program could not be executed. Saves the fork and the
  *   waiting process (what `tessera capture` costs besides the layer).
+ * - capture_enter() gives the caller itself the environment capture_exec()
+ *   would give the program (TESSERA_CAPTURE_ROOT_PID = the caller's pid)
+ *   and returns 0, or -1 with a message if the request was refused. For a
+ *   caller that runs the program's own code in place and then execs the
+ *   real program (`tessera capture -- tessera run -- PROG`): the layer is
+ *   not loaded into the caller, only into what it execs.
  * - Paths in a request may be relative: the library resolves the layer and
  *   makes the trace path absolute (the program may chdir).
  */
@@ -79,5 +85,6 @@ int capture_run(const struct capture_request *r, char *const argv[], char *err,
                 size_t err_len);
 int capture_exec(const struct capture_request *r, char *const argv[], char *err,
                  size_t err_len);
+int capture_enter(const struct capture_request *r, char *const argv[], char *err, size_t err_len);
 
 #endif

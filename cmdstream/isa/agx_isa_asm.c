@@ -35,7 +35,7 @@ kind_may_be_empty(const struct agx_isa_operand_desc *od)
    case AGX_KIND_ENUM: {
       const struct agx_isa_enum *e = &agx_isa_enums[od->enum_id];
       for (unsigned i = 0; i < e->num_values; i++) {
-         if (!e->values[i].name[0])
+         if (!agx_isa_enum_vals(e)[i].name[0])
             return true;
       }
       return false;
@@ -51,12 +51,13 @@ try_op(unsigned opi, int alias, bool suffix, const struct opstr *strs, unsigned 
        uint64_t pc, struct agx_instr *out, char *err, size_t err_size, int *err_col, unsigned *progress)
 {
    const struct agx_isa_op_desc *d = &agx_isa_ops[opi];
-   uint32_t hide = alias >= 0 ? d->aliases[alias].hide : 0;
+   const struct agx_isa_alias_desc *al = alias >= 0 ? &agx_isa_op_aliases(d)[alias] : NULL;
+   uint32_t hide = al ? al->hide : 0;
    uint32_t fields[AGX_ISA_MAX_FIELDS] = { 0 };
 
-   if (alias >= 0) {
-      for (unsigned c = 0; c < d->aliases[alias].num_conds; c++)
-         fields[d->aliases[alias].cond_field[c]] = d->aliases[alias].cond_value[c];
+   if (al) {
+      for (unsigned c = 0; c < al->num_conds; c++)
+         fields[al->cond_field[c]] = al->cond_value[c];
    }
    if (suffix)
       fields[d->suffix_field] = 1;
@@ -67,7 +68,7 @@ try_op(unsigned opi, int alias, bool suffix, const struct opstr *strs, unsigned 
       unsigned s = 0;
       *progress = 0;
       for (unsigned i = 0; i < d->num_operands; i++) {
-         const struct agx_isa_operand_desc *od = &d->operands[i];
+         const struct agx_isa_operand_desc *od = &agx_isa_op_operands(d)[i];
          char msg[160];
          if (hide & (1u << i))
             continue;
@@ -82,7 +83,9 @@ try_op(unsigned opi, int alias, bool suffix, const struct opstr *strs, unsigned 
          if (pass == 0)
             break;   /* the first pass only gathers fields for the second */
          if (s >= n) {
-            snprintf(err, err_size, "%s: missing operand %s", d->name, od->name);
+            /* the precisions bound the inline names for -Wformat-truncation */
+            snprintf(err, err_size, "%.*s: missing operand %.*s", (int)sizeof(d->name), d->name,
+                     (int)sizeof(od->name), od->name);
             *err_col = n ? strs[n - 1].col + (int)strlen(strs[n - 1].text) : 0;
          } else {
             snprintf(err, err_size, "%s", msg);
@@ -104,7 +107,7 @@ try_op(unsigned opi, int alias, bool suffix, const struct opstr *strs, unsigned 
    uint8_t bytes[AGX_ISA_MAX_BYTES];
    unsigned len;
    if (agx_isa_encode(out, bytes, &len) != AGX_ISA_OK) {
-      snprintf(err, err_size, "operands cannot be encoded by %s", d->name);
+      snprintf(err, err_size, "operands cannot be encoded by %.*s", (int)sizeof(d->name), d->name);
       *err_col = n ? strs[0].col : 0;
       return false;
    }
@@ -192,8 +195,8 @@ agx_isa_parse_at(const char *line, uint64_t pc, struct agx_instr *out, char *err
          char base[48];
          snprintf(base, sizeof(base), "%s", mnem);
          if (sfx) {
-            size_t bl = strlen(base), sl = d->suffix ? strlen(d->suffix) : 0;
-            if (!d->suffix || bl <= sl || strcmp(base + bl - sl, d->suffix))
+            size_t bl = strlen(base), sl = strlen(d->suffix);
+            if (!sl || bl <= sl || strcmp(base + bl - sl, d->suffix))
                continue;
             base[bl - sl] = 0;
          }
@@ -201,7 +204,7 @@ agx_isa_parse_at(const char *line, uint64_t pc, struct agx_instr *out, char *err
           * in table order, then the plain name */
          for (int k = 0; k <= (int)d->num_aliases; k++) {
             int alias = k < (int)d->num_aliases ? k : -1;
-            if (alias >= 0 ? strcmp(d->aliases[alias].name, base) != 0
+            if (alias >= 0 ? strcmp(agx_isa_op_aliases(d)[alias].name, base) != 0
                            : strcmp(d->name, base) != 0)
                continue;
             char e[200];

@@ -92,7 +92,7 @@ agx_isa_op_field_name(enum agx_isa_opcode op, unsigned i)
 {
    if ((unsigned)op >= AGX_NUM_OPCODES || i >= agx_isa_ops[op].num_fields)
       return NULL;
-   return agx_isa_ops[op].fields[i].name;
+   return agx_isa_op_fields(&agx_isa_ops[op])[i].name;
 }
 
 const char *
@@ -100,14 +100,14 @@ agx_isa_op_operand_name(enum agx_isa_opcode op, unsigned i)
 {
    if ((unsigned)op >= AGX_NUM_OPCODES || i >= agx_isa_ops[op].num_operands)
       return NULL;
-   return agx_isa_ops[op].operands[i].name;
+   return agx_isa_op_operands(&agx_isa_ops[op])[i].name;
 }
 
 int
 agx_isa_alias_for(const struct agx_isa_op_desc *desc, const uint32_t *fields)
 {
    for (unsigned a = 0; a < desc->num_aliases; a++) {
-      const struct agx_isa_alias_desc *al = &desc->aliases[a];
+      const struct agx_isa_alias_desc *al = &agx_isa_op_aliases(desc)[a];
       bool ok = true;
       for (unsigned c = 0; c < al->num_conds && ok; c++)
          ok = fields[al->cond_field[c]] == al->cond_value[c];
@@ -124,7 +124,7 @@ agx_isa_decode_operands(struct agx_instr *in)
    in->num_fields = (uint8_t)d->num_fields;
    in->num_operands = (uint8_t)d->num_operands;
    for (unsigned i = 0; i < d->num_operands; i++)
-      agx_isa_operand_decode(d, &d->operands[i], in->fields, &in->operands[i]);
+      agx_isa_operand_decode(d, &agx_isa_op_operands(d)[i], in->fields, &in->operands[i]);
 }
 
 enum agx_isa_status
@@ -154,7 +154,7 @@ agx_isa_decode(const uint8_t *code, size_t size, struct agx_instr *out)
       out->length = (uint8_t)len;
       out->long_form = d->short_size != d->long_size && len == d->long_size;
       for (unsigned f = 0; f < d->num_fields; f++)
-         out->fields[f] = read_field(buf, &d->fields[f]);
+         out->fields[f] = read_field(buf, &agx_isa_op_fields(d)[f]);
       for (unsigned i = 0; i < len; i++)
          out->remainder[i] = (uint8_t)(buf[i] & ~(d->mask[i] | d->field_bits[i]));
       if (d->short_size != d->long_size)
@@ -176,10 +176,10 @@ agx_isa_encode(const struct agx_instr *in, uint8_t out[AGX_ISA_MAX_BYTES],
    const struct agx_isa_op_desc *d = &agx_isa_ops[in->op];
 
    for (unsigned f = 0; f < d->num_fields; f++) {
-      uint32_t w = agx_isa_field_width(&d->fields[f]);
+      uint32_t w = agx_isa_field_width(&agx_isa_op_fields(d)[f]);
       if (w < 32 && (in->fields[f] >> w))
          return AGX_ISA_RANGE;
-      write_field(out, &d->fields[f], in->fields[f]);
+      write_field(out, &agx_isa_op_fields(d)[f], in->fields[f]);
    }
    for (unsigned i = 0; i < AGX_ISA_MAX_BYTES; i++) {
       uint8_t rem = (uint8_t)(in->remainder[i] & ~(d->mask[i] | d->field_bits[i]));
@@ -203,7 +203,7 @@ agx_isa_encode(const struct agx_instr *in, uint8_t out[AGX_ISA_MAX_BYTES],
    /* A constant may overlap a field (mov_imm's size bit): the value must
     * agree with it or the instruction would decode differently. */
    for (unsigned f = 0; f < d->num_fields; f++) {
-      if (read_field(out, &d->fields[f]) != in->fields[f])
+      if (read_field(out, &agx_isa_op_fields(d)[f]) != in->fields[f])
          return AGX_ISA_RANGE;
    }
    *length = len;
@@ -214,7 +214,7 @@ static int
 field_index(const struct agx_isa_op_desc *d, const char *name)
 {
    for (unsigned f = 0; f < d->num_fields; f++) {
-      if (strcmp(d->fields[f].name, name) == 0)
+      if (strcmp(agx_isa_op_fields(d)[f].name, name) == 0)
          return (int)f;
    }
    return -1;

@@ -69,8 +69,8 @@ enum_lookup(int id, uint32_t v)
 {
    const struct agx_isa_enum *e = &agx_isa_enums[id];
    for (unsigned i = 0; i < e->num_values; i++) {
-      if (e->values[i].value == v)
-         return &e->values[i];
+      if (agx_isa_enum_vals(e)[i].value == v)
+         return &agx_isa_enum_vals(e)[i];
    }
    return NULL;
 }
@@ -86,7 +86,7 @@ agx_isa_operand_decode(const struct agx_isa_op_desc *desc,
    uint32_t t = r[AGX_ROLE_TYPE] >= 0 ? f[r[AGX_ROLE_TYPE]] : 0;
    uint32_t dep = r[AGX_ROLE_DEP] >= 0 ? f[r[AGX_ROLE_DEP]] : 0;
    uint32_t dep2 = r[AGX_ROLE_DEP2] >= 0 ? f[r[AGX_ROLE_DEP2]] : 0;
-   unsigned width = agx_isa_field_width(&desc->fields[r[AGX_ROLE_VALUE]]);
+   unsigned width = agx_isa_field_width(&agx_isa_op_fields(desc)[r[AGX_ROLE_VALUE]]);
    char buf[24];
 
    switch ((enum agx_isa_kind)od->kind) {
@@ -550,9 +550,10 @@ select_form(const struct agx_isa_operand_desc *od, uint32_t *f, unsigned want,
    unsigned have = cur->form == AGX_FORM_GRAD_MIN ? AGX_FORM_GRAD : cur->form;
    if (have == want)
       return true;
+   const struct agx_isa_enum_value *vals = agx_isa_enum_vals(e);
    for (unsigned i = 0; i < e->num_values; i++) {
-      if (e->values[i].form == want && !strcmp(e->values[i].name, cur->name)) {
-         f[di] = e->values[i].value;
+      if (vals[i].form == want && !strcmp(vals[i].name, cur->name)) {
+         f[di] = vals[i].value;
          return true;
       }
    }
@@ -602,7 +603,7 @@ agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
                       uint32_t *f, bool final, uint64_t pc, char *err, size_t err_size)
 {
    const int8_t *r = od->role;
-   unsigned width = agx_isa_field_width(&desc->fields[r[AGX_ROLE_VALUE]]);
+   unsigned width = agx_isa_field_width(&agx_isa_op_fields(desc)[r[AGX_ROLE_VALUE]]);
    uint32_t *v = &f[r[AGX_ROLE_VALUE]];
    uint32_t dummy = 0;
    uint32_t *t = r[AGX_ROLE_TYPE] >= 0 ? &f[r[AGX_ROLE_TYPE]] : &dummy;
@@ -639,7 +640,7 @@ agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
          allowed |= AGX_OPF_SX;
       if (r[AGX_ROLE_MOD] >= 0)
          allowed |= AGX_OPF_ABS | AGX_OPF_NEG;
-      unsigned tw = agx_isa_field_width(&desc->fields[r[AGX_ROLE_TYPE]]);
+      unsigned tw = agx_isa_field_width(&agx_isa_op_fields(desc)[r[AGX_ROLE_TYPE]]);
       if (is_reg && rs.file == 'r') {
          unsigned hint = (rs.flags & AGX_OPF_CACHE) ? 2 : (rs.flags & AGX_OPF_DISCARD) ? 3 : 1;
          if ((rs.flags & AGX_OPF_CACHE) && (rs.flags & AGX_OPF_DISCARD))
@@ -727,9 +728,10 @@ agx_isa_operand_parse(const struct agx_isa_op_desc *desc,
       const struct agx_isa_enum_value *cur = enum_lookup(od->enum_id, *v);
       if (cur && cur->name[0] && !strcmp(cur->name, s))
          return true;
+      const struct agx_isa_enum_value *vals = agx_isa_enum_vals(e);
       for (unsigned i = 0; i < e->num_values; i++) {
-         if (e->values[i].name[0] && !strcmp(e->values[i].name, s)) {
-            *v = e->values[i].value;
+         if (vals[i].name[0] && !strcmp(vals[i].name, s)) {
+            *v = vals[i].value;
             return true;
          }
       }

@@ -130,7 +130,7 @@ agx_isa_mnemonic(const struct agx_instr *in, char *buf, size_t size)
    const struct agx_isa_op_desc *d = &agx_isa_ops[in->op];
    int a = agx_isa_alias_for(d, in->fields);
    bool suffix = d->suffix_field >= 0 && in->fields[d->suffix_field] == 1;
-   snprintf(buf, size, "%s%s", a >= 0 ? d->aliases[a].name : d->name, suffix ? d->suffix : "");
+   snprintf(buf, size, "%s%s", a >= 0 ? agx_isa_op_aliases(d)[a].name : d->name, suffix ? d->suffix : "");
 }
 
 void
@@ -160,7 +160,7 @@ print_instr(const struct agx_instr *in, bool have_pc, uint64_t pc, char *buf, si
    struct out o = { buf, size, 0 };
    char mnem[48], t[96];
    int a = agx_isa_alias_for(d, in->fields);
-   uint32_t hide = a >= 0 ? d->aliases[a].hide : 0;
+   uint32_t hide = a >= 0 ? agx_isa_op_aliases(d)[a].hide : 0;
    bool first = true;
 
    if (size)

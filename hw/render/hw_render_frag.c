@@ -21,6 +21,7 @@
 #include "hw/tex/hw_tex_layout.h"
 #include "tessera/float_bits.h"
 #include "tessera/half.h"
+#include "tessera/host_cpu.h"
 
 /* Sample positions in 1/256 pixel from the pixel's top-left corner. */
 static const uint16_t sample_pos[3][4][2] = {
@@ -295,8 +296,7 @@ bool hwr_host_avx2;
 __attribute__((constructor)) static void
 hwr_host_avx2_detect(void)
 {
-   __builtin_cpu_init();
-   hwr_host_avx2 = __builtin_cpu_supports("avx2");
+   hwr_host_avx2 = tessera_host_avx2();
 }
 #endif
 #endif

@@ -11,6 +11,7 @@
 #include "tessera/bits.h"
 #include "hw/usc/hw_usc_internal.h"
 #include "tessera/float_bits.h"
+#include "tessera/host_cpu.h"
 
 int usc_find_record(const struct hw_usc_shader *s, int64_t off);
 
@@ -251,8 +252,7 @@ fma_lanes(const float *a, const float *b, const float *c, float *r)
    static int has_fma = -1;
    int h = __atomic_load_n(&has_fma, __ATOMIC_RELAXED);
    if (h < 0) {
-      __builtin_cpu_init();
-      h = __builtin_cpu_supports("fma") ? 1 : 0;
+      h = tessera_host_fma() ? 1 : 0;
       __atomic_store_n(&has_fma, h, __ATOMIC_RELAXED);
    }
    if (h) {

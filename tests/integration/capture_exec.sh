@@ -53,4 +53,42 @@ echo "$err" | grep -qx "tessera capture: $work/none.tsr was not written (no GPU 
 # -q: nothing
 err=$("$tessera" capture -q --shim -o "$t" -- "$bin/capture_scene" -n 8 -e 4 2>&1 > /dev/null)
 [ -z "$err" ] || fail "-q printed: $err"
+
+# `tessera capture -- tessera run -- PROG`: run's code runs in the launcher
+# (no second start of tessera), with the environment the exec'd tessera run
+# had: compared with a run reached through sh, which execs it.
+vars='^(LD_|TESSERA_|LIBGL|GALLIUM|GBM|VK_|MESA_)'
+env_of() { grep -E "$vars" | sed 's/^TESSERA_CAPTURE_ROOT_PID=.*/ROOT_PID/' | sort; }
+direct=$("$tessera" capture -q -o "$work/none.tsr" -- "$tessera" run -- env | env_of)
+via_sh=$("$tessera" capture -q -o "$work/none.tsr" -- sh -c 'exec "$0" run -- env' "$tessera" | env_of)
+[ -n "$direct" ] && [ "$direct" = "$via_sh" ] ||
+    fail "environment differs: $(diff <(echo "$direct") <(echo "$via_sh"))"
+set +e
+"$tessera" capture -q -o "$work/none.tsr" -- "$tessera" run --no-shim -- \
+    sh -c 'echo "$$ $TESSERA_CAPTURE_ROOT_PID" > "$0"; exit 6' "$work/pid" &
+lpid=$!
+wait $lpid
+rc=$?
+set -e
+[ "$rc" = 6 ] || fail "exit status $rc through tessera run, want 6"
+read -r ppid root < "$work/pid"
+[ "$ppid" = "$lpid" ] && [ "$root" = "$lpid" ] ||
+    fail "through tessera run: pid $ppid root $root, launcher $lpid"
+if command -v strace > /dev/null; then
+    strace -f -qq -e trace=execve -o "$work/execs" \
+        "$tessera" capture -q -o "$work/none.tsr" -- "$tessera" run --no-shim -- true
+    n=$(grep -c 'execve(.* = 0$' "$work/execs")
+    [ "$n" = 2 ] || fail "$n execs for capture -- tessera run -- true, want 2: $(cat "$work/execs")"
+else
+    echo "no strace: the count of execs is not checked"
+fi
+# run fails before its exec: its message, its status, and the root's report
+set +e
+err=$("$tessera" capture -o "$work/none.tsr" -- "$tessera" run --driver bogus -- true 2>&1)
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "exit status $rc for tessera run --driver bogus, want 2"
+echo "$err" | grep -q "^tessera run: unknown driver" || fail "no message from run: $err"
+echo "$err" | grep -qx "tessera capture: $work/none.tsr was not written (no GPU use by the root process)" ||
+    fail "no report after run failed: $err"
 echo "capture_exec: ok"

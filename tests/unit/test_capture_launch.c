@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -162,6 +163,50 @@ test_run(void **state)
    assert_string_equal(err, "bad --mem (hash|wp): bad");
 }
 
+/* capture_enter() makes the caller's own environment the program's (in a
+ * child: it is the process's). A refused request changes nothing. */
+static void
+test_enter(void **state)
+{
+   (void)state;
+   pid_t pid = fork();
+   assert_true(pid >= 0);
+   if (pid == 0) {
+      char err[256], want[64];
+      char *argv[] = { "tessera", "run", NULL };
+      struct capture_request r = { .output = "/tmp/never-written.tsr", .layer = harmless_layer(),
+                                   .mem = "bad" };
+      setenv("TESSERA_CAPTURE_ROOT_PID", "1", 1);   /* an outer capture's */
+      setenv("KEEP_ME", "yes", 1);
+      if (capture_enter(&r, argv, err, sizeof(err)) != -1 ||
+          strcmp(err, "bad --mem (hash|wp): bad") || getenv("TESSERA_CAPTURE_FILE") ||
+          strcmp(getenv("TESSERA_CAPTURE_ROOT_PID"), "1"))
+         _exit(1);
+      r.mem = "hash";
+      r.start_off = true;
+      if (capture_enter(&r, argv, err, sizeof(err)) != 0)
+         _exit(2);
+      snprintf(want, sizeof(want), "%d", (int)getpid());
+      const char *pre = getenv("LD_PRELOAD"), *file = getenv("TESSERA_CAPTURE_FILE");
+      if (!file || strcmp(file, "/tmp/never-written.tsr") ||
+          strcmp(getenv("TESSERA_CAPTURE_ROOT_PID"), want) ||
+          strcmp(getenv("TESSERA_CAPTURE_MEM"), "hash") ||
+          strcmp(getenv("TESSERA_CAPTURE_START"), "off") || strcmp(getenv("KEEP_ME"), "yes") ||
+          !pre || !strstr(pre, "cmocka"))
+         _exit(3);
+      /* what the exec'd program sees */
+      char *sh[] = { "sh", "-c", "test \"$TESSERA_CAPTURE_ROOT_PID\" = $$ && test \"$KEEP_ME\" = yes",
+                     NULL };
+      execvp(sh[0], sh);
+      _exit(4);
+   }
+   int status;
+   assert_int_equal(waitpid(pid, &status, 0), pid);
+   assert_true(WIFEXITED(status));
+   assert_int_equal(WEXITSTATUS(status), 0);
+   assert_null(getenv("TESSERA_CAPTURE_FILE"));   /* ours is untouched */
+}
+
 /* The trigger signal sent to the caller reaches the program; the
  * caller's handler is back afterwards. */
 static void
@@ -249,6 +294,7 @@ main(void)
       cmocka_unit_test(test_check),
       cmocka_unit_test(test_environ),
       cmocka_unit_test(test_run),
+      cmocka_unit_test(test_enter),
       cmocka_unit_test(test_forward),
       cmocka_unit_test(test_forward_before_pid_known),
    };

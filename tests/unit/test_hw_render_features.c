@@ -23,6 +23,7 @@
 #include "hw/hw_profile.h"
 #include "hw/render/hw_render_priv.h"
 #include "hw/tex/hw_tex_layout.h"
+#include "tessera/host_cpu.h"
 #include "test_hw_render_scene.h"
 
 /* ---------------------------------------------------------- helpers */
@@ -2366,6 +2367,23 @@ test_isp_fast_path(void **state)
  * on the host both runs take the baseline copy (said, not skipped: the
  * baseline is then what runs).
  */
+/* The features the model reads from glibc (tessera/host_cpu.h, no CPUID
+ * constructor) are the compiler's answer, which this test links; the
+ * render path's switch was set from them at load. */
+static void
+test_host_cpu_features(void **state)
+{
+   (void)state;
+#if defined(__x86_64__) && defined(__GNUC__)
+   __builtin_cpu_init();
+   assert_int_equal(tessera_host_avx2(), __builtin_cpu_supports("avx2") != 0);
+   assert_int_equal(tessera_host_fma(), __builtin_cpu_supports("fma") != 0);
+   assert_int_equal(hwr_host_avx2, tessera_host_avx2());
+#else
+   print_message("not x86-64: no AVX2/FMA paths\n");
+#endif
+}
+
 static void
 test_host_avx2_copies(void **state)
 {
@@ -2497,6 +2515,7 @@ main(void)
       cmocka_unit_test(test_two_sided_stencil),
       cmocka_unit_test(test_zls_edge_tiles),
       cmocka_unit_test(test_isp_fast_path),
+      cmocka_unit_test(test_host_cpu_features),
       cmocka_unit_test(test_host_avx2_copies),
       cmocka_unit_test(test_depth_clamp),
       cmocka_unit_test(test_indirect_draw),

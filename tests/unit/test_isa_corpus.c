@@ -57,13 +57,13 @@ tessera_declares(const char *mnem)
       const struct agx_isa_op_desc *d = &agx_isa_ops[op];
       char base[64];
       snprintf(base, sizeof(base), "%s", mnem);
-      size_t bl = strlen(base), sl = d->suffix ? strlen(d->suffix) : 0;
+      size_t bl = strlen(base), sl = strlen(d->suffix);
       if (sl && bl > sl && !strcmp(base + bl - sl, d->suffix))
          base[bl - sl] = 0;
       if (!strcmp(d->name, mnem) || !strcmp(d->name, base))
          return true;
       for (unsigned k = 0; k < d->num_aliases; k++) {
-         if (!strcmp(d->aliases[k].name, mnem) || !strcmp(d->aliases[k].name, base))
+         if (!strcmp(agx_isa_op_aliases(d)[k].name, mnem) || !strcmp(agx_isa_op_aliases(d)[k].name, base))
             return true;
       }
    }
