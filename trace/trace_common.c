@@ -10,6 +10,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "tessera/host_cpu.h"
 #include "trace/trace_hash_x86.h"
 #include "trace/trace_priv.h"
 
@@ -59,12 +60,12 @@ static int hash_choose(void)
       return v;
    v = HASH_BASELINE;
 #ifdef TSR_HASH_HAVE_AVX2
-   /* __builtin_cpu_supports reads libgcc's CPU model, set up by a
-    * constructor that may not have run yet when called from another
-    * constructor (the capture layer's); its AVX2 bit includes the OS's
-    * XSAVE support for the YMM state. */
-   __builtin_cpu_init();
-   if (__builtin_cpu_supports("avx2"))
+   /* glibc's view (include/tessera/host_cpu.h): set up by the dynamic
+    * loader before any constructor (the capture layer's calls here), it
+    * includes the OS's XSAVE support for the YMM state, and unlike
+    * __builtin_cpu_supports it links no CPUID constructor into every
+    * program that hashes (tests/integration/startup_cost.sh). */
+   if (tessera_host_avx2())
       v = HASH_AVX2;
 #endif
    atomic_store_explicit(&hash_variant, v, memory_order_relaxed);

@@ -3,7 +3,7 @@
  * XXH3 with its AVX2 accumulate loop, for inputs past XXH3's 240-byte
  * short path (pages: the capture layer's hot-page reads, the writer's page
  * hashing). Built with -mavx2 (trace/module.mk); trace_common.c calls it
- * only when __builtin_cpu_supports("avx2"). XXH3's vector variants compute
+ * only when the host runs AVX2 (tessera_host_avx2). XXH3's vector variants compute
  * the same values (the format's content addresses), which test_trace
  * checks against the baseline build over many lengths.
  *
