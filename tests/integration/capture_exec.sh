@@ -8,18 +8,28 @@
 # the child traces, or that nothing was written; -q reports nothing.
 . "$(dirname "$0")/../capture/lib.sh"
 
-# the program's pid is the launcher's (a fork gives it a new one)
-set +e
-"$tessera" capture -q -o "$work/none.tsr" -- \
-    sh -c 'echo "$$ $TESSERA_CAPTURE_ROOT_PID" > "$0"; exit 5' "$work/pid" &
-lpid=$!
-wait $lpid
-rc=$?
-set -e
-[ "$rc" = 5 ] || fail "exit status $rc, want the program's 5"
-read -r ppid root < "$work/pid"
-[ "$ppid" = "$lpid" ] || fail "the program runs as pid $ppid, the launcher was $lpid (forked)"
-[ "$root" = "$lpid" ] || fail "TESSERA_CAPTURE_ROOT_PID $root, want $lpid"
+# same_pid STATUS LAUNCHER...: runs the launcher command in the background;
+# its program (ending in the script `report_pid N`) must exit with STATUS,
+# as the launcher, and run as the launcher's pid (a fork gives it a new
+# one), which must also be its TESSERA_CAPTURE_ROOT_PID.
+report_pid='echo "$$ $TESSERA_CAPTURE_ROOT_PID" > "$0"; exit $1'
+same_pid() {
+    local want=$1 lpid rc ppid root
+    shift
+    set +e
+    "$@" &
+    lpid=$!
+    wait $lpid
+    rc=$?
+    set -e
+    [ "$rc" = "$want" ] || fail "exit status $rc, want the program's $want: $*"
+    read -r ppid root < "$work/pid"
+    [ "$ppid" = "$lpid" ] || fail "the program runs as pid $ppid, the launcher was $lpid (forked): $*"
+    [ "$root" = "$lpid" ] || fail "TESSERA_CAPTURE_ROOT_PID $root, want $lpid: $*"
+}
+
+# the program's pid is the launcher's
+same_pid 5 "$tessera" capture -q -o "$work/none.tsr" -- sh -c "$report_pid" "$work/pid" 5
 
 # a signal that ends the program ends the launcher (128+N in the shell)
 set +e
@@ -63,17 +73,8 @@ direct=$("$tessera" capture -q -o "$work/none.tsr" -- "$tessera" run -- env | en
 via_sh=$("$tessera" capture -q -o "$work/none.tsr" -- sh -c 'exec "$0" run -- env' "$tessera" | env_of)
 [ -n "$direct" ] && [ "$direct" = "$via_sh" ] ||
     fail "environment differs: $(diff <(echo "$direct") <(echo "$via_sh"))"
-set +e
-"$tessera" capture -q -o "$work/none.tsr" -- "$tessera" run --no-shim -- \
-    sh -c 'echo "$$ $TESSERA_CAPTURE_ROOT_PID" > "$0"; exit 6' "$work/pid" &
-lpid=$!
-wait $lpid
-rc=$?
-set -e
-[ "$rc" = 6 ] || fail "exit status $rc through tessera run, want 6"
-read -r ppid root < "$work/pid"
-[ "$ppid" = "$lpid" ] && [ "$root" = "$lpid" ] ||
-    fail "through tessera run: pid $ppid root $root, launcher $lpid"
+same_pid 6 "$tessera" capture -q -o "$work/none.tsr" -- "$tessera" run --no-shim -- \
+    sh -c "$report_pid" "$work/pid" 6
 if command -v strace > /dev/null; then
     strace -f -qq -e trace=execve -o "$work/execs" \
         "$tessera" capture -q -o "$work/none.tsr" -- "$tessera" run --no-shim -- true
