@@ -367,9 +367,16 @@ finish_trace(void)
                  (unsigned long long)cap.reaper_wakes, (unsigned long long)cap.reaper_polls,
                  (double)cap.gpu_wait_ns / 1e6, (unsigned long long)cap.gpu_waits);
          fprintf(stderr, "tessera capture: %s: writer: %llu chunks' buffers reused, "
-                 "%llu pages buffer slots first written, %llu swaps to the spare\n",
+                 "%llu pages buffer slots made resident (%llu of them pre-faulted), "
+                 "%llu swaps to the spare; %llu pages pre-faulted in all, zstd workspace "
+                 "%llu KiB (%llu changes), output buffer grown %llu times\n",
                  cap.trace_path, (unsigned long long)st.buffers_reused,
-                 (unsigned long long)st.pages_buffer_touched, (unsigned long long)st.buffer_swaps);
+                 (unsigned long long)st.pages_buffer_touched,
+                 (unsigned long long)st.pages_buffer_prefaulted,
+                 (unsigned long long)st.buffer_swaps, (unsigned long long)st.prefaulted,
+                 (unsigned long long)(st.zstd_workspace >> 10),
+                 (unsigned long long)st.zstd_workspace_changes,
+                 (unsigned long long)st.output_grown);
          unsigned long cplain, cfault, cvm;
          cap_copy_stats(&cplain, &cfault, &cvm);
          fprintf(stderr, "tessera capture: %s: completions: %llu fence queries, %llu known from "

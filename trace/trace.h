@@ -344,10 +344,18 @@ struct tsr_writer_stats {
    /* chunk buffers the thread gave back and the next chunk reused
     * (instead of a fresh allocation whose pages fault in as it fills) */
    uint64_t buffers_reused;
-   /* slots of the pages buffers written for the first time (a fresh
-    * page each, faulted in: trace_writer.c, pg_hw), and the times the
-    * current buffer gave way to the spare with more of them written */
+   /* slots of the pages buffers made resident for the first time (a
+    * fresh page each: trace_writer.c, pg_hw), and the times the current
+    * buffer gave way to the spare with more of them */
    uint64_t pages_buffer_touched, buffer_swaps;
+   /* pages of the writer's buffers made resident ahead of their first
+    * write by MADV_POPULATE_WRITE instead of a fault each (0 on kernels
+    * before 5.14): all of them, and the pages buffers' slots among them */
+   uint64_t prefaulted, pages_buffer_prefaulted;
+   /* the compression context's size (its workspace: fixed at the fast
+    * levels) and the times it changed; the times the compressed-output
+    * buffer had to grow for a chunk larger than the largest pages chunk */
+   uint64_t zstd_workspace, zstd_workspace_changes, output_grown;
 };
 void tsr_writer_get_stats(struct tsr_writer *w, struct tsr_writer_stats *st);
 

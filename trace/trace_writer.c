@@ -14,12 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+/* ZSTD_initStaticCCtx and ZSTD_estimateCCtxSize_usingCCtxParams (zstd's
+ * "static" API, exported by the shared libzstd since 1.3): the writer's
+ * compression context lives in a workspace the writer allocates and
+ * pre-faults itself (writer_cctx_new). */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include "trace/trace_priv.h"
@@ -114,15 +121,88 @@ struct tsr_writer {
 
    struct tsr_writer_stats st;
    ZSTD_CCtx *cctx;   /* the thread's, once it has ended (for the index) */
+   /* zstd's workspace for cctx when it is a static context
+    * (writer_cctx_new; NULL: zstd allocates its own) */
+   void *cctx_mem;
+   size_t cctx_mem_size;
+   /* Compressed-output buffer: the thread's, then close()'s for the index. */
+   struct emit_buf {
+      uint8_t *p;
+      size_t cap;    /* mapped size */
+      size_t ready;  /* bytes from p pre-faulted or written before */
+   } ob;
+   bool no_populate;  /* MADV_POPULATE_WRITE refused: the kernel is < 5.14 */
 };
 
 /* Room before a pages buffer's data: the chunk's 8-byte count and page
  * size, and a hash per page (TSR_CHUNK_PAGES, docs/trace-format.md). */
 #define PG_HEAD(cap) (8 + (size_t)(cap) * 16)
+/* ... rounded up to whole pages, so that each slot of the data is one
+ * page of memory (pg_prefault makes whole slots resident). */
+#define PG_ROOM(cap) ((PG_HEAD(cap) + TSR_PAGE_SIZE - 1) & ~(size_t)(TSR_PAGE_SIZE - 1))
+#define PG_BYTES(cap) (PG_ROOM(cap) + (size_t)(cap) * TSR_PAGE_SIZE)
+
+/* The writer's large buffers (pages buffers, zstd's workspace, the
+ * compressed output) are mappings of their own instead of malloc's:
+ * they are pre-faulted in one madvise (wmem_prefault) rather than a page
+ * fault at a time, and the writer's thread never calls malloc for them,
+ * so glibc gives it no arena of its own (a 128 MiB reservation, half of
+ * it unmapped again, and pages faulted in for the arena's bookkeeping).
+ * The system calls are made directly: the capture layer interposes
+ * mmap/munmap to follow the program's GPU mappings, under a lock it may
+ * hold while it closes the writer. */
+static void *wmem_alloc(size_t size)
+{
+   long p = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
+   return p == -1 ? NULL : (void *)p;
+}
+
+static void wmem_free(void *p, size_t size)
+{
+   if (p)
+      syscall(SYS_munmap, p, size);
+}
+
+/* Makes [p, p + size) of a wmem_alloc mapping resident and writable in
+ * one MADV_POPULATE_WRITE: on the 2-core VM a first touch of a fresh page
+ * costs ~10 us (the fault), the madvise ~0.5 us a page. Returns the pages
+ * made resident (0: not supported, or no memory now -- the pages then
+ * fault in when written, as before). Whoever calls it owns the buffer
+ * (the writer's lock, or the thread's own buffers); no_populate is only
+ * ever set, and a stale read of it costs one more refused madvise. */
+static uint64_t wmem_prefault(struct tsr_writer *w, void *p, size_t size)
+{
+#ifdef MADV_POPULATE_WRITE
+   static size_t psz;
+   if (!psz) {
+      long v = sysconf(_SC_PAGESIZE);
+      psz = v > 0 ? (size_t)v : 4096;
+   }
+   if (__atomic_load_n(&w->no_populate, __ATOMIC_RELAXED) || !size)
+      return 0;
+   uintptr_t a = (uintptr_t)p & ~(uintptr_t)(psz - 1);
+   uintptr_t b = ((uintptr_t)p + size + psz - 1) & ~(uintptr_t)(psz - 1);
+   if (madvise((void *)a, b - a, MADV_POPULATE_WRITE) == 0)
+      return (b - a) / psz;
+   if (errno == EINVAL)
+      __atomic_store_n(&w->no_populate, true, __ATOMIC_RELAXED);
+#else
+   (void)w;
+   (void)p;
+   (void)size;
+#endif
+   return 0;
+}
 
 static uint8_t *pg_buf_alloc(uint32_t cap)
 {
-   return malloc(PG_HEAD(cap) + (size_t)cap * TSR_PAGE_SIZE);
+   return wmem_alloc(PG_BYTES(cap));
+}
+
+static void pg_buf_free(uint32_t cap, uint8_t *buf)
+{
+   wmem_free(buf, PG_BYTES(cap));
 }
 
 static uint64_t now_ns(void)
@@ -189,31 +269,57 @@ static int write_all(int fd, const void *buf, size_t size)
    return 0;
 }
 
-struct emit_buf {
-   uint8_t *p;
-   size_t cap;
-};
+/* The compressed-output buffer's size for a chunk of raw_size bytes. */
+static size_t ob_size(size_t raw_size)
+{
+   return TSR_CHUNK_HEADER_SIZE + ZSTD_compressBound(raw_size);
+}
 
-/* Compresses and writes one chunk at the end of the file, into ob's
- * buffer (grown as needed, kept by the caller from chunk to chunk: a
- * buffer allocated per chunk faulted its pages in every time). On failure
- * the file is cut back to where the chunk began. Called without the lock
- * (only the thread, or close() after the thread ended, touches
- * fd/file_off). */
+/* Makes w->ob hold a chunk of raw_size bytes. It is sized at open for the
+ * largest pages chunk (ob_init) and kept from chunk to chunk: grown to
+ * the size of each larger chunk as it came, it was a new mapping 2-3
+ * times a run of es2gears, the old one unmapped and the new one's pages
+ * faulted in again. Only a records chunk larger than that (one record of
+ * several MiB) grows it now (stats: output_grown). */
+static int ob_reserve(struct tsr_writer *w, size_t raw_size, uint64_t *grown)
+{
+   size_t need = ob_size(raw_size);
+   if (w->ob.cap >= need)
+      return 0;
+   uint8_t *n = wmem_alloc(need);
+   if (!n)
+      return -ENOMEM;
+   wmem_free(w->ob.p, w->ob.cap);
+   w->ob = (struct emit_buf){ n, need, 0 };
+   (*grown)++;
+   return 0;
+}
+
+/* Pre-faults the output buffer up to what a chunk of raw_size bytes may
+ * need, a quarter of the raw size at a time (the chunks of a capture
+ * compress ~2.5-8x; output past it faults in as before): returns the
+ * pages made resident. */
+static uint64_t ob_prefault(struct tsr_writer *w, size_t raw_size)
+{
+   size_t want = TSR_CHUNK_HEADER_SIZE + raw_size / 4 + 4096;
+   if (want > w->ob.cap)
+      want = w->ob.cap;
+   if (w->ob.ready >= want)
+      return 0;
+   uint64_t n = wmem_prefault(w, w->ob.p + w->ob.ready, want - w->ob.ready);
+   w->ob.ready = want;
+   return n;
+}
+
+/* Compresses and writes one chunk at the end of the file, through w->ob
+ * (ob_reserve: raw_size fits). On failure the file is cut back to where
+ * the chunk began. Called without the lock (only the thread, or close()
+ * after the thread ended, touches fd/file_off and ob). */
 static int emit_chunk(struct tsr_writer *w, uint32_t type, uint32_t count,
-                      const uint8_t *raw, size_t raw_size, ZSTD_CCtx *cctx,
-                      struct emit_buf *ob)
+                      const uint8_t *raw, size_t raw_size, ZSTD_CCtx *cctx)
 {
    size_t bound = ZSTD_compressBound(raw_size);
-   if (ob->cap < TSR_CHUNK_HEADER_SIZE + bound) {
-      uint8_t *n = malloc(TSR_CHUNK_HEADER_SIZE + bound);
-      if (!n)
-         return -ENOMEM;
-      free(ob->p);
-      ob->p = n;
-      ob->cap = TSR_CHUNK_HEADER_SIZE + bound;
-   }
-   uint8_t *buf = ob->p;
+   uint8_t *buf = w->ob.p;
    uint8_t *payload = buf + TSR_CHUNK_HEADER_SIZE;
    size_t stored = w->opts.store_raw ? raw_size
                                      : ZSTD_compress2(cctx, payload, bound, raw, raw_size);
@@ -260,19 +366,83 @@ static int emit_chunk(struct tsr_writer *w, uint32_t type, uint32_t count,
  * declares its content size (docs/trace-format.md). */
 #define WRITER_FAST_HASH_LOG 12
 
-static ZSTD_CCtx *writer_cctx_new(const struct tsr_writer *w)
+static bool writer_cctx_params(const struct tsr_writer *w, ZSTD_CCtx *cctx)
 {
-   ZSTD_CCtx *cctx = ZSTD_createCCtx();
-   if (!cctx)
-      return NULL;
    size_t r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, w->opts.zstd_level);
    if (!ZSTD_isError(r) && w->opts.zstd_level <= 1)
       r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, WRITER_FAST_HASH_LOG);
-   if (ZSTD_isError(r)) {
+   return !ZSTD_isError(r);
+}
+
+/* The largest workspace zstd needs for the writer's parameters, any chunk
+ * size (0: unknown). At the fast levels (<= 1: the hash table fixed at
+ * 2^WRITER_FAST_HASH_LOG, no chain table, blocks of at most 128 KiB) it
+ * is the same for every chunk of 256 KiB or more and smaller for smaller
+ * ones: ~520 KiB. At the other levels the tables grow with the chunk's
+ * size, so those keep zstd's own allocation. */
+static size_t writer_cctx_workspace(const struct tsr_writer *w)
+{
+   if (w->opts.zstd_level > 1 || w->opts.store_raw)
+      return 0;
+   ZSTD_CCtx_params *p = ZSTD_createCCtxParams();
+   if (!p)
+      return 0;
+   size_t r = ZSTD_CCtxParams_init(p, w->opts.zstd_level);
+   if (!ZSTD_isError(r))
+      r = ZSTD_CCtxParams_setParameter(p, ZSTD_c_hashLog, WRITER_FAST_HASH_LOG);
+   size_t size = ZSTD_isError(r) ? 0 : ZSTD_estimateCCtxSize_usingCCtxParams(p);
+   ZSTD_freeCCtxParams(p);
+   return ZSTD_isError(size) ? 0 : size;
+}
+
+/* The chunks' compression context. At the fast levels it is a static
+ * context in a workspace of the size any chunk needs, mapped and
+ * pre-faulted here: zstd's own context was sized for the first chunk (a
+ * small records chunk: ~115 KiB), then reallocated for the first pages
+ * chunk (~520 KiB) and its pages faulted in one by one as the chunks'
+ * blocks reached them (~110 faults a run of es2gears on the writer's
+ * thread, with the output buffer's). A static context is never resized;
+ * the bytes it makes are zstd's with the same parameters
+ * (test_zstd_params). *workspace_pages: pages pre-faulted. */
+static ZSTD_CCtx *writer_cctx_new(struct tsr_writer *w, uint64_t *workspace_pages)
+{
+   size_t size = writer_cctx_workspace(w);
+   if (size) {
+      size = (size + TSR_PAGE_SIZE - 1) & ~(size_t)(TSR_PAGE_SIZE - 1);
+      void *mem = wmem_alloc(size);
+      ZSTD_CCtx *cctx = mem ? ZSTD_initStaticCCtx(mem, size) : NULL;
+      /* a static context starts with every parameter zero (no content
+       * size in the frame); the reset gives it ZSTD_createCCtx's */
+      if (cctx && ZSTD_isError(ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters)))
+         cctx = NULL;
+      if (cctx && writer_cctx_params(w, cctx)) {
+         *workspace_pages += wmem_prefault(w, mem, size);
+         w->cctx_mem = mem;
+         w->cctx_mem_size = size;
+         return cctx;
+      }
+      wmem_free(mem, size);
+   }
+   ZSTD_CCtx *cctx = ZSTD_createCCtx();
+   if (cctx && !writer_cctx_params(w, cctx)) {
       ZSTD_freeCCtx(cctx);
-      return NULL;
+      cctx = NULL;
    }
    return cctx;
+}
+
+/* Frees a writer_cctx_new context. */
+static void writer_cctx_free(struct tsr_writer *w, ZSTD_CCtx *cctx)
+{
+   if (!cctx)
+      return;
+   if (w->cctx_mem) {
+      /* a static context is its workspace: nothing of zstd's to free */
+      wmem_free(w->cctx_mem, w->cctx_mem_size);
+      w->cctx_mem = NULL;
+      return;
+   }
+   ZSTD_freeCCtx(cctx);
 }
 
 static void *writer_thread(void *arg)
@@ -280,10 +450,13 @@ static void *writer_thread(void *arg)
    struct tsr_writer *w = arg;
    /* its own name, so that profiles (perf --comm) tell its time apart */
    pthread_setname_np(pthread_self(), "tessera-writer");
-   ZSTD_CCtx *cctx = writer_cctx_new(w);
-   struct emit_buf ob = { NULL, 0 };
+   uint64_t prefaulted = 0;
+   ZSTD_CCtx *cctx = w->opts.store_raw ? NULL : writer_cctx_new(w, &prefaulted);
 
    pthread_mutex_lock(&w->lock);
+   w->st.prefaulted += prefaulted;
+   if (cctx)
+      w->st.zstd_workspace = ZSTD_sizeof_CCtx(cctx);
    for (;;) {
       thread_wait(w);
       if (!w->q_len && w->stopping)
@@ -293,19 +466,37 @@ static void *writer_thread(void *arg)
       pthread_mutex_unlock(&w->lock);
 
       int err = 0;
-      uint64_t off = w->file_off;
-      if (!failed)
-         err = cctx ? emit_chunk(w, c.type, c.count, c.data, c.size, cctx, &ob) : -ENOMEM;
+      uint64_t off = w->file_off, grown = 0;
+      prefaulted = 0;
+      if (!failed && !cctx && !w->opts.store_raw)
+         err = -ENOMEM;
+      if (!failed && !err)
+         err = ob_reserve(w, c.size, &grown);
+      if (!failed && !err) {
+         prefaulted = ob_prefault(w, c.size);
+         err = emit_chunk(w, c.type, c.count, c.data, c.size, cctx);
+      }
+      size_t zws = cctx ? ZSTD_sizeof_CCtx(cctx) : 0;
 
       struct timespec cpu;
       clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
       pthread_mutex_lock(&w->lock);
+      w->st.prefaulted += prefaulted;
+      w->st.output_grown += grown;
+      if (zws != w->st.zstd_workspace) {
+         w->st.zstd_workspace = zws;
+         w->st.zstd_workspace_changes++;
+      }
       /* the buffer goes back for the next chunk of its kind if none waits */
-      if (c.type == TSR_CHUNK_PAGES && (!w->pg_spare || c.cap > w->pg_spare_hw)) {
-         /* the buffer with more pages faulted in is kept */
-         free(w->pg_spare);
-         w->pg_spare = c.base;
-         w->pg_spare_hw = (uint32_t)c.cap;
+      if (c.type == TSR_CHUNK_PAGES) {
+         if (!w->pg_spare || c.cap > w->pg_spare_hw) {
+            /* the buffer with more pages faulted in is kept */
+            pg_buf_free(w->pg_cap, w->pg_spare);
+            w->pg_spare = c.base;
+            w->pg_spare_hw = (uint32_t)c.cap;
+         } else {
+            pg_buf_free(w->pg_cap, c.base);
+         }
       } else if (c.type == TSR_CHUNK_RECORDS && !w->rec_spare) {
          w->rec_spare = c.base;
          w->rec_spare_cap = c.cap;
@@ -327,10 +518,20 @@ static void *writer_thread(void *arg)
    }
    pthread_mutex_unlock(&w->lock);
    /* kept for the index (tsr_writer_close, after the join): a new
-    * context would touch its tables' pages for the first time again */
+    * context would touch its tables' pages for the first time again; so
+    * is the output buffer (w->ob) */
    w->cctx = cctx;
-   free(ob.p);
    return NULL;
+}
+
+/* Frees a chunk's buffer that is not queued: a pages buffer (a mapping)
+ * or a records buffer (malloc's). */
+static void chunk_buf_free(struct tsr_writer *w, uint32_t type, void *base)
+{
+   if (type == TSR_CHUNK_PAGES)
+      pg_buf_free(w->pg_cap, base);
+   else
+      free(base);
 }
 
 /* Hands a filled buffer to the thread (lock held; waits while full): the
@@ -340,7 +541,7 @@ static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
                    uint8_t *data, size_t size, void *base, size_t cap)
 {
    if (w->error) {
-      free(base);
+      chunk_buf_free(w, type, base);
       return w->error;
    }
    /* two spare entries: tsr_writer_flush_from_signal() cannot allocate */
@@ -356,7 +557,7 @@ static int enqueue(struct tsr_writer *w, uint32_t type, uint32_t count,
       if (n)
          w->chunk_count = n;
       if (!o || !t || !n) {
-         free(base);
+         chunk_buf_free(w, type, base);
          set_error(w, -ENOMEM);
          return w->error;
       }
@@ -401,7 +602,7 @@ static int flush_pages(struct tsr_writer *w)
    uint32_t hw = w->pg_hw;
    w->pg_buf = next;
    w->pg_hw = next_hw;
-   w->pg_data = next + PG_HEAD(w->pg_cap);
+   w->pg_data = next + PG_ROOM(w->pg_cap);
    w->pg_count = 0;
    /* a pages chunk's cap: its buffer's slots written (pg_hw) */
    return enqueue(w, TSR_CHUNK_PAGES, (uint32_t)n, raw, PG_HEAD(n) + n * TSR_PAGE_SIZE, buf, hw);
@@ -512,7 +713,14 @@ int tsr_writer_open_fd(struct tsr_writer **out, int fd, const char *name,
    w->pg_cap = (uint32_t)(w->opts.chunk_bytes / TSR_PAGE_SIZE);
    w->pg_hash = malloc(w->pg_cap * sizeof(*w->pg_hash));
    w->pg_buf = pg_buf_alloc(w->pg_cap);
-   w->pg_data = w->pg_buf ? w->pg_buf + PG_HEAD(w->pg_cap) : NULL;
+   w->pg_data = w->pg_buf ? w->pg_buf + PG_ROOM(w->pg_cap) : NULL;
+   /* the output buffer for the largest pages chunk (ob_reserve); its
+    * pages are pre-faulted by the thread as chunks need them */
+   w->ob.cap = ob_size(PG_BYTES(w->pg_cap) > w->opts.chunk_bytes ? PG_BYTES(w->pg_cap)
+                                                                 : w->opts.chunk_bytes);
+   w->ob.p = wmem_alloc(w->ob.cap);
+   if (!w->ob.p)
+      w->ob.cap = 0;
    w->queue = calloc(w->opts.queue_chunks, sizeof(*w->queue));
    tsr_map_init(&w->pages);
    tsr_map_init(&w->objects);
@@ -530,7 +738,7 @@ int tsr_writer_open_fd(struct tsr_writer **out, int fd, const char *name,
 
    int err = 0;
    if (!w->name || !w->pg_hash || !w->pg_data || !w->queue || !w->chunk_off ||
-       !w->chunk_type || !w->chunk_count)
+       !w->chunk_type || !w->chunk_count || !w->ob.p)
       err = -ENOMEM;
 
    uint8_t hdr[TSR_FILE_HEADER_SIZE] = {0};
@@ -764,10 +972,10 @@ static int write_index(struct tsr_writer *w, ZSTD_CCtx *cctx)
    }
 
    uint64_t index_off = w->file_off;
-   struct emit_buf ob = { NULL, 0 };
-   int err = size > TSR_MAX_CHUNK_BYTES ? -E2BIG
-                                        : emit_chunk(w, TSR_CHUNK_INDEX, nchunks, buf, size, cctx, &ob);
-   free(ob.p);
+   uint64_t grown = 0;
+   int err = size > TSR_MAX_CHUNK_BYTES ? -E2BIG : ob_reserve(w, size, &grown);
+   if (!err)
+      err = emit_chunk(w, TSR_CHUNK_INDEX, nchunks, buf, size, cctx);
    free(buf);
    if (err)
       return err;
@@ -801,16 +1009,15 @@ int tsr_writer_close(struct tsr_writer *w)
       pthread_join(w->thread, NULL);
 
       if (!w->error) {
-         ZSTD_CCtx *cctx = w->cctx ? w->cctx : writer_cctx_new(w);
-         int err = cctx ? write_index(w, cctx) : -ENOMEM;
-         if (cctx != w->cctx)
-            ZSTD_freeCCtx(cctx);
+         /* the thread's context (it made one unless it failed to) */
+         int err = w->cctx || w->opts.store_raw ? write_index(w, w->cctx) : -ENOMEM;
          if (err)
             set_error(w, err);
       }
-      ZSTD_freeCCtx(w->cctx);
+      writer_cctx_free(w, w->cctx);
       w->cctx = NULL;
    }
+   wmem_free(w->ob.p, w->ob.cap);
    int err = w->error;
    if (w->fd >= 0 && close(w->fd) && !err) {
       err = -errno;
@@ -833,8 +1040,8 @@ int tsr_writer_close(struct tsr_writer *w)
    free(w->rec);
    free(w->rec_spare);
    free(w->pg_hash);
-   free(w->pg_buf);
-   free(w->pg_spare);
+   pg_buf_free(w->pg_cap, w->pg_buf);
+   pg_buf_free(w->pg_cap, w->pg_spare);
    free(w->name);
    pthread_mutex_destroy(&w->lock);
    pthread_cond_destroy(&w->cond);
@@ -1286,10 +1493,43 @@ static void memory_record(struct tsr_writer *w, uint32_t file, uint32_t handle,
  * to a spare with more pages faulted in (they are copied over). */
 #define PG_SWAP_MAX 8u
 
+/* Slots of a pages buffer made resident at a time (pg_prefault): as many
+ * as the tsr_write_memory call still has pages, within these bounds. A
+ * keyframe's ~190 pages take 3-4 madvise calls; the pages pre-faulted and
+ * never written are at most PG_PREFAULT_MAX - 1 a buffer. */
+#define PG_PREFAULT_MIN 16u
+#define PG_PREFAULT_MAX 64u
+
+/* Lock held; slot pg_count is about to be written for the first time:
+ * makes it and up to want - 1 more slots resident (the first call on a
+ * buffer also its room for the chunk's count and hashes). pg_hw then
+ * counts them as written: the spare-or-current choice (swap_to_spare,
+ * writer_thread) weighs the pages already faulted in. */
+static void pg_prefault(struct tsr_writer *w, uint64_t want)
+{
+   uint32_t from = w->pg_hw, n;
+   if (want < PG_PREFAULT_MIN)
+      want = PG_PREFAULT_MIN;
+   if (want > PG_PREFAULT_MAX)
+      want = PG_PREFAULT_MAX;
+   n = w->pg_cap - from < want ? w->pg_cap - from : (uint32_t)want;
+   uint8_t *start = from ? w->pg_data + (size_t)from * TSR_PAGE_SIZE : w->pg_buf;
+   uint8_t *end = w->pg_data + (size_t)(from + n) * TSR_PAGE_SIZE;
+   uint64_t made = wmem_prefault(w, start, (size_t)(end - start));
+   if (made) {
+      w->st.prefaulted += made;
+      w->st.pages_buffer_prefaulted += n;
+   } else {
+      n = w->pg_count + 1 - from;   /* the slot written now faults in */
+   }
+   w->pg_hw = from + n;
+   w->st.pages_buffer_touched += n;
+}
+
 /* Lock held; the spare has more slots written than the current buffer. */
 static void swap_to_spare(struct tsr_writer *w)
 {
-   uint8_t *buf = w->pg_spare, *data = buf + PG_HEAD(w->pg_cap);
+   uint8_t *buf = w->pg_spare, *data = buf + PG_ROOM(w->pg_cap);
    uint32_t hw = w->pg_spare_hw;
    memcpy(data, w->pg_data, (size_t)w->pg_count * TSR_PAGE_SIZE);
    w->pg_spare = w->pg_buf;
@@ -1351,11 +1591,9 @@ int tsr_write_memory(struct tsr_writer *w, uint32_t file, uint32_t handle,
                w->pending_ns = now_ns();
             *v = (uint64_t)w->next_chunk << 32 | w->pg_count;
             w->pg_hash[w->pg_count] = h;
+            if (w->pg_count >= w->pg_hw)
+               pg_prefault(w, npages - i);
             memcpy(w->pg_data + (size_t)w->pg_count * TSR_PAGE_SIZE, pg, TSR_PAGE_SIZE);
-            if (w->pg_count >= w->pg_hw) {
-               w->pg_hw = w->pg_count + 1;
-               w->st.pages_buffer_touched++;
-            }
             w->pg_count++;
             w->st.pages_stored++;
          }
