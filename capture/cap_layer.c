@@ -414,7 +414,8 @@ finish_trace(void)
       }
       sigset_t old;
       cap_sig_guard_begin(&old);
-      tsr_writer_close(w);
+      /* finish_trace runs only at the process's end (destructor, _exit) */
+      tsr_writer_close_at_exit(w);
       cap_sig_guard_end(&old);
    }
    pthread_mutex_unlock(&cap.lock);
@@ -824,13 +825,31 @@ swap_boundary(const char *label)
       frame_boundary(1, label);
 }
 
+/* The next library's definition of NAME, looked up once: a lookup that
+ * fails is not cheap (glibc formats an error message and unwinds with
+ * longjmp, ~7 us), and it fails at every call of a program that looks the
+ * function up on a dlopen() handle (waffle, so eglretrace: its libEGL is
+ * not in the global scope) -- before, once per swap. */
+static void *
+next_once(void *_Atomic *fn, atomic_bool *looked, const char *name)
+{
+   void *f = atomic_load(fn);
+   if (f || atomic_load(looked))
+      return f;
+   f = dlsym(RTLD_NEXT, name);
+   atomic_store(fn, f);
+   atomic_store(looked, true);
+   return f;
+}
+
 EXPORT unsigned
 eglSwapBuffers(void *dpy, void *surface)
 {
-   static swap_fn real;
-   if (!real)
-      real = (swap_fn)dlsym(RTLD_NEXT, "eglSwapBuffers");
-   swap_fn fn = real ? real : (swap_fn)atomic_load(&handle_egl_swap);
+   static void *_Atomic real;
+   static atomic_bool looked;
+   swap_fn fn = (swap_fn)next_once(&real, &looked, "eglSwapBuffers");
+   if (!fn)
+      fn = (swap_fn)atomic_load(&handle_egl_swap);
    if (!cap.disabled)
       flush_before_swap();
    unsigned r = fn ? fn(dpy, surface) : 0;
@@ -841,10 +860,11 @@ eglSwapBuffers(void *dpy, void *surface)
 EXPORT void
 glXSwapBuffers(void *dpy, unsigned long drawable)
 {
-   static glx_swap_fn real;
-   if (!real)
-      real = (glx_swap_fn)dlsym(RTLD_NEXT, "glXSwapBuffers");
-   glx_swap_fn fn = real ? real : handle_glx_swap;
+   static void *_Atomic real;
+   static atomic_bool looked;
+   glx_swap_fn fn = (glx_swap_fn)next_once(&real, &looked, "glXSwapBuffers");
+   if (!fn)
+      fn = handle_glx_swap;
    if (fn)
       fn(dpy, drawable);
    swap_boundary("glXSwapBuffers");
@@ -882,10 +902,11 @@ gl_boundary(bool finish, const char *label)
 EXPORT void
 glFlush(void)
 {
-   static gl_void_fn real;
-   if (!real)
-      real = (gl_void_fn)dlsym(RTLD_NEXT, "glFlush");
-   gl_void_fn fn = real ? real : handle_gl_flush;
+   static void *_Atomic real;
+   static atomic_bool looked;
+   gl_void_fn fn = (gl_void_fn)next_once(&real, &looked, "glFlush");
+   if (!fn)
+      fn = handle_gl_flush;
    if (fn)
       fn();
    gl_boundary(false, "glFlush");
@@ -894,10 +915,11 @@ glFlush(void)
 EXPORT void
 glFinish(void)
 {
-   static gl_void_fn real;
-   if (!real)
-      real = (gl_void_fn)dlsym(RTLD_NEXT, "glFinish");
-   gl_void_fn fn = real ? real : handle_gl_finish;
+   static void *_Atomic real;
+   static atomic_bool looked;
+   gl_void_fn fn = (gl_void_fn)next_once(&real, &looked, "glFinish");
+   if (!fn)
+      fn = handle_gl_finish;
    if (fn)
       fn();
    gl_boundary(true, "glFinish");

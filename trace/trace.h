@@ -45,7 +45,9 @@
  *    "tessera trace: <path>: <strerror>" unless options.quiet. The capture
  *    side must ignore SIGXFSZ (RLIMIT_FSIZE) so that write() reports EFBIG.
  *  - tsr_writer_close() flushes, writes the index and footer, and returns
- *    0 or the first error. It always frees the writer.
+ *    0 or the first error. It always frees the writer
+ *    (tsr_writer_close_at_exit: the same, leaving the memory to the
+ *    process's exit).
  *
  * Reader
  *  - Opens a finished trace through its index (seek without decompressing
@@ -272,6 +274,13 @@ int tsr_writer_open_fd(struct tsr_writer **out, int fd, const char *name,
                        const struct tsr_writer_options *opts);
 /* Flushes, writes index + footer, closes. 0 or the first error. */
 int tsr_writer_close(struct tsr_writer *w);
+/* The same file as tsr_writer_close, for a process about to exit: the
+ * writer's memory is left to the exit instead of freed. In the capture
+ * layer the heap is the program's, and glibc consolidates all of its free
+ * small blocks at the first free of a large block (or large request):
+ * after a Mesa teardown, ~1-3 ms of the run (docs/capture.md, ninth
+ * round). A process that goes on must use tsr_writer_close (this leaks). */
+int tsr_writer_close_at_exit(struct tsr_writer *w);
 /* The sticky error (0 or -errno). */
 int tsr_writer_error(struct tsr_writer *w);
 /* Waits until every queued chunk is on disk (still no index). 0 or error. */
