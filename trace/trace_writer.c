@@ -939,11 +939,11 @@ static int write_index(struct tsr_writer *w, ZSTD_CCtx *cctx)
 
    size_t size = TSR_IDX_HEADER + (size_t)nchunks * TSR_IDX_CHUNK +
                  (size_t)(nframes + nsubmits) * TSR_IDX_POS + npages * TSR_IDX_PAGE;
-   /* Its own mapping, not malloc's: at exit the program's heap holds
-    * the fast bins of everything it freed, and the first request of this
-    * size would consolidate them all (es2gears' Mesa teardown: ~2.7 ms,
-    * half the cost of closing the trace). Raw syscalls, as for the page
-    * buffers: the capture layer interposes mmap/munmap. */
+   /* Its own mapping, not malloc's: at exit the capture layer's heap is
+    * the program's, holding the fast bins of everything Mesa's teardown
+    * freed, and a malloc of this size would consolidate them all (~1 ms
+    * of an es2gears capture; tsr_writer_close_at_exit). Raw syscalls, as
+    * for the page buffers: the capture layer interposes mmap/munmap. */
    uint8_t *buf = wmem_alloc(size);
    if (!buf)
       return -ENOMEM;

@@ -361,6 +361,18 @@ check_all_memory(struct tsr_reader *r, const uint8_t *base)
    return pages;
 }
 
+/* The finished trace at path verifies and holds `pages` memory pages, each
+ * bit for bit what base holds at its offset. */
+static void
+assert_trace_pages(const char *path, const uint8_t *base, unsigned pages)
+{
+   struct tsr_reader *r;
+   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
+   assert_int_equal(tsr_reader_verify(r, stderr), 0);
+   assert_int_equal(check_all_memory(r, base), pages);
+   tsr_reader_close(r);
+}
+
 /* The writer's zstd parameters (trace_writer.c, writer_cctx_new): at
  * level 1 the chunks are compressed with a 2^12-entry hash table, not the
  * larger one level 1 picks for the chunk's size (the same format, ~15 %
@@ -467,11 +479,7 @@ static void test_pages_buffer_swap(void **state)
    assert_true(st.pages_buffer_touched <= BURST + SMALL);
    assert_true(st.buffer_swaps >= 1);
    assert_int_equal(tsr_writer_close(w), 0);
-   struct tsr_reader *r;
-   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
-   assert_int_equal(tsr_reader_verify(r, stderr), 0);
-   assert_int_equal(check_all_memory(r, a), NP);
-   tsr_reader_close(r);
+   assert_trace_pages(path, a, NP);
 }
 
 /* Whether this kernel pre-faults with MADV_POPULATE_WRITE (5.14+). */
@@ -537,11 +545,7 @@ static void test_writer_prefault(void **state)
       assert_int_equal(st.prefaulted, 0);
    }
    assert_int_equal(tsr_writer_close(w), 0);
-   struct tsr_reader *r;
-   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
-   assert_int_equal(tsr_reader_verify(r, stderr), 0);
-   assert_int_equal(check_all_memory(r, a), BURST + 4);
-   tsr_reader_close(r);
+   assert_trace_pages(path, a, BURST + 4);
 }
 
 /* tsr_writer_close_at_exit leaves the program's heap alone. In the capture
@@ -647,11 +651,7 @@ static void test_writer_close_at_exit(void **state)
    assert_true(WIFEXITED(status));
    assert_int_equal(WEXITSTATUS(status), 0);
 
-   struct tsr_reader *r;
-   assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
-   assert_int_equal(tsr_reader_verify(r, stderr), 0);
-   assert_int_equal(check_all_memory(r, a), EXIT_PAGES);
-   tsr_reader_close(r);
+   assert_trace_pages(path, a, EXIT_PAGES);
    free(a);
 }
 
@@ -685,11 +685,7 @@ static void test_pages_chunks(void **state)
       tsr_writer_get_stats(w, &st);
       assert_int_equal(st.pages_stored, 17);
       assert_int_equal(tsr_writer_close(w), 0);
-      struct tsr_reader *r;
-      assert_int_equal(tsr_reader_open(&r, path, NULL, 0), 0);
-      assert_int_equal(tsr_reader_verify(r, stderr), 0);
-      assert_int_equal(check_all_memory(r, a), 17);
-      tsr_reader_close(r);
+      assert_trace_pages(path, a, 17);
    }
 }
 
